@@ -1,0 +1,8 @@
+.PHONY: check test
+check:
+	ruff format --check .
+	ruff check .
+	mypy
+
+test:
+	pytest -q

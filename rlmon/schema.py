@@ -1,0 +1,120 @@
+"""The data contract of rlmon, defined once.
+
+Step frame (what the parser, the cache and the catalog return)
+    ``step`` (Int64, unique, sorted ascending) plus one Float64 column per logged key, named exactly as
+    verl logged it (``actor/grad_norm``, ``val-core/aime24/acc/mean@1``). ``True``/``False`` become 1.0/0.0,
+    ``nan``/``inf``/``-inf`` stay non-finite, a key a step did not log is null.
+
+Long frame (what charts and smoothing take)
+    ``experiment`` (String, the experiment id), ``step`` (Int64), ``hours`` (Float64, elapsed training
+    hours at the end of that step, null when unknown), ``metric`` (String), ``value`` (Float64).
+
+Run metadata (:class:`RunMeta`)
+    What one log file says about its run besides the step lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import polars as pl
+
+__all__ = [
+    "EXPERIMENT",
+    "HOURS",
+    "LONG_SCHEMA",
+    "METRIC",
+    "STEP",
+    "VALUE",
+    "LogKind",
+    "RunMeta",
+    "empty_steps",
+]
+
+STEP = "step"
+EXPERIMENT = "experiment"
+HOURS = "hours"
+METRIC = "metric"
+VALUE = "value"
+
+LONG_SCHEMA: dict[str, pl.DataType] = {
+    EXPERIMENT: pl.String(),
+    STEP: pl.Int64(),
+    HOURS: pl.Float64(),
+    METRIC: pl.String(),
+    VALUE: pl.Float64(),
+}
+
+LogKind = Literal["rl", "sft", "none"]
+"""``rl``: a verl RL trainer log; ``sft``: verl's SFT trainer (``train/loss`` lines); ``none``: no verl content."""
+
+
+def empty_steps() -> pl.DataFrame:
+    """A step frame with no rows and no metric columns."""
+    return pl.DataFrame(schema={STEP: pl.Int64()})
+
+
+@dataclass
+class RunMeta:
+    """What one log file says about its run, besides the per-step metrics.
+
+    Every field has a neutral default, so a file with no verl content gives ``RunMeta(kind="none")``.
+    Line numbers are 1-based line numbers in the file (``\\r`` counts as a line break).
+    """
+
+    kind: LogKind = "none"
+    config: dict[str, Any] | None = None
+    """The trainer's pretty-printed config dump, reassembled and parsed (``{'actor_rollout_ref': ...}``)."""
+    config_line: int | None = None
+    launch_command: str | None = None
+    """The ``set -x`` echo of the launch command (``python3 -m verl.trainer.main_ppo ...``), if any."""
+    total_steps: int | None = None
+    """From ``Total training steps: N``."""
+    train_batches: int | None = None
+    """From ``Size of train dataloader: N``."""
+    resume_steps: list[int] = field(default_factory=list)
+    """Steps set by ``Setting global step to N`` (or the V1 ``..., setting global step to N``), in file order."""
+    resume_paths: list[str] = field(default_factory=list)
+    """Folders named by ``Resuming from ...`` / ``Load from checkpoint folder: ...``."""
+    from_scratch: bool = False
+    """``Training from scratch`` was printed."""
+    final_validation: bool = False
+    """``Final validation metrics`` was printed (the run reached its end)."""
+    final_validation_metrics: dict[str, float] = field(default_factory=dict)
+    initial_validation: dict[str, float] = field(default_factory=dict)
+    """The pretty-printed ``Initial validation metrics`` dict (v0.1 logs have it only there)."""
+    failure: str | None = None
+    """The first exception line of a fatal failure, e.g. ``NotImplementedError: Reward function ...``."""
+    failure_kind: str | None = None
+    """``hydra`` | ``ray_task_error`` | ``actor_died`` | ``dapo_max_gen_batches`` | ``traceback``."""
+    failure_line: int | None = None
+    tqdm_n: int | None = None
+    """The last ``Training Progress`` bar's n in ``n/N``."""
+    tqdm_total: int | None = None
+    step_lines: int = 0
+    """Lines that carried a ``step:N - ...`` metrics record."""
+    first_step: int | None = None
+    last_step: int | None = None
+    zero_based: bool = False
+    """v0.1 trainer: the first training step is logged as ``step:0``."""
+    dapo_keep_generating: int = 0
+    """DAPO dynamic sampling: how many ``num_gen_batches=N. Keep generating...`` lines."""
+    lines: int = 0
+    """Lines read (complete lines plus a provisional last one)."""
+    warnings: list[str] = field(default_factory=list)
+    """Damaged input that was read around: ``line N: reason``."""
+
+    @property
+    def is_rl(self) -> bool:
+        return self.kind == "rl"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field."""
+        return asdict(self)
+
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any]) -> RunMeta:
+        """Inverse of :meth:`to_json_dict`; unknown keys are ignored (older cache files)."""
+        known = {name: value for name, value in data.items() if name in cls.__dataclass_fields__}
+        return cls(**known)
