@@ -1,0 +1,706 @@
+"""verl console logs (and verl's file-logger JSONL) -> per-step frame + run metadata. Pure: no filesystem.
+
+The metrics line is ``step:N - key:value - key:value ...`` (format reference §1). Parsing is vectorised in
+polars: the step lines are found with one literal scan, their pairs are split once, and lines that share the
+same key sequence (almost all of them) are unpacked column-wise without exploding every pair. Everything
+else a run says (config dump, total steps, resume markers, tqdm, failures, pretty-printed validation dicts) is
+collected by :class:`MetaCollector` from the few lines that carry a marker.
+
+Incremental use (see :mod:`rlmon.cache`): feed complete lines chunk by chunk with
+:func:`parse_chunk`, carrying the same :class:`MetaCollector`; merge the chunk frames with
+:func:`merge_steps`; call :meth:`MetaCollector.snapshot` for the metadata so far.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from rlmon.schema import STEP, RunMeta, empty_steps
+
+__all__ = [
+    "PARSER_VERSION",
+    "MetaCollector",
+    "ParsedLog",
+    "merge_steps",
+    "parse_chunk",
+    "parse_jsonl_bytes",
+    "parse_jsonl_chunk",
+    "parse_log_bytes",
+    "parse_log_text",
+    "split_lines",
+]
+
+PARSER_VERSION = 1
+"""Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
+
+# --- patterns (format reference §9) -----------------------------------------------------------------------
+ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]"
+_ANSI_RE = re.compile(ANSI)
+_PREFIX_ONE = r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\) ?|\(raylet(?:, ip=[\d.]+)?\) ?"
+_PREFIX_RE = re.compile(rf"^(?:{_PREFIX_ONE})+")
+# Rust regex has no look-behind: "step:" must start the text or follow a character that is neither a word
+# character nor "/" (so ``training/global_step:5 - `` and ``timing/step:`` are not step markers).
+_STEP_RUST = r"(?:^|[^\w/])step:(\d+) - (.*)$"
+_GLUED_RUST = r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\).*$"
+# One pair's value: no colon, no space (np.float64(0.1), -0.000, 1e-06, nan, True).
+_VALUE_RUST = r":([^: ]+)( - |$)"
+_KEY_MARK = "\x01"
+
+_TOTAL_RE = re.compile(r"Total training steps: (\d+)")
+_TRAIN_DL_RE = re.compile(r"Size of train dataloader: (\d+)")
+_TQDM_RE = re.compile(r"Training Progress:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
+_RESUME_STEP_RE = re.compile(r"Setting global step to (\d+)|setting global step to (\d+)")
+_RESUME_PATH_RE = re.compile(r"Resuming from (\S+?),?(?: setting global step|\s*$)|Load from checkpoint folder: (\S+)")
+_CMD_RE = re.compile(r"^\++ (?:python3?|torchrun)\b.*-m (?:verl\.|recipe\.)\S*.*$")
+_HYDRA_RE = re.compile(r"^Error executing job with overrides")
+_RAYTASK_RE = re.compile(r"ray\.exceptions\.RayTaskError|^✗ Error: .*ray::")
+_ACTOR_DIED_RE = re.compile(r"ray\.exceptions\.ActorDiedError")
+_DAPO_FAIL_RE = re.compile(r"num_gen_batches=\d+ >= max_num_gen_batches=\d+")
+_EXC_LINE_RE = re.compile(
+    r"^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)\b(?:\(.*?\))?(?::.*)?$"
+)
+_RAY_WRAPPER_RE = re.compile(r"^ray\.exceptions\.RayTaskError\(")
+_GLUED_RE = re.compile(r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\).*$")
+_CONTINUATION_RE = re.compile(r"""^\s+(?:['"\[{(\d\-.]|None\b|True\b|False\b|inf\b|nan\b)""")
+_VAL_PAIR_RE = re.compile(r"'([^']+)': (?:np\.\w+\()?([-+\w.]+)\)?")
+
+# Literal markers that make a line worth a look by the metadata collector (one Aho-Corasick pass).
+_META_MARKERS = [
+    "'actor_rollout_ref': ",
+    "Total training steps",
+    "Size of train dataloader",
+    "Training Progress",
+    "global step to",
+    "Resuming from",
+    "Load from checkpoint folder",
+    "Training from scratch",
+    "Initial validation metrics",
+    "Final validation metrics",
+    "Error executing job",
+    "RayTaskError",
+    "ActorDiedError",
+    "✗ Error",
+    "max_num_gen_batches",
+    "Keep generating",
+    "-m verl.",
+    "-m recipe.",
+    "main_ppo",
+    "Error",
+    "Exception",
+]
+# After a marker that opens a multi-line block, the next lines are read too (config dump, wrapped dicts).
+_CONFIG_WINDOW = 4000
+_VAL_WINDOW = 400
+_EXC_WINDOW = 120
+_SFT_KEYS = ("train/loss", "val/loss")
+
+
+@dataclass
+class ParsedLog:
+    """One log's contents: the per-step frame (see :mod:`rlmon.schema`) and its run metadata."""
+
+    steps: pl.DataFrame
+    meta: RunMeta
+
+
+# --- lines ----------------------------------------------------------------------------------------------------
+def split_lines(data: bytes) -> pl.Series:
+    """Decode bytes (invalid UTF-8 replaced) and split on ``\\n``, ``\\r\\n`` and lone ``\\r`` (tqdm redraws).
+
+    Returns a String series, one element per line; a final line without a terminator is included.
+    """
+    if not data:
+        return pl.Series("line", [], dtype=pl.String)
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if b"\x1f" in data:  # the column separator read_csv is told to use; never meaningful in a log
+        data = data.replace(b"\x1f", b" ")
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    if not data:
+        return pl.Series("line", [""], dtype=pl.String)
+    frame = pl.read_csv(
+        data,
+        has_header=False,
+        separator="\x1f",
+        quote_char=None,
+        schema={"line": pl.String},
+        encoding="utf8-lossy",
+        empty_string_is_null=False,
+    )
+    lines = frame.get_column("line").fill_null("")
+    # read_csv skips a completely empty first line only when it is the whole input; line numbers stay exact
+    # because every other empty line is kept as "".
+    return lines
+
+
+def _strip_prefix(text: str) -> tuple[str, str]:
+    """Remove ANSI codes, then Ray prefixes; return (prefix, rest)."""
+    text = _ANSI_RE.sub("", text)
+    match = _PREFIX_RE.match(text)
+    if match is None:
+        return "", text
+    return match.group(0).strip(), text[match.end() :]
+
+
+# --- step lines -------------------------------------------------------------------------------------------------
+def _value_expr(raw: pl.Expr) -> pl.Expr:
+    """String value as logged -> Float64 (np wrappers unwrapped, True/False -> 1/0, nan/inf kept)."""
+    unwrapped = raw.str.replace(r"^np\.[A-Za-z_]+\d*\((.*)\)$", "$1")
+    return (
+        pl.when(unwrapped == "True")
+        .then(1.0)
+        .when(unwrapped == "False")
+        .then(0.0)
+        .when(unwrapped == "True_")
+        .then(1.0)
+        .when(unwrapped == "False_")
+        .then(0.0)
+        .otherwise(unwrapped.cast(pl.Float64, strict=False))
+    )
+
+
+def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
+    """Rows ``_line`` (1-based), ``step``, ``rest`` for every line holding a metrics record."""
+    frame = pl.DataFrame({"text": lines}).with_row_index("_line", offset=first_line)
+    frame = frame.filter(pl.col("text").str.contains("step:", literal=True))
+    if frame.is_empty():
+        return pl.DataFrame(schema={"_line": pl.UInt32, STEP: pl.Int64, "rest": pl.String})
+    text = pl.col("text").str.replace_all(ANSI, "")
+    frame = frame.with_columns(text.str.extract_groups(_STEP_RUST).alias("m")).unnest("m")
+    frame = frame.rename({"1": STEP, "2": "rest"}).filter(pl.col(STEP).is_not_null())
+    return frame.select(
+        "_line",
+        pl.col(STEP).cast(pl.Int64, strict=False),
+        # another process's output glued after the record starts with a Ray prefix: cut it off
+        pl.col("rest").str.replace(_GLUED_RUST, "").str.strip_chars_end(),
+    ).filter(pl.col(STEP).is_not_null())
+
+
+def _unpack_group(records: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Lines sharing one key sequence -> wide frame, column by column (no per-pair explode)."""
+    parts = records.select("_line", STEP, pl.col("rest").str.split(" - ").alias("parts"))
+    columns: list[pl.Expr] = []
+    for index, key in enumerate(keys):
+        raw = pl.col("parts").list.get(index, null_on_oob=True).str.slice(len(key) + 1)
+        columns.append(_value_expr(raw).alias(key))
+    return parts.select("_line", STEP, *columns)
+
+
+def _unpack_pairs(records: pl.DataFrame) -> pl.DataFrame:
+    """Any lines -> long (``_line``, ``step``, key, value) -> wide; used for rare key sequences."""
+    long = (
+        records.select("_line", STEP, pl.col("rest").str.split(" - ").alias("pair"))
+        .explode("pair")
+        .with_columns(pl.col("pair").str.extract_groups(r"^(.+):([^: ]+)$").alias("kv"))
+        .unnest("kv")
+        .rename({"1": "key", "2": "raw"})
+        .filter(pl.col("key").is_not_null())
+        .with_columns(_value_expr(pl.col("raw")).alias("value"))
+    )
+    if long.is_empty():
+        return records.select("_line", STEP)
+    # a key logged twice on one line: the later one wins
+    long = long.unique(subset=["_line", "key"], keep="last", maintain_order=True)
+    wide = long.pivot(on="key", index=["_line", STEP], values="value", maintain_order=True)
+    return wide
+
+
+def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, list[int], int]:
+    """Step lines -> (wide frame with ``_line``, sorted line numbers of step lines, unparsable value count)."""
+    records = _step_records(lines, first_line)
+    if records.is_empty():
+        return pl.DataFrame(schema={"_line": pl.UInt32, STEP: pl.Int64}), [], 0
+    step_line_numbers = records.get_column("_line").to_list()
+    records = records.with_columns(pl.col("rest").str.replace_all(_VALUE_RUST, _KEY_MARK + "$2").alias("signature"))
+    groups = records.group_by("signature").agg(pl.len().alias("n"), pl.col("_line").min().alias("first"))
+    groups = groups.sort("first")
+    frames: list[pl.DataFrame] = []
+    rare: list[str] = []
+    for signature, count in groups.select("signature", "n").iter_rows():
+        keys = [part[:-1] for part in signature.split(" - ")]
+        clean = all(part.endswith(_KEY_MARK) and len(part) > 1 for part in signature.split(" - "))
+        if count >= 4 and clean and len(set(keys)) == len(keys):
+            frames.append(_unpack_group(records.filter(pl.col("signature") == signature), keys))
+        else:
+            rare.append(signature)
+    if rare:
+        frames.append(_unpack_pairs(records.filter(pl.col("signature").is_in(rare))))
+    wide = pl.concat(frames, how="diagonal") if len(frames) > 1 else frames[0]
+    wide = wide.sort("_line")
+    metric_columns = [name for name in wide.columns if name not in ("_line", STEP)]
+    # values that were logged but are not numbers (a damaged pair) count as unparsable
+    bad = 0
+    if metric_columns:
+        all_null = [name for name in metric_columns if wide.get_column(name).null_count() == wide.height]
+        if all_null:
+            bad += len(all_null)
+            wide = wide.drop(all_null)
+    return wide, step_line_numbers, bad
+
+
+def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Merge step frames: one row per step, sorted; for each key the value from the latest frame wins.
+
+    Within one frame, rows are taken in their order (a frame with a ``_line`` column is ordered by it), so a
+    later line wins over an earlier one for the same step and key; a key a later line did not log keeps the
+    earlier value. Columns keep their first-seen order. Nulls never win over values.
+
+    Examples
+    --------
+    >>> a = pl.DataFrame({"step": [1, 2], "x": [1.0, 2.0]})
+    >>> b = pl.DataFrame({"step": [2], "x": [20.0], "y": [5.0]})
+    >>> merge_steps([a, b]).rows()
+    [(1, 1.0, None), (2, 20.0, 5.0)]
+    """
+    usable = [frame for frame in frames if frame.height > 0]
+    if not usable:
+        columns: dict[str, pl.DataType] = {STEP: pl.Int64()}
+        for frame in frames:
+            for name, dtype in frame.schema.items():
+                if name not in ("_line",) and name not in columns:
+                    columns[name] = dtype
+        return pl.DataFrame(schema=columns)
+    ordered = []
+    for index, frame in enumerate(usable):
+        if "_line" in frame.columns:
+            frame = frame.sort("_line").drop("_line")
+        frame = frame.with_columns(pl.col(STEP).cast(pl.Int64))
+        frame = frame.with_columns(
+            [pl.col(name).cast(pl.Float64) for name in frame.columns if name != STEP]
+        ).with_columns(pl.lit(index, dtype=pl.Int32).alias("_frame"))
+        ordered.append(frame)
+    combined = pl.concat(ordered, how="diagonal") if len(ordered) > 1 else ordered[0]
+    combined = combined.drop("_frame")
+    if combined.get_column(STEP).n_unique() != combined.height:
+        metric_columns = [name for name in combined.columns if name != STEP]
+        combined = combined.group_by(STEP, maintain_order=True).agg(
+            [pl.col(name).drop_nulls().last().alias(name) for name in metric_columns]
+        )
+    return combined.sort(STEP)
+
+
+# --- metadata ---------------------------------------------------------------------------------------------------
+def _literal_dict(text: str) -> dict[str, Any] | None:
+    """``ast.literal_eval`` of a pretty-printed dict; bare inf/nan tokens are made literal first."""
+    cleaned = re.sub(r"(?<=[\s:\[,(])-?inf(?=[,\]}\s)])", "1e999", text)
+    cleaned = re.sub(r"(?<=[\s:\[,(])nan(?=[,\]}\s)])", "None", cleaned)
+    cleaned = re.sub(r"np\.\w+\(([^()]*)\)", r"\1", cleaned)
+    try:
+        value = ast.literal_eval(cleaned)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _validation_pairs(text: str) -> dict[str, float]:
+    """Pairs of a ``... validation metrics: {...}`` text (possibly with np wrappers)."""
+    pairs: dict[str, float] = {}
+    brace = text.find("{")
+    if brace < 0:
+        return pairs
+    for key, raw in _VAL_PAIR_RE.findall(text[brace:]):
+        try:
+            pairs[key] = float(raw)
+        except ValueError:
+            continue
+    return pairs
+
+
+@dataclass
+class MetaCollector:
+    """Collects run metadata from marker lines; survives being fed a file chunk by chunk.
+
+    Its state is JSON-ready (:meth:`to_state` / :meth:`from_state`) so the cache can persist it between
+    refreshes: a config dump or a wrapped validation dict that is still being written when a chunk ends is
+    completed by the next chunk.
+    """
+
+    meta: RunMeta = field(default_factory=RunMeta)
+    block: str | None = None
+    """The multi-line block being reassembled: ``config``, ``initial`` or ``final``."""
+    block_prefix: str = ""
+    block_lines: list[str] = field(default_factory=list)
+    block_start: int = 0
+    failure_pending: str | None = None
+    """A fatal signature was seen; the next exception line names the failure."""
+    failure_pending_line: int = 0
+    failure_pending_text: str = ""
+    saw_verl: bool = False
+    last_step_line: int = 0
+
+    # -- state --
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "meta": self.meta.to_json_dict(),
+            "block": self.block,
+            "block_prefix": self.block_prefix,
+            "block_lines": self.block_lines,
+            "block_start": self.block_start,
+            "failure_pending": self.failure_pending,
+            "failure_pending_line": self.failure_pending_line,
+            "failure_pending_text": self.failure_pending_text,
+            "saw_verl": self.saw_verl,
+            "last_step_line": self.last_step_line,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> MetaCollector:
+        collector = cls(meta=RunMeta.from_json_dict(state.get("meta", {})))
+        collector.block = state.get("block")
+        collector.block_prefix = state.get("block_prefix", "")
+        collector.block_lines = list(state.get("block_lines", []))
+        collector.block_start = int(state.get("block_start", 0))
+        collector.failure_pending = state.get("failure_pending")
+        collector.failure_pending_line = int(state.get("failure_pending_line", 0))
+        collector.failure_pending_text = state.get("failure_pending_text", "")
+        collector.saw_verl = bool(state.get("saw_verl", False))
+        collector.last_step_line = int(state.get("last_step_line", 0))
+        return collector
+
+    # -- feeding --
+    def wants_lines(self) -> int:
+        """How many lines at the start of the next chunk this collector needs to see regardless of markers."""
+        if self.block == "config":
+            return _CONFIG_WINDOW
+        if self.block is not None:
+            return _VAL_WINDOW
+        if self.failure_pending is not None:
+            return _EXC_WINDOW
+        return 0
+
+    def feed(self, numbered_lines: Iterable[tuple[int, str]], step_lines: Sequence[int]) -> None:
+        """Read lines (1-based number, raw text) in file order; ``step_lines`` are this chunk's step lines."""
+        for number, raw in numbered_lines:
+            prefix, text = _strip_prefix(raw)
+            # pprint continuation lines start with a space; anything else from any process is not part of
+            # the block (a worker warning printed in the middle of the config dump, say)
+            if self.block is not None and prefix == self.block_prefix and _CONTINUATION_RE.match(text):
+                self._continue_block(_GLUED_RE.sub("", text))
+                continue
+            self._read_line(number, prefix, text, step_lines)
+
+    def _read_line(self, number: int, prefix: str, text: str, step_lines: Sequence[int]) -> None:
+        meta = self.meta
+        stripped = text.strip()
+        if stripped.startswith("{'actor_rollout_ref': "):
+            self.saw_verl = True
+            self._open_block("config", number, prefix, _GLUED_RE.sub("", stripped))
+            return
+        if "Initial validation metrics" in stripped and _opens_val_print(stripped, "Initial"):
+            self._open_block("initial", number, prefix, stripped)
+            return
+        if "Final validation metrics" in stripped and _opens_val_print(stripped, "Final"):
+            self._open_block("final", number, prefix, stripped)
+            return
+        if "Training Progress" in text:
+            found = _TQDM_RE.findall(text)
+            if found:
+                self.saw_verl = True
+                done, total = found[-1]
+                meta.tqdm_n, meta.tqdm_total = int(done), int(total)
+        if (match := _TOTAL_RE.search(text)) is not None:
+            self.saw_verl = True
+            meta.total_steps = int(match.group(1))
+        if (match := _TRAIN_DL_RE.search(text)) is not None:
+            meta.train_batches = int(match.group(1))
+        if "global step to" in text and (match := _RESUME_STEP_RE.search(text)) is not None:
+            meta.resume_steps.append(int(match.group(1) or match.group(2)))
+        if ("Resuming from" in text or "Load from checkpoint folder" in text) and (
+            match := _RESUME_PATH_RE.search(text)
+        ) is not None:
+            path = match.group(1) or match.group(2)
+            if path and (not meta.resume_paths or meta.resume_paths[-1] != path):
+                meta.resume_paths.append(path)
+        if "Training from scratch" in text:
+            meta.from_scratch = True
+        if meta.launch_command is None and _CMD_RE.match(stripped):
+            self.saw_verl = True
+            meta.launch_command = stripped.lstrip("+ ")
+        if "Keep generating" in text:
+            meta.dapo_keep_generating += 1
+        self._read_failure(number, stripped, step_lines)
+
+    def _read_failure(self, number: int, text: str, step_lines: Sequence[int]) -> None:
+        meta = self.meta
+        if meta.final_validation:
+            return  # shutdown noise after a finished run is not a failure (format reference §6.2)
+        kind = None
+        if _HYDRA_RE.match(text):
+            kind = "hydra"
+        elif _DAPO_FAIL_RE.search(text):
+            kind = "dapo_max_gen_batches"
+        elif _ACTOR_DIED_RE.search(text):
+            kind = "actor_died"
+        elif _RAYTASK_RE.search(text):
+            kind = "ray_task_error"
+        if kind is not None:
+            if meta.failure is not None and self._steps_between(meta.failure_line or 0, number, step_lines):
+                # an earlier attempt failed, training went on, and now this one failed
+                meta.failure = meta.failure_kind = meta.failure_line = None
+            if meta.failure is None and self.failure_pending is None:
+                self.failure_pending = kind
+                self.failure_pending_line = number
+                self.failure_pending_text = text[:500]
+                if kind in ("dapo_max_gen_batches", "actor_died"):
+                    exc = _exception_line(text)
+                    if exc is not None:
+                        self._set_failure(exc, number)
+            return
+        if self.failure_pending is not None:
+            exc = _exception_line(text)
+            if exc is not None:
+                self._set_failure(exc, number)
+
+    def _set_failure(self, text: str, number: int) -> None:
+        self.meta.failure = text[:500]
+        self.meta.failure_kind = self.failure_pending
+        self.meta.failure_line = number
+        self.failure_pending = None
+
+    def _steps_between(self, start: int, end: int, step_lines: Sequence[int]) -> bool:
+        if start < self.last_step_line < end:
+            return True
+        index = bisect.bisect_right(step_lines, start)
+        return index < len(step_lines) and step_lines[index] < end
+
+    def _open_block(self, kind: str, number: int, prefix: str, text: str) -> None:
+        self.block = kind
+        self.block_prefix = prefix
+        self.block_lines = [text]
+        self.block_start = number
+        self._try_close_block()
+
+    def _continue_block(self, text: str) -> None:
+        self.block_lines.append(text)
+        if len(self.block_lines) > _CONFIG_WINDOW:
+            self.meta.warnings.append(f"line {self.block_start}: {self.block} block never closed; skipped")
+            self._reset_block()
+            return
+        self._try_close_block()
+
+    def _try_close_block(self) -> None:
+        last = self.block_lines[-1].rstrip()
+        if self.block == "config":
+            if not last.endswith("}"):
+                return
+            joined = "\n".join(self.block_lines)
+            if joined.count("{") > joined.count("}"):
+                return
+            config = _literal_dict(joined)
+            if config is None:
+                if joined.count("{") < joined.count("}") or len(self.block_lines) > 1:
+                    # braces balance but it does not parse: maybe braces inside strings; keep reading
+                    return
+                return
+            self.meta.config = config
+            self.meta.config_line = self.block_start
+            self._reset_block()
+            return
+        # wrapped validation print: ends with ')' (tuple of literals) or is a single quoted string
+        first = self.block_lines[0]
+        single = first[:1] in ("'", '"') and len(self.block_lines) == 1
+        if not (single or last.endswith(")")):
+            return
+        joined = "\n".join(self.block_lines)
+        try:
+            value = ast.literal_eval(joined)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            if single or len(self.block_lines) >= _VAL_WINDOW:
+                self._reset_block()
+            return
+        if isinstance(value, tuple):
+            value = "".join(str(part) for part in value)
+        text = str(value)
+        pairs = _validation_pairs(text)
+        if self.block == "initial":
+            self.meta.initial_validation = pairs
+        else:
+            self.meta.final_validation = True
+            self.meta.final_validation_metrics = pairs
+        self.saw_verl = True
+        self._reset_block()
+
+    def _reset_block(self) -> None:
+        self.block = None
+        self.block_prefix = ""
+        self.block_lines = []
+        self.block_start = 0
+
+    def snapshot(self, steps: pl.DataFrame, *, provisional: MetaCollector | None = None) -> RunMeta:
+        """The metadata so far, completed from the merged step frame (kind, step range)."""
+        source = provisional if provisional is not None else self
+        meta = RunMeta.from_json_dict(source.meta.to_json_dict())
+        if meta.failure is None and source.failure_pending is not None:
+            # a fatal signature with no exception line (yet): the signature itself is the failure
+            meta.failure = source.failure_pending_text
+            meta.failure_kind = source.failure_pending
+            meta.failure_line = source.failure_pending_line
+        if meta.failure_line is not None and source.last_step_line > meta.failure_line:
+            meta.failure = meta.failure_kind = meta.failure_line = None  # training went on afterwards
+        if meta.total_steps is None and meta.config is not None:
+            meta.total_steps = _total_from_config(meta.config, meta.train_batches)
+        columns = [name for name in steps.columns if name != STEP]
+        if steps.height:
+            meta.first_step = int(steps.get_column(STEP).min())  # type: ignore[arg-type]
+            meta.last_step = int(steps.get_column(STEP).max())  # type: ignore[arg-type]
+        sft = any(name.startswith(_SFT_KEYS) for name in columns) and not any(
+            name.startswith(("actor/", "critic/")) for name in columns
+        )
+        if sft:
+            meta.kind = "sft"
+        elif columns or source.saw_verl:
+            meta.kind = "rl"
+        else:
+            meta.kind = "none"
+        meta.zero_based = bool(
+            meta.kind == "rl" and any(name.startswith("timing/") for name in columns) and meta.first_step == 0
+        )
+        return meta
+
+
+def _total_from_config(config: dict[str, Any], train_batches: int | None) -> int | None:
+    """v0.1 prints no total: ``trainer.total_training_steps`` if set, else batches x ``total_epochs``."""
+    trainer = config.get("trainer")
+    if not isinstance(trainer, dict):
+        return None
+    explicit = trainer.get("total_training_steps")
+    if isinstance(explicit, int) and explicit > 0:
+        return explicit
+    epochs = trainer.get("total_epochs")
+    if train_batches is not None and isinstance(epochs, int) and epochs > 0:
+        return train_batches * epochs
+    return None
+
+
+def _opens_val_print(text: str, which: str) -> bool:
+    return bool(re.match(rf"""^\(?["']{which} validation metrics: """, text))
+
+
+def _exception_line(text: str) -> str | None:
+    """The text if it is an unindented exception line other than Ray's RayTaskError wrapper."""
+    if not text or text[0].isspace() or _RAY_WRAPPER_RE.match(text):
+        return None
+    if _DAPO_FAIL_RE.search(text) and "ValueError" in text:
+        return text[text.find("ValueError") :]
+    match = _EXC_LINE_RE.match(text)
+    return text if match else None
+
+
+# --- chunks -----------------------------------------------------------------------------------------------------
+def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
+    """0-based rows the metadata collector must see: marker lines, the windows after block openers, ``head``."""
+    hits = lines.str.contains_any(_META_MARKERS)
+    rows = set(hits.arg_true().to_list())
+    rows.update(range(min(head, len(lines))))
+    openers = lines.str.contains_any(["'actor_rollout_ref': ", "validation metrics: ", "Error executing job"])
+    for row in openers.arg_true().to_list():
+        text = lines[row]
+        window = _CONFIG_WINDOW if "'actor_rollout_ref'" in text else _VAL_WINDOW
+        rows.update(range(row, min(row + window, len(lines))))
+    fatal = lines.str.contains_any(["RayTaskError", "ActorDiedError", "✗ Error", "max_num_gen_batches"])
+    for row in fatal.arg_true().to_list():
+        rows.update(range(row, min(row + _EXC_WINDOW, len(lines))))
+    return sorted(rows)
+
+
+def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int = 1) -> pl.DataFrame:
+    """Parse complete lines of a log; update ``collector``; return the chunk's frame (with ``_line``).
+
+    ``first_line`` is the 1-based number of the first line in the whole file.
+    """
+    steps, step_line_numbers, bad = _parse_step_lines(lines, first_line)
+    rows = _candidate_rows(lines, head=collector.wants_lines())
+    numbered = ((first_line + row, lines[row]) for row in rows)
+    collector.feed(numbered, step_line_numbers)
+    meta = collector.meta
+    meta.lines = first_line - 1 + len(lines)
+    meta.step_lines += len(step_line_numbers)
+    if step_line_numbers:
+        collector.last_step_line = max(collector.last_step_line, step_line_numbers[-1])
+        collector.saw_verl = True
+    if bad:
+        meta.warnings.append(f"lines {first_line}-{meta.lines}: {bad} logged key(s) had no numeric value")
+    return steps
+
+
+def parse_log_bytes(data: bytes) -> ParsedLog:
+    """Parse a whole verl console log given as bytes.
+
+    Examples
+    --------
+    >>> log = parse_log_bytes(b"step:1 - critic/score/mean:np.float64(0.5) - actor/grad_norm:nan\\n")
+    >>> log.steps.rows()
+    [(1, 0.5, nan)]
+    """
+    collector = MetaCollector()
+    frame = parse_chunk(split_lines(data), collector)
+    steps = merge_steps([frame])
+    return ParsedLog(steps=steps, meta=collector.snapshot(steps))
+
+
+def parse_log_text(text: str) -> ParsedLog:
+    """Parse a whole verl console log given as text."""
+    return parse_log_bytes(text.encode("utf-8", errors="surrogatepass"))
+
+
+# --- verl's file logger (JSON Lines) ---------------------------------------------------------------------------
+def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int = 1) -> pl.DataFrame:
+    """Complete JSONL lines ``{"step": N, "data": {...}}`` -> frame with ``_line``; non-numbers are dropped."""
+    rows: list[dict[str, Any]] = []
+    meta = collector.meta
+    text = data.decode("utf-8", errors="replace")
+    number = first_line - 1
+    bad: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=first_line):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            bad.append(number)
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("step"), int):
+            bad.append(number)
+            continue
+        values = record.get("data")
+        row: dict[str, Any] = {"_line": number, STEP: record["step"]}
+        if isinstance(values, dict):
+            for key, value in values.items():
+                if isinstance(value, bool):
+                    row[str(key)] = 1.0 if value else 0.0
+                elif isinstance(value, int | float):
+                    row[str(key)] = float(value)
+        rows.append(row)
+        meta.step_lines += 1
+    meta.lines = max(meta.lines, number)
+    if bad:
+        shown = ", ".join(str(n) for n in bad[:5])
+        more = f" (+{len(bad) - 5} more)" if len(bad) > 5 else ""
+        meta.warnings.append(f"line(s) {shown}{more}: not a verl file-logger record; skipped")
+    if rows:
+        collector.saw_verl = True
+        collector.last_step_line = max(collector.last_step_line, rows[-1]["_line"])
+    if not rows:
+        return pl.DataFrame(schema={"_line": pl.Int64, STEP: pl.Int64})
+    return pl.from_dicts(rows, infer_schema_length=None)
+
+
+def parse_jsonl_bytes(data: bytes) -> ParsedLog:
+    """Parse a whole verl file-logger JSONL file."""
+    collector = MetaCollector()
+    frame = parse_jsonl_chunk(data, collector)
+    steps = merge_steps([frame])
+    return ParsedLog(steps=steps, meta=collector.snapshot(steps))
+
+
+def empty_log() -> ParsedLog:
+    """A log with nothing in it."""
+    return ParsedLog(steps=empty_steps(), meta=RunMeta())
