@@ -1,0 +1,591 @@
+"""Log roots -> experiments.
+
+:func:`discover_experiments` lists the experiments under one or more log roots: every folder holding verl
+logs (``*.log`` whose head shows verl output, or verl ``*.jsonl`` file-logger output) is one experiment.
+Discovery stats files and reads at most the first 64 KiB of each log file it has not seen before; contents
+are read later, through the per-log cache, by :func:`load_experiment`.
+
+Bad input never stops discovery: unreadable folders, symlink loops, symlinks leaving the root, files without
+verl content and ``rlmon.toml`` errors become messages in :attr:`Catalog.problems`. Only a root that does not
+exist or cannot be listed raises :class:`~rlmon.errors.CatalogError`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote, unquote
+
+import polars as pl
+
+from rlmon.cache import LogCache, merge_steps
+from rlmon.errors import CatalogError, LogReadError, UnknownExperimentError
+from rlmon.experiment import (
+    Experiment,
+    SourceFile,
+    SourceRole,
+    experiment_code,
+    experiment_color,
+    experiment_label,
+    extract_settings,
+    infer_algorithm,
+    model_track,
+    summarize_progress,
+    training_rows,
+)
+from rlmon.rlmon_toml import ExperimentOverrides, RootConfig, read_root_config
+from rlmon.schema import STEP, RunMeta, empty_steps
+from rlmon.settings import Settings
+
+__all__ = [
+    "HEAD_BYTES",
+    "LOG_SUFFIXES",
+    "Catalog",
+    "ExperimentRef",
+    "LogFile",
+    "decode_experiment_id",
+    "discover_experiments",
+    "encode_experiment_id",
+    "load_experiment",
+    "name_timestamp",
+    "sniff_log_head",
+]
+
+HEAD_BYTES = 64 * 1024
+LOG_SUFFIXES = (".log", ".jsonl")
+_MAX_DEPTH = 16
+
+HeadKind = Literal["rl", "sft", "none"]
+
+
+# ------------------------------------------------------------------------------------------- dataclasses
+
+
+@dataclass(frozen=True)
+class LogFile:
+    """One log file of an experiment, as listed (stat only)."""
+
+    path: Path
+    name: str
+    size: int
+    mtime: float
+    """Seconds since the epoch."""
+    named_time: datetime | None
+    """The timestamp in the file name (``train_20260716_021500.log``), naive; None when there is none."""
+
+    @property
+    def sort_key(self) -> tuple[float, str]:
+        """Files are ordered by the timestamp in their name, else by mtime; then by name."""
+        if self.named_time is not None:
+            return (self.named_time.replace(tzinfo=UTC).timestamp(), self.name)
+        return (self.mtime, self.name)
+
+
+@dataclass(frozen=True)
+class ExperimentRef:
+    """An experiment as discovered: where it is and which files it has, nothing read yet."""
+
+    id: str
+    """Folder path relative to its root (posix); prefixed with the root's name when several roots are given.
+    A root that holds logs itself gets the root's name."""
+    root: Path
+    path: Path
+    relative: str
+    """Folder path relative to the root (posix; ``.`` for the root itself) - the key in ``rlmon.toml``."""
+    files: tuple[LogFile, ...]
+    """Log files with verl content, oldest first (see :attr:`LogFile.sort_key`)."""
+    overrides: ExperimentOverrides = field(default_factory=ExperimentOverrides)
+    """What the root's ``rlmon.toml`` sets for it."""
+
+    @property
+    def url_id(self) -> str:
+        """The id percent-encoded for a URL (``/`` included)."""
+        return encode_experiment_id(self.id)
+
+    @property
+    def last_modified(self) -> float | None:
+        return max((item.mtime for item in self.files), default=None)
+
+    @property
+    def order_key(self) -> tuple[int, str]:
+        if self.overrides.order is not None:
+            return (self.overrides.order, self.id)
+        code = experiment_code(self.path.name)
+        number = int(re.sub(r"\D", "", code)) if code else 10_000
+        return (number, self.id)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The experiments found under the configured log roots."""
+
+    roots: tuple[Path, ...]
+    experiments: tuple[ExperimentRef, ...]
+    """Sorted by ``rlmon.toml`` order, else by the ``E<n>`` code, then by id."""
+    ignored: tuple[str, ...] = ()
+    """Paths of ``*.log``/``*.jsonl`` files without verl RL content."""
+    problems: tuple[str, ...] = ()
+    """Messages for a person (folders that cannot be listed, symlinks not followed, rlmon.toml errors...)."""
+    root_configs: dict[str, RootConfig] = field(default_factory=dict)
+    """Root path -> its parsed ``rlmon.toml``."""
+
+    @property
+    def ignored_files(self) -> int:
+        return len(self.ignored)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(ref.id for ref in self.experiments)
+
+    def get(self, experiment_id: str) -> ExperimentRef:
+        """The experiment with this id (or its URL-encoded form).
+
+        Raises
+        ------
+        UnknownExperimentError
+            No configured root holds it.
+        """
+        for ref in self.experiments:
+            if ref.id == experiment_id or ref.url_id == experiment_id:
+                return ref
+        decoded = decode_experiment_id(experiment_id)
+        for ref in self.experiments:
+            if ref.id == decoded:
+                return ref
+        raise UnknownExperimentError(f"no experiment {experiment_id!r} under the configured log roots")
+
+
+def encode_experiment_id(experiment_id: str) -> str:
+    """Percent-encode an id for a URL path or query value (``e 1/中`` -> ``e%201%2F%E4%B8%AD``)."""
+    return quote(experiment_id, safe="")
+
+
+def decode_experiment_id(text: str) -> str:
+    """Inverse of :func:`encode_experiment_id`."""
+    return unquote(text)
+
+
+# -------------------------------------------------------------------------------------------- name times
+
+_NAME_TIMES = (
+    re.compile(r"(?<!\d)(\d{4})(\d{2})(\d{2})[_\-T.]?(\d{2})(\d{2})(\d{2})(?!\d)"),
+    re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})[_T ](\d{2})[:\-.](\d{2})[:\-.](\d{2})(?!\d)"),
+)
+
+
+def name_timestamp(name: str) -> datetime | None:
+    """The timestamp in a log file name: ``train_20260716_021500.log`` -> 2026-07-16 02:15:00.
+
+    Also ``2026-07-16_02-15-00``. Returns None when the name holds no valid date and time.
+    """
+    for pattern in _NAME_TIMES:
+        for match in pattern.finditer(name):
+            try:
+                year, month, day, hour, minute, second = (int(part) for part in match.groups())
+                if year < 1990:
+                    continue
+                return datetime(year, month, day, hour, minute, second)
+            except ValueError:
+                continue
+    return None
+
+
+# ------------------------------------------------------------------------------------------------- sniff
+
+_ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_RL_MARKERS = re.compile(
+    rb"\{'actor_rollout_ref'|Total training steps|verl\.trainer\.main_ppo|main_dapo|Training Progress:"
+    rb"|\((?:main_task|TaskRunner|TaskRunnerV1) pid=\d+\)"
+    rb"|step:\d+ - [^\n]*(?:actor/|critic/|timing_s/|timing/|val-core/|val/test_score/|training/)"
+)
+_SFT_MARKERS = re.compile(rb"step:\d+ - (?:train|val)/loss:|fsdp_sft_trainer")
+_JSONL_STEP = re.compile(rb'^\s*\{\s*"step"\s*:\s*-?\d+\s*,\s*"data"\s*:\s*\{', re.MULTILINE)
+_JSONL_RL_KEY = re.compile(rb'"(?:actor|critic|timing_s|val-core|training|response_length)/')
+
+
+def sniff_log_head(head: bytes, *, suffix: str = ".log") -> HeadKind:
+    """Tell from the first bytes of a file whether it is a verl RL log (pure).
+
+    Parameters
+    ----------
+    head
+        Up to :data:`HEAD_BYTES` from the start of the file.
+    suffix
+        ``.jsonl`` for verl's file logger (``{"step": N, "data": {...}}`` per line), else a console log.
+
+    Returns
+    -------
+    ``"rl"``, ``"sft"`` (verl's SFT trainer) or ``"none"``.
+    """
+    if suffix == ".jsonl":
+        if _JSONL_STEP.search(head):
+            return "rl" if _JSONL_RL_KEY.search(head) or b'"data": {}' in head else "sft"
+        return "none"
+    text = _ANSI.sub(b"", head)
+    if _RL_MARKERS.search(text):
+        return "rl"
+    if _SFT_MARKERS.search(text):
+        return "sft"
+    return "none"
+
+
+class _SniffMemo:
+    """Remembers head verdicts per file so a refresh re-reads only new or changed heads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._verdicts: dict[tuple[str, int, int, int], HeadKind] = {}
+
+    def kind(self, path: Path, info: os.stat_result) -> HeadKind:
+        # Once a file is longer than the head, appends do not change its head: key on identity only.
+        size_key = info.st_size if info.st_size < HEAD_BYTES else HEAD_BYTES
+        mtime_key = info.st_mtime_ns if info.st_size < HEAD_BYTES else 0
+        key = (str(path), info.st_ino, size_key, mtime_key)
+        with self._lock:
+            known = self._verdicts.get(key)
+        if known is not None:
+            return known
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+        verdict = sniff_log_head(head, suffix=path.suffix.lower())
+        with self._lock:
+            if len(self._verdicts) > 100_000:
+                self._verdicts.clear()
+            self._verdicts[key] = verdict
+        return verdict
+
+
+_SNIFF = _SniffMemo()
+
+
+# --------------------------------------------------------------------------------------------- discovery
+
+
+@dataclass
+class _Walk:
+    root: Path
+    real_root: str
+    problems: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    folders: dict[Path, list[LogFile]] = field(default_factory=dict)
+    visited: set[tuple[int, int]] = field(default_factory=set)
+
+
+def _inside(real_path: str, real_root: str) -> bool:
+    return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _walk(walk: _Walk, folder: Path, depth: int) -> None:
+    try:
+        info = folder.stat()
+    except OSError as error:
+        walk.problems.append(f"{folder}: cannot be read ({error.strerror or error}); skipped")
+        return
+    identity = (info.st_dev, info.st_ino)
+    if identity in walk.visited:
+        walk.problems.append(f"{folder}: symlink loop (folder already visited); not followed")
+        return
+    walk.visited.add(identity)
+    if depth > _MAX_DEPTH:
+        walk.problems.append(f"{folder}: more than {_MAX_DEPTH} folder levels deep; not searched")
+        return
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError as error:
+        walk.problems.append(f"{folder}: cannot be listed ({error.strerror or error}); skipped")
+        return
+    logs: list[LogFile] = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = Path(entry.path)
+        try:
+            is_link = entry.is_symlink()
+            if is_link:
+                target = os.path.realpath(path)
+                if not _inside(target, walk.real_root):
+                    walk.problems.append(f"{path}: symlink to {target}, outside the log root; not followed")
+                    continue
+                if not os.path.exists(target):
+                    walk.problems.append(f"{path}: broken symlink; skipped")
+                    continue
+            entry_info = entry.stat(follow_symlinks=True)
+        except OSError as error:
+            if isinstance(error, OSError) and error.errno == 40:  # ELOOP: a symlink pointing at itself
+                walk.problems.append(f"{path}: symlink loop; not followed")
+            else:
+                walk.problems.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+            continue
+        if stat.S_ISDIR(entry_info.st_mode):
+            _walk(walk, path, depth + 1)
+            continue
+        if not stat.S_ISREG(entry_info.st_mode) or path.suffix.lower() not in LOG_SUFFIXES:
+            continue
+        try:
+            kind = _SNIFF.kind(path, entry_info)
+        except FileNotFoundError:
+            walk.problems.append(f"{path}: vanished while being listed; skipped")
+            continue
+        except OSError as error:
+            walk.problems.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+            continue
+        if kind != "rl":
+            walk.ignored.append(str(path))
+            if kind == "sft":
+                walk.problems.append(f"{path}: a verl SFT trainer log, not an RL run; ignored")
+            continue
+        logs.append(
+            LogFile(
+                path=path,
+                name=entry.name,
+                size=entry_info.st_size,
+                mtime=entry_info.st_mtime,
+                named_time=name_timestamp(entry.name),
+            )
+        )
+    if logs:
+        walk.folders[folder] = sorted(logs, key=lambda item: item.sort_key)
+
+
+def _root_labels(roots: Sequence[Path]) -> list[str]:
+    labels: list[str] = []
+    for root in roots:
+        base = root.resolve().name or "root"
+        label = base
+        count = 2
+        while label in labels:
+            label = f"{base}~{count}"
+            count += 1
+        labels.append(label)
+    return labels
+
+
+def discover_experiments(roots: Sequence[Path]) -> Catalog:
+    """List the experiments under the given log roots.
+
+    Parameters
+    ----------
+    roots
+        Log root folders (``Settings.log_roots``).
+
+    Returns
+    -------
+    Catalog
+        Experiments sorted by order; problems and ignored files collected, never raised.
+
+    Raises
+    ------
+    CatalogError
+        A root does not exist, is not a folder or cannot be listed (the message names it).
+    """
+    experiments: list[ExperimentRef] = []
+    problems: list[str] = []
+    ignored: list[str] = []
+    configs: dict[str, RootConfig] = {}
+    labels = _root_labels(roots)
+    for root, label in zip(roots, labels, strict=True):
+        if not root.exists():
+            raise CatalogError("log root does not exist", path=root)
+        if not root.is_dir():
+            raise CatalogError("log root is not a folder", path=root)
+        if not os.access(root, os.R_OK | os.X_OK):
+            raise CatalogError("log root cannot be listed (permission denied)", path=root)
+        real_root = os.path.realpath(root)
+        walk = _Walk(root=root, real_root=real_root)
+        _walk(walk, root, 0)
+        config = read_root_config(root)
+        configs[str(root)] = config
+        problems.extend(config.problems)
+        problems.extend(walk.problems)
+        ignored.extend(walk.ignored)
+        known: set[str] = set()
+        for folder, files in walk.folders.items():
+            relative = folder.relative_to(root).as_posix()
+            known.add(relative)
+            if relative == ".":
+                experiment_id = label
+            elif len(roots) > 1:
+                experiment_id = f"{label}/{relative}"
+            else:
+                experiment_id = relative
+            experiments.append(
+                ExperimentRef(
+                    id=experiment_id,
+                    root=root,
+                    path=folder,
+                    relative=relative,
+                    files=tuple(files),
+                    overrides=config.for_experiment(relative),
+                )
+            )
+        for name in config.experiments:
+            if name not in known:
+                problems.append(f"{config.path}: [experiments.{name}] matches no experiment folder under {root}")
+        if not walk.folders:
+            problems.append(f"{root}: no verl logs found under this log root")
+    experiments.sort(key=lambda ref: ref.order_key)
+    return Catalog(
+        roots=tuple(roots),
+        experiments=tuple(experiments),
+        ignored=tuple(ignored),
+        problems=tuple(problems),
+        root_configs=configs,
+    )
+
+
+# ------------------------------------------------------------------------------------------------ loading
+
+
+def _step_range(steps: Sequence[int]) -> str:
+    if not steps:
+        return "none"
+    return f"{steps[0]}" if steps[0] == steps[-1] else f"{steps[0]}–{steps[-1]}"
+
+
+def _role(meta: RunMeta, training_steps: Sequence[int], *, is_last: bool) -> tuple[SourceRole, str]:
+    if meta.failure is not None and not meta.final_validation and (not is_last or not training_steps):
+        return "crashed attempt", meta.failure
+    if not training_steps:
+        return "start-up only", "config and start-up output, no training step"
+    if meta.resume_steps:
+        return "resumed", f"resumed at step {meta.resume_steps[-1]}; steps {_step_range(training_steps)}"
+    return "steps", f"steps {_step_range(training_steps)}"
+
+
+def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings: Settings) -> Experiment:
+    """Read an experiment's files through the log cache and summarise it.
+
+    Parameters
+    ----------
+    ref
+        From :func:`discover_experiments`.
+    cache
+        The per-log cache every file is read through.
+    now
+        Current time, seconds since the epoch (status uses it for stalls).
+    settings
+        ``stall_factor`` and ``stall_min_s`` are used.
+
+    Returns
+    -------
+    Experiment
+        A file that vanished or cannot be read, or that has no RL content, is listed in ``sources`` with
+        role ``unreadable`` / ``not RL`` and a message in ``problems``; the other files still count.
+        When two files hold the same training step, the later file's values win and a problem says so.
+    """
+    problems: list[str] = []
+    sources: list[SourceFile] = []
+    metas: list[RunMeta] = []
+    frames: list[pl.DataFrame] = []
+    frame_names: list[str] = []
+    seen_steps: dict[int, str] = {}
+    mtimes: list[float] = []
+    for index, log in enumerate(ref.files):
+        try:
+            info = log.path.stat()
+            parsed = cache.read(log.path)
+        except (LogReadError, OSError) as error:
+            reason = error.reason if isinstance(error, LogReadError) else (error.strerror or str(error))
+            problems.append(f"{log.path}: cannot be read ({reason}); skipped, the other files are used")
+            sources.append(
+                SourceFile(name=log.name, path=str(log.path), size=log.size, mtime=log.mtime, role="unreadable",
+                           note=str(reason))
+            )  # fmt: skip
+            continue
+        mtimes.append(info.st_mtime)
+        meta = parsed.meta
+        if meta.kind != "rl":
+            problems.append(f"{log.path}: no verl RL content ({meta.kind}); ignored")
+            sources.append(
+                SourceFile(name=log.name, path=str(log.path), size=info.st_size, mtime=info.st_mtime,
+                           role="not RL", note=meta.kind)
+            )  # fmt: skip
+            continue
+        training = training_rows(parsed.steps)
+        training_steps = sorted(int(step) for step in training.get_column(STEP).to_list())
+        overlap = sorted(step for step in training_steps if step in seen_steps)
+        if overlap:
+            earlier = sorted({seen_steps[step] for step in overlap})
+            problems.append(
+                f"{log.name} repeats {len(overlap)} step(s) ({_step_range(overlap)}) already in "
+                f"{', '.join(earlier)}; the values from {log.name} are used"
+            )
+        for step in training_steps:
+            seen_steps[step] = log.name
+        role, note = _role(meta, training_steps, is_last=index == len(ref.files) - 1)
+        sources.append(
+            SourceFile(
+                name=log.name,
+                path=str(log.path),
+                size=info.st_size,
+                mtime=info.st_mtime,
+                role=role,
+                first_step=training_steps[0] if training_steps else None,
+                last_step=training_steps[-1] if training_steps else None,
+                steps=len(training_steps),
+                note=note,
+            )
+        )
+        if meta.warnings:
+            first = meta.warnings[0]
+            more = f" (and {len(meta.warnings) - 1} more)" if len(meta.warnings) > 1 else ""
+            problems.append(f"{log.path}: damaged input read around: {first}{more}")
+        metas.append(meta)
+        frames.append(parsed.steps)
+        frame_names.append(log.name)
+    steps = merge_steps(frames) if frames else empty_steps()
+    last_modified = max(mtimes, default=None)
+    config = next((meta.config for meta in reversed(metas) if meta.config is not None), None)
+    launch = next((meta.launch_command for meta in reversed(metas) if meta.launch_command), None)
+    algorithm = infer_algorithm(config, launch_command=launch)
+    progress = summarize_progress(
+        steps,
+        metas,
+        last_modified=last_modified,
+        now=now,
+        stall_factor=settings.stall_factor,
+        stall_min_s=settings.stall_min_s,
+    )
+    overrides = ref.overrides
+    folder_name = ref.path.name if ref.relative != "." else ref.id
+    if not metas and ref.files:
+        problems.append(f"{ref.path}: none of its {len(ref.files)} log file(s) could be used")
+    return Experiment(
+        id=ref.id,
+        root=str(ref.root),
+        path=str(ref.path),
+        label=overrides.label or experiment_label(folder_name, algorithm),
+        track=overrides.track or model_track(config) or "unknown model",
+        algorithm=algorithm,
+        description=overrides.description or algorithm.description,
+        color=overrides.color or experiment_color(ref.id),
+        order=ref.order_key[0],
+        hidden=bool(overrides.hidden),
+        status=progress.status,
+        steps_done=progress.steps_done,
+        total_steps=progress.total_steps,
+        missing_steps=progress.missing_steps,
+        elapsed_h=progress.elapsed_h,
+        mean_step_s=progress.mean_step_s,
+        median_step_s=progress.median_step_s,
+        last_step_s=progress.last_step_s,
+        eta_h=progress.eta_h,
+        idle_s=progress.idle_s,
+        failure=progress.failure,
+        settings=extract_settings(config, total_steps=progress.total_steps),
+        sources=tuple(sources),
+        steps=steps,
+        metas=tuple(metas),
+        problems=tuple(problems),
+        pass_rate_mode=overrides.pass_rate,
+        last_modified=last_modified,
+        config=config,
+    )

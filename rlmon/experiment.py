@@ -1,0 +1,790 @@
+"""What one experiment is: identity, algorithm, settings, status and progress.
+
+Everything here is pure: it takes config dicts, step frames, :class:`~rlmon.schema.RunMeta` objects and the
+current time as arguments and never touches files or the clock. :func:`rlmon.catalog.load_experiment` reads
+the files and assembles an :class:`Experiment` from these pieces.
+
+Status rules (format reference §6), in order:
+
+* ``finished``: steps done reached the total, or the last file printed ``Final validation metrics``;
+  shutdown noise after that ("worker died", segfaults) is ignored.
+* ``crashed``: the last file holding the run reports a fatal failure (``RunMeta.failure``).
+* ``not started``: no training step has been logged yet.
+* ``stalled``: the log has not grown for longer than ``stall_factor`` x the median step time
+  (and at least ``stall_min_s``).
+* ``running``: otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Literal
+
+import polars as pl
+
+from rlmon.schema import STEP, RunMeta
+
+__all__ = [
+    "ALGORITHMS",
+    "PALETTE",
+    "SETTING_GROUPS",
+    "Algorithm",
+    "Experiment",
+    "Progress",
+    "Setting",
+    "SettingDiff",
+    "SourceFile",
+    "SourceRole",
+    "Status",
+    "config_get",
+    "experiment_code",
+    "experiment_color",
+    "experiment_label",
+    "extract_settings",
+    "infer_algorithm",
+    "model_track",
+    "settings_diff",
+    "step_time_column",
+    "summarize_progress",
+    "training_rows",
+]
+
+Status = Literal["finished", "running", "stalled", "crashed", "not started"]
+SourceRole = Literal["start-up only", "resumed", "crashed attempt", "steps", "not RL", "unreadable"]
+"""What a file contributes: ``steps`` (training steps), ``resumed`` (steps, after a resume),
+``start-up only`` (config/metadata, no training step), ``crashed attempt`` (a failure ended it),
+``not RL`` (verl SFT or no verl content; skipped), ``unreadable`` (vanished or unreadable; skipped)."""
+
+SETTING_GROUPS = ("model", "hardware", "rollout", "algorithm", "optimisation", "schedule")
+
+PALETTE = (
+    "#4c78a8",
+    "#f58518",
+    "#54a24b",
+    "#e45756",
+    "#72b7b2",
+    "#b279a2",
+    "#eeca3b",
+    "#9d755d",
+    "#ff9da6",
+    "#bab0ac",
+)
+"""Tableau-10 colours; experiment ``E<n>`` gets colour n-1 so E2 looks the same on every track."""
+
+
+# --------------------------------------------------------------------------------------------- dataclasses
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """The RL algorithm an experiment ran, inferred from its config dump."""
+
+    key: str
+    """Stable slug: ``ppo``, ``grpo``, ``dr_grpo``, ``dapo``, ``rloo``, ``reinforce_pp``, ... or the raw
+    ``adv_estimator`` value for estimators rlmon has no name for; ``unknown`` without a config."""
+    name: str
+    """Display name: ``PPO``, ``GRPO``, ``Dr.GRPO``, ``DAPO``, ``RLOO``, ``REINFORCE++``, ..."""
+    description: str
+    """One line saying what distinguishes it."""
+    adv_estimator: str | None = None
+    """``algorithm.adv_estimator`` as logged."""
+    evidence: tuple[str, ...] = ()
+    """The config facts the inference rests on, e.g. ``("algorithm.adv_estimator=grpo", ...)``."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configuration fact of an experiment, from its config dump."""
+
+    key: str
+    """Stable snake_case id, e.g. ``max_response_length``."""
+    label: str
+    """Short human label, e.g. ``max response``."""
+    group: str
+    """One of :data:`SETTING_GROUPS`."""
+    value: Any
+    """JSON-ready value (bool, int, float, str, None)."""
+    display: str
+    """Short display form, e.g. ``16K``, ``32×8``, ``off``."""
+    path: str = ""
+    """Config path(s) it comes from, e.g. ``data.max_response_length``."""
+
+
+@dataclass(frozen=True)
+class SettingDiff:
+    """A setting that differs between experiments: its value per experiment id."""
+
+    key: str
+    label: str
+    group: str
+    values: dict[str, Any]
+    """Experiment id -> value (``None`` when that experiment lacks the setting)."""
+    displays: dict[str, str]
+    """Experiment id -> display form (``—`` when absent)."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One log file of an experiment and what it contributed."""
+
+    name: str
+    """File name (no folder)."""
+    path: str
+    size: int
+    """Bytes."""
+    mtime: float
+    """Modification time, seconds since the epoch."""
+    role: SourceRole
+    first_step: int | None = None
+    """First training step in the file (None when it holds none)."""
+    last_step: int | None = None
+    steps: int = 0
+    """Training steps the file holds."""
+    note: str = ""
+    """Extra detail, e.g. ``resumed at step 100`` or the failure line."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Status and progress numbers of one experiment (see the module docstring for the rules)."""
+
+    status: Status
+    steps_done: int
+    total_steps: int | None
+    missing_steps: tuple[int, ...] = ()
+    """Training steps absent inside the logged range (``first..last``)."""
+    first_step: int | None = None
+    last_step: int | None = None
+    """Last training step as logged (0-based in v0.1 logs)."""
+    elapsed_h: float | None = None
+    """Sum of the step times (``timing_s/step``, v0.1 ``timing/step``) in hours."""
+    mean_step_s: float | None = None
+    median_step_s: float | None = None
+    last_step_s: float | None = None
+    eta_h: float | None = None
+    """Remaining steps x median step time, for running experiments only."""
+    idle_s: float | None = None
+    """Seconds since the newest log file last grew."""
+    failure: str | None = None
+    """First exception line, for crashed experiments only."""
+
+
+@dataclass
+class Experiment:
+    """One experiment: a folder of verl logs under a log root, read and summarised."""
+
+    id: str
+    """Path relative to the root (posix), prefixed with the root's name when several roots are configured."""
+    root: str
+    """The log root it was found under."""
+    path: str
+    """Its folder."""
+    label: str
+    """Short label, ``E2 · DAPO``."""
+    track: str
+    """The model (``Qwen3.5-4B``) unless ``rlmon.toml`` says otherwise."""
+    algorithm: Algorithm
+    description: str
+    """Markdown from ``rlmon.toml``, else the algorithm's one-line description."""
+    color: str
+    """``#rrggbb``."""
+    order: int
+    """Sort key (``rlmon.toml`` ``order``, else derived from the ``E<n>`` code, else large)."""
+    hidden: bool
+    status: Status
+    steps_done: int
+    total_steps: int | None
+    missing_steps: tuple[int, ...]
+    elapsed_h: float | None
+    mean_step_s: float | None
+    median_step_s: float | None
+    last_step_s: float | None
+    eta_h: float | None
+    idle_s: float | None
+    failure: str | None
+    settings: tuple[Setting, ...]
+    sources: tuple[SourceFile, ...]
+    steps: pl.DataFrame
+    """Merged step frame (schema.py), later file wins per step."""
+    metas: tuple[RunMeta, ...]
+    """Run metadata of each RL file, in file order."""
+    problems: tuple[str, ...] = ()
+    """Messages for a person: files skipped, overlaps, rlmon.toml errors, ... (never raised)."""
+    pass_rate_mode: str | None = None
+    """``pm1`` | ``01`` | ``raw`` from ``rlmon.toml``; None = detect from the scores."""
+    last_modified: float | None = None
+    """Newest mtime of its files."""
+    config: dict[str, Any] | None = field(default=None, repr=False)
+    """The config dump of the newest file that has one."""
+
+    @property
+    def progress_text(self) -> str:
+        """``21/150`` (or ``21/?`` when the total is unknown)."""
+        total = "?" if self.total_steps is None else str(self.total_steps)
+        return f"{self.steps_done}/{total}"
+
+    def setting(self, key: str) -> Setting | None:
+        """The setting with this key, if the config provided it."""
+        for item in self.settings:
+            if item.key == key:
+                return item
+        return None
+
+
+# ------------------------------------------------------------------------------------------- config access
+
+
+def config_get(config: Mapping[str, Any] | None, path: str, default: Any = None) -> Any:
+    """Value at a dotted path (``actor_rollout_ref.rollout.n``) of a nested config dict, else ``default``."""
+    node: Any = config
+    for part in path.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def _find_key(config: Any, key: str) -> tuple[str, Any] | None:
+    """First (dotted path, value) where ``key`` occurs anywhere in a nested config."""
+    stack: list[tuple[str, Any]] = [("", config)]
+    while stack:
+        prefix, node = stack.pop(0)
+        if isinstance(node, Mapping):
+            for name, value in node.items():
+                path = f"{prefix}.{name}" if prefix else str(name)
+                if name == key:
+                    return path, value
+                stack.append((path, value))
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- algorithm
+
+ALGORITHMS: dict[str, tuple[str, str]] = {
+    "ppo": ("PPO", "Actor-critic PPO: a learned value model (critic) gives GAE advantages."),
+    "grpo": ("GRPO", "Group-relative advantages: reward minus the group mean, divided by the group std."),
+    "dr_grpo": (
+        "Dr.GRPO",
+        "GRPO without the std division, loss summed per token and normalised by a constant (no length bias).",
+    ),
+    "dapo": (
+        "DAPO",
+        "GRPO with clip-higher, dynamic sampling (drops all-right/all-wrong groups) and overlong reward shaping.",
+    ),
+    "rloo": ("RLOO", "Leave-one-out baseline: each sample is compared with the mean of the others in its group."),
+    "reinforce_pp": (
+        "REINFORCE++",
+        "No group baseline: discounted returns whitened over the whole batch, with a KL penalty.",
+    ),
+    "reinforce_pp_baseline": (
+        "REINFORCE++ baseline",
+        "REINFORCE++ with the group mean subtracted before whitening over the batch.",
+    ),
+    "gpg": ("GPG", "Group Policy Gradient: plain policy gradient on group-relative advantages, no clipping or KL."),
+    "remax": ("ReMax", "REINFORCE with the reward of a greedy rollout as the baseline."),
+    "opo": ("OPO", "On-policy RL with a length-weighted optimal reward baseline."),
+    "grpo_passk": ("GRPO pass@k", "GRPO variant that rewards the best sample of each group (optimises pass@k)."),
+}
+"""Algorithm key -> (display name, one-line description)."""
+
+_ESTIMATOR_KEYS = {
+    "gae": "ppo",
+    "grpo": "grpo",
+    "grpo_vectorized": "grpo",
+    "rloo": "rloo",
+    "rloo_vectorized": "rloo",
+    "reinforce_plus_plus": "reinforce_pp",
+    "reinforce_plus_plus_baseline": "reinforce_pp_baseline",
+    "gpg": "gpg",
+    "remax": "remax",
+    "opo": "opo",
+    "grpo_passk": "grpo_passk",
+}
+
+
+def _algorithm(key: str, adv: str | None, evidence: list[str]) -> Algorithm:
+    name, description = ALGORITHMS[key]
+    return Algorithm(key=key, name=name, description=description, adv_estimator=adv, evidence=tuple(evidence))
+
+
+def infer_algorithm(config: Mapping[str, Any] | None, *, launch_command: str | None = None) -> Algorithm:
+    """Name the algorithm from a config dump (format reference §8).
+
+    Parameters
+    ----------
+    config
+        The parsed config dump (``RunMeta.config``); None when the log had none.
+    launch_command
+        The echoed launch command, if any (``recipe.dapo`` in it marks DAPO).
+
+    Returns
+    -------
+    Algorithm
+        ``unknown`` without a config or estimator; an unnamed ``adv_estimator`` value is shown as-is.
+
+    Examples
+    --------
+    >>> infer_algorithm({"algorithm": {"adv_estimator": "rloo"}}).name
+    'RLOO'
+    """
+    adv = config_get(config, "algorithm.adv_estimator")
+    command = launch_command or ""
+    if adv is None:
+        # Hydra overrides echoed on the command line still name the estimator.
+        match = re.search(r"algorithm\.adv_estimator=([\w.-]+)", command)
+        adv = match.group(1) if match else None
+    if not isinstance(adv, str) or not adv:
+        return Algorithm(key="unknown", name="unknown", description="No config dump found; the algorithm is unknown.")
+    evidence = [f"algorithm.adv_estimator={adv}"]
+    key = _ESTIMATOR_KEYS.get(adv)
+    if key is None:
+        return Algorithm(
+            key=adv,
+            name=adv,
+            description=f"verl advantage estimator '{adv}'.",
+            adv_estimator=adv,
+            evidence=tuple(evidence),
+        )
+    if key == "grpo":
+        dapo_marks = []
+        if config_get(config, "algorithm.filter_groups.enable") is True:
+            dapo_marks.append("algorithm.filter_groups.enable=True")
+        overlong = config_get(config, "reward_model.overlong_buffer.enable")
+        if overlong is True:
+            dapo_marks.append("reward_model.overlong_buffer.enable=True")
+        if "recipe.dapo" in command or "main_dapo" in command:
+            dapo_marks.append("launched with recipe.dapo")
+        if dapo_marks:
+            return _algorithm("dapo", adv, evidence + dapo_marks)
+        norm_std = config_get(config, "algorithm.norm_adv_by_std_in_grpo")
+        agg = config_get(config, "actor_rollout_ref.actor.loss_agg_mode")
+        if norm_std is False and agg == "seq-mean-token-sum-norm":
+            return _algorithm(
+                "dr_grpo",
+                adv,
+                [*evidence, "algorithm.norm_adv_by_std_in_grpo=False", "loss_agg_mode=seq-mean-token-sum-norm"],
+            )
+    return _algorithm(key, adv, evidence)
+
+
+# ----------------------------------------------------------------------------------------------- identity
+
+_CODE = re.compile(r"^([A-Za-z]{1,3})(\d{1,4})(?=$|[_\-. ])")
+
+
+def experiment_code(folder_name: str) -> str | None:
+    """The short code at the start of a folder name: ``e2_dapo_4b`` -> ``E2``; None when there is none."""
+    match = _CODE.match(folder_name)
+    if match is None:
+        return None
+    return match.group(1).upper() + match.group(2)
+
+
+def experiment_label(folder_name: str, algorithm: Algorithm) -> str:
+    """``E2 · DAPO`` from ``e2_dapo_4b``; without a code, ``<folder> · <algorithm>``."""
+    code = experiment_code(folder_name) or folder_name
+    if algorithm.key == "unknown":
+        return code
+    return f"{code} · {algorithm.name}"
+
+
+def experiment_color(experiment_id: str) -> str:
+    """A stable palette colour: ``E<n>`` folders get colour n-1, others a hash of the id."""
+    code = experiment_code(PurePosixPath(experiment_id).name)
+    if code is not None:
+        number = int(re.sub(r"\D", "", code))
+        return PALETTE[(number - 1) % len(PALETTE)]
+    return PALETTE[zlib.crc32(experiment_id.encode("utf-8")) % len(PALETTE)]
+
+
+def model_track(config: Mapping[str, Any] | None) -> str | None:
+    """The model name from ``actor_rollout_ref.model.path``: ``/models/Qwen3.5-4B`` -> ``Qwen3.5-4B``.
+
+    Hugging Face cache paths (``models--Qwen--Qwen2-7B-Instruct/snapshots/<hash>``) give ``Qwen2-7B-Instruct``.
+    """
+    path = config_get(config, "actor_rollout_ref.model.path")
+    if not isinstance(path, str) or not path.strip():
+        return None
+    parts = [part for part in re.split(r"[\\/]+", path.strip()) if part]
+    for part in parts:
+        if part.startswith("models--"):
+            return part.split("--")[-1]
+    return parts[-1] if parts else None
+
+
+# ----------------------------------------------------------------------------------------------- settings
+
+
+def _short_tokens(value: int) -> str:
+    """``16384`` -> ``16K``, ``1024`` -> ``1K``, ``1536`` -> ``1.5K``, ``500`` -> ``500``."""
+    if value >= 1024 and value % 512 == 0:
+        kilo = value / 1024
+        return f"{kilo:g}K"
+    return str(value)
+
+
+def _on_off(value: Any) -> str:
+    return "on" if value else "off"
+
+
+def _number_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def extract_settings(config: Mapping[str, Any] | None, *, total_steps: int | None = None) -> tuple[Setting, ...]:
+    """The settings the team compares runs by, read from a config dump.
+
+    Parameters
+    ----------
+    config
+        The parsed config dump; None gives an empty tuple.
+    total_steps
+        ``Total training steps`` from the log, used when the config leaves it ``None``.
+
+    Returns
+    -------
+    tuple of Setting
+        In :data:`SETTING_GROUPS` order; a setting the config does not have is left out.
+    """
+    if config is None:
+        return ()
+    out: list[Setting] = []
+
+    def add(key: str, label: str, group: str, value: Any, display: str, path: str) -> None:
+        out.append(Setting(key=key, label=label, group=group, value=value, display=display, path=path))
+
+    actor = "actor_rollout_ref.actor"
+    rollout = "actor_rollout_ref.rollout"
+
+    # model
+    model_path = config_get(config, "actor_rollout_ref.model.path")
+    if isinstance(model_path, str):
+        add("model", "model", "model", model_path, model_track(config) or model_path, "actor_rollout_ref.model.path")
+    thinking = _find_key(config, "enable_thinking")
+    if thinking is not None and isinstance(thinking[1], bool):
+        add("thinking", "thinking", "model", thinking[1], "thinking" if thinking[1] else "non-thinking", thinking[0])
+
+    # hardware
+    per_node = config_get(config, "trainer.n_gpus_per_node")
+    nodes = config_get(config, "trainer.nnodes")
+    if _is_int(per_node) and _is_int(nodes):
+        gpus = per_node * nodes
+        display = f"{gpus} GPUs" if nodes == 1 else f"{gpus} GPUs ({nodes}×{per_node})"
+        add("gpus", "GPUs", "hardware", gpus, display, "trainer.n_gpus_per_node × trainer.nnodes")
+    for which, label in (("param_offload", "param offload"), ("optimizer_offload", "optimizer offload")):
+        for engine in ("fsdp_config", "megatron"):
+            value = config_get(config, f"{actor}.{engine}.{which}")
+            if isinstance(value, bool):
+                add(which, label, "hardware", value, _on_off(value), f"{actor}.{engine}.{which}")
+                break
+
+    # rollout
+    engine_name = config_get(config, f"{rollout}.name")
+    if isinstance(engine_name, str):
+        add("rollout_engine", "rollout engine", "rollout", engine_name, engine_name, f"{rollout}.name")
+    tp = config_get(config, f"{rollout}.tensor_model_parallel_size")
+    if _is_int(tp):
+        add("rollout_tp", "rollout TP", "rollout", tp, f"TP={tp}", f"{rollout}.tensor_model_parallel_size")
+    for key, label in (("max_prompt_length", "max prompt"), ("max_response_length", "max response")):
+        value = config_get(config, f"data.{key}")
+        if _is_int(value):
+            add(key, label, "rollout", value, _short_tokens(value), f"data.{key}")
+    batch = config_get(config, "data.train_batch_size")
+    group_n = config_get(config, f"{rollout}.n")
+    if _is_int(batch) and _is_int(group_n):
+        add(
+            "batch",
+            "prompts × samples",
+            "rollout",
+            f"{batch}x{group_n}",
+            f"{batch}×{group_n}",
+            f"data.train_batch_size × {rollout}.n",
+        )
+
+    # algorithm
+    adv = config_get(config, "algorithm.adv_estimator")
+    if isinstance(adv, str):
+        add("adv_estimator", "advantage estimator", "algorithm", adv, adv, "algorithm.adv_estimator")
+    norm_std = config_get(config, "algorithm.norm_adv_by_std_in_grpo")
+    if isinstance(norm_std, bool) and adv in ("grpo", "grpo_vectorized", "grpo_passk"):
+        add("norm_adv_by_std", "divide by group std", "algorithm", norm_std, _on_off(norm_std),
+            "algorithm.norm_adv_by_std_in_grpo")  # fmt: skip
+    use_kl = config_get(config, f"{actor}.use_kl_loss")
+    if isinstance(use_kl, bool):
+        kl_type = config_get(config, f"{actor}.kl_loss_type")
+        kl_coef = config_get(config, f"{actor}.kl_loss_coef")
+        display = "off"
+        if use_kl:
+            display = " ".join(
+                part for part in ("on", str(kl_type or ""), _number_text(kl_coef) if kl_coef is not None else "")
+                if part
+            )  # fmt: skip
+        add("kl_loss", "KL loss", "algorithm", use_kl, display, f"{actor}.use_kl_loss")
+        if use_kl and isinstance(kl_type, str):
+            add("kl_loss_type", "KL loss type", "algorithm", kl_type, kl_type, f"{actor}.kl_loss_type")
+        if use_kl and isinstance(kl_coef, int | float) and not isinstance(kl_coef, bool):
+            add("kl_loss_coef", "KL loss coef", "algorithm", kl_coef, _number_text(kl_coef), f"{actor}.kl_loss_coef")
+    kl_reward = config_get(config, "algorithm.use_kl_in_reward")
+    if isinstance(kl_reward, bool):
+        coef = config_get(config, "algorithm.kl_ctrl.kl_coef")
+        display = _on_off(kl_reward)
+        if kl_reward and isinstance(coef, int | float):
+            display = f"on {_number_text(coef)}"
+        add("kl_in_reward", "KL in reward", "algorithm", kl_reward, display, "algorithm.use_kl_in_reward")
+    agg = config_get(config, f"{actor}.loss_agg_mode")
+    if isinstance(agg, str):
+        add("loss_agg_mode", "loss aggregation", "algorithm", agg, agg, f"{actor}.loss_agg_mode")
+    low = config_get(config, f"{actor}.clip_ratio_low")
+    high = config_get(config, f"{actor}.clip_ratio_high")
+    base = config_get(config, f"{actor}.clip_ratio")
+    if low is None:
+        low = base
+    if high is None:
+        high = base
+    if isinstance(low, int | float) and isinstance(high, int | float):
+        add("clip_ratio", "clip ratio low/high", "algorithm", f"{low:g}/{high:g}", f"{low:g}/{high:g}",
+            f"{actor}.clip_ratio_low / clip_ratio_high")  # fmt: skip
+    filter_groups = config_get(config, "algorithm.filter_groups.enable")
+    if isinstance(filter_groups, bool):
+        add("dynamic_sampling", "dynamic sampling", "algorithm", filter_groups, _on_off(filter_groups),
+            "algorithm.filter_groups.enable")  # fmt: skip
+    overlong = config_get(config, "reward_model.overlong_buffer.enable")
+    if isinstance(overlong, bool):
+        add("overlong_shaping", "overlong shaping", "algorithm", overlong, _on_off(overlong),
+            "reward_model.overlong_buffer.enable")  # fmt: skip
+
+    # optimisation
+    lr = config_get(config, f"{actor}.optim.lr")
+    if isinstance(lr, int | float) and not isinstance(lr, bool):
+        add("lr", "learning rate", "optimisation", lr, _number_text(lr), f"{actor}.optim.lr")
+    mini = config_get(config, f"{actor}.ppo_mini_batch_size")
+    if _is_int(mini):
+        add("ppo_mini_batch_size", "mini-batch", "optimisation", mini, str(mini), f"{actor}.ppo_mini_batch_size")
+    entropy_coeff = config_get(config, f"{actor}.entropy_coeff")
+    if isinstance(entropy_coeff, int | float) and not isinstance(entropy_coeff, bool):
+        add("entropy_coeff", "entropy coef", "optimisation", entropy_coeff, _number_text(entropy_coeff),
+            f"{actor}.entropy_coeff")  # fmt: skip
+
+    # schedule
+    for key, label in (("test_freq", "test every"), ("save_freq", "save every")):
+        value = config_get(config, f"trainer.{key}")
+        if _is_int(value):
+            add(key, label, "schedule", value, "off" if value <= 0 else f"{value} steps", f"trainer.{key}")
+    epochs = config_get(config, "trainer.total_epochs")
+    if _is_int(epochs):
+        add("total_epochs", "epochs", "schedule", epochs, str(epochs), "trainer.total_epochs")
+    steps = config_get(config, "trainer.total_training_steps")
+    if not _is_int(steps):
+        steps = total_steps
+    if _is_int(steps):
+        add("total_steps", "total steps", "schedule", steps, str(steps), "trainer.total_training_steps")
+    order = {group: index for index, group in enumerate(SETTING_GROUPS)}
+    return tuple(sorted(out, key=lambda item: order[item.group]))
+
+
+def settings_diff(experiments: Sequence[Experiment]) -> list[SettingDiff]:
+    """The settings whose value differs between the given experiments ("what did we change?").
+
+    A setting one experiment lacks counts as different from one that has it. Fewer than two experiments
+    give an empty list. The order is the settings' order (by group), first appearance first.
+    """
+    if len(experiments) < 2:
+        return []
+    seen: dict[str, Setting] = {}
+    for experiment in experiments:
+        for item in experiment.settings:
+            seen.setdefault(item.key, item)
+    diffs: list[SettingDiff] = []
+    for key, first in seen.items():
+        values: dict[str, Any] = {}
+        displays: dict[str, str] = {}
+        for experiment in experiments:
+            found = experiment.setting(key)
+            values[experiment.id] = None if found is None else found.value
+            displays[experiment.id] = "—" if found is None else found.display
+        distinct = {repr(value) for value in values.values()}
+        if len(distinct) > 1:
+            diffs.append(SettingDiff(key=key, label=first.label, group=first.group, values=values, displays=displays))
+    order = {group: index for index, group in enumerate(SETTING_GROUPS)}
+    return sorted(diffs, key=lambda diff: order.get(diff.group, len(order)))
+
+
+# --------------------------------------------------------------------------------------- status, progress
+
+_NON_TRAINING = re.compile(r"^(val-core/|val-aux/|val/|test_score/|timing/save_checkpoint$|timing_s/testing$)")
+
+
+def training_rows(steps: pl.DataFrame) -> pl.DataFrame:
+    """Rows of a step frame that come from a training step, not from validation alone.
+
+    A row counts when any column other than validation keys (``val-core/``, ``val-aux/``, ``val/``,
+    ``test_score/``) and the DAPO end-of-data ``timing/save_checkpoint`` is non-null.
+    """
+    columns = [name for name in steps.columns if name != STEP and not _NON_TRAINING.match(name)]
+    if not columns or steps.height == 0:
+        return steps.clear()
+    return steps.filter(pl.any_horizontal([pl.col(name).is_not_null() for name in columns]))
+
+
+def step_time_column(columns: Sequence[str]) -> str | None:
+    """``timing_s/step`` (v0.2+), else ``timing/step`` (v0.1), else None."""
+    for name in ("timing_s/step", "timing/step"):
+        if name in columns:
+            return name
+    return None
+
+
+def _total_steps(metas: Sequence[RunMeta]) -> int | None:
+    for meta in reversed(metas):
+        if meta.total_steps is not None:
+            return meta.total_steps
+    for meta in reversed(metas):
+        configured = config_get(meta.config, "trainer.total_training_steps")
+        if _is_int(configured) and configured > 0:
+            return int(configured)
+        epochs = config_get(meta.config, "trainer.total_epochs")
+        if meta.train_batches is not None and _is_int(epochs):
+            return int(meta.train_batches * epochs)
+    for meta in reversed(metas):
+        if meta.tqdm_total is not None:
+            return meta.tqdm_total
+    return None
+
+
+def summarize_progress(
+    steps: pl.DataFrame,
+    metas: Sequence[RunMeta],
+    *,
+    last_modified: float | None,
+    now: float,
+    stall_factor: float = 3.0,
+    stall_min_s: float = 600.0,
+) -> Progress:
+    """Status and progress of one experiment from its merged steps and its files' metadata.
+
+    Parameters
+    ----------
+    steps
+        The merged step frame (schema.py).
+    metas
+        Run metadata of each RL file, oldest first; the last one is the current attempt.
+    last_modified
+        Newest mtime of the experiment's files (seconds since the epoch); None when unknown.
+    now
+        The current time (seconds since the epoch), passed in so the function stays pure.
+    stall_factor, stall_min_s
+        A running experiment is stalled when ``now - last_modified`` exceeds both
+        ``stall_factor`` x the median step time and ``stall_min_s``.
+
+    Returns
+    -------
+    Progress
+    """
+    zero_based = any(meta.zero_based for meta in metas)
+    total = _total_steps(metas)
+    training = training_rows(steps)
+    logged = sorted(int(step) for step in training.get_column(STEP).to_list()) if training.height else []
+    first = logged[0] if logged else None
+    last = logged[-1] if logged else None
+    steps_done = 0 if last is None else (last + 1 if zero_based else last)
+    resumed_at = max((max(meta.resume_steps) for meta in metas if meta.resume_steps), default=None)
+    if resumed_at is not None and resumed_at > steps_done:
+        steps_done = resumed_at
+    if not logged:
+        tqdm_n = next((meta.tqdm_n for meta in reversed(metas) if meta.tqdm_n is not None), None)
+        if tqdm_n is not None and tqdm_n > steps_done:
+            steps_done = tqdm_n
+    # v0.2 logs the final validation as its own line at step = total after total-1 training steps.
+    final_val_line = (
+        total is not None
+        and steps.height > 0
+        and int(steps.get_column(STEP).max()) >= total  # type: ignore[arg-type]
+        and last is not None
+        and last == total - 1
+    )
+    if final_val_line and total is not None:
+        steps_done = total
+    present = set(logged)
+    missing: tuple[int, ...] = ()
+    if first is not None and last is not None:
+        missing = tuple(step for step in range(first, last + 1) if step not in present)
+
+    time_col = step_time_column(training.columns)
+    times: list[float] = []
+    if time_col is not None:
+        times = [
+            float(value)
+            for value in training.get_column(time_col).to_list()
+            if value is not None and math.isfinite(value) and value >= 0
+        ]
+    elapsed_h = sum(times) / 3600.0 if times else None
+    mean_s = sum(times) / len(times) if times else None
+    median_s = _median(times)
+    last_s = None
+    if time_col is not None and training.height:
+        tail = training.get_column(time_col).drop_nulls()
+        if tail.len():
+            last_s = float(tail[-1])
+    idle_s = None if last_modified is None else max(0.0, now - last_modified)
+
+    current = metas[-1] if metas else None
+    finished_flag = current is not None and current.final_validation
+    finished = (total is not None and steps_done >= total) or finished_flag or bool(final_val_line)
+    status: Status
+    failure = None
+    if finished:
+        status = "finished"
+    elif current is not None and current.failure is not None:
+        status = "crashed"
+        failure = current.failure
+    elif not logged and steps_done == 0:
+        status = "not started"
+    else:
+        status = "running"
+        if idle_s is not None and median_s is not None:
+            if idle_s > stall_factor * median_s and idle_s > stall_min_s:
+                status = "stalled"
+        elif idle_s is not None and idle_s > stall_min_s * stall_factor:
+            # No step time logged: fall back to a multiple of the floor.
+            status = "stalled"
+    eta_h = None
+    if status == "running" and total is not None and median_s is not None:
+        eta_h = max(0, total - steps_done) * median_s / 3600.0
+    return Progress(
+        status=status,
+        steps_done=steps_done,
+        total_steps=total,
+        missing_steps=missing,
+        first_step=first,
+        last_step=last,
+        elapsed_h=elapsed_h,
+        mean_step_s=mean_s,
+        median_step_s=median_s,
+        last_step_s=last_s,
+        eta_h=eta_h,
+        idle_s=idle_s,
+        failure=failure,
+    )
+
+
+def _median(values: Sequence[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2.0
