@@ -234,7 +234,16 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, 
     if rare:
         frames.append(_unpack_pairs(records.filter(pl.col("signature").is_in(rare))))
     wide = pl.concat(frames, how="diagonal") if len(frames) > 1 else frames[0]
-    wide = wide.sort("_line")
+    # columns in order of first appearance in the file, whichever way each group was unpacked
+    order: dict[str, None] = {"_line": None, STEP: None}
+    for signature in groups.get_column("signature").to_list():
+        for part in signature.split(" - "):
+            key = part[:-1] if part.endswith(_KEY_MARK) else part
+            if key in wide.columns:
+                order.setdefault(key, None)
+    for name in wide.columns:
+        order.setdefault(name, None)
+    wide = wide.select(list(order)).sort("_line")
     metric_columns = [name for name in wide.columns if name not in ("_line", STEP)]
     # values that were logged but are not numbers (a damaged pair) count as unparsable
     bad = 0

@@ -1,0 +1,3 @@
+from rlmon.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,387 @@
+"""Per-log cache: a log is parsed once, and a refresh parses only what was appended.
+
+For each log file the cache keeps the step frame and the :class:`~rlmon.parse.MetaCollector` state of every
+*complete* line read so far, plus the file's identity (device, inode), the byte offset where the complete lines
+end, and fingerprints of the file's head and of the bytes just before that offset. On :meth:`LogCache.read`:
+
+* same size and mtime as last time: the cached result is returned, nothing is read;
+* the file grew and its fingerprints still match: only the bytes after the offset are read and parsed;
+* it shrank, was replaced (other inode) or rewritten (a fingerprint differs): it is parsed again from the start.
+
+A trailing line without a line break (the trainer is mid-write, or the file simply lacks a final newline) is
+parsed provisionally: it shows in the result but is not folded into the cached state, so the next refresh
+reads it again, complete.
+
+Persistence (when a cache folder is given, outside the log folders): per log, ``state.json`` plus a
+``base.parquet`` and a few ``delta-N.parquet`` files holding the rows each refresh added, so a refresh
+writes only its new rows; deltas are folded into the base every :data:`MAX_DELTAS` refreshes. Every file is
+written to a temporary name and renamed, and ``state.json`` is written last, so a crash leaves a consistent
+cache. A restart loads the state and continues from the offset. rlmon never writes into a log folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rlmon.errors import LogReadError
+from rlmon.parse import (
+    PARSER_VERSION,
+    MetaCollector,
+    ParsedLog,
+    merge_steps,
+    parse_chunk,
+    parse_jsonl_chunk,
+    split_lines,
+)
+from rlmon.schema import RunMeta, empty_steps
+
+__all__ = ["MAX_DELTAS", "LogCache", "complete_end", "merge_steps", "read_log", "read_logs"]
+
+MAX_DELTAS = 16
+_HEAD_BYTES = 1024
+_TAIL_BYTES = 256
+_READ_BLOCK = 64 * 1024 * 1024
+
+
+def complete_end(data: bytes) -> int:
+    """Length of the prefix of ``data`` made of complete lines.
+
+    A line ends at ``\\n``, or at a ``\\r`` that is not the last byte (a final ``\\r`` may be the first half of
+    ``\\r\\n``, so it waits for the next byte).
+
+    Examples
+    --------
+    >>> complete_end(b"a\\nb")
+    2
+    >>> complete_end(b"a\\rb\\r")
+    2
+    """
+    newline = data.rfind(b"\n")
+    carriage = data.rfind(b"\r", 0, len(data) - 1) if data else -1
+    return max(newline, carriage) + 1
+
+
+def _crc(data: bytes) -> int:
+    return zlib.crc32(data) & 0xFFFFFFFF
+
+
+@dataclass
+class _Entry:
+    """What the cache knows of one log file."""
+
+    path: str
+    device: int = 0
+    inode: int = 0
+    size: int = 0
+    mtime_ns: int = 0
+    offset: int = 0
+    """Bytes of complete lines parsed into ``steps``/``collector``."""
+    lines: int = 0
+    """Complete lines parsed (``\\r`` counts as a line break)."""
+    head_len: int = 0
+    head_crc: int = 0
+    tail_crc: int = 0
+    steps: pl.DataFrame = field(default_factory=empty_steps)
+    collector: MetaCollector = field(default_factory=MetaCollector)
+    result: ParsedLog | None = None
+    """The last answer (complete state plus the provisional last line)."""
+    deltas: int = 0
+
+
+def _is_jsonl(path: str | Path) -> bool:
+    return str(path).lower().endswith((".jsonl", ".ndjson"))
+
+
+class LogCache:
+    """Parsed logs, kept in memory and (optionally) on disk, refreshed incrementally.
+
+    Thread-safe: one instance can serve every visitor of the app.
+
+    Parameters
+    ----------
+    cache_dir
+        Folder for the persisted frames (created when needed); ``None`` keeps everything in memory.
+    """
+
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self.cache_dir = cache_dir
+        self._entries: dict[str, _Entry] = {}
+        self._lock = threading.Lock()
+        self._path_locks: dict[str, threading.Lock] = {}
+        self.parses = 0
+        """How many times bytes were parsed (a full parse or an appended chunk); for tests and benchmarks."""
+
+    # -- public --
+    def read(self, path: str | Path) -> ParsedLog:
+        """The parsed contents of ``path``, reading only what changed since the last call.
+
+        Raises
+        ------
+        LogReadError
+            The file is missing, not a regular file, or cannot be read.
+        """
+        key = os.path.abspath(path)
+        with self._lock:
+            path_lock = self._path_locks.setdefault(key, threading.Lock())
+        with path_lock:
+            return self._read(key)
+
+    def forget(self, path: str | Path) -> None:
+        """Drop what is kept in memory for ``path`` (the disk copy stays)."""
+        with self._lock:
+            self._entries.pop(os.path.abspath(path), None)
+
+    # -- internals --
+    def _read(self, key: str) -> ParsedLog:
+        try:
+            stat = os.stat(key)
+        except FileNotFoundError as error:
+            raise LogReadError("no such file", path=key) from error
+        except OSError as error:
+            raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
+        if os.path.isdir(key):
+            raise LogReadError("is a folder, not a log file", path=key)
+        if not os.path.isfile(key):
+            raise LogReadError("not a regular file", path=key)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._load(key) or _Entry(path=key)
+            self._entries[key] = entry
+        if (
+            entry.result is not None
+            and entry.size == stat.st_size
+            and entry.mtime_ns == stat.st_mtime_ns
+            and entry.inode == stat.st_ino
+            and entry.device == stat.st_dev
+        ):
+            return entry.result
+        try:
+            with open(key, "rb") as handle:
+                if not self._still_same(entry, stat, handle):
+                    entry = _Entry(path=key)
+                    self._entries[key] = entry
+                    self._drop_disk(key)
+                handle.seek(entry.offset)
+                new_bytes = _read_all(handle)
+        except PermissionError as error:
+            raise LogReadError("permission denied", path=key) from error
+        except OSError as error:
+            raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
+        self._advance(entry, new_bytes, stat)
+        return entry.result  # type: ignore[return-value]
+
+    def _still_same(self, entry: _Entry, stat: os.stat_result, handle: Any) -> bool:
+        """Whether the file is the one the entry describes, with bytes only appended since."""
+        if entry.offset == 0:
+            return True
+        if (stat.st_ino, stat.st_dev) != (entry.inode, entry.device) or stat.st_size < entry.offset:
+            return False
+        handle.seek(0)
+        if _crc(handle.read(entry.head_len)) != entry.head_crc:
+            return False
+        start = max(0, entry.offset - _TAIL_BYTES)
+        handle.seek(start)
+        return _crc(handle.read(entry.offset - start)) == entry.tail_crc
+
+    def _advance(self, entry: _Entry, new_bytes: bytes, stat: os.stat_result) -> None:
+        jsonl = _is_jsonl(entry.path)
+        end = complete_end(new_bytes)
+        complete, partial = new_bytes[:end], new_bytes[end:]
+        if complete:
+            self.parses += 1
+            first_line = entry.lines + 1
+            if jsonl:
+                chunk = parse_jsonl_chunk(complete, entry.collector, first_line=first_line)
+                added_lines = complete.count(b"\n")
+            else:
+                lines = split_lines(complete)
+                chunk = parse_chunk(lines, entry.collector, first_line=first_line)
+                added_lines = len(lines)
+            entry.steps = merge_steps([entry.steps, chunk]) if entry.steps.height else merge_steps([chunk])
+            entry.lines += added_lines
+            old_offset = entry.offset
+            entry.offset += end
+            if old_offset == 0:
+                entry.head_len = min(_HEAD_BYTES, len(complete))
+                entry.head_crc = _crc(complete[: entry.head_len])
+            tail_start = max(0, len(complete) - _TAIL_BYTES)
+            tail = complete[tail_start:]
+            if len(tail) < _TAIL_BYTES and old_offset > 0:
+                tail = self._tail_from_file(entry, old_offset, tail)
+            entry.tail_crc = _crc(tail)
+            self._persist(entry, chunk)
+        entry.device, entry.inode = stat.st_dev, stat.st_ino
+        entry.size, entry.mtime_ns = stat.st_size, stat.st_mtime_ns
+        steps = entry.steps
+        collector = entry.collector
+        if partial.strip():
+            self.parses += 1
+            provisional = MetaCollector.from_state(entry.collector.to_state())
+            first_line = entry.lines + 1
+            if jsonl:
+                extra = parse_jsonl_chunk(partial, provisional, first_line=first_line)
+            else:
+                extra = parse_chunk(split_lines(partial), provisional, first_line=first_line)
+            if extra.height:
+                steps = merge_steps([steps, extra])
+            collector = provisional
+        entry.result = ParsedLog(steps=steps, meta=collector.snapshot(steps))
+
+    def _tail_from_file(self, entry: _Entry, old_offset: int, tail: bytes) -> bytes:
+        want = _TAIL_BYTES - len(tail)
+        start = max(0, old_offset - want)
+        try:
+            with open(entry.path, "rb") as handle:
+                handle.seek(start)
+                return handle.read(old_offset - start) + tail
+        except OSError:
+            return tail
+
+    # -- disk --
+    def _folder(self, key: str) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        return self.cache_dir / "logs" / digest
+
+    def _persist(self, entry: _Entry, chunk: pl.DataFrame) -> None:
+        folder = self._folder(entry.path)
+        if folder is None:
+            return
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if entry.deltas >= MAX_DELTAS or not (folder / "base.parquet").exists():
+                _write_parquet(entry.steps, folder / "base.parquet")
+                for old in folder.glob("delta-*.parquet"):
+                    old.unlink(missing_ok=True)
+                entry.deltas = 0
+            else:
+                entry.deltas += 1
+                delta = chunk.drop("_line") if "_line" in chunk.columns else chunk
+                _write_parquet(delta, folder / f"delta-{entry.deltas:04d}.parquet")
+            state = {
+                "parser_version": PARSER_VERSION,
+                "path": entry.path,
+                "device": entry.device,
+                "inode": entry.inode,
+                "offset": entry.offset,
+                "lines": entry.lines,
+                "head_len": entry.head_len,
+                "head_crc": entry.head_crc,
+                "tail_crc": entry.tail_crc,
+                "deltas": entry.deltas,
+                "collector": entry.collector.to_state(),
+            }
+            _write_text(json.dumps(state), folder / "state.json")
+        except OSError:
+            # a cache that cannot be written only costs a re-parse after a restart
+            return
+
+    def _load(self, key: str) -> _Entry | None:
+        folder = self._folder(key)
+        if folder is None or not (folder / "state.json").exists():
+            return None
+        try:
+            state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+            if state.get("parser_version") != PARSER_VERSION or state.get("path") != key:
+                return None
+            frames = [pl.read_parquet(folder / "base.parquet")]
+            for index in range(1, int(state["deltas"]) + 1):
+                frames.append(pl.read_parquet(folder / f"delta-{index:04d}.parquet"))
+            entry = _Entry(
+                path=key,
+                device=int(state["device"]),
+                inode=int(state["inode"]),
+                offset=int(state["offset"]),
+                lines=int(state["lines"]),
+                head_len=int(state["head_len"]),
+                head_crc=int(state["head_crc"]),
+                tail_crc=int(state["tail_crc"]),
+                deltas=int(state["deltas"]),
+                steps=merge_steps(frames),
+                collector=MetaCollector.from_state(state["collector"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError):
+            return None
+        # size/mtime unknown until the next stat: force one look at the file
+        entry.size, entry.mtime_ns = -1, -1
+        return entry
+
+    def _drop_disk(self, key: str) -> None:
+        folder = self._folder(key)
+        if folder is None or not folder.exists():
+            return
+        for item in folder.iterdir():
+            item.unlink(missing_ok=True)
+
+
+def _read_all(handle: Any) -> bytes:
+    blocks = []
+    while True:
+        block = handle.read(_READ_BLOCK)
+        if not block:
+            break
+        blocks.append(block)
+    return b"".join(blocks)
+
+
+def _write_parquet(frame: pl.DataFrame, target: Path) -> None:
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    frame.write_parquet(temporary, compression="lz4", statistics=False)
+    os.replace(temporary, target)
+
+
+def _write_text(text: str, target: Path) -> None:
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, target)
+
+
+def read_log(path: str | Path, *, cache_dir: Path | None = None) -> ParsedLog:
+    """Parse one verl log (console text, or file-logger ``.jsonl``), using the cache in ``cache_dir`` if given.
+
+    Raises
+    ------
+    LogReadError
+        The file is missing, a folder, or unreadable.
+    """
+    return LogCache(cache_dir).read(path)
+
+
+def read_logs(paths: Sequence[str | Path], *, cache: LogCache | None = None) -> ParsedLog:
+    """Several logs of one experiment, in the order given, merged: a later file wins on a step both hold.
+
+    The metadata is the last file's, with the config, total steps and resume markers of earlier files used
+    where the last one lacks them.
+    """
+    cache = cache or LogCache()
+    parsed = [cache.read(path) for path in paths]
+    if not parsed:
+        return ParsedLog(steps=empty_steps(), meta=RunMeta())
+    steps = merge_steps([log.steps for log in parsed])
+    meta = RunMeta.from_json_dict(parsed[-1].meta.to_json_dict())
+    for log in parsed[:-1]:
+        meta.config = meta.config or log.meta.config
+        meta.total_steps = meta.total_steps or log.meta.total_steps
+        meta.launch_command = meta.launch_command or log.meta.launch_command
+        meta.initial_validation = meta.initial_validation or log.meta.initial_validation
+    meta.resume_steps = [step for log in parsed for step in log.meta.resume_steps]
+    meta.resume_paths = [item for log in parsed for item in log.meta.resume_paths]
+    meta.step_lines = sum(log.meta.step_lines for log in parsed)
+    meta.warnings = [warning for log in parsed for warning in log.meta.warnings]
+    if steps.height:
+        meta.first_step = int(steps.get_column("step").min())  # type: ignore[arg-type]
+        meta.last_step = int(steps.get_column("step").max())  # type: ignore[arg-type]
+    if any(log.meta.kind == "rl" for log in parsed):
+        meta.kind = "rl"
+    return ParsedLog(steps=steps, meta=meta)
