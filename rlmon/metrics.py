@@ -1,0 +1,263 @@
+"""Derived metrics: numbers the team reads that verl does not log directly.
+
+Each registry entry carries its name (snake_case), unit, description, the logged keys it needs (with
+alternatives, first match wins) and how to build one polars expression from the keys found.
+:func:`add_derived_metrics` adds every entry it can to a step frame; an entry whose keys are missing is
+skipped and reported, never raised.
+
+Validation scores are derived per data source: ``val_score/<data source>`` (see :func:`validation_keys`).
+
+>>> import polars as pl
+>>> steps = pl.DataFrame({"step": [1, 2], "critic/score/mean": [0.0, 0.5], "critic/score/min": [-1.0, -1.0]})
+>>> add_derived_metrics(steps)[0]["pass_rate"].to_list()
+[50.0, 75.0]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from rlmon.schema import STEP
+
+__all__ = [
+    "DERIVED_METRICS",
+    "PASS_RATE_MODES",
+    "VALIDATION_DESCRIPTION",
+    "VALIDATION_PREFIX",
+    "VALIDATION_UNIT",
+    "DerivedMetric",
+    "add_derived_metrics",
+    "derived_metric",
+    "detect_pass_rate_mode",
+    "validation_keys",
+]
+
+PASS_RATE_MODES = ("pm1", "01", "raw")
+VALIDATION_PREFIX = "val_score/"
+"""Derived validation columns are ``val_score/<data source>``."""
+
+
+@dataclass(frozen=True)
+class DerivedMetric:
+    """One derived metric."""
+
+    name: str
+    """snake_case column name added to the step frame."""
+    unit: str
+    """``%``, ``min``, ``h``, ``1e-4``, ``score``..."""
+    description: str
+    """What it is and how it is computed, for tooltips and the README."""
+    requires: tuple[tuple[str, ...], ...]
+    """Alternatives, in order of preference; each is a set of logged keys that must all be present."""
+    build: Callable[[tuple[str, ...]], pl.Expr]
+    """Given the keys of the first satisfied alternative, the expression computing the metric."""
+
+    def keys_in(self, columns: Sequence[str]) -> tuple[str, ...] | None:
+        """The first alternative whose keys are all in ``columns``; None when none is."""
+        present = set(columns)
+        for alternative in self.requires:
+            if all(key in present for key in alternative):
+                return alternative
+        return None
+
+
+def _pct(keys: tuple[str, ...]) -> pl.Expr:
+    return pl.col(keys[0]) * 100.0
+
+
+def _mismatch(keys: tuple[str, ...]) -> pl.Expr:
+    if keys[0] == "training/rollout_actor_probs_pearson_corr":
+        return (1.0 - pl.col(keys[0])) * 1e4
+    return pl.col(keys[0]) * 1e4
+
+
+def _step_minutes(keys: tuple[str, ...]) -> pl.Expr:
+    return pl.col(keys[0]) / 60.0
+
+
+def _elapsed_hours(keys: tuple[str, ...]) -> pl.Expr:
+    # Cumulative over the rows in step order; a validation-only row adds nothing.
+    return pl.col(keys[0]).fill_null(0.0).fill_nan(0.0).cum_sum() / 3600.0
+
+
+def _pass_rate_placeholder(keys: tuple[str, ...]) -> pl.Expr:
+    return _pass_rate_expr(keys[0], "01")
+
+
+def _pass_rate_expr(key: str, mode: str) -> pl.Expr:
+    if mode == "pm1":
+        return (pl.col(key) + 1.0) / 2.0 * 100.0
+    if mode == "01":
+        return pl.col(key) * 100.0
+    return pl.col(key)
+
+
+PASS_RATE = "pass_rate"
+
+DERIVED_METRICS: tuple[DerivedMetric, ...] = (
+    DerivedMetric(
+        PASS_RATE,
+        "%",
+        "Share of sampled responses judged correct in the training batch. From critic/score/mean (else "
+        "critic/rewards/mean): scores in {-1, 1} give (mean+1)/2, scores in {0, 1} give the mean; the scale "
+        "is detected from the logged minimum (below 0 -> ±1) and can be set with pass_rate in rlmon.toml "
+        "('raw' keeps the logged mean as it is).",
+        (("critic/score/mean",), ("critic/rewards/mean",)),
+        _pass_rate_placeholder,
+    ),
+    DerivedMetric(
+        "rollout_mismatch",
+        "1e-4",
+        "Rollout↔training probability mismatch: (1 − Pearson correlation of rollout and actor token "
+        "probabilities) × 10⁴; logs without the correlation use the mean |p_rollout − p_actor| × 10⁴.",
+        (("training/rollout_actor_probs_pearson_corr",), ("training/rollout_probs_diff_mean",)),
+        _mismatch,
+    ),
+    DerivedMetric(
+        "pg_clipfrac_pct",
+        "%",
+        "Share of tokens whose policy ratio was clipped by PPO's upper/lower bound (actor/pg_clipfrac × 100).",
+        (("actor/pg_clipfrac",),),
+        _pct,
+    ),
+    DerivedMetric(
+        "pg_clipfrac_lower_pct",
+        "%",
+        "Share of tokens clipped by dual-clip PPO's lower bound on negative advantages "
+        "(actor/pg_clipfrac_lower × 100).",
+        (("actor/pg_clipfrac_lower",),),
+        _pct,
+    ),
+    DerivedMetric(
+        "response_clip_pct",
+        "%",
+        "Share of responses cut off at the maximum response length (response_length/clip_ratio × 100).",
+        (("response_length/clip_ratio",),),
+        _pct,
+    ),
+    DerivedMetric(
+        "step_time_min",
+        "min",
+        "Wall-clock time of the whole training step, in minutes (timing_s/step; v0.1 timing/step).",
+        (("timing_s/step",), ("timing/step",)),
+        _step_minutes,
+    ),
+    DerivedMetric(
+        "elapsed_h",
+        "h",
+        "Training time elapsed at the end of the step: cumulative sum of step times, in hours "
+        "(time between steps, e.g. start-up or a resume gap, is not counted).",
+        (("timing_s/step",), ("timing/step",)),
+        _elapsed_hours,
+    ),
+)
+"""The registry, in display order. Validation scores (``val_score/<ds>``) are added per data source."""
+
+VALIDATION_UNIT = "score"
+VALIDATION_DESCRIPTION = (
+    "Headline validation score of a data source: val-core/<ds>/acc/mean@N, else val-core/<ds>/reward/mean@N "
+    "(older logs: val/test_score/<ds>); as logged (accuracy 0–1 for acc)."
+)
+
+
+def derived_metric(name: str) -> DerivedMetric:
+    """The registry entry with this name (``KeyError`` when there is none)."""
+    for entry in DERIVED_METRICS:
+        if entry.name == name:
+            return entry
+    raise KeyError(name)
+
+
+def detect_pass_rate_mode(steps: pl.DataFrame) -> str:
+    """``pm1`` when the logged score minimum goes below 0 (±1 rewards such as math_dapo), else ``01``.
+
+    Looks at ``critic/score/min`` (else ``critic/rewards/min``) over all rows; a frame with neither is ``01``.
+    """
+    for key in ("critic/score/min", "critic/rewards/min"):
+        if key in steps.columns:
+            lowest = steps.get_column(key).drop_nulls().drop_nans().min()
+            if isinstance(lowest, int | float):
+                return "pm1" if lowest < 0 else "01"
+    return "01"
+
+
+_VAL_CORE = re.compile(r"^val-core/(?P<ds>.+)/(?P<var>[^/]+)/mean@(?P<n>\d+)$")
+_VAL_OLD = re.compile(r"^val/test_score/(?P<ds>.+)$")
+_VAL_V01_INITIAL = re.compile(r"^test_score/(?P<ds>.+)$")
+
+
+def validation_keys(columns: Sequence[str]) -> dict[str, str]:
+    """The headline validation key per data source.
+
+    Preference per data source: ``val-core/<ds>/acc/mean@N``, then ``val-core/<ds>/reward/mean@N``, then any
+    other ``val-core/<ds>/<var>/mean@N``, then ``val/test_score/<ds>``, then v0.1's ``test_score/<ds>``;
+    among several N the largest wins.
+
+    Examples
+    --------
+    >>> validation_keys(["val-core/aime24/acc/mean@1", "val-core/aime24/reward/mean@1", "val/test_score/gsm8k"])
+    {'aime24': 'val-core/aime24/acc/mean@1', 'gsm8k': 'val/test_score/gsm8k'}
+    """
+    best: dict[str, tuple[tuple[int, int], str]] = {}
+
+    def offer(ds: str, rank: tuple[int, int], key: str) -> None:
+        if ds not in best or rank > best[ds][0]:
+            best[ds] = (rank, key)
+
+    for key in columns:
+        match = _VAL_CORE.match(key)
+        if match:
+            var_rank = {"acc": 4, "reward": 3}.get(match.group("var"), 2)
+            offer(match.group("ds"), (var_rank, int(match.group("n"))), key)
+            continue
+        match = _VAL_OLD.match(key)
+        if match:
+            offer(match.group("ds"), (1, 0), key)
+            continue
+        match = _VAL_V01_INITIAL.match(key)
+        if match:
+            offer(match.group("ds"), (0, 0), key)
+    return {ds: key for ds, (_, key) in sorted(best.items())}
+
+
+def add_derived_metrics(steps: pl.DataFrame, *, pass_rate_mode: str | None = None) -> tuple[pl.DataFrame, list[str]]:
+    """Add every derived metric the logged keys allow.
+
+    Parameters
+    ----------
+    steps
+        A step frame (schema.py), one row per step.
+    pass_rate_mode
+        ``pm1`` | ``01`` | ``raw``, e.g. from ``rlmon.toml``; None detects it (:func:`detect_pass_rate_mode`).
+        An unknown value is treated as None.
+
+    Returns
+    -------
+    (frame, skipped)
+        The frame sorted by step with the derived columns added (:data:`DERIVED_METRICS` names plus
+        ``val_score/<ds>``), and the names of the entries skipped because their keys are missing.
+    """
+    if STEP in steps.columns:
+        steps = steps.sort(STEP)
+    expressions: list[pl.Expr] = []
+    skipped: list[str] = []
+    for entry in DERIVED_METRICS:
+        keys = entry.keys_in(steps.columns)
+        if keys is None:
+            skipped.append(entry.name)
+            continue
+        if entry.name == PASS_RATE:
+            mode = pass_rate_mode if pass_rate_mode in PASS_RATE_MODES else detect_pass_rate_mode(steps)
+            expression = _pass_rate_expr(keys[0], mode)
+        else:
+            expression = entry.build(keys)
+        expressions.append(expression.cast(pl.Float64).alias(entry.name))
+    for ds, key in validation_keys(steps.columns).items():
+        expressions.append(pl.col(key).cast(pl.Float64).alias(VALIDATION_PREFIX + ds))
+    if not expressions:
+        return steps, skipped
+    return steps.with_columns(expressions), skipped

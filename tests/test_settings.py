@@ -1,0 +1,87 @@
+"""The settings table and load_settings."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from rlmon.errors import SettingError
+from rlmon.settings import SETTINGS, Settings, load_settings
+
+
+def test_every_setting_has_help_env_and_a_field() -> None:
+    assert SETTINGS
+    names = [spec.name for spec in SETTINGS]
+    assert len(names) == len(set(names))
+    assert set(names) == {item.name for item in fields(Settings)}
+    for spec in SETTINGS:
+        assert spec.help.strip() and len(spec.help) > 20, f"setting {spec.name} has no help text"
+        assert spec.env == "RLMON_" + spec.env.removeprefix("RLMON_") and spec.env.isupper()
+        assert spec.option.startswith("--")
+
+
+def test_table_defaults_match_the_dataclass() -> None:
+    by_name = {item.name: item.default for item in fields(Settings)}
+    for spec in SETTINGS:
+        if spec.default is not None:
+            assert by_name[spec.name] == spec.default, spec.name
+
+
+def test_defaults() -> None:
+    settings = load_settings([], {"HOME": "/home/ana"})
+    assert settings.log_roots == ()
+    assert settings.cache_dir == Path("/home/ana/.cache/rlmon")
+    assert settings.stall_factor == 3.0
+    assert settings.refresh_s == 30
+    assert settings.max_points == 2000
+    assert settings.language == "en"
+    assert settings.spike_factor > 1 and settings.spike_window >= 3
+
+
+def test_xdg_cache_home() -> None:
+    assert load_settings([], {"XDG_CACHE_HOME": "/var/cache/x", "HOME": "/h"}).cache_dir == Path("/var/cache/x/rlmon")
+
+
+def test_log_roots_from_env_path_list_and_cli_repeat() -> None:
+    env = {"RLMON_LOG_ROOT": os.pathsep.join(["/data/a", "", "/data/b"])}
+    assert load_settings([], env).log_roots == (Path("/data/a"), Path("/data/b"))
+    cli = ["--log-root", "/x", "--log-root=/y"]
+    assert load_settings(cli, env).log_roots == (Path("/x"), Path("/y"))
+
+
+def test_cli_beats_env_beats_default() -> None:
+    env = {"RLMON_STALL_FACTOR": "4", "RLMON_REFRESH_S": "10"}
+    settings = load_settings(["--stall-factor", "5.5"], env)
+    assert settings.stall_factor == 5.5
+    assert settings.refresh_s == 10
+    assert settings.max_points == 2000
+
+
+def test_frozen() -> None:
+    settings = load_settings([], {})
+    with pytest.raises(AttributeError):
+        settings.refresh_s = 5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "named"),
+    [
+        ([], {"RLMON_STALL_FACTOR": "fast"}, "stall_factor"),
+        ([], {"RLMON_REFRESH_S": "1"}, "refresh_s"),
+        ([], {"RLMON_MAX_POINTS": "2.5"}, "max_points"),
+        ([], {"RLMON_LANGUAGE": "fr"}, "language"),
+        ([], {"RLMON_SMOOTHING_WEIGHT": "1"}, "smoothing_weight"),
+        ([], {"RLMON_STALL_FACTOR": "nan"}, "stall_factor"),
+        (["--refresh-s"], {}, "refresh_s"),
+        (["--refresh-s", "5", "--refresh-s", "6"], {}, "refresh_s"),
+        (["--bogus", "1"], {}, "--bogus"),
+        (["stray"], {}, "stray"),
+    ],
+)
+def test_invalid_values_name_the_setting(argv: list[str], env: dict[str, str], named: str) -> None:
+    with pytest.raises(SettingError) as caught:
+        load_settings(argv, env)
+    assert named in str(caught.value)
