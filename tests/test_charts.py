@@ -1,0 +1,489 @@
+"""Chart builders, checked through their Vega-Lite JSON (``chart.to_dict()``), never pixels."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import polars as pl
+import pytest
+
+from rlmon.charts import (
+    DEFAULT_PALETTE,
+    bar_chart,
+    metric_chart,
+    sparkline_values,
+    stacked_area_chart,
+    validation_chart,
+)
+from rlmon.errors import SettingError
+from rlmon.schema import LONG_SCHEMA
+from rlmon.smoothing import Smoothing
+
+COLORS = {"e1": "#1f77b4", "e2": "#ff7f0e", "e3": "#2ca02c"}
+LABELS = {"e1": "E1 · GRPO", "e2": "E2 · DAPO", "e3": "E3 · Dr.GRPO"}
+
+
+def long_frame(
+    series: dict[str, list[float | None]], *, metric: str = "m", start: int = 1, hours_per_step: float = 0.25
+) -> pl.DataFrame:
+    rows = [
+        (experiment, start + i, (start + i) * hours_per_step, metric, value)
+        for experiment, values in series.items()
+        for i, value in enumerate(values)
+    ]
+    return pl.DataFrame(rows, schema=LONG_SCHEMA, orient="row")
+
+
+def spec_of(chart: Any) -> dict[str, Any]:
+    spec = chart.to_dict()
+    # Strict JSON: a NaN or inf anywhere would break the browser side.
+    json.dumps(spec, allow_nan=False)
+    return spec
+
+
+def rows_of(spec: dict[str, Any], view: dict[str, Any]) -> list[dict[str, Any]]:
+    data = view.get("data") or spec["data"]
+    if "values" in data:
+        return list(data["values"])
+    return list(spec["datasets"][data["name"]])
+
+
+def main_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return rows_of(spec, spec)
+
+
+def layers_with_mark(spec: dict[str, Any], mark: str) -> list[dict[str, Any]]:
+    return [layer for layer in spec["layer"] if layer["mark"]["type"] == mark]
+
+
+def hover_rule(spec: dict[str, Any]) -> dict[str, Any]:
+    (rule,) = [
+        layer for layer in layers_with_mark(spec, "rule") if "tooltip" in layer["encoding"] and "x" in layer["encoding"]
+    ]
+    return rule
+
+
+def simple_chart(long: pl.DataFrame, **kwargs: Any) -> dict[str, Any]:
+    options: dict[str, Any] = {"title": "T", "y_title": "Y", "colors": COLORS, "labels": LABELS}
+    options.update(kwargs)
+    return spec_of(metric_chart(long, **options))
+
+
+# --- metric_chart ------------------------------------------------------------------------------------
+
+
+def test_reference_rule_is_dashed_at_the_cap() -> None:
+    spec = simple_chart(long_frame({"e1": [5100.0, 6000.0]}), reference=16384, reference_label="16K cap")
+    dashed = [layer for layer in layers_with_mark(spec, "rule") if layer["mark"].get("strokeDash")]
+    assert len(dashed) == 1
+    assert dashed[0]["encoding"]["y"] == {"datum": 16384}
+    labels = [layer for layer in layers_with_mark(spec, "text") if layer["encoding"]["y"] == {"datum": 16384}]
+    assert rows_of(spec, labels[0])[0]["text"] == "16K cap"
+
+
+def test_no_reference_no_dashed_rule() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0, 2.0]}))
+    assert not [layer for layer in layers_with_mark(spec, "rule") if layer["mark"].get("strokeDash")]
+
+
+def test_smoothing_on_fades_the_raw_line_under_the_smoothed_one() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0, 2.0, 3.0]}), smoothing=Smoothing("ema", weight=0.5))
+    lines = layers_with_mark(spec, "line")
+    assert [line["encoding"]["y"]["field"] for line in lines] == ["value", "smoothed"]
+    raw_opacity = lines[0]["encoding"]["opacity"]
+    assert raw_opacity["condition"][0]["value"] < 1
+    assert lines[1]["encoding"]["opacity"]["condition"][0]["value"] == 1.0
+
+
+def test_smoothing_off_draws_only_the_raw_line_opaque() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0, 2.0, 3.0]}))
+    lines = layers_with_mark(spec, "line")
+    assert len(lines) == 1
+    assert lines[0]["encoding"]["y"]["field"] == "value"
+    assert lines[0]["encoding"]["opacity"]["condition"][0]["value"] == 1.0
+
+
+def test_smoothing_changes_the_plotted_values() -> None:
+    long = long_frame({"e1": [1.0, 2.0, 3.0]})
+    plain = main_rows(simple_chart(long))
+    smoothed = main_rows(simple_chart(long, smoothing=Smoothing("ema", weight=0.5)))
+    # EMA w = 0.5 by hand: 1, 1.25 / 0.75, 2.125 / 0.875
+    assert [row["smoothed"] for row in plain] == [1.0, 2.0, 3.0]
+    assert [row["smoothed"] for row in smoothed] == pytest.approx([1.0, 5 / 3, 17 / 7])
+    assert [row["value"] for row in smoothed] == [1.0, 2.0, 3.0]
+    averaged = main_rows(simple_chart(long, smoothing=Smoothing("moving_average", window=2)))
+    assert [row["smoothed"] for row in averaged] == [1.0, 1.5, 2.5]
+
+
+def test_legend_selection_sits_on_the_first_layer() -> None:
+    spec = simple_chart(
+        long_frame({"e1": [1.0, 2.0], "e2": [2.0, 1.0]}),
+        smoothing=Smoothing("ema"),
+        reference=3.0,
+        markers=pl.DataFrame({"experiment": ["e1"], "step": [2], "value": [2.0], "text": ["spike"]}),
+    )
+    (legend,) = [param for param in spec["params"] if param.get("bind") == "legend"]
+    assert legend["select"]["fields"] == ["label"]
+    assert legend["views"] == [spec["layer"][0]["name"]]
+    condition = spec["layer"][0]["encoding"]["opacity"]["condition"][0]
+    assert condition["param"] == legend["name"]
+
+
+def test_colours_follow_the_given_order_and_are_stable() -> None:
+    # e3 first in the data, but the scale follows the colour mapping's order; e9 has no colour or label.
+    long = long_frame({"e3": [1.0], "e9": [2.0], "e1": [3.0]})
+    spec = simple_chart(long)
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert scale["domain"] == ["E1 · GRPO", "E3 · Dr.GRPO", "e9"]
+    assert scale["range"] == ["#1f77b4", "#2ca02c", DEFAULT_PALETTE[0]]
+    # the same experiment keeps its colour when another is added or removed
+    alone = simple_chart(long_frame({"e3": [1.0]}))["layer"][0]["encoding"]["color"]["scale"]
+    assert alone == {"domain": ["E3 · Dr.GRPO"], "range": ["#2ca02c"]}
+
+
+def test_repeated_labels_are_told_apart() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0], "e2": [2.0]}), labels={"e1": "GRPO", "e2": "GRPO"})
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["GRPO (e1)", "GRPO (e2)"]
+
+
+def test_hover_tooltip_lists_every_experiment_at_each_step() -> None:
+    # Runs of different lengths share the axis: e2 stops at step 2, so it has no value at step 3.
+    long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [10.0, 20.0], "e3": [7.0, 8.0, 9.0]})
+    spec = simple_chart(long)
+    rule = hover_rule(spec)
+    titles = [item["title"] for item in rule["encoding"]["tooltip"]]
+    assert titles == ["step", "E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO"]
+    rows = {row["step"]: row for row in rows_of(spec, rule)}
+    assert [rows[2][item["field"]] for item in rule["encoding"]["tooltip"][1:]] == [2.0, 20.0, 8.0]
+    assert [rows[3][item["field"]] for item in rule["encoding"]["tooltip"][1:]] == [3.0, None, 9.0]
+    (hover,) = [param for param in spec["params"] if param["name"] == "hover"]
+    assert hover["select"]["nearest"] is True
+    assert hover["select"]["fields"] == ["step"]
+    assert hover["views"] == [rule["name"]]
+
+
+def test_hover_tooltip_shows_smoothed_and_raw_when_smoothing() -> None:
+    long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [4.0, 4.0, 4.0]})
+    spec = simple_chart(long, smoothing=Smoothing("ema", weight=0.5), raw_suffix=" · raw")
+    rule = hover_rule(spec)
+    titles = [item["title"] for item in rule["encoding"]["tooltip"]]
+    assert titles == ["step", "E1 · GRPO", "E1 · GRPO · raw", "E2 · DAPO", "E2 · DAPO · raw"]
+    fields = [item["field"] for item in rule["encoding"]["tooltip"]]
+    step3 = next(row for row in rows_of(spec, rule) if row["step"] == 3)
+    assert [step3[field] for field in fields[1:]] == pytest.approx([17 / 7, 3.0, 4.0, 4.0])
+
+
+def test_hover_on_hours_uses_the_nearest_point_of_each_run() -> None:
+    e1 = long_frame({"e1": [1.0, 2.0, 3.0]}, hours_per_step=1.0)  # hours 1, 2, 3
+    e2 = long_frame({"e2": [10.0, 20.0, 30.0]}, hours_per_step=1.1)  # hours 1.1, 2.2, 3.3
+    spec = simple_chart(pl.concat([e1, e2]), x="hours", x_title="elapsed h")
+    rule = hover_rule(spec)
+    assert rule["encoding"]["x"]["field"] == "hours"
+    assert rule["encoding"]["tooltip"][0] == {"field": "hours", "title": "elapsed h", "type": "quantitative"}
+    rows = {row["hours"]: row for row in rows_of(spec, rule)}
+    # at 2.2 h, e1's nearest point is 2 h (value 2); at 1 h, e2 has not started (its first point is 1.1 h)
+    assert rows[2.2]["r0"] == 2.0 and rows[2.2]["r1"] == 20.0
+    assert rows[1.0]["r0"] == 1.0 and rows[1.0]["r1"] is None
+    assert spec["layer"][0]["encoding"]["x"]["field"] == "hours"
+
+
+def test_hours_axis_leaves_out_steps_with_unknown_hours() -> None:
+    long = long_frame({"e1": [1.0, 2.0, 3.0]}).with_columns(
+        pl.when(pl.col("step") == 1).then(None).otherwise(pl.col("hours")).alias("hours")
+    )
+    spec = simple_chart(long, x="hours")
+    assert [row["step"] for row in main_rows(spec)] == [2, 3]
+
+
+def test_downsampling_bound_respected_beyond_altair_row_limit() -> None:
+    n = 12_000
+    values = [0.2 + (i % 9) * 0.01 for i in range(n)]
+    values[7_000] = 1.13  # the spike
+    long = long_frame({"e1": values, "e2": values[: n // 2], "e3": values[:100]})
+    spec = simple_chart(long, max_points=600, smoothing=Smoothing("ema", weight=0.6))
+    rows = main_rows(spec)
+    per_run: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        per_run.setdefault(row["experiment"], []).append(row)
+    assert len(per_run["e1"]) <= 600
+    assert len(per_run["e2"]) <= 600
+    assert len(per_run["e3"]) == 100
+    assert 1.13 in [row["value"] for row in per_run["e1"]]
+    assert per_run["e1"][-1]["step"] == n
+    assert per_run["e2"][-1]["step"] == n // 2
+    assert len(rows_of(spec, hover_rule(spec))) <= 600
+
+
+def test_smoothing_is_computed_before_downsampling() -> None:
+    # Alternating 0/1 for 10,000 steps: the EMA (w = 0.9) of every point settles near 0.5; an EMA over
+    # the kept min/max/last points only would not match the full-series value at the last step.
+    n = 10_000
+    long = long_frame({"e1": [float(i % 2) for i in range(n)]})
+    rows = main_rows(simple_chart(long, smoothing=Smoothing("ema", weight=0.9), max_points=100))
+    last = rows[-1]
+    assert last["step"] == n
+    # Closed form for the last (odd-index, value 1) point of the alternating series: 1 / (1 + w) = 0.5263...
+    assert last["smoothed"] == pytest.approx(1 / 1.9, rel=1e-6)
+
+
+def test_log_scale() -> None:
+    long = long_frame({"e1": [0.5, 0.0, -1.0, 2.0]})
+    spec = simple_chart(long, log_scale=True)
+    assert spec["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+    # zero and negative values cannot sit on a log axis: left out rather than breaking the chart
+    assert [row["value"] for row in main_rows(spec)] == [0.5, 2.0]
+
+
+def test_linear_scale_by_default() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0, 2.0]}))
+    assert spec["layer"][0]["encoding"]["y"]["scale"].get("type") is None
+
+
+def test_percent_axis_and_tooltip_format() -> None:
+    spec = simple_chart(long_frame({"e1": [0.8, 0.9]}), percent=True)
+    assert spec["layer"][0]["encoding"]["y"]["axis"]["format"] == ".0%"
+    assert hover_rule(spec)["encoding"]["tooltip"][1]["format"] == ".2%"
+
+
+def test_non_finite_values_never_reach_the_spec() -> None:
+    long = long_frame({"e1": [1.0, math.nan, math.inf, 4.0, None]})
+    spec = simple_chart(long, smoothing=Smoothing("moving_average", window=2))
+    rows = main_rows(spec)
+    assert [(row["step"], row["value"], row["smoothed"]) for row in rows] == [(1, 1.0, 1.0), (4, 4.0, 2.5)]
+
+
+def test_markers_are_triangles_with_a_plain_text_tooltip() -> None:
+    markers = pl.DataFrame(
+        {
+            "experiment": ["e2", "e2", "e7"],
+            "step": [2, 3, 1],
+            "value": [20.0, 30.0, 1.0],
+            "text": ["grad_norm spike <b>0.96</b>", "second", "not charted"],
+        }
+    )
+    long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [10.0, 20.0, 30.0]})
+    spec = simple_chart(long, markers=markers, marker_title="signal", x="hours")
+    (layer,) = [lay for lay in layers_with_mark(spec, "point") if lay["mark"].get("shape", "").startswith("triangle")]
+    rows = rows_of(spec, layer)
+    # the markup is data shown as text by the tooltip, never turned into markup by rlmon
+    assert [(row["label"], row["hours"], row["text"]) for row in rows] == [
+        ("E2 · DAPO", 0.5, "grad_norm spike <b>0.96</b>"),
+        ("E2 · DAPO", 0.75, "second"),
+    ]
+    assert {"field": "text", "title": "signal", "type": "nominal"} in layer["encoding"]["tooltip"]
+    assert layer["encoding"]["x"]["field"] == "hours"
+
+
+def test_markers_missing_columns_is_a_setting_error() -> None:
+    with pytest.raises(SettingError, match="text"):
+        simple_chart(long_frame({"e1": [1.0]}), markers=pl.DataFrame({"experiment": ["e1"], "step": [1]}))
+
+
+def test_empty_frame_gives_a_no_data_chart() -> None:
+    empty = pl.DataFrame(schema=LONG_SCHEMA)
+    for chart in (
+        metric_chart(empty, title="T", y_title="Y", colors=COLORS, labels=LABELS, empty_text="nothing yet"),
+        validation_chart(empty, title="T", y_title="Y", colors=COLORS, labels=LABELS, empty_text="nothing yet"),
+        stacked_area_chart(empty, title="T", y_title="s", empty_text="nothing yet"),
+        bar_chart(
+            pl.DataFrame({"experiment": ["e1"], "value": [math.nan]}),
+            title="T",
+            y_title="h",
+            colors=COLORS,
+            labels=LABELS,
+            empty_text="nothing yet",
+        ),
+    ):
+        spec = spec_of(chart)
+        (layer,) = spec["layer"]
+        assert layer["mark"]["type"] == "text"
+        assert rows_of(spec, layer) == [{"text": "nothing yet"}]
+        assert spec["title"] == "T"
+
+
+def test_all_nan_metric_is_empty_too() -> None:
+    spec = simple_chart(long_frame({"e1": [math.nan, None]}))
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["text"]
+
+
+def test_bad_x_axis_is_a_setting_error() -> None:
+    with pytest.raises(SettingError, match="wall"):
+        simple_chart(long_frame({"e1": [1.0]}), x="wall")
+
+
+def test_titles_come_from_the_caller() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0]}), title="通过率", y_title="%", x_title="训练步")
+    assert spec["title"] == "通过率"
+    assert spec["layer"][0]["encoding"]["y"]["title"] == "%"
+    assert spec["layer"][0]["encoding"]["x"]["title"] == "训练步"
+    assert spec["height"] == 260
+
+
+# --- validation_chart --------------------------------------------------------------------------------
+
+
+def test_validation_chart_joins_test_steps_only() -> None:
+    # validation logged every 25 steps; the steps between carry no row (or a null row) and must not break
+    # the line or add points
+    rows = [("e1", step, step / 4, "val", (0.5 + step / 1000) if step % 25 == 0 else None) for step in range(1, 76)]
+    rows += [("e2", 25, 6.0, "val", 0.6)]
+    long = pl.DataFrame(rows, schema=LONG_SCHEMA, orient="row")
+    spec = spec_of(validation_chart(long, title="aime24", y_title="acc", colors=COLORS, labels=LABELS, percent=True))
+    assert [(row["experiment"], row["step"]) for row in main_rows(spec)] == [
+        ("e1", 25),
+        ("e1", 50),
+        ("e1", 75),
+        ("e2", 25),
+    ]
+    (line,) = layers_with_mark(spec, "line")
+    assert line["mark"]["point"] is True
+    assert line["encoding"]["y"]["axis"]["format"] == ".0%"
+    rule = hover_rule(spec)
+    assert [item["title"] for item in rule["encoding"]["tooltip"]] == ["step", "E1 · GRPO", "E2 · DAPO"]
+    assert [row["step"] for row in rows_of(spec, rule)] == [25, 50, 75]
+
+
+# --- bar_chart ---------------------------------------------------------------------------------------
+
+
+def test_bar_chart_one_bar_per_experiment_with_value_text() -> None:
+    hours = pl.DataFrame({"experiment": ["e2", "e1", "e3"], "value": [32.55, 35.1, 37.2]})
+    spec = spec_of(bar_chart(hours, title="hours", y_title="h", colors=COLORS, labels=LABELS, value_format=".1f"))
+    bars, text = spec["layer"]
+    assert bars["mark"]["type"] == "bar"
+    assert text["mark"]["type"] == "text"
+    assert text["encoding"]["text"]["format"] == ".1f"
+    rows = main_rows(spec)
+    assert len(rows) == 3
+    assert {row["label"]: row["value"] for row in rows} == {"E1 · GRPO": 35.1, "E2 · DAPO": 32.55, "E3 · Dr.GRPO": 37.2}
+    assert bars["encoding"]["x"]["sort"] == ["E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO"]
+    assert bars["encoding"]["color"]["scale"]["range"] == ["#1f77b4", "#ff7f0e", "#2ca02c"]
+
+
+def test_bar_chart_requires_its_columns() -> None:
+    with pytest.raises(SettingError, match="value"):
+        bar_chart(pl.DataFrame({"experiment": ["e1"]}), title="T", y_title="h", colors={}, labels={})
+
+
+# --- stacked_area_chart ------------------------------------------------------------------------------
+
+
+def timing_frame(steps: int, slow_step: int | None = None) -> pl.DataFrame:
+    rows = []
+    for step in range(1, steps + 1):
+        gen = 100.0 if step != slow_step else 900.0
+        rows.append(("e1", step, step / 60, "timing_s/gen", gen))
+        rows.append(("e1", step, step / 60, "timing_s/update_actor", 50.0))
+        if step % 25 == 0:
+            rows.append(("e1", step, step / 60, "timing_s/testing", 30.0))
+    return pl.DataFrame(rows, schema=LONG_SCHEMA, orient="row")
+
+
+def test_stacked_area_stacks_phases_and_fills_gaps_with_zero() -> None:
+    spec = spec_of(
+        stacked_area_chart(
+            timing_frame(50),
+            title="time per step",
+            y_title="s",
+            phase_labels={"timing_s/gen": "generation"},
+            phase_colors={"timing_s/testing": "#000000"},
+        )
+    )
+    area = layers_with_mark(spec, "area")[0]
+    assert area["encoding"]["y"]["stack"] == "zero"
+    scale = area["encoding"]["color"]["scale"]
+    # given labels first; the rest unprefixed, largest mean first
+    assert scale["domain"] == ["generation", "update_actor", "testing"]
+    assert scale["range"] == [DEFAULT_PALETTE[0], DEFAULT_PALETTE[1], "#000000"]
+    rows = main_rows(spec)
+    assert len(rows) == 150  # 50 steps x 3 phases: testing counts 0 where not logged
+    at_step_1 = {row["label"]: row["value"] for row in rows if row["step"] == 1}
+    assert at_step_1 == {"generation": 100.0, "update_actor": 50.0, "testing": 0.0}
+    rule = hover_rule(spec)
+    step25 = next(row for row in rows_of(spec, rule) if row["step"] == 25)
+    assert step25["_total"] == 180.0
+
+
+def test_stacked_area_downsampling_keeps_the_slow_step() -> None:
+    spec = spec_of(stacked_area_chart(timing_frame(5_000, slow_step=3_333), title="T", y_title="s", max_points=200))
+    steps = sorted({row["step"] for row in main_rows(spec)})
+    assert len(steps) <= 200
+    assert 3_333 in steps
+    assert steps[-1] == 5_000
+
+
+def test_stacked_area_is_for_one_experiment() -> None:
+    two = pl.concat([timing_frame(3), timing_frame(3).with_columns(pl.lit("e2").alias("experiment"))])
+    with pytest.raises(SettingError, match="one experiment"):
+        stacked_area_chart(two, title="T", y_title="s")
+
+
+def test_stacked_area_on_hours() -> None:
+    spec = spec_of(stacked_area_chart(timing_frame(10), title="T", y_title="s", x="hours"))
+    assert layers_with_mark(spec, "area")[0]["encoding"]["x"]["field"] == "hours"
+    assert all(row["hours"] is not None for row in main_rows(spec))
+
+
+# --- sparkline_values --------------------------------------------------------------------------------
+
+
+def test_sparkline_values_short_series_drops_non_finite() -> None:
+    assert sparkline_values(pl.Series([0.5, math.nan, None, 0.7, math.inf])) == [0.5, 0.7]
+
+
+def test_sparkline_values_thins_long_series_keeping_spike_and_last() -> None:
+    values = [0.8 + (i % 3) * 0.01 for i in range(1_000)]
+    values[500] = 0.1
+    values[-1] = 0.95
+    result = sparkline_values(pl.Series(values), max_points=60)
+    assert len(result) <= 60
+    assert 0.1 in result
+    assert result[-1] == 0.95
+    assert result[0] == 0.8
+
+
+# --- inside streamlit --------------------------------------------------------------------------------
+
+
+def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def app() -> None:
+        import polars as pl
+        import streamlit as st
+
+        from rlmon.charts import bar_chart, metric_chart
+        from rlmon.smoothing import Smoothing
+
+        n = 4_000
+        long = pl.DataFrame(
+            {
+                "experiment": ["a"] * n + ["b"] * n,
+                "step": list(range(1, n + 1)) * 2,
+                "hours": [i / 10 for i in range(2 * n)],
+                "metric": "m",
+                "value": [float(i % 17) for i in range(2 * n)],
+            }
+        )
+        chart = metric_chart(
+            long,
+            title="t",
+            y_title="y",
+            colors={"a": "#ff0000"},
+            labels={"a": "A"},
+            smoothing=Smoothing("ema"),
+            reference=16.0,
+            max_points=3_000,
+        )
+        st.altair_chart(chart, key="test_metric")
+        hours = pl.DataFrame({"experiment": ["a", "b"], "value": [1.0, 2.0]})
+        st.altair_chart(bar_chart(hours, title="b", y_title="h", colors={}, labels={}), key="test_bars")
+
+    at = AppTest.from_function(app, default_timeout=60).run()
+    assert not at.exception
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 2
+    spec = json.loads(charts[0].proto.spec)
+    assert [param["name"] for param in spec["params"]] == ["legend", "hover"]
