@@ -545,7 +545,7 @@ def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings
     last_modified = max(mtimes, default=None)
     config = next((meta.config for meta in reversed(metas) if meta.config is not None), None)
     launch = next((meta.launch_command for meta in reversed(metas) if meta.launch_command), None)
-    algorithm = infer_algorithm(config, launch_command=launch)
+    algorithm = infer_algorithm(config, launch_command=launch, columns=steps.columns)
     progress = summarize_progress(
         steps,
         metas,

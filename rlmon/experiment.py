@@ -9,9 +9,9 @@ Status rules (format reference §6), in order:
 * ``finished``: steps done reached the total, or the last file printed ``Final validation metrics``;
   shutdown noise after that ("worker died", segfaults) is ignored.
 * ``crashed``: the last file holding the run reports a fatal failure (``RunMeta.failure``).
-* ``not started``: no training step has been logged yet.
 * ``stalled``: the log has not grown for longer than ``stall_factor`` x the median step time
-  (and at least ``stall_min_s``).
+  (and at least ``stall_min_s``); before any step time is known, ``stall_factor`` x ``stall_min_s``.
+* ``not started``: no training step has been logged yet (and the log is still growing).
 * ``running``: otherwise.
 """
 
@@ -312,7 +312,9 @@ def _algorithm(key: str, adv: str | None, evidence: list[str]) -> Algorithm:
     return Algorithm(key=key, name=name, description=description, adv_estimator=adv, evidence=tuple(evidence))
 
 
-def infer_algorithm(config: Mapping[str, Any] | None, *, launch_command: str | None = None) -> Algorithm:
+def infer_algorithm(
+    config: Mapping[str, Any] | None, *, launch_command: str | None = None, columns: Sequence[str] = ()
+) -> Algorithm:
     """Name the algorithm from a config dump (format reference §8).
 
     Parameters
@@ -321,6 +323,9 @@ def infer_algorithm(config: Mapping[str, Any] | None, *, launch_command: str | N
         The parsed config dump (``RunMeta.config``); None when the log had none.
     launch_command
         The echoed launch command, if any (``recipe.dapo`` in it marks DAPO).
+    columns
+        Logged keys; used only when neither the config nor the command names an estimator
+        (critic keys such as ``critic/vf_loss`` mean PPO with GAE).
 
     Returns
     -------
@@ -338,6 +343,8 @@ def infer_algorithm(config: Mapping[str, Any] | None, *, launch_command: str | N
         # Hydra overrides echoed on the command line still name the estimator.
         match = re.search(r"algorithm\.adv_estimator=([\w.-]+)", command)
         adv = match.group(1) if match else None
+    if (not isinstance(adv, str) or not adv) and "critic/vf_loss" in columns:
+        return _algorithm("ppo", None, ["critic/vf_loss logged (a critic is trained)"])
     if not isinstance(adv, str) or not adv:
         return Algorithm(key="unknown", name="unknown", description="No config dump found; the algorithm is unknown.")
     evidence = [f"algorithm.adv_estimator={adv}"]
@@ -433,10 +440,13 @@ def _on_off(value: Any) -> str:
 
 
 def _number_text(value: Any) -> str:
+    """``1e-06`` -> ``1e-6``, ``0.001`` -> ``0.001``, ``3`` -> ``3``."""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
-        return f"{value:g}"
+        return re.sub(
+            r"e([-+])0*(\d)", lambda match: "e" + match.group(1).replace("+", "") + match.group(2), f"{value:g}"
+        )
     return str(value)
 
 
@@ -516,6 +526,9 @@ def extract_settings(config: Mapping[str, Any] | None, *, total_steps: int | Non
 
     # algorithm
     adv = config_get(config, "algorithm.adv_estimator")
+    algorithm = infer_algorithm(config)
+    if algorithm.key != "unknown":
+        add("algorithm", "algorithm", "algorithm", algorithm.name, algorithm.name, "; ".join(algorithm.evidence))
     if isinstance(adv, str):
         add("adv_estimator", "advantage estimator", "algorithm", adv, adv, "algorithm.adv_estimator")
     norm_std = config_get(config, "algorithm.norm_adv_by_std_in_grpo")
@@ -686,8 +699,9 @@ def summarize_progress(
     now
         The current time (seconds since the epoch), passed in so the function stays pure.
     stall_factor, stall_min_s
-        A running experiment is stalled when ``now - last_modified`` exceeds both
-        ``stall_factor`` x the median step time and ``stall_min_s``.
+        An unfinished, uncrashed experiment is stalled when ``now - last_modified`` exceeds both
+        ``stall_factor`` x the median step time and ``stall_min_s`` (without a step time:
+        ``stall_factor`` x ``stall_min_s``).
 
     Returns
     -------
@@ -707,16 +721,18 @@ def summarize_progress(
         tqdm_n = next((meta.tqdm_n for meta in reversed(metas) if meta.tqdm_n is not None), None)
         if tqdm_n is not None and tqdm_n > steps_done:
             steps_done = tqdm_n
-    # v0.2 logs the final validation as its own line at step = total after total-1 training steps.
+    # v0.2 logs the final validation as its own line at step = total, after total-1 training steps.
+    max_row = int(steps.get_column(STEP).max()) if steps.height else None  # type: ignore[arg-type]
+    current = metas[-1] if metas else None
     final_val_line = (
-        total is not None
-        and steps.height > 0
-        and int(steps.get_column(STEP).max()) >= total  # type: ignore[arg-type]
-        and last is not None
-        and last == total - 1
+        last is not None
+        and max_row is not None
+        and max_row == last + 1
+        and not zero_based
+        and ((total is not None and max_row == total) or (current is not None and current.final_validation))
     )
-    if final_val_line and total is not None:
-        steps_done = total
+    if final_val_line and max_row is not None:
+        steps_done = max_row
     present = set(logged)
     missing: tuple[int, ...] = ()
     if first is not None and last is not None:
@@ -740,26 +756,23 @@ def summarize_progress(
             last_s = float(tail[-1])
     idle_s = None if last_modified is None else max(0.0, now - last_modified)
 
-    current = metas[-1] if metas else None
     finished_flag = current is not None and current.final_validation
-    finished = (total is not None and steps_done >= total) or finished_flag or bool(final_val_line)
+    finished = (total is not None and steps_done >= total) or finished_flag or final_val_line
     status: Status
     failure = None
+    # Without a step time (stuck before the first step, or no timing logged): a multiple of the floor.
+    stall_after_s = stall_factor * stall_min_s if median_s is None else max(stall_factor * median_s, stall_min_s)
     if finished:
         status = "finished"
     elif current is not None and current.failure is not None:
         status = "crashed"
         failure = current.failure
+    elif idle_s is not None and idle_s > stall_after_s:
+        status = "stalled"
     elif not logged and steps_done == 0:
         status = "not started"
     else:
         status = "running"
-        if idle_s is not None and median_s is not None:
-            if idle_s > stall_factor * median_s and idle_s > stall_min_s:
-                status = "stalled"
-        elif idle_s is not None and idle_s > stall_min_s * stall_factor:
-            # No step time logged: fall back to a multiple of the floor.
-            status = "stalled"
     eta_h = None
     if status == "running" and total is not None and median_s is not None:
         eta_h = max(0, total - steps_done) * median_s / 3600.0
