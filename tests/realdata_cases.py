@@ -520,7 +520,10 @@ CASES: list[RealCase] = [
             (105, "val/loss", 0.058481086045503616),  # line 28, same step as line 27
             (100, "val/loss", None),
         ),
-        meta=_meta(final_validation=True),
+        meta=_meta(
+            final_validation=True,  # line 36, printed (not pprinted) by the SFT trainer
+            final_validation_metrics={"val/loss": 0.058481086045503616},  # line 36
+        ),
         config=UNCHECKED,  # SFT config is a one-line `{'data': ...}` dict (line 18), not the RL dump
         contains={"launch_command": ("verl.trainer.fsdp_sft_trainer",)},  # line 6
     ),

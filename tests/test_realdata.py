@@ -90,18 +90,23 @@ def test_spot_values(realdata_dir: Path, case: RealCase) -> None:
 @cases
 def test_metadata(realdata_dir: Path, case: RealCase) -> None:
     meta = _read(realdata_dir, case).meta
-    assert meta.kind == case.kind
+    wrong: list[str] = []
+    if meta.kind != case.kind:
+        wrong.append(f"kind: expected {case.kind!r}, got {meta.kind!r}")
     for name, expected in case.meta.items():
         actual = getattr(meta, name)
-        if isinstance(expected, dict):
-            assert actual == pytest.approx(expected, rel=1e-12, abs=0.0), name
-        else:
-            assert actual == expected, name
+        matches = (
+            actual == pytest.approx(expected, rel=1e-12, abs=0.0) if isinstance(expected, dict) else actual == expected
+        )
+        if not matches:
+            wrong.append(f"{name}: expected {expected!r}, got {actual!r}")
     for name, needles in case.contains.items():
         actual = getattr(meta, name)
-        assert actual is not None, name
-        for needle in needles:
-            assert needle in actual, f"{name}: {needle!r} not in {actual!r}"
+        wrong.extend(
+            f"{name}: {needle!r} not in {actual!r}" for needle in needles if actual is None or needle not in actual
+        )
+    # every mismatch at once, so one run shows all that a log disagrees on
+    assert not wrong, "\n".join(wrong)
 
 
 @cases
