@@ -1,0 +1,554 @@
+"""Experiment identity, algorithm inference, settings, settings diff, status and progress.
+
+Expected values come from hand-made frames and from the text of the real logs in ../shared/realdata/verl
+(line numbers cited where a value is read off a log).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from rlmon.cache import read_log
+from rlmon.experiment import (
+    ALGORITHMS,
+    PALETTE,
+    SETTING_GROUPS,
+    Experiment,
+    Progress,
+    Setting,
+    experiment_code,
+    experiment_color,
+    experiment_label,
+    extract_settings,
+    infer_algorithm,
+    model_track,
+    settings_diff,
+    summarize_progress,
+    training_rows,
+)
+from rlmon.parse import parse_log_text
+from rlmon.schema import RunMeta
+
+HOUR = 3600.0
+
+
+def settings_by_key(settings: tuple[Setting, ...]) -> dict[str, Setting]:
+    return {item.key: item for item in settings}
+
+
+def make_experiment(experiment_id: str, settings: tuple[Setting, ...]) -> Experiment:
+    algorithm = infer_algorithm(None)
+    return Experiment(
+        id=experiment_id,
+        root="/r",
+        path=f"/r/{experiment_id}",
+        label=experiment_id,
+        track="t",
+        algorithm=algorithm,
+        description="",
+        color=PALETTE[0],
+        order=0,
+        hidden=False,
+        status="finished",
+        steps_done=0,
+        total_steps=None,
+        missing_steps=(),
+        elapsed_h=None,
+        mean_step_s=None,
+        median_step_s=None,
+        last_step_s=None,
+        eta_h=None,
+        idle_s=None,
+        failure=None,
+        settings=settings,
+        sources=(),
+        steps=pl.DataFrame(schema={"step": pl.Int64}),
+        metas=(),
+    )
+
+
+# ----------------------------------------------------------------------------------------------- algorithm
+
+
+def config_4b(**algorithm_overrides: Any) -> dict[str, Any]:
+    """A config shaped like verl's dump for the team's 4B track (values from the seed dashboard)."""
+    return {
+        "actor_rollout_ref": {
+            "actor": {
+                "clip_ratio": 0.2,
+                "clip_ratio_high": 0.2,
+                "clip_ratio_low": 0.2,
+                "fsdp_config": {"optimizer_offload": False, "param_offload": False},
+                "kl_loss_coef": 0.001,
+                "kl_loss_type": "low_var_kl",
+                "loss_agg_mode": "token-mean",
+                "optim": {"lr": 1e-06, "total_training_steps": -1},
+                "ppo_mini_batch_size": 16,
+                "use_kl_loss": True,
+            },
+            "model": {"path": "/models/Qwen/Qwen3.5-4B"},
+            "rollout": {"n": 8, "name": "vllm", "tensor_model_parallel_size": 4, "val_kwargs": {"n": 1}},
+        },
+        "algorithm": {
+            "adv_estimator": "grpo",
+            "kl_ctrl": {"kl_coef": 0.001, "type": "fixed"},
+            "norm_adv_by_std_in_grpo": True,
+            "use_kl_in_reward": False,
+            **algorithm_overrides,
+        },
+        "data": {
+            "apply_chat_template_kwargs": {"enable_thinking": False},
+            "max_prompt_length": 2048,
+            "max_response_length": 16384,
+            "train_batch_size": 32,
+        },
+        "trainer": {
+            "n_gpus_per_node": 4,
+            "nnodes": 1,
+            "save_freq": 50,
+            "test_freq": 25,
+            "total_epochs": 1,
+            "total_training_steps": 150,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("estimator", "name"),
+    [
+        ("gae", "PPO"),
+        ("grpo", "GRPO"),
+        ("grpo_vectorized", "GRPO"),
+        ("rloo", "RLOO"),
+        ("rloo_vectorized", "RLOO"),
+        ("reinforce_plus_plus", "REINFORCE++"),
+        ("reinforce_plus_plus_baseline", "REINFORCE++ baseline"),
+        ("gpg", "GPG"),
+        ("remax", "ReMax"),
+        ("opo", "OPO"),
+        ("grpo_passk", "GRPO pass@k"),
+        ("optimal_token_baseline", "optimal_token_baseline"),
+        ("gdpo", "gdpo"),
+    ],
+)
+def test_algorithm_from_adv_estimator(estimator: str, name: str) -> None:
+    algorithm = infer_algorithm({"algorithm": {"adv_estimator": estimator}})
+    assert algorithm.name == name
+    assert algorithm.adv_estimator == estimator
+    assert algorithm.description.strip()
+    assert f"algorithm.adv_estimator={estimator}" in algorithm.evidence
+
+
+def test_every_named_algorithm_has_a_description() -> None:
+    for key, (name, description) in ALGORITHMS.items():
+        assert name and len(description) > 20, key
+
+
+def test_dr_grpo_needs_no_std_and_seq_mean_token_sum_norm() -> None:
+    config = config_4b(norm_adv_by_std_in_grpo=False)
+    config["actor_rollout_ref"]["actor"]["loss_agg_mode"] = "seq-mean-token-sum-norm"
+    config["actor_rollout_ref"]["actor"]["use_kl_loss"] = False
+    assert infer_algorithm(config).name == "Dr.GRPO"
+    # Only one of the two marks: still GRPO.
+    config["actor_rollout_ref"]["actor"]["loss_agg_mode"] = "token-mean"
+    assert infer_algorithm(config).name == "GRPO"
+
+
+def test_dapo_from_filter_groups_overlong_buffer_or_recipe() -> None:
+    config = config_4b(filter_groups={"enable": True, "max_num_gen_batches": 10, "metric": "acc"})
+    assert infer_algorithm(config).name == "DAPO"
+    config = config_4b()
+    config["reward_model"] = {"overlong_buffer": {"enable": True, "len": 4096, "penalty_factor": 1.0}}
+    assert infer_algorithm(config).key == "dapo"
+    assert infer_algorithm(config_4b(), launch_command="python3 -m recipe.dapo.main_dapo x=1").name == "DAPO"
+    off = config_4b(filter_groups={"enable": False})
+    assert infer_algorithm(off).name == "GRPO"
+
+
+def test_algorithm_without_config() -> None:
+    assert infer_algorithm(None).key == "unknown"
+    assert (
+        infer_algorithm(None, launch_command="python3 -m verl.trainer.main_ppo algorithm.adv_estimator=rloo").name
+        == "RLOO"
+    )
+    assert infer_algorithm(None, columns=["step", "critic/vf_loss"]).name == "PPO"
+
+
+def test_algorithms_of_real_config_dumps(realdata_dir: Path) -> None:
+    expected = {
+        "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log": "GPG",  # 'adv_estimator': 'gpg'
+        "logicrl-reinforce_plus_plus-raylet-warnings-2025-03.log": "REINFORCE++",  # line 76
+        "dstack-ppo-qwen25-7b-resumed-2025-05.log": "PPO",  # line 115: 'gae'
+        "logicrl-grpo-main_task-startup-crash-2025-02.log": "GRPO",
+        "tpu-xla-ppo-stalled-at-step0-2025-07.log": "PPO",  # line 117: 'gae'
+    }
+    for name, algorithm in expected.items():
+        meta = read_log(realdata_dir / name).meta
+        assert infer_algorithm(meta.config, launch_command=meta.launch_command).name == algorithm, name
+    # No config dump, but the critic is logged (PPO with GAE).
+    ppo = read_log(realdata_dir / "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log")
+    assert infer_algorithm(ppo.meta.config, columns=ppo.steps.columns).name == "PPO"
+
+
+# ------------------------------------------------------------------------------------------------ identity
+
+
+def test_experiment_code_and_label() -> None:
+    dapo = infer_algorithm(config_4b(filter_groups={"enable": True}))
+    assert experiment_code("e2_dapo_4b") == "E2"
+    assert experiment_code("E12-foo") == "E12"
+    assert experiment_code("exp2card") is None
+    assert experiment_code("实验一") is None
+    assert experiment_label("e2_dapo_4b", dapo) == "E2 · DAPO"
+    assert experiment_label("my run", dapo) == "my run · DAPO"
+    assert experiment_label("e5", infer_algorithm(None)) == "E5"
+
+
+def test_colors_are_stable_and_follow_the_code() -> None:
+    assert experiment_color("4B/e2_dapo_4b") == PALETTE[1]
+    assert experiment_color("2B/e2_dapo_2b") == PALETTE[1]
+    assert experiment_color("e11_x") == PALETTE[0]
+    assert experiment_color("运行 a") == experiment_color("运行 a")
+    assert experiment_color("运行 a") in PALETTE
+
+
+def test_model_track() -> None:
+    assert model_track(config_4b()) == "Qwen3.5-4B"
+    hf = {"actor_rollout_ref": {"model": {"path": "/hub/models--Qwen--Qwen2-7B-Instruct/snapshots/f282"}}}
+    assert model_track(hf) == "Qwen2-7B-Instruct"
+    assert model_track({"actor_rollout_ref": {"model": {"path": "Qwen/Qwen2.5-7B-Instruct/"}}}) == "Qwen2.5-7B-Instruct"
+    assert model_track(None) is None
+    assert model_track({"actor_rollout_ref": {"model": {"path": None}}}) is None
+
+
+# ------------------------------------------------------------------------------------------------ settings
+
+
+def test_settings_of_the_4b_track() -> None:
+    settings = settings_by_key(extract_settings(config_4b()))
+    displays = {key: item.display for key, item in settings.items()}
+    assert displays["model"] == "Qwen3.5-4B"
+    assert displays["gpus"] == "4 GPUs"
+    assert settings["gpus"].value == 4
+    assert displays["rollout_tp"] == "TP=4"
+    assert displays["rollout_engine"] == "vllm"
+    assert displays["param_offload"] == "off" and displays["optimizer_offload"] == "off"
+    assert displays["thinking"] == "non-thinking" and settings["thinking"].value is False
+    assert displays["max_response_length"] == "16K" and settings["max_response_length"].value == 16384
+    assert displays["max_prompt_length"] == "2K"
+    assert displays["batch"] == "32×8"
+    assert displays["kl_loss"] == "on low_var_kl 0.001"
+    assert displays["kl_loss_type"] == "low_var_kl"
+    assert settings["kl_loss_coef"].value == 0.001
+    assert displays["kl_in_reward"] == "off"
+    assert displays["loss_agg_mode"] == "token-mean"
+    assert displays["clip_ratio"] == "0.2/0.2"
+    assert displays["lr"] == "1e-6"
+    assert displays["test_freq"] == "25 steps"
+    assert displays["save_freq"] == "50 steps"
+    assert displays["total_steps"] == "150"
+    assert displays["algorithm"] == "GRPO"
+    for item in settings.values():
+        assert item.group in SETTING_GROUPS
+        assert item.label and item.display and item.path
+
+
+def test_settings_are_grouped_in_order() -> None:
+    groups = [item.group for item in extract_settings(config_4b())]
+    assert groups == sorted(groups, key=SETTING_GROUPS.index)
+
+
+def test_settings_of_dapo_and_missing_config() -> None:
+    config = config_4b(filter_groups={"enable": True})
+    config["actor_rollout_ref"]["actor"].update(clip_ratio_high=0.28, use_kl_loss=False)
+    config["reward_model"] = {"overlong_buffer": {"enable": True}}
+    settings = settings_by_key(extract_settings(config))
+    assert settings["clip_ratio"].display == "0.2/0.28"
+    assert settings["kl_loss"].display == "off" and "kl_loss_coef" not in settings
+    assert settings["dynamic_sampling"].display == "on"
+    assert settings["overlong_shaping"].display == "on"
+    assert settings["algorithm"].display == "DAPO"
+    assert extract_settings(None) == ()
+    assert extract_settings({}) == ()
+
+
+def test_settings_of_real_config_dumps(realdata_dir: Path) -> None:
+    # gpg-qwen2-7b-fsdp: the set -x line 8 and the dump (lines 609-840).
+    meta = read_log(realdata_dir / "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log").meta
+    gpg = settings_by_key(extract_settings(meta.config, total_steps=meta.total_steps))
+    assert gpg["model"].display == "Qwen2-7B-Instruct"
+    assert gpg["gpus"].value == 8 and gpg["gpus"].display == "8 GPUs"
+    assert gpg["rollout_tp"].value == 2
+    assert gpg["rollout_engine"].value == "vllm"
+    assert gpg["max_prompt_length"].value == 1024 and gpg["max_response_length"].display == "1K"
+    assert gpg["batch"].display == "1024×5"
+    assert gpg["kl_loss"].value is False
+    assert gpg["kl_in_reward"].value is False
+    assert gpg["lr"].value == 1e-06
+    assert gpg["test_freq"].value == 5 and gpg["save_freq"].value == 20
+    assert gpg["total_epochs"].value == 15
+    assert gpg["total_steps"].value == 210  # 'total_training_steps': None -> Total training steps: 210
+    assert "thinking" not in gpg  # the config says nothing about thinking
+
+    # dstack: 'n_gpus_per_node': 8, 'nnodes': 2 (lines 211-212), rollout n 1 (line 101), batch 256 (line 174).
+    meta = read_log(realdata_dir / "dstack-ppo-qwen25-7b-resumed-2025-05.log").meta
+    dstack = settings_by_key(extract_settings(meta.config, total_steps=meta.total_steps))
+    assert dstack["gpus"].value == 16 and dstack["gpus"].display == "16 GPUs (2×8)"
+    assert dstack["batch"].display == "256×1"
+    assert dstack["max_response_length"].display == "256"
+    assert dstack["total_steps"].value == 435
+
+    # logicrl REINFORCE++: KL loss on, low_var_kl, 0.001 (lines 27, 28, 42).
+    meta = read_log(realdata_dir / "logicrl-reinforce_plus_plus-raylet-warnings-2025-03.log").meta
+    rpp = settings_by_key(extract_settings(meta.config))
+    assert rpp["kl_loss"].display == "on low_var_kl 0.001"
+    assert rpp["adv_estimator"].value == "reinforce_plus_plus"
+
+
+def test_settings_diff_on_real_config_dumps(realdata_dir: Path) -> None:
+    experiments = []
+    for name in ("gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log", "dstack-ppo-qwen25-7b-resumed-2025-05.log"):
+        meta = read_log(realdata_dir / name).meta
+        experiments.append(make_experiment(name, extract_settings(meta.config, total_steps=meta.total_steps)))
+    diffs = {diff.key: diff for diff in settings_diff(experiments)}
+    for key in ("algorithm", "gpus", "rollout_tp", "max_prompt_length", "max_response_length", "batch"):
+        assert key in diffs, key
+    # Same in both dumps: lr 1e-06, token-mean, no param offload, KL loss off, 15 epochs.
+    for key in ("lr", "loss_agg_mode", "param_offload", "kl_loss", "total_epochs", "clip_ratio"):
+        assert key not in diffs, key
+    gpus = diffs["gpus"]
+    assert gpus.values == {
+        "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log": 8,
+        "dstack-ppo-qwen25-7b-resumed-2025-05.log": 16,
+    }
+    assert gpus.group == "hardware"
+
+
+def test_settings_diff_by_hand() -> None:
+    grpo = config_4b()
+    dapo = config_4b(filter_groups={"enable": True})
+    dapo["actor_rollout_ref"]["actor"].update(clip_ratio_high=0.28, use_kl_loss=False)
+    first = make_experiment("e1", extract_settings(grpo))
+    second = make_experiment("e2", extract_settings(dapo))
+    diffs = {diff.key: diff for diff in settings_diff([first, second])}
+    assert set(diffs) == {"algorithm", "kl_loss", "kl_loss_type", "kl_loss_coef", "clip_ratio", "dynamic_sampling"}
+    assert diffs["kl_loss_type"].displays == {"e1": "low_var_kl", "e2": "—"}
+    assert diffs["clip_ratio"].displays == {"e1": "0.2/0.2", "e2": "0.2/0.28"}
+    assert settings_diff([first]) == []
+    assert settings_diff([first, make_experiment("e1b", extract_settings(grpo))]) == []
+
+
+# ------------------------------------------------------------------------------------------ status/progress
+
+
+def steps_frame(rows: dict[str, list[Any]]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema_overrides={"step": pl.Int64}).with_columns(
+        [pl.col(name).cast(pl.Float64) for name in rows if name != "step"]
+    )
+
+
+def progress(steps: pl.DataFrame, meta: RunMeta, *, idle_s: float, **options: float) -> Progress:
+    now = 1_000_000.0
+    return summarize_progress(steps, [meta], last_modified=now - idle_s, now=now, **options)
+
+
+RUNNING_STEPS = {
+    "step": [1, 2, 3],
+    "actor/grad_norm": [0.2, 0.3, 0.25],
+    "timing_s/step": [600.0, 1200.0, 900.0],
+}
+
+
+def test_running_with_times_and_eta() -> None:
+    result = progress(steps_frame(RUNNING_STEPS), RunMeta(kind="rl", total_steps=10), idle_s=60)
+    assert result.status == "running"
+    assert (result.steps_done, result.total_steps) == (3, 10)
+    assert result.missing_steps == ()
+    assert math.isclose(result.elapsed_h or 0, 2700 / HOUR)
+    assert math.isclose(result.mean_step_s or 0, 900.0)
+    assert result.median_step_s == 900.0
+    assert result.last_step_s == 900.0
+    # 7 steps left x median 900 s = 1.75 h
+    assert math.isclose(result.eta_h or 0, 1.75)
+    assert result.idle_s == 60
+    assert result.failure is None
+
+
+def test_stalled_by_mtime() -> None:
+    meta = RunMeta(kind="rl", total_steps=10)
+    # 3 x median 900 s = 2700 s: one second more is a stall
+    assert progress(steps_frame(RUNNING_STEPS), meta, idle_s=2701, stall_min_s=0).status == "stalled"
+    assert progress(steps_frame(RUNNING_STEPS), meta, idle_s=2699, stall_min_s=0).status == "running"
+    assert progress(steps_frame(RUNNING_STEPS), meta, idle_s=3700, stall_factor=5, stall_min_s=0).status == "running"
+    # the floor: with 3 s steps, 30 s of silence is not yet a stall
+    fast = steps_frame({"step": [1, 2], "timing_s/step": [3.0, 3.0]})
+    assert progress(fast, meta, idle_s=30, stall_min_s=600).status == "running"
+    assert progress(fast, meta, idle_s=601, stall_min_s=600).status == "stalled"
+    stalled = progress(steps_frame(RUNNING_STEPS), meta, idle_s=5000, stall_min_s=0)
+    assert stalled.eta_h is None
+
+
+def test_finished_and_noise_after_the_end_is_not_a_crash() -> None:
+    done = steps_frame({"step": [1, 2, 3], "actor/grad_norm": [0.1, 0.2, 0.3], "timing_s/step": [1.0, 2.0, 3.0]})
+    meta = RunMeta(kind="rl", total_steps=3, failure="ray.exceptions.ActorDiedError: died", failure_kind="actor_died")
+    result = progress(done, meta, idle_s=10**6)
+    assert result.status == "finished"
+    assert result.failure is None
+    assert result.eta_h is None
+    # "Final validation metrics" printed but the total is unknown
+    result = progress(done, RunMeta(kind="rl", final_validation=True), idle_s=0)
+    assert (result.status, result.steps_done, result.total_steps) == ("finished", 3, None)
+
+
+def test_crashed_shows_the_failure() -> None:
+    meta = RunMeta(kind="rl", total_steps=10, failure="ValueError: num_gen_batches=10 >= max_num_gen_batches=10.")
+    result = progress(steps_frame(RUNNING_STEPS), meta, idle_s=10**6)
+    assert result.status == "crashed"
+    assert result.failure == "ValueError: num_gen_batches=10 >= max_num_gen_batches=10."
+    assert result.eta_h is None
+
+
+def test_not_started_then_stalled_before_the_first_step() -> None:
+    empty = pl.DataFrame(schema={"step": pl.Int64})
+    meta = RunMeta(kind="rl", total_steps=58, tqdm_n=0, tqdm_total=58)
+    result = progress(empty, meta, idle_s=60)
+    assert (result.status, result.steps_done, result.total_steps) == ("not started", 0, 58)
+    assert result.elapsed_h is None and result.mean_step_s is None
+    # without a step time the threshold is stall_factor x stall_min_s = 3 x 600 s
+    assert progress(empty, meta, idle_s=1799).status == "not started"
+    assert progress(empty, meta, idle_s=1801).status == "stalled"
+
+
+def test_zero_based_v01_steps() -> None:
+    steps = steps_frame({"step": [0, 1, 2], "critic/kl": [0.0, 0.1, 0.2], "timing/step": [10.0, 20.0, 30.0]})
+    meta = RunMeta(kind="rl", zero_based=True, total_steps=3)
+    result = progress(steps, meta, idle_s=0)
+    assert (result.status, result.steps_done) == ("finished", 3)
+    assert math.isclose(result.elapsed_h or 0, 60 / HOUR)
+    running = progress(steps, RunMeta(kind="rl", zero_based=True, total_steps=10), idle_s=0)
+    assert running.steps_done == 3 and running.status == "running"
+
+
+def test_v02_validation_only_final_line_counts_as_finished() -> None:
+    steps = steps_frame(
+        {
+            "step": [1, 2, 3],
+            "actor/grad_norm": [0.1, 0.2, None],
+            "val/test_score/openai/gsm8k": [None, None, 0.697],
+            "timing_s/step": [5.0, 5.0, None],
+        }
+    )
+    result = progress(steps, RunMeta(kind="rl", total_steps=3), idle_s=10**6)
+    assert (result.status, result.steps_done, result.missing_steps) == ("finished", 3, ())
+    assert result.last_step == 2
+
+
+def test_missing_steps_inside_the_range() -> None:
+    steps = steps_frame({"step": [0, 3, 4, 6, 7], "actor/grad_norm": [None, 0.1, 0.1, 0.1, 0.1],
+                         "val-core/a/acc/mean@1": [0.5, None, None, None, None]})  # fmt: skip
+    result = progress(steps, RunMeta(kind="rl", total_steps=10), idle_s=0)
+    # the step-0 line is validation only: the training range is 3..7
+    assert result.first_step == 3 and result.last_step == 7
+    assert result.missing_steps == (5,)
+    assert result.steps_done == 7
+
+
+def test_training_rows_ignore_validation_only_lines() -> None:
+    steps = steps_frame(
+        {"step": [0, 1, 2], "val-core/a/acc/mean@1": [0.5, None, 0.6], "actor/pg_loss": [None, 0.1, 0.2]}
+    )
+    assert training_rows(steps).get_column("step").to_list() == [1, 2]
+
+
+# ---------------------------------------------------------------------------------------- real logs, status
+
+
+def real_progress(path: Path, *, idle_s: float) -> Progress:
+    parsed = read_log(path)
+    mtime = path.stat().st_mtime
+    return summarize_progress(parsed.steps, [parsed.meta], last_modified=mtime, now=mtime + idle_s)
+
+
+@pytest.mark.parametrize(
+    ("name", "failure"),
+    [
+        ("maze-ppo-main_task-crash-2025-03.log", "NotImplementedError"),  # line 293
+        ("logicrl-grpo-main_task-startup-crash-2025-02.log",
+         "AssertionError: failed to get register_center_actor: V9zrH5_register_center in []"),  # line 268
+        ("selfplay-grpo-config-error-startup-2025.log", "omegaconf.errors.ConfigAttributeError: Missing key enable"),
+    ],
+)  # fmt: skip
+def test_real_crashes(realdata_dir: Path, name: str, failure: str) -> None:
+    result = real_progress(realdata_dir / name, idle_s=10**7)
+    assert result.status == "crashed"
+    assert result.failure == failure
+    assert result.steps_done == 0
+
+
+def test_real_finished_runs(realdata_dir: Path) -> None:
+    # GPG: steps 1..210 of "Total training steps: 210", then worker-died/segfault noise (not a crash).
+    gpg = real_progress(realdata_dir / "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log", idle_s=10**7)
+    assert (gpg.status, gpg.steps_done, gpg.total_steps, gpg.missing_steps) == ("finished", 210, 210, ())
+    assert gpg.failure is None
+    # the first three timing_s/step values of the log: 252.485, 238.206, 235.568
+    assert gpg.elapsed_h is not None and gpg.elapsed_h > (252.485 + 238.206 + 235.568) / HOUR
+    # v0.1, 0-based: steps 0..434 of 29 batches x 15 epochs.
+    v01 = real_progress(realdata_dir / "ehl-qwen25-05b-ppo-gsm8k-v0.1-2024-12.log", idle_s=10**7)
+    assert (v01.status, v01.steps_done, v01.total_steps) == ("finished", 435, 435)
+    # resumed at 100: steps 101..435, nothing missing inside.
+    resumed = real_progress(realdata_dir / "dstack-ppo-qwen25-7b-resumed-2025-05.log", idle_s=10**7)
+    assert (resumed.status, resumed.steps_done, resumed.first_step, resumed.missing_steps) == (
+        "finished", 435, 101, ()
+    )  # fmt: skip
+    # v0.2: training to step 1119, then the val-only line step:1120 after "Final validation metrics".
+    amd = real_progress(realdata_dir / "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log", idle_s=10**7)
+    assert (amd.status, amd.steps_done, amd.last_step) == ("finished", 1120, 1119)
+
+
+def test_real_stalled_at_step_zero(realdata_dir: Path) -> None:
+    path = realdata_dir / "tpu-xla-ppo-stalled-at-step0-2025-07.log"  # ends at "0/58 [07:16<?, ?it/s]"
+    fresh = real_progress(path, idle_s=30)
+    assert (fresh.status, fresh.steps_done, fresh.total_steps) == ("not started", 0, 58)
+    assert real_progress(path, idle_s=4 * HOUR).status == "stalled"
+
+
+def test_real_running_without_step_lines(realdata_dir: Path) -> None:
+    # trainer.logger=['wandb']: no step lines; tqdm reached 33/15625.
+    walar = real_progress(realdata_dir / "walar-grpo-wandb-only-no-step-lines-2025-06.log", idle_s=30)
+    assert (walar.status, walar.steps_done, walar.total_steps) == ("running", 33, 15625)
+
+
+@pytest.mark.parametrize(
+    ("tail", "failure"),
+    [
+        (["(raylet) A worker died or was killed while executing a task by an unexpected system error.",
+          "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."],
+         "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."),
+        (["(TaskRunner pid=11) ValueError: num_gen_batches=10 >= max_num_gen_batches=10. Generated too many. "
+          "Please check your data."],
+         "ValueError: num_gen_batches=10 >= max_num_gen_batches=10. Generated too many. Please check your data."),
+        (["Error executing job with overrides: ['a=b']", "Traceback (most recent call last):",
+          '  File "x.py", line 1, in <module>', "RuntimeError: CUDA out of memory", "",
+          "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace."],
+         "RuntimeError: CUDA out of memory"),
+        (["ray.exceptions.RayTaskError(ZeroDivisionError): ray::TaskRunner.run() (pid=1, ip=1.2.3.4)",
+          "ZeroDivisionError: division by zero"],
+         "ZeroDivisionError: division by zero"),
+    ],
+)  # fmt: skip
+def test_crash_signatures_after_some_steps(tail: list[str], failure: str) -> None:
+    prefix = "(TaskRunner pid=11) "
+    lines = [
+        prefix + "Total training steps: 10",
+        prefix + "step:1 - actor/grad_norm:0.1 - timing_s/step:100.0",
+        prefix + "step:2 - actor/grad_norm:0.2 - timing_s/step:100.0",
+        *tail,
+    ]
+    parsed = parse_log_text("\n".join(lines) + "\n")
+    result = summarize_progress(parsed.steps, [parsed.meta], last_modified=0.0, now=10.0)
+    assert (result.status, result.steps_done, result.failure) == ("crashed", 2, failure)
