@@ -1,0 +1,379 @@
+"""The headline numbers of one experiment, and the number formats rlmon shows people.
+
+Pure: :func:`headline_numbers` takes an :class:`~rlmon.experiment.Experiment` (already read) and returns a
+:class:`Headline`; nothing here touches files or the clock.
+
+Definitions (the team's old page used the same ones):
+
+* **start** of a metric = the mean of its first 5 training steps (:data:`START_STEPS`);
+* **end** of a metric = the mean of its last 10 training steps (:data:`END_STEPS`);
+* **typical range** = the 5th–95th percentile of the metric over the run (linear interpolation);
+* only training steps count (rows holding validation alone are left out), and only finite values
+  (NaN/inf are reported by the insights, not averaged);
+* pass rate in % comes from the derived-metrics registry (:mod:`rlmon.metrics`);
+* validation scores are the headline key per data source (:func:`rlmon.metrics.validation_keys`), as logged
+  (accuracy 0–1 for ``acc``); the best is the highest value, at its first step.
+
+A metric the run did not log gives ``None``; nothing raises on a missing metric or an empty run.
+
+>>> format_count(5123), format_hours(32.56), format_score(0.8333), format_percent(88.84)
+('5.1k', '32.6h', '0.833', '88.8%')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import polars as pl
+
+from rlmon.experiment import Experiment, config_get, training_rows
+from rlmon.metrics import add_derived_metrics, validation_keys
+from rlmon.schema import STEP
+
+__all__ = [
+    "END_STEPS",
+    "ENTROPY_KEYS",
+    "GRAD_NORM_KEY",
+    "PASS_RATE",
+    "RESPONSE_LENGTH_KEY",
+    "START_STEPS",
+    "Headline",
+    "ValidationPoint",
+    "end_mean",
+    "finite_series",
+    "format_count",
+    "format_duration",
+    "format_hours",
+    "format_percent",
+    "format_range",
+    "format_score",
+    "format_value",
+    "headline_numbers",
+    "percentile",
+    "response_cap",
+    "start_mean",
+    "training_frame",
+]
+
+START_STEPS = 5
+""""Start" of a metric: the mean of its first 5 training steps."""
+END_STEPS = 10
+""""End" of a metric: the mean of its last 10 training steps."""
+
+PASS_RATE = "pass_rate"
+RESPONSE_LENGTH_KEY = "response_length/mean"
+GRAD_NORM_KEY = "actor/grad_norm"
+ENTROPY_KEYS = ("actor/entropy", "actor/entropy_loss")
+"""The policy entropy: ``actor/entropy`` (verl after 2025-06), else the older name ``actor/entropy_loss``."""
+
+
+# -------------------------------------------------------------------------------------------- formatting
+
+
+def _strip(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def format_count(value: float | None) -> str:
+    """A count for people: ``512``, ``5.1k``, ``16k``, ``1.2M``; ``—`` for None or non-finite.
+
+    Examples
+    --------
+    >>> format_count(5123), format_count(16384), format_count(512), format_count(1_234_567)
+    ('5.1k', '16.4k', '512', '1.2M')
+    """
+    if value is None or not math.isfinite(value):
+        return "—"
+    size = abs(value)
+    if size >= 999_950:
+        return f"{value / 1e6:.1f}M"
+    if size >= 999.5:
+        return f"{value / 1e3:.1f}k"
+    return f"{value:.0f}"
+
+
+def format_hours(hours: float | None) -> str:
+    """Hours with one decimal: ``32.6h``; ``—`` for None or non-finite."""
+    if hours is None or not math.isfinite(hours):
+        return "—"
+    return f"{hours:.1f}h"
+
+
+def format_duration(hours: float | None) -> str:
+    """Hours and minutes: ``32h33m``, ``4h23m``, ``45m``; ``—`` for None or non-finite."""
+    if hours is None or not math.isfinite(hours) or hours < 0:
+        return "—"
+    minutes = round(hours * 60)
+    whole, rest = divmod(minutes, 60)
+    return f"{whole}h{rest:02d}m" if whole else f"{rest}m"
+
+
+def format_score(value: float | None) -> str:
+    """A validation score or entropy with three decimals: ``0.833``; ``—`` for None or non-finite."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"{value:.3f}"
+
+
+def format_percent(value: float | None, *, decimals: int = 1) -> str:
+    """A value already in percent: ``88.8%``; ``—`` for None or non-finite."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"{value:.{decimals}f}%"
+
+
+def format_value(value: float | None) -> str:
+    """Any metric value, short: ``0.96``, ``1.13``, ``0.1``, ``0.0042``, ``37``, ``5.1k``, ``nan``, ``inf``.
+
+    Two decimals (trailing zeros dropped) between 0.01 and 100, two significant digits below,
+    :func:`format_count` from 1000 up.
+    """
+    if value is None:
+        return "—"
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    size = abs(value)
+    if size >= 999.5:
+        return format_count(value)
+    if size >= 100:
+        return f"{value:.0f}"
+    if size >= 0.01 or size == 0:
+        return _strip(f"{value:.2f}")
+    return f"{value:.2g}"
+
+
+def format_range(low: float | None, high: float | None, *, unit: str = "") -> str:
+    """``0.1–0.3``, ``88.8–91.1%`` (pass ``unit="%"`` and values in percent); ``—`` when a bound is missing.
+
+    Percent ranges use one decimal, other ranges :func:`format_value`.
+    """
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return "—"
+    if unit == "%":
+        return f"{low:.1f}–{high:.1f}%"
+    return f"{format_value(low)}–{format_value(high)}{unit}"
+
+
+# ---------------------------------------------------------------------------------------------- series
+
+
+def training_frame(experiment: Experiment) -> pl.DataFrame:
+    """The experiment's training rows (no validation-only rows) with the derived metrics added, by step.
+
+    Columns: the step frame's (schema.py) plus :data:`rlmon.metrics.DERIVED_METRICS` names and
+    ``val_score/<data source>``.
+    """
+    rows = training_rows(experiment.steps)
+    if rows.height == 0:
+        return rows
+    frame, _skipped = add_derived_metrics(rows, pass_rate_mode=experiment.pass_rate_mode)
+    return frame
+
+
+def finite_series(frame: pl.DataFrame, key: str) -> tuple[list[int], list[float]]:
+    """Steps and values of one column, leaving out nulls and non-finite values; empty when absent."""
+    if key not in frame.columns or STEP not in frame.columns or frame.height == 0:
+        return [], []
+    steps: list[int] = []
+    values: list[float] = []
+    for step, value in zip(frame.get_column(STEP).to_list(), frame.get_column(key).to_list(), strict=True):
+        if step is None or value is None:
+            continue
+        number = float(value)
+        if math.isfinite(number):
+            steps.append(int(step))
+            values.append(number)
+    return steps, values
+
+
+def start_mean(values: Sequence[float]) -> float | None:
+    """Mean of the first :data:`START_STEPS` values; None when there are none."""
+    head = list(values[:START_STEPS])
+    return sum(head) / len(head) if head else None
+
+
+def end_mean(values: Sequence[float]) -> float | None:
+    """Mean of the last :data:`END_STEPS` values; None when there are none."""
+    tail = list(values[-END_STEPS:])
+    return sum(tail) / len(tail) if tail else None
+
+
+def percentile(values: Sequence[float], fraction: float) -> float | None:
+    """The ``fraction`` quantile (0–1) with linear interpolation (numpy's default); None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * min(max(fraction, 0.0), 1.0)
+    lower = math.floor(position)
+    upper = math.ceil(position)
+    weight = position - lower
+    return ordered[lower] * (1.0 - weight) + ordered[upper] * weight
+
+
+def response_cap(experiment: Experiment) -> int | None:
+    """The response-length cap (``data.max_response_length``, else the rollout's ``response_length``)."""
+    for path in ("data.max_response_length", "actor_rollout_ref.rollout.response_length"):
+        value = config_get(experiment.config, path)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+# -------------------------------------------------------------------------------------------- headline
+
+
+@dataclass(frozen=True)
+class ValidationPoint:
+    """One validation score: data source, the logged key, the step and the value (as logged)."""
+
+    data_source: str
+    key: str
+    step: int
+    value: float
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The numbers that describe one experiment at a glance (see the module docstring for definitions)."""
+
+    experiment: str
+    """Experiment id."""
+    label: str
+    steps: int
+    """Training steps with data."""
+    pass_rate_start: float | None
+    """Mean pass rate (%) of the first 5 training steps."""
+    pass_rate_end: float | None
+    """Mean pass rate (%) of the last 10 training steps."""
+    response_length_start: float | None
+    """Mean response length (tokens) of the first 5 steps."""
+    response_length_end: float | None
+    """Mean response length (tokens) of the last 10 steps."""
+    response_length_max: float | None
+    """Largest ``response_length/max`` logged."""
+    response_cap: int | None
+    """``data.max_response_length`` from the config."""
+    entropy_key: str | None
+    """``actor/entropy`` or ``actor/entropy_loss``; None when neither is logged."""
+    entropy_start: float | None
+    entropy_end: float | None
+    grad_norm_min: float | None
+    grad_norm_max: float | None
+    grad_norm_p05: float | None
+    """Typical range of ``actor/grad_norm``: 5th percentile."""
+    grad_norm_p95: float | None
+    """Typical range of ``actor/grad_norm``: 95th percentile."""
+    elapsed_h: float | None
+    """Training hours (sum of the step times)."""
+    validation_source: str | None
+    """The headline validation data source: the one validated most often (then by name)."""
+    validation_key: str | None
+    """Its logged key, e.g. ``val-core/aime24/acc/mean@1``."""
+    best_validation: tuple[ValidationPoint, ...]
+    """Per data source, the highest score and the first step it was reached."""
+    last_validation: tuple[ValidationPoint, ...]
+    """Per data source, the last score logged."""
+    pass_rate_series: tuple[float, ...]
+    """Pass rate (%) per training step, for a sparkline."""
+
+    def best(self, data_source: str | None = None) -> ValidationPoint | None:
+        """The best validation of a data source (default: the headline one)."""
+        return _pick(self.best_validation, data_source or self.validation_source)
+
+    def last(self, data_source: str | None = None) -> ValidationPoint | None:
+        """The last validation of a data source (default: the headline one)."""
+        return _pick(self.last_validation, data_source or self.validation_source)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of every field (non-finite numbers become None)."""
+        data = asdict(self)
+        data["pass_rate_series"] = [_json_number(value) for value in self.pass_rate_series]
+        for key, value in list(data.items()):
+            if isinstance(value, float):
+                data[key] = _json_number(value)
+        return data
+
+
+def _json_number(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _pick(points: tuple[ValidationPoint, ...], data_source: str | None) -> ValidationPoint | None:
+    for point in points:
+        if point.data_source == data_source:
+            return point
+    return None
+
+
+def _validation(experiment: Experiment) -> tuple[str | None, str | None, list[ValidationPoint], list[ValidationPoint]]:
+    keys = validation_keys(experiment.steps.columns)
+    best: list[ValidationPoint] = []
+    last: list[ValidationPoint] = []
+    counts: dict[str, int] = {}
+    for source, key in keys.items():
+        steps, values = finite_series(experiment.steps, key)
+        if not values:
+            continue
+        counts[source] = len(values)
+        top = max(values)
+        top_index = values.index(top)
+        best.append(ValidationPoint(source, key, steps[top_index], top))
+        last.append(ValidationPoint(source, key, steps[-1], values[-1]))
+    if not counts:
+        return None, None, best, last
+    source = sorted(counts, key=lambda name: (-counts[name], name))[0]
+    return source, keys[source], best, last
+
+
+def headline_numbers(experiment: Experiment) -> Headline:
+    """The headline numbers of an experiment.
+
+    Parameters
+    ----------
+    experiment
+        A loaded experiment (:func:`rlmon.catalog.load_experiment`).
+
+    Returns
+    -------
+    Headline
+        Each number is None when the run did not log what it needs.
+    """
+    frame = training_frame(experiment)
+    _, pass_rate = finite_series(frame, PASS_RATE)
+    _, length = finite_series(frame, RESPONSE_LENGTH_KEY)
+    _, length_max = finite_series(frame, "response_length/max")
+    entropy_key = next((key for key in ENTROPY_KEYS if key in frame.columns), None)
+    entropy: list[float] = []
+    if entropy_key is not None:
+        _, entropy = finite_series(frame, entropy_key)
+    _, grad_norm = finite_series(frame, GRAD_NORM_KEY)
+    source, key, best, last = _validation(experiment)
+    return Headline(
+        experiment=experiment.id,
+        label=experiment.label,
+        steps=frame.height,
+        pass_rate_start=start_mean(pass_rate),
+        pass_rate_end=end_mean(pass_rate),
+        response_length_start=start_mean(length),
+        response_length_end=end_mean(length),
+        response_length_max=max(length_max) if length_max else None,
+        response_cap=response_cap(experiment),
+        entropy_key=entropy_key if entropy else None,
+        entropy_start=start_mean(entropy),
+        entropy_end=end_mean(entropy),
+        grad_norm_min=min(grad_norm) if grad_norm else None,
+        grad_norm_max=max(grad_norm) if grad_norm else None,
+        grad_norm_p05=percentile(grad_norm, 0.05),
+        grad_norm_p95=percentile(grad_norm, 0.95),
+        elapsed_h=experiment.elapsed_h,
+        validation_source=source,
+        validation_key=key,
+        best_validation=tuple(best),
+        last_validation=tuple(last),
+        pass_rate_series=tuple(pass_rate),
+    )
