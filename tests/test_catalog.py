@@ -1,0 +1,402 @@
+"""Catalog discovery and experiment loading on log trees built in tmp folders.
+
+Real logs are copied into tmp roots (never into the repo); synthetic logs are written in verl's console
+format by :func:`verl_log`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pprint
+import shutil
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import rlmon.catalog as catalog_module
+from rlmon.cache import LogCache
+from rlmon.catalog import (
+    Catalog,
+    decode_experiment_id,
+    discover_experiments,
+    encode_experiment_id,
+    load_experiment,
+    name_timestamp,
+    sniff_log_head,
+)
+from rlmon.errors import CatalogError, UnknownExperimentError
+from rlmon.rlmon_toml import parse_root_config
+from rlmon.settings import Settings
+
+PREFIX = "\x1b[36m(TaskRunner pid=4242)\x1b[0m "
+NOW = 2_000_000_000.0
+SETTINGS = Settings()
+
+
+def config(model: str = "/models/Qwen3.5-4B", estimator: str = "grpo", **trainer: Any) -> dict[str, Any]:
+    return {
+        "actor_rollout_ref": {
+            "actor": {"loss_agg_mode": "token-mean", "use_kl_loss": True},
+            "model": {"path": model},
+            "rollout": {"n": 8, "name": "vllm", "tensor_model_parallel_size": 4},
+        },
+        "algorithm": {"adv_estimator": estimator},
+        "data": {"max_response_length": 16384, "train_batch_size": 32},
+        "trainer": {"n_gpus_per_node": 4, "nnodes": 1, "total_epochs": 1, **trainer},
+    }
+
+
+def verl_log(
+    *,
+    steps: range | list[int] = range(0),
+    total: int | None = None,
+    cfg: dict[str, Any] | None = None,
+    grad_norm: float = 0.2,
+    step_s: float = 600.0,
+    tail: list[str] | None = None,
+) -> str:
+    """A console log shaped like verl's: config dump, totals, one metrics line per step."""
+    lines: list[str] = []
+    if cfg is not None:
+        lines += [PREFIX + line for line in pprint.pformat(cfg, width=80).splitlines()]
+    if total is not None:
+        lines.append(PREFIX + f"Size of train dataloader: {total}, Size of val dataloader: 1")
+        lines.append(PREFIX + f"Total training steps: {total}")
+    for step in steps:
+        lines.append(
+            PREFIX + f"step:{step} - actor/grad_norm:{grad_norm} - critic/score/mean:0.5 - critic/score/min:-1.0 - "
+            f"timing_s/step:{step_s}"
+        )
+    lines += tail or []
+    return "\n".join(lines) + "\n"
+
+
+def write(path: Path, text: str, *, mtime: float | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def load(catalog: Catalog, experiment_id: str, *, now: float = NOW) -> Any:
+    return load_experiment(catalog.get(experiment_id), LogCache(None), now=now, settings=SETTINGS)
+
+
+# ----------------------------------------------------------------------------------------------- pure parts
+
+
+def test_name_timestamp() -> None:
+    assert name_timestamp("train_20260716_021500.log") == datetime(2026, 7, 16, 2, 15, 0)
+    assert name_timestamp("run-2026-07-16_02-15-00.log") == datetime(2026, 7, 16, 2, 15, 0)
+    assert name_timestamp("train_20261399_021500.log") is None  # month 13
+    assert name_timestamp("train.log") is None
+    assert name_timestamp("train_1234567890123.log") is None
+
+
+def test_sniff_log_head() -> None:
+    assert sniff_log_head(verl_log(steps=[1]).encode()) == "rl"
+    assert sniff_log_head(verl_log(cfg=config()).encode()) == "rl"
+    assert sniff_log_head(b"Collecting torch\nInstalling collected packages: torch\n") == "none"
+    assert sniff_log_head(b"step:0 - train/loss:1.2 - train/lr(1e-3):0.1\n") == "sft"
+    jsonl = json.dumps({"step": 1, "data": {"actor/grad_norm": 0.1}}).encode() + b"\n"
+    assert sniff_log_head(jsonl, suffix=".jsonl") == "rl"
+    assert sniff_log_head(b'{"name": "x"}\n', suffix=".jsonl") == "none"
+
+
+def test_experiment_ids_encode_for_urls() -> None:
+    for experiment_id in ("4B/e2_dapo_4b", "run 1/实验 二", "a%b?c#d"):
+        encoded = encode_experiment_id(experiment_id)
+        assert all(char.isascii() and char not in "/ ?#" for char in encoded)
+        assert decode_experiment_id(encoded) == experiment_id
+
+
+# -------------------------------------------------------------------------------------------------- roots
+
+
+def test_missing_root_names_it(tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    with pytest.raises(CatalogError) as caught:
+        discover_experiments([missing])
+    assert str(missing) in str(caught.value)
+    a_file = write(tmp_path / "file.log", "x\n")
+    with pytest.raises(CatalogError, match="not a folder"):
+        discover_experiments([a_file])
+
+
+def test_empty_root(tmp_path: Path) -> None:
+    catalog = discover_experiments([tmp_path])
+    assert catalog.experiments == ()
+    assert any("no verl logs" in problem and str(tmp_path) in problem for problem in catalog.problems)
+
+
+def test_tree_ids_file_order_and_ignored_files(tmp_path: Path) -> None:
+    root = tmp_path / "exp2card"
+    write(root / "4B" / "e1_grpo_4b" / "train_20260714_125151.log", verl_log(cfg=config(), total=3, steps=range(1, 4)))
+    # E2: start-up only first, all steps in the second; mtimes reversed so only the names give the order
+    e2 = root / "4B" / "e2_dapo_4b"
+    write(e2 / "train_20260716_021500.log", verl_log(cfg=config(), total=3), mtime=NOW - 10)
+    write(e2 / "train_20260716_023000.log", verl_log(cfg=config(), total=3, steps=range(1, 4)), mtime=NOW - 1000)
+    write(e2 / "notes.txt", "not a log\n")
+    write(root / "4B" / "e2_dapo_4b" / "ckpt" / "model.pt", "binary")
+    write(root / "pip" / "install.log", "Collecting torch\nSuccessfully installed torch\n")
+    catalog = discover_experiments([root])
+    assert catalog.ids == ("4B/e1_grpo_4b", "4B/e2_dapo_4b")
+    names = [item.name for item in catalog.get("4B/e2_dapo_4b").files]
+    assert names == ["train_20260716_021500.log", "train_20260716_023000.log"]
+    assert catalog.ignored == (str(root / "pip" / "install.log"),)
+    assert catalog.ignored_files == 1
+
+    e2_loaded = load(catalog, "4B/e2_dapo_4b")
+    assert [source.role for source in e2_loaded.sources] == ["start-up only", "steps"]
+    assert e2_loaded.sources[1].first_step == 1 and e2_loaded.sources[1].last_step == 3
+    assert (e2_loaded.status, e2_loaded.steps_done, e2_loaded.total_steps) == ("finished", 3, 3)
+    assert e2_loaded.problems == ()
+    assert e2_loaded.label == "E2 · GRPO"
+    assert e2_loaded.track == "Qwen3.5-4B"
+    assert e2_loaded.steps.get_column("step").to_list() == [1, 2, 3]
+
+
+def test_files_without_name_times_follow_mtime(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    write(folder / "a.log", verl_log(steps=[3]), mtime=NOW - 10)
+    write(folder / "b.log", verl_log(steps=[1, 2]), mtime=NOW - 100)
+    catalog = discover_experiments([tmp_path])
+    assert [item.name for item in catalog.get("run").files] == ["b.log", "a.log"]
+
+
+def test_unreadable_subfolder_is_reported_and_the_rest_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "good" / "train.log", verl_log(steps=[1]))
+    locked = tmp_path / "locked"
+    write(locked / "train.log", verl_log(steps=[1]))
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(catalog_module.os, "scandir", scandir)
+    catalog = discover_experiments([tmp_path])
+    assert catalog.ids == ("good",)
+    assert any(str(locked) in problem and "Permission denied" in problem for problem in catalog.problems)
+
+
+def test_symlink_loops_are_not_followed(tmp_path: Path) -> None:
+    write(tmp_path / "a" / "train.log", verl_log(steps=[1]))
+    (tmp_path / "a" / "back").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / "a" / "self.log").symlink_to(tmp_path / "a" / "self.log")
+    catalog = discover_experiments([tmp_path])
+    assert catalog.ids == ("a",)
+    assert [item.name for item in catalog.get("a").files] == ["train.log"]
+    assert any("back" in problem and "loop" in problem for problem in catalog.problems)
+    assert any("self.log" in problem for problem in catalog.problems)
+
+
+def test_symlink_outside_the_root_is_not_followed(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    outside = tmp_path / "outside"
+    write(outside / "secret" / "train.log", verl_log(steps=[1]))
+    write(root / "mine" / "train.log", verl_log(steps=[1]))
+    (root / "elsewhere").symlink_to(outside, target_is_directory=True)
+    (root / "mine" / "leak.log").symlink_to(outside / "secret" / "train.log")
+    catalog = discover_experiments([root])
+    assert catalog.ids == ("mine",)
+    assert [item.name for item in catalog.get("mine").files] == ["train.log"]
+    outside_problems = [problem for problem in catalog.problems if "outside the log root" in problem]
+    assert len(outside_problems) == 2
+
+
+def test_symlink_inside_the_root_is_followed_once(tmp_path: Path) -> None:
+    write(tmp_path / "runs" / "e1" / "train.log", verl_log(steps=[1]))
+    (tmp_path / "latest").symlink_to(tmp_path / "runs", target_is_directory=True)
+    catalog = discover_experiments([tmp_path])
+    # "latest" sorts before "runs": the folder is reached once, through whichever comes first
+    assert len(catalog.experiments) == 1
+
+
+def test_spaces_and_chinese_folder_names(tmp_path: Path) -> None:
+    write(tmp_path / "run 1" / "实验 二" / "训练_20260716_021500.log", verl_log(cfg=config(), total=2, steps=[1, 2]))
+    catalog = discover_experiments([tmp_path])
+    assert catalog.ids == ("run 1/实验 二",)
+    ref = catalog.get(encode_experiment_id("run 1/实验 二"))
+    assert ref.files[0].named_time == datetime(2026, 7, 16, 2, 15, 0)
+    experiment = load(catalog, "run 1/实验 二")
+    assert experiment.label == "实验 二 · GRPO"
+    assert experiment.status == "finished"
+
+
+def test_several_roots_prefix_ids_with_the_root_name(tmp_path: Path) -> None:
+    first = tmp_path / "2B"
+    second = tmp_path / "4B"
+    write(first / "e1_grpo" / "train.log", verl_log(steps=[1]))
+    write(second / "e1_grpo" / "train.log", verl_log(steps=[1]))
+    write(second / "root.log", verl_log(steps=[1]))
+    catalog = discover_experiments([first, second])
+    assert set(catalog.ids) == {"2B/e1_grpo", "4B/e1_grpo", "4B"}
+    clash = tmp_path / "x" / "4B"
+    write(clash / "e9" / "train.log", verl_log(steps=[1]))
+    catalog = discover_experiments([second, clash])
+    assert "4B~2/e9" in catalog.ids
+
+
+def test_unknown_experiment(tmp_path: Path) -> None:
+    write(tmp_path / "e1" / "train.log", verl_log(steps=[1]))
+    with pytest.raises(UnknownExperimentError, match="e7"):
+        discover_experiments([tmp_path]).get("e7")
+
+
+def test_verl_jsonl_experiment(tmp_path: Path) -> None:
+    records = [{"step": step, "data": {"actor/grad_norm": 0.1 * step, "timing_s/step": 60.0}} for step in (1, 2, 3)]
+    write(tmp_path / "proj" / "exp.jsonl", "".join(json.dumps(record) + "\n" for record in records))
+    catalog = discover_experiments([tmp_path])
+    experiment = load(catalog, "proj", now=(tmp_path / "proj" / "exp.jsonl").stat().st_mtime + 1)
+    assert experiment.steps_done == 3
+    assert experiment.elapsed_h == pytest.approx(180 / 3600)
+
+
+# ----------------------------------------------------------------------------------------------- loading
+
+
+def test_two_files_claiming_the_same_steps(tmp_path: Path) -> None:
+    folder = tmp_path / "e1"
+    write(folder / "train_20260101_000000.log", verl_log(steps=[1, 2, 3], grad_norm=0.1, total=5))
+    write(folder / "train_20260102_000000.log", verl_log(steps=[3, 4, 5], grad_norm=0.9, total=5))
+    experiment = load(discover_experiments([tmp_path]), "e1")
+    assert experiment.steps.get_column("step").to_list() == [1, 2, 3, 4, 5]
+    assert experiment.steps.get_column("actor/grad_norm").to_list() == [0.1, 0.1, 0.9, 0.9, 0.9]
+    [problem] = experiment.problems
+    assert "train_20260102_000000.log" in problem and "train_20260101_000000.log" in problem
+    assert "3" in problem
+    assert experiment.status == "finished"
+
+
+def test_file_deleted_between_listing_and_reading(tmp_path: Path) -> None:
+    folder = tmp_path / "e1"
+    first = write(folder / "train_20260101_000000.log", verl_log(steps=[1, 2], total=4))
+    write(folder / "train_20260102_000000.log", verl_log(steps=[3, 4], total=4))
+    catalog = discover_experiments([tmp_path])
+    first.unlink()
+    experiment = load(catalog, "e1")
+    assert [source.role for source in experiment.sources] == ["unreadable", "steps"]
+    assert experiment.steps.get_column("step").to_list() == [3, 4]
+    assert any(str(first) in problem for problem in experiment.problems)
+    assert experiment.missing_steps == ()
+
+
+def test_resumed_and_crashed_attempt_roles(tmp_path: Path) -> None:
+    folder = tmp_path / "e4_rloo"
+    crash = ["Error executing job with overrides: []", "Traceback (most recent call last):",
+             "torch.OutOfMemoryError: CUDA out of memory.",
+             "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace."]  # fmt: skip
+    write(
+        folder / "train_20260101_000000.log", verl_log(cfg=config(estimator="rloo"), total=6, steps=[1, 2], tail=crash)
+    )
+    resumed = verl_log(cfg=config(estimator="rloo"), total=6, steps=[3, 4]).replace(
+        "Total training steps: 6\n", "Total training steps: 6\n" + PREFIX + "Setting global step to 2\n"
+    )
+    write(folder / "train_20260102_000000.log", resumed, mtime=NOW - 60)
+    experiment = load(discover_experiments([tmp_path]), "e4_rloo")
+    assert [source.role for source in experiment.sources] == ["crashed attempt", "resumed"]
+    assert experiment.sources[0].note == "torch.OutOfMemoryError: CUDA out of memory."
+    assert (experiment.status, experiment.progress_text) == ("running", "4/6")
+    assert experiment.failure is None
+    assert experiment.label == "E4 · RLOO"
+    # 2 steps left x median 600 s
+    assert experiment.eta_h == pytest.approx(1200 / 3600)
+
+
+def test_stalled_by_mtime_through_the_catalog(tmp_path: Path) -> None:
+    log = write(tmp_path / "e5" / "train.log", verl_log(total=150, steps=range(1, 22), step_s=750.0))
+    os.utime(log, (NOW - 4 * 750, NOW - 4 * 750))
+    experiment = load(discover_experiments([tmp_path]), "e5")
+    assert (experiment.status, experiment.progress_text) == ("stalled", "21/150")
+    assert experiment.idle_s == pytest.approx(3000)
+    os.utime(log, (NOW - 100, NOW - 100))
+    assert load(discover_experiments([tmp_path]), "e5").status == "running"
+
+
+def test_real_logs_copied_into_a_tmp_root(tmp_path: Path, realdata_dir: Path) -> None:
+    copies = {
+        "maze": "maze-ppo-main_task-crash-2025-03.log",
+        "gpg 7b": "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log",
+        "sft": "ehl-gemma2-2b-sft-gsm8k-v0.1-2024-12.log",
+    }
+    for folder, name in copies.items():
+        (tmp_path / folder).mkdir()
+        shutil.copyfile(realdata_dir / name, tmp_path / folder / name)
+    catalog = discover_experiments([tmp_path])
+    assert set(catalog.ids) == {"maze", "gpg 7b"}
+    assert catalog.ignored == (str(tmp_path / "sft" / copies["sft"]),)
+    assert any("SFT" in problem for problem in catalog.problems)
+    maze = load(catalog, "maze")
+    assert (maze.status, maze.failure, maze.algorithm.name) == ("crashed", "NotImplementedError", "PPO")
+    assert maze.label == "maze · PPO"
+    gpg = load(catalog, "gpg 7b")
+    assert (gpg.status, gpg.progress_text, gpg.track) == ("finished", "210/210", "Qwen2-7B-Instruct")
+    assert gpg.setting("batch") is not None and gpg.setting("batch").display == "1024×5"  # type: ignore[union-attr]
+
+
+# ------------------------------------------------------------------------------------------------ rlmon.toml
+
+
+def test_rlmon_toml_overrides(tmp_path: Path) -> None:
+    write(tmp_path / "e1_grpo" / "train.log", verl_log(cfg=config(), steps=[1]))
+    write(tmp_path / "b run" / "train.log", verl_log(cfg=config(), steps=[1]))
+    write(
+        tmp_path / "rlmon.toml",
+        'pass_rate = "01"\n\n[experiments.e1_grpo]\nlabel = "GRPO baseline"\ndescription = "**KL** 1e-3"\n'
+        'color = "#123456"\norder = 9\ntrack = "4B"\nhidden = true\npass_rate = "pm1"\n\n'
+        '[experiments."b run"]\norder = 1\n',
+    )
+    catalog = discover_experiments([tmp_path])
+    assert catalog.problems == ()
+    assert catalog.ids == ("b run", "e1_grpo")  # order 1 before order 9
+    first = load(catalog, "e1_grpo")
+    assert (first.label, first.description, first.color, first.track) == (
+        "GRPO baseline",
+        "**KL** 1e-3",
+        "#123456",
+        "4B",
+    )
+    assert first.hidden is True and first.pass_rate_mode == "pm1" and first.order == 9
+    other = load(catalog, "b run")
+    assert other.pass_rate_mode == "01" and other.hidden is False
+    assert other.description == other.algorithm.description
+
+
+def test_rlmon_toml_errors_keep_the_rest_working(tmp_path: Path) -> None:
+    write(tmp_path / "e1_grpo" / "train.log", verl_log(cfg=config(), steps=[1]))
+    write(tmp_path / "rlmon.toml", '[experiments.e1_grpo]\nlabel = "ok"\norder = "first"\ncolour = "#fff"\n')
+    catalog = discover_experiments([tmp_path])
+    toml_path = str(tmp_path / "rlmon.toml")
+    assert any(problem.startswith(f"{toml_path}:3:") and "order" in problem for problem in catalog.problems)
+    assert any(problem.startswith(f"{toml_path}:4:") and "colour" in problem for problem in catalog.problems)
+    assert load(catalog, "e1_grpo").label == "ok"
+
+    write(tmp_path / "rlmon.toml", '[experiments.e1_grpo]\nlabel = "unterminated\n')
+    catalog = discover_experiments([tmp_path])
+    assert any(problem.startswith(f"{toml_path}:2:") for problem in catalog.problems)
+    assert load(catalog, "e1_grpo").label == "E1 · GRPO"
+
+
+def test_parse_root_config_problems() -> None:
+    text = (
+        'pass_rate = "half"\n[experiments.a]\ncolor = "red"\nhidden = 1\norder = true\n[experiments.b]\ntrack = "2B"\n'
+    )
+    parsed = parse_root_config(text, path="r/rlmon.toml")
+    assert parsed.defaults.pass_rate is None
+    assert parsed.experiments["b"].track == "2B"
+    lines = sorted(int(problem.split(":")[1]) for problem in parsed.problems)
+    assert lines == [1, 3, 4, 5]
+    assert parsed.for_experiment("a").color is None
+
+
+def test_rlmon_toml_naming_a_missing_experiment(tmp_path: Path) -> None:
+    write(tmp_path / "e1" / "train.log", verl_log(steps=[1]))
+    write(tmp_path / "rlmon.toml", '[experiments.e9]\nlabel = "x"\n')
+    catalog = discover_experiments([tmp_path])
+    assert any("e9" in problem and "matches no experiment" in problem for problem in catalog.problems)
