@@ -216,6 +216,13 @@ def test_downsampling_bound_respected_beyond_altair_row_limit() -> None:
     assert len(rows_of(spec, hover_rule(spec))) <= 600
 
 
+def test_more_than_5000_chart_rows_serialise() -> None:
+    # Altair's default transformer refuses more than 5,000 rows; ten runs of 600 points are 6,000.
+    long = long_frame({f"r{i}": [float(step % 13) for step in range(600)] for i in range(10)})
+    spec = simple_chart(long)
+    assert len(main_rows(spec)) == 6_000
+
+
 def test_smoothing_is_computed_before_downsampling() -> None:
     # Alternating 0/1 for 10,000 steps: the EMA (w = 0.9) of every point settles near 0.5; an EMA over
     # the kept min/max/last points only would not match the full-series value at the last step.
