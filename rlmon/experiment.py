@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from rlmon.metrics import step_seconds_expr
 from rlmon.schema import STEP, RunMeta
 
 __all__ = [
@@ -162,7 +163,7 @@ class Progress:
     last_step: int | None = None
     """Last training step as logged (0-based in v0.1 logs)."""
     elapsed_h: float | None = None
-    """Sum of the step times (``timing_s/step``, v0.1 ``timing/step``) in hours."""
+    """Sum of the step times in hours (``timing_s/step``; v0.1: the sum of its ``timing/*`` phases)."""
     mean_step_s: float | None = None
     median_step_s: float | None = None
     last_step_s: float | None = None
@@ -738,22 +739,15 @@ def summarize_progress(
     if first is not None and last is not None:
         missing = tuple(step for step in range(first, last + 1) if step not in present)
 
-    time_col = step_time_column(training.columns)
-    times: list[float] = []
-    if time_col is not None:
-        times = [
-            float(value)
-            for value in training.get_column(time_col).to_list()
-            if value is not None and math.isfinite(value) and value >= 0
-        ]
+    seconds = step_seconds_expr(training.columns)
+    logged_times: list[float | None] = []
+    if seconds is not None and training.height:
+        logged_times = training.select(seconds.cast(pl.Float64).alias("s")).get_column("s").to_list()
+    times = [value for value in logged_times if value is not None and math.isfinite(value) and value >= 0]
     elapsed_h = sum(times) / 3600.0 if times else None
     mean_s = sum(times) / len(times) if times else None
     median_s = _median(times)
-    last_s = None
-    if time_col is not None and training.height:
-        tail = training.get_column(time_col).drop_nulls()
-        if tail.len():
-            last_s = float(tail[-1])
+    last_s = times[-1] if times else None
     idle_s = None if last_modified is None else max(0.0, now - last_modified)
 
     finished_flag = current is not None and current.final_validation

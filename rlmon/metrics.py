@@ -26,6 +26,7 @@ from rlmon.schema import STEP
 __all__ = [
     "DERIVED_METRICS",
     "PASS_RATE_MODES",
+    "V01_PHASES",
     "VALIDATION_DESCRIPTION",
     "VALIDATION_PREFIX",
     "VALIDATION_UNIT",
@@ -33,6 +34,7 @@ __all__ = [
     "add_derived_metrics",
     "derived_metric",
     "detect_pass_rate_mode",
+    "step_seconds_expr",
     "validation_keys",
 ]
 
@@ -53,8 +55,8 @@ class DerivedMetric:
     """What it is and how it is computed, for tooltips and the README."""
     requires: tuple[tuple[str, ...], ...]
     """Alternatives, in order of preference; each is a set of logged keys that must all be present."""
-    build: Callable[[tuple[str, ...]], pl.Expr]
-    """Given the keys of the first satisfied alternative, the expression computing the metric."""
+    build: Callable[[tuple[str, ...], Sequence[str]], pl.Expr]
+    """Given the keys of the first satisfied alternative and all columns, the expression computing it."""
 
     def keys_in(self, columns: Sequence[str]) -> tuple[str, ...] | None:
         """The first alternative whose keys are all in ``columns``; None when none is."""
@@ -65,26 +67,57 @@ class DerivedMetric:
         return None
 
 
-def _pct(keys: tuple[str, ...]) -> pl.Expr:
+def _pct(keys: tuple[str, ...], columns: Sequence[str]) -> pl.Expr:
     return pl.col(keys[0]) * 100.0
 
 
-def _mismatch(keys: tuple[str, ...]) -> pl.Expr:
+def _mismatch(keys: tuple[str, ...], columns: Sequence[str]) -> pl.Expr:
     if keys[0] == "training/rollout_actor_probs_pearson_corr":
         return (1.0 - pl.col(keys[0])) * 1e4
     return pl.col(keys[0]) * 1e4
 
 
-def _step_minutes(keys: tuple[str, ...]) -> pl.Expr:
-    return pl.col(keys[0]) / 60.0
+V01_PHASES = (
+    "timing/gen",
+    "timing/ref",
+    "timing/values",
+    "timing/adv",
+    "timing/update_critic",
+    "timing/update_actor",
+    "timing/testing",
+)
+"""v0.1 logs no whole-step time; its disjoint phases add up to (nearly) the step."""
 
 
-def _elapsed_hours(keys: tuple[str, ...]) -> pl.Expr:
+def step_seconds_expr(columns: Sequence[str]) -> pl.Expr | None:
+    """Seconds per step: ``timing_s/step``, else ``timing/step``, else the sum of v0.1's ``timing/*`` phases.
+
+    The phase sum is null on rows where every phase is null (validation-only lines). None when the
+    columns hold no step time at all.
+    """
+    for key in ("timing_s/step", "timing/step"):
+        if key in columns:
+            return pl.col(key)
+    phases = [key for key in V01_PHASES if key in columns]
+    if "timing/gen" not in phases:
+        return None
+    logged = pl.any_horizontal([pl.col(key).is_not_null() for key in phases])
+    return pl.when(logged).then(pl.sum_horizontal([pl.col(key) for key in phases])).otherwise(None)
+
+
+def _step_minutes(keys: tuple[str, ...], columns: Sequence[str]) -> pl.Expr:
+    seconds = step_seconds_expr(columns)
+    return (pl.col(keys[0]) if seconds is None else seconds) / 60.0
+
+
+def _elapsed_hours(keys: tuple[str, ...], columns: Sequence[str]) -> pl.Expr:
+    seconds = step_seconds_expr(columns)
+    seconds = pl.col(keys[0]) if seconds is None else seconds
     # Cumulative over the rows in step order; a validation-only row adds nothing.
-    return pl.col(keys[0]).fill_null(0.0).fill_nan(0.0).cum_sum() / 3600.0
+    return seconds.fill_null(0.0).fill_nan(0.0).cum_sum() / 3600.0
 
 
-def _pass_rate_placeholder(keys: tuple[str, ...]) -> pl.Expr:
+def _pass_rate_placeholder(keys: tuple[str, ...], columns: Sequence[str]) -> pl.Expr:
     return _pass_rate_expr(keys[0], "01")
 
 
@@ -142,8 +175,9 @@ DERIVED_METRICS: tuple[DerivedMetric, ...] = (
     DerivedMetric(
         "step_time_min",
         "min",
-        "Wall-clock time of the whole training step, in minutes (timing_s/step; v0.1 timing/step).",
-        (("timing_s/step",), ("timing/step",)),
+        "Wall-clock time of the whole training step, in minutes (timing_s/step; v0.1 logs: the sum of the "
+        "timing/* phases).",
+        (("timing_s/step",), ("timing/step",), ("timing/gen",)),
         _step_minutes,
     ),
     DerivedMetric(
@@ -151,7 +185,7 @@ DERIVED_METRICS: tuple[DerivedMetric, ...] = (
         "h",
         "Training time elapsed at the end of the step: cumulative sum of step times, in hours "
         "(time between steps, e.g. start-up or a resume gap, is not counted).",
-        (("timing_s/step",), ("timing/step",)),
+        (("timing_s/step",), ("timing/step",), ("timing/gen",)),
         _elapsed_hours,
     ),
 )
@@ -254,7 +288,7 @@ def add_derived_metrics(steps: pl.DataFrame, *, pass_rate_mode: str | None = Non
             mode = pass_rate_mode if pass_rate_mode in PASS_RATE_MODES else detect_pass_rate_mode(steps)
             expression = _pass_rate_expr(keys[0], mode)
         else:
-            expression = entry.build(keys)
+            expression = entry.build(keys, steps.columns)
         expressions.append(expression.cast(pl.Float64).alias(entry.name))
     for ds, key in validation_keys(steps.columns).items():
         expressions.append(pl.col(key).cast(pl.Float64).alias(VALIDATION_PREFIX + ds))

@@ -552,3 +552,13 @@ def test_crash_signatures_after_some_steps(tail: list[str], failure: str) -> Non
     parsed = parse_log_text("\n".join(lines) + "\n")
     result = summarize_progress(parsed.steps, [parsed.meta], last_modified=0.0, now=10.0)
     assert (result.status, result.steps_done, result.failure) == ("crashed", 2, failure)
+
+
+def test_real_v01_elapsed_from_phases(realdata_dir: Path) -> None:
+    parsed = read_log(realdata_dir / "ehl-qwen25-05b-ppo-gsm8k-v0.1-2024-12.log")
+    first_step = parsed.steps.filter(pl.col("step") == 0)
+    result = summarize_progress(first_step, [parsed.meta], last_modified=0.0, now=0.0)
+    # step:0 line: gen 18.859 + ref 5.501 + values 5.664 + adv 0.058 + update_critic 16.185 + update_actor 20.611
+    assert result.last_step_s == pytest.approx(18.859 + 5.501 + 5.664 + 0.058 + 16.185 + 20.611)
+    whole = summarize_progress(parsed.steps, [parsed.meta], last_modified=0.0, now=0.0)
+    assert whole.elapsed_h is not None and whole.elapsed_h > 0

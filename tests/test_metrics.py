@@ -180,3 +180,18 @@ def test_derived_metric_lookup() -> None:
     assert derived_metric("pass_rate").unit == "%"
     with pytest.raises(KeyError):
         derived_metric("no_such_metric")
+
+
+def test_v01_step_time_is_the_sum_of_its_phases() -> None:
+    steps = frame(
+        **{
+            "timing/gen": [10.0, None, 20.0],
+            "timing/update_actor": [5.0, None, 4.0],
+            "timing/testing": [None, None, 6.0],
+            "val/test_score/gsm8k": [None, 0.5, None],
+        }
+    )
+    out, skipped = add_derived_metrics(steps)
+    assert "step_time_min" not in skipped
+    close(values(out, "step_time_min"), [15 / 60, None, 30 / 60])
+    close(values(out, "elapsed_h"), [15 / 3600, 15 / 3600, 45 / 3600])
