@@ -2,8 +2,9 @@
 
 :func:`discover_experiments` lists the experiments under one or more log roots: every folder holding verl
 logs (``*.log`` whose head shows verl output, or verl ``*.jsonl`` file-logger output) is one experiment.
-Discovery stats files and reads at most the first 64 KiB of each log file it has not seen before; contents
-are read later, through the per-log cache, by :func:`load_experiment`.
+Discovery stats files and reads at most the first (and, when that shows nothing, the last) 64 KiB of each
+log file it has not seen before; contents are read later, through the per-log cache, by
+:func:`load_experiment`.
 
 Bad input never stops discovery: unreadable folders, symlink loops, symlinks leaving the root, files without
 verl content and ``rlmon.toml`` errors become messages in :attr:`Catalog.problems`. Only a root that does not
@@ -54,6 +55,7 @@ __all__ = [
     "discover_experiments",
     "encode_experiment_id",
     "load_experiment",
+    "load_experiments",
     "name_timestamp",
     "sniff_log_head",
 ]
@@ -237,28 +239,43 @@ def sniff_log_head(head: bytes, *, suffix: str = ".log") -> HeadKind:
 
 
 class _SniffMemo:
-    """Remembers head verdicts per file so a refresh re-reads only new or changed heads."""
+    """Remembers verdicts per file so a refresh re-reads only new or changed files.
+
+    A file whose head shows verl output keeps that verdict while it grows (its head does not change);
+    other verdicts are keyed on size and mtime too. When the head shows nothing (a long preamble of
+    install output, say) and the file is longer than the head, its last :data:`HEAD_BYTES` are sniffed too.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._verdicts: dict[tuple[str, int, int, int], HeadKind] = {}
+        self._by_identity: dict[tuple[str, int], HeadKind] = {}
+        self._by_version: dict[tuple[str, int, int, int], HeadKind] = {}
 
     def kind(self, path: Path, info: os.stat_result) -> HeadKind:
-        # Once a file is longer than the head, appends do not change its head: key on identity only.
-        size_key = info.st_size if info.st_size < HEAD_BYTES else HEAD_BYTES
-        mtime_key = info.st_mtime_ns if info.st_size < HEAD_BYTES else 0
-        key = (str(path), info.st_ino, size_key, mtime_key)
+        identity = (str(path), info.st_ino)
+        version = (str(path), info.st_ino, info.st_size, info.st_mtime_ns)
         with self._lock:
-            known = self._verdicts.get(key)
+            known = self._by_identity.get(identity) or self._by_version.get(version)
         if known is not None:
             return known
+        suffix = path.suffix.lower()
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
-        verdict = sniff_log_head(head, suffix=path.suffix.lower())
+            verdict = sniff_log_head(head, suffix=suffix)
+            from_head = verdict == "rl" and len(head) >= HEAD_BYTES
+            if verdict == "none" and info.st_size > HEAD_BYTES:
+                handle.seek(max(HEAD_BYTES, info.st_size - HEAD_BYTES))
+                tail = handle.read(HEAD_BYTES)
+                # The tail may start mid-line; drop the partial first line.
+                verdict = sniff_log_head(tail[tail.find(b"\n") + 1 :], suffix=suffix)
         with self._lock:
-            if len(self._verdicts) > 100_000:
-                self._verdicts.clear()
-            self._verdicts[key] = verdict
+            if len(self._by_version) + len(self._by_identity) > 100_000:
+                self._by_version.clear()
+                self._by_identity.clear()
+            if from_head:
+                self._by_identity[identity] = verdict
+            else:
+                self._by_version[version] = verdict
         return verdict
 
 
@@ -589,3 +606,16 @@ def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings
         last_modified=last_modified,
         config=config,
     )
+
+
+def load_experiments(
+    catalog: Catalog, cache: LogCache, *, now: float, settings: Settings, include_hidden: bool = True
+) -> list[Experiment]:
+    """:func:`load_experiment` for every experiment of a catalog, in catalog order.
+
+    ``include_hidden=False`` leaves out the experiments ``rlmon.toml`` marks hidden.
+    """
+    experiments = [load_experiment(ref, cache, now=now, settings=settings) for ref in catalog.experiments]
+    if include_hidden:
+        return experiments
+    return [experiment for experiment in experiments if not experiment.hidden]

@@ -21,7 +21,7 @@ import math
 import re
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
@@ -228,6 +228,37 @@ class Experiment:
         """``21/150`` (or ``21/?`` when the total is unknown)."""
         total = "?" if self.total_steps is None else str(self.total_steps)
         return f"{self.steps_done}/{total}"
+
+    def to_summary_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (no frames): identity, status, progress, times, settings, sources, problems."""
+        return {
+            "id": self.id,
+            "label": self.label,
+            "track": self.track,
+            "algorithm": self.algorithm.name,
+            "algorithm_key": self.algorithm.key,
+            "adv_estimator": self.algorithm.adv_estimator,
+            "description": self.description,
+            "color": self.color,
+            "hidden": self.hidden,
+            "path": self.path,
+            "status": self.status,
+            "progress": self.progress_text,
+            "steps_done": self.steps_done,
+            "total_steps": self.total_steps,
+            "missing_steps": list(self.missing_steps),
+            "elapsed_h": self.elapsed_h,
+            "mean_step_s": self.mean_step_s,
+            "median_step_s": self.median_step_s,
+            "last_step_s": self.last_step_s,
+            "eta_h": self.eta_h,
+            "idle_s": self.idle_s,
+            "failure": self.failure,
+            "settings": {item.key: {"group": item.group, "value": item.value, "display": item.display}
+                         for item in self.settings},
+            "sources": [asdict(source) for source in self.sources],
+            "problems": list(self.problems),
+        }  # fmt: skip
 
     def setting(self, key: str) -> Setting | None:
         """The setting with this key, if the config provided it."""

@@ -24,6 +24,7 @@ from rlmon.catalog import (
     discover_experiments,
     encode_experiment_id,
     load_experiment,
+    load_experiments,
     name_timestamp,
     sniff_log_head,
 )
@@ -400,3 +401,39 @@ def test_rlmon_toml_naming_a_missing_experiment(tmp_path: Path) -> None:
     write(tmp_path / "rlmon.toml", '[experiments.e9]\nlabel = "x"\n')
     catalog = discover_experiments([tmp_path])
     assert any("e9" in problem and "matches no experiment" in problem for problem in catalog.problems)
+
+
+def test_long_preamble_is_found_by_the_tail(tmp_path: Path) -> None:
+    noise = "".join(f"Collecting package-{index} (from -r requirements.txt (line {index}))\n" for index in range(2000))
+    assert len(noise) > 64 * 1024
+    write(tmp_path / "e1" / "train.log", noise + verl_log(steps=[1, 2]))
+    write(tmp_path / "pip" / "install.log", noise)
+    catalog = discover_experiments([tmp_path])
+    assert catalog.ids == ("e1",)
+    assert catalog.ignored == (str(tmp_path / "pip" / "install.log"),)
+
+
+def test_a_file_turning_into_a_verl_log_is_seen_on_the_next_discovery(tmp_path: Path) -> None:
+    log = write(tmp_path / "e1" / "train.log", "+ python3 -m something\n")
+    assert discover_experiments([tmp_path]).ids == ()
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(verl_log(steps=[1]))
+    assert discover_experiments([tmp_path]).ids == ("e1",)
+
+
+def test_summary_dict_is_json_ready_and_hidden_can_be_left_out(tmp_path: Path) -> None:
+    write(tmp_path / "e1_grpo" / "train.log", verl_log(cfg=config(), total=4, steps=[1, 2]), mtime=NOW - 5)
+    write(tmp_path / "e2_grpo" / "train.log", verl_log(cfg=config(), total=4, steps=[1]), mtime=NOW - 5)
+    write(tmp_path / "rlmon.toml", "[experiments.e2_grpo]\nhidden = true\n")
+    catalog = discover_experiments([tmp_path])
+    everything = load_experiments(catalog, LogCache(None), now=NOW, settings=SETTINGS)
+    assert [item.id for item in everything] == ["e1_grpo", "e2_grpo"]
+    visible = load_experiments(catalog, LogCache(None), now=NOW, settings=SETTINGS, include_hidden=False)
+    assert [item.id for item in visible] == ["e1_grpo"]
+    summary = json.loads(json.dumps(visible[0].to_summary_dict()))
+    assert summary["progress"] == "2/4"
+    assert summary["status"] == "running"
+    assert summary["settings"]["batch"]["display"] == "32×8"
+    assert summary["sources"][0]["name"] == "train.log"
+    assert summary["sources"][0]["role"] == "steps"
+    assert summary["eta_h"] == pytest.approx(2 * 600 / 3600)
