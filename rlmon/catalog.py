@@ -17,11 +17,12 @@ import os
 import re
 import stat
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import quote, unquote
 
 import polars as pl
@@ -52,8 +53,10 @@ __all__ = [
     "ExperimentRef",
     "LogFile",
     "decode_experiment_id",
+    "describe_root",
     "discover_experiments",
     "encode_experiment_id",
+    "list_log_files",
     "load_experiment",
     "load_experiments",
     "name_timestamp",
@@ -116,12 +119,18 @@ class ExperimentRef:
         return max((item.mtime for item in self.files), default=None)
 
     @property
-    def order_key(self) -> tuple[int, str]:
+    def order(self) -> int:
+        """``rlmon.toml`` order, else the number of the ``E<n>`` code, else 10000."""
         if self.overrides.order is not None:
-            return (self.overrides.order, self.id)
+            return self.overrides.order
         code = experiment_code(self.path.name)
-        number = int(re.sub(r"\D", "", code)) if code else 10_000
-        return (number, self.id)
+        return int(re.sub(r"\D", "", code)) if code else 10_000
+
+    @property
+    def order_key(self) -> tuple[str, int, str]:
+        """Experiments sort by parent folder (a track, typically), then :attr:`order`, then id."""
+        parent = self.id.rsplit("/", 1)[0] if "/" in self.id else ""
+        return (parent, self.order, self.id)
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,7 @@ class Catalog:
 
     roots: tuple[Path, ...]
     experiments: tuple[ExperimentRef, ...]
-    """Sorted by ``rlmon.toml`` order, else by the ``E<n>`` code, then by id."""
+    """Sorted by parent folder, then ``rlmon.toml`` order, else the ``E<n>`` code, then by id."""
     ignored: tuple[str, ...] = ()
     """Paths of ``*.log``/``*.jsonl`` files without verl RL content."""
     problems: tuple[str, ...] = ()
@@ -299,7 +308,7 @@ def _inside(real_path: str, real_root: str) -> bool:
     return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def _walk(walk: _Walk, folder: Path, depth: int) -> None:
+def _walk(walk: _Walk, folder: Path, depth: int, *, recurse: bool = True) -> None:
     try:
         info = folder.stat()
     except OSError as error:
@@ -342,7 +351,8 @@ def _walk(walk: _Walk, folder: Path, depth: int) -> None:
                 walk.problems.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
             continue
         if stat.S_ISDIR(entry_info.st_mode):
-            _walk(walk, path, depth + 1)
+            if recurse:
+                _walk(walk, path, depth + 1)
             continue
         if not stat.S_ISREG(entry_info.st_mode) or path.suffix.lower() not in LOG_SUFFIXES:
             continue
@@ -584,7 +594,7 @@ def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings
         algorithm=algorithm,
         description=overrides.description or algorithm.description,
         color=overrides.color or experiment_color(ref.id),
-        order=ref.order_key[0],
+        order=ref.order,
         hidden=bool(overrides.hidden),
         status=progress.status,
         steps_done=progress.steps_done,
@@ -619,3 +629,41 @@ def load_experiments(
     if include_hidden:
         return experiments
     return [experiment for experiment in experiments if not experiment.hidden]
+
+
+def list_log_files(folder: Path) -> tuple[Path, ...]:
+    """The verl log files directly in one folder, oldest first (timestamp in the name, else mtime).
+
+    Files without verl RL content and non-log files are left out. Raises :class:`CatalogError` when the
+    folder cannot be listed.
+    """
+    if not folder.is_dir():
+        raise CatalogError("not a folder", path=folder)
+    walk = _Walk(root=folder, real_root=os.path.realpath(folder))
+    _walk(walk, folder, 0, recurse=False)
+    if folder not in walk.folders and walk.problems and walk.problems[0].startswith(f"{folder}: cannot"):
+        raise CatalogError(walk.problems[0].removeprefix(f"{folder}: "), path=folder)
+    return tuple(item.path for item in walk.folders.get(folder, []))
+
+
+def describe_root(
+    roots: Sequence[Path], cache: LogCache, *, now: float | None = None, settings: Settings | None = None
+) -> dict[str, Any]:
+    """JSON-ready description of the log roots (for ``rlmon info ROOT --json``).
+
+    Returns
+    -------
+    dict
+        ``roots`` (paths), ``experiments`` (:meth:`Experiment.to_summary_dict` each, catalog order),
+        ``ignored`` (files without verl RL content) and ``problems`` (messages).
+    """
+    catalog = discover_experiments(roots)
+    experiments = load_experiments(
+        catalog, cache, now=time.time() if now is None else now, settings=settings or Settings()
+    )
+    return {
+        "roots": [str(root) for root in catalog.roots],
+        "experiments": [experiment.to_summary_dict() for experiment in experiments],
+        "ignored": list(catalog.ignored),
+        "problems": list(catalog.problems),
+    }

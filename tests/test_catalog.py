@@ -21,8 +21,10 @@ from rlmon.cache import LogCache
 from rlmon.catalog import (
     Catalog,
     decode_experiment_id,
+    describe_root,
     discover_experiments,
     encode_experiment_id,
+    list_log_files,
     load_experiment,
     load_experiments,
     name_timestamp,
@@ -437,3 +439,35 @@ def test_summary_dict_is_json_ready_and_hidden_can_be_left_out(tmp_path: Path) -
     assert summary["sources"][0]["name"] == "train.log"
     assert summary["sources"][0]["role"] == "steps"
     assert summary["eta_h"] == pytest.approx(2 * 600 / 3600)
+
+
+def test_experiments_sort_by_track_folder_then_code(tmp_path: Path) -> None:
+    for folder in ("4B/e2_dapo_4b", "2B/e10_x", "4B/e1_grpo_4b", "2B/e2_dapo_2b", "2B/e1_grpo_2b"):
+        write(tmp_path / folder / "train.log", verl_log(steps=[1]))
+    assert discover_experiments([tmp_path]).ids == (
+        "2B/e1_grpo_2b", "2B/e2_dapo_2b", "2B/e10_x", "4B/e1_grpo_4b", "4B/e2_dapo_4b"
+    )  # fmt: skip
+
+
+def test_list_log_files_of_one_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "e2"
+    write(folder / "train_20260716_023000.log", verl_log(steps=[1]), mtime=NOW - 100)
+    write(folder / "train_20260716_021500.log", verl_log(cfg=config()), mtime=NOW)
+    write(folder / "pip.log", "Collecting x\n")
+    write(folder / "sub" / "train.log", verl_log(steps=[1]))
+    assert list_log_files(folder) == (folder / "train_20260716_021500.log", folder / "train_20260716_023000.log")
+    with pytest.raises(CatalogError, match="not a folder"):
+        list_log_files(folder / "pip.log")
+
+
+def test_describe_root_for_the_cli(tmp_path: Path) -> None:
+    write(tmp_path / "e1_grpo" / "train.log", verl_log(cfg=config(), total=2, steps=[1, 2]))
+    write(tmp_path / "notes" / "x.log", "hello\n")
+    described = json.loads(json.dumps(describe_root([tmp_path], LogCache(None), now=NOW)))
+    [experiment] = described["experiments"]
+    assert (experiment["id"], experiment["label"], experiment["status"], experiment["progress"]) == (
+        "e1_grpo", "E1 · GRPO", "finished", "2/2"
+    )  # fmt: skip
+    assert experiment["track"] == "Qwen3.5-4B"
+    assert described["ignored"] == [str(tmp_path / "notes" / "x.log")]
+    assert described["roots"] == [str(tmp_path)]
