@@ -1,0 +1,1497 @@
+"""Run-health signals and the written summary, in English and Chinese.
+
+Signals (:class:`Signal`) are found by detectors that read one experiment's training steps
+(:func:`detect_signals`); thresholds come from :class:`~rlmon.settings.Settings` through :class:`Thresholds`.
+Every detector is quiet on runs shorter than ``Thresholds.min_steps`` training steps, except the ones for
+non-finite values and for the run's status (crashed, stalled).
+
+Detectors (signal ``kind``, severity):
+
+* ``spike`` (warning): a point of ``*grad_norm`` or any ``*loss*`` far above the run's own baseline — more
+  than ``spike_factor`` x the rolling median of the ``spike_window`` steps before it, and above the run's 95th
+  percentile x ``spike_margin``. Series that cross zero (losses) measure "far" in units of the run's
+  5th–95th percentile spread instead. More than ``max_spikes`` in one metric become one ``spikes`` signal
+  (info: a heavy-tailed metric, not transient spikes).
+* ``entropy_rising`` (warning): entropy's last-window mean above its first-window mean by more than
+  ``drift_threshold`` (relative), with a positive slope and the second half above the first: not converging.
+* ``entropy_collapse`` (warning): the last-window mean below ``entropy_collapse_ratio`` x the first-window mean.
+* ``validation_drop`` (warning): the last validation of a data source below the previous one and more than
+  ``validation_drop`` (relative) below the best before it.
+* ``length_cap`` (warning): ``response_length/clip_ratio`` averages at least ``clip_ratio_warn`` over the last
+  window and rose since the start; or, without a clip ratio, ``response_length/max`` sits at the cap while the
+  mean length is above ``length_cap_fraction`` x the cap.
+* ``length_growth`` (info): the mean response length grew by ``length_growth_ratio`` x or more and still rises.
+* ``mismatch_high`` (warning) / ``mismatch_rising`` (info): the rollout↔training mismatch (derived metric,
+  1e-4 units) averages at least ``mismatch_high`` at the end / doubled since the start.
+* ``non_finite`` (critical): NaN or inf in a grad norm, a loss, the score/reward or the entropy.
+* ``pass_rate_collapse`` (critical): the last-window pass rate lost ``pass_rate_collapse`` (relative) of its
+  best rolling mean, and at least 10 points.
+* ``kl_blowup`` (warning): the KL (``actor/kl_loss``, ``critic/kl``) averages ``kl_blowup_factor`` x its
+  earlier median at the end, and at least ``kl_floor``.
+* ``crashed`` (critical), ``stalled`` (warning): from the experiment status; ``crashed`` carries the first
+  exception line; a run with no step whose log has been quiet for long is ``stalled`` too.
+
+Windows: the "first" and "last" windows of the trend detectors hold ``drift_window`` steps (at most half the
+run); the numbers *reported* use the headline definitions (start = first 5 steps, end = last 10).
+
+The summary (:func:`write_summary`, :func:`experiment_paragraph`) is plain text, generated only from the data,
+deterministic, in English or Chinese; every template is in :data:`MESSAGES` in both languages.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+from rlmon.cache import LogCache
+from rlmon.experiment import Experiment
+from rlmon.headline import (
+    ENTROPY_KEYS,
+    PASS_RATE,
+    RESPONSE_LENGTH_KEY,
+    Headline,
+    end_mean,
+    finite_series,
+    format_count,
+    format_duration,
+    format_hours,
+    format_percent,
+    format_range,
+    format_score,
+    format_value,
+    headline_numbers,
+    percentile,
+    response_cap,
+    start_mean,
+    training_frame,
+)
+from rlmon.metrics import validation_keys
+from rlmon.schema import STEP
+from rlmon.settings import Settings
+
+__all__ = [
+    "KINDS",
+    "LANGUAGES",
+    "MESSAGES",
+    "SEVERITIES",
+    "Severity",
+    "Signal",
+    "Thresholds",
+    "detect_all",
+    "detect_signals",
+    "experiment_paragraph",
+    "format_count",
+    "format_hours",
+    "format_percent",
+    "format_score",
+    "summary_for_root",
+    "write_summary",
+]
+
+Severity = Literal["info", "warning", "critical"]
+SEVERITIES: tuple[Severity, ...] = ("info", "warning", "critical")
+LANGUAGES = ("en", "zh")
+Lang = Literal["en", "zh"]
+
+# ------------------------------------------------------------------------------------------------ messages
+
+MESSAGES: dict[str, dict[str, str]] = {
+    # signals
+    "spike": {
+        "en": "{metric} spike at step {step}: {value} ({ratio}× the median of the {window} steps before; "
+        "otherwise {low}–{high})",
+        "zh": "{metric} 在 step {step} 出现尖峰：{value}（前 {window} 步中位数的 {ratio} 倍；其余步 {low}–{high}）",
+    },
+    "spikes": {
+        "en": "{metric} jumps far above its baseline {count} times (steps {first}–{last}, up to {max}; "
+        "otherwise {low}–{high})",
+        "zh": "{metric} 共 {count} 次远高于基线（step {first}–{last}，最高 {max}；其余步 {low}–{high}）",
+    },
+    "entropy_rising": {
+        "en": "entropy keeps rising ({start}→{end}), no converging trend",
+        "zh": "entropy 持续走高（{start}→{end}），没有收敛趋势",
+    },
+    "entropy_collapse": {
+        "en": "entropy collapses towards zero ({start}→{end})",
+        "zh": "entropy 向 0 塌缩（{start}→{end}）",
+    },
+    "validation_drop": {
+        "en": "{source} drops to {value} at step {step} (previous {previous}, best {best} at step {best_step})",
+        "zh": "{source} 在 step {step} 回落到 {value}（上一次 {previous}，最高 {best} 在 step {best_step}）",
+    },
+    "length_cap": {
+        "en": "responses reach the {cap} length cap: {clip} cut off over the last {window} steps (start {clip_start})",
+        "zh": "响应长度触及 {cap} 上限：末 {window} 步 {clip} 的响应被截断（起步 {clip_start}）",
+    },
+    "length_cap_max": {
+        "en": "responses reach the {cap} length cap: the longest hits it while the mean is {mean}",
+        "zh": "响应长度触及 {cap} 上限：最长响应已到上限，平均长度 {mean}",
+    },
+    "length_growth": {
+        "en": "response length keeps growing ({start}→{end}, ×{ratio})",
+        "zh": "响应长度持续增长（{start}→{end}，×{ratio}）",
+    },
+    "mismatch_high": {
+        "en": "rollout↔training mismatch is high: {end} ×1e-4 over the last {window} steps",
+        "zh": "rollout↔训练概率偏离度偏高：末 {window} 步 {end} ×1e-4",
+    },
+    "mismatch_rising": {
+        "en": "rollout↔training mismatch rises ({start}→{end} ×1e-4)",
+        "zh": "rollout↔训练概率偏离度上升（{start}→{end} ×1e-4）",
+    },
+    "non_finite": {
+        "en": "{metric} is not finite (NaN/inf) at {count} step(s), first at step {step}",
+        "zh": "{metric} 出现非有限值（NaN/inf）共 {count} 步，首次在 step {step}",
+    },
+    "pass_rate_collapse": {
+        "en": "pass rate collapses: {end} over the last {window} steps, down from {peak} around step {peak_step}",
+        "zh": "pass rate 崩塌：末 {window} 步 {end}，此前在 step {peak_step} 附近为 {peak}",
+    },
+    "kl_blowup": {
+        "en": "{metric} blows up: {end} over the last {window} steps, {ratio}× its earlier median {base}",
+        "zh": "{metric} 失控：末 {window} 步 {end}，是此前中位数 {base} 的 {ratio} 倍",
+    },
+    "crashed": {
+        "en": "crashed after {steps} step(s): {failure}",
+        "zh": "已崩溃（完成 {steps} 步）：{failure}",
+    },
+    "stalled": {
+        "en": "stalled at {progress}: the log has not grown for {idle}",
+        "zh": "已停滞于 {progress}：日志已 {idle} 没有更新",
+    },
+    "stalled_start": {
+        "en": "no training step yet and the log has not grown for {idle}",
+        "zh": "尚无训练 step，日志已 {idle} 没有更新",
+    },
+    # summary
+    "track_status": {"en": "{track} ({names}): {states}.", "zh": "{track}（{names}）：{states}。"},
+    "state_finished": {"en": "{names} finished {progress}", "zh": "{names} 已完成 {progress}"},
+    "state_running": {"en": "{names} running {progress}", "zh": "{names} 训练中 {progress}"},
+    "state_other": {"en": "{names} {status} {progress}", "zh": "{names} {status} {progress}"},
+    "pass_bands": {
+        "en": "First-5-step mean pass rate {start}, last-10-step mean {end} ({names}).",
+        "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}（{names}）。",
+    },
+    "best_validation": {"en": "Best {source}: {items}.", "zh": "{source} 最高：{items}。"},
+    "best_item": {"en": "{name} {value} at step {step}", "zh": "{name} {value}（step {step}）"},
+    "leaders": {
+        "en": "At the last validation (step {step}) {names} {verb} with {value}.",
+        "zh": "最后一次验证（step {step}）{names} 最高，为 {value}。",
+    },
+    "drops": {"en": "{items}.", "zh": "{items}。"},
+    "drop_item": {
+        "en": "{name} drops to {value} at step {step} (best {best} at step {best_step})",
+        "zh": "{name} 在 step {step} 回落到 {value}（最高 {best}，step {best_step}）",
+    },
+    "speed": {
+        "en": "{fast} is the fastest ({fast_h}), {slow} the slowest ({slow_h}).",
+        "zh": "{fast} 最快（{fast_h}），{slow} 最慢（{slow_h}）。",
+    },
+    "length": {
+        "en": "Response length grows most in {most} ({most_range}), least in {least} ({least_range}).",
+        "zh": "响应长度 {most} 涨幅最大（{most_range}），{least} 涨幅最小（{least_range}）。",
+    },
+    "entropy_lowest": {"en": "Entropy is lowest in {name} ({range}).", "zh": "entropy {name} 最低（{range}）。"},
+    "entropy_rises": {"en": "Entropy rises in {items}.", "zh": "entropy 持续走高：{items}。"},
+    "grad_lowest": {"en": "grad_norm is lowest in {name} ({range}).", "zh": "grad_norm {name} 最低（{range}）。"},
+    "attention": {"en": "Worth attention: {items}.", "zh": "值得关注：{items}。"},
+    "attention_none": {"en": "No signal worth attention.", "zh": "暂无值得关注的信号。"},
+    "attention_item": {"en": "{name}: {text}", "zh": "{name}：{text}"},
+    "spike_group": {
+        "en": "{metric} spikes at steps {steps} ({values}; otherwise {low}–{high})",
+        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {low}–{high}）",
+    },
+    "spike_group_one": {
+        "en": "{metric} spike at step {steps} ({values}; otherwise {low}–{high})",
+        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {low}–{high}）",
+    },
+    "tracks": {"en": "{a} vs {b}: {items}.", "zh": "{a} 对比 {b}：{items}。"},
+    "tracks_pass": {
+        "en": "first-5-step pass rate {a_band} vs {b_band}",
+        "zh": "首 5 步 pass rate {a_band} 对 {b_band}",
+    },
+    "tracks_hours": {"en": "hours {a_band} vs {b_band}", "zh": "耗时 {a_band} 对 {b_band}"},
+    "reversal": {
+        "en": "on {a} {algorithm}'s {what} {a_order} — the opposite of {b}, where it {b_order}",
+        "zh": "{a} 上 {algorithm} 的{what}{a_order}——与 {b} 相反（{b} 上{b_order}）",
+    },
+    "what_length": {"en": "length", "zh": "响应长度"},
+    "what_pass": {"en": "final pass rate", "zh": "末段 pass rate"},
+    "what_hours": {"en": "wall-clock time", "zh": "墙钟耗时"},
+    "order_length_most": {"en": "grows most", "zh": "涨幅最大"},
+    "order_length_least": {"en": "grows least", "zh": "涨幅最小"},
+    "order_pass_most": {"en": "is highest", "zh": "最高"},
+    "order_pass_least": {"en": "is lowest", "zh": "最低"},
+    "order_hours_most": {"en": "is longest", "zh": "最长"},
+    "order_hours_least": {"en": "is shortest", "zh": "最短"},
+    "and": {"en": " and ", "zh": "、"},
+    "lead_one": {"en": "leads", "zh": "最高"},
+    "lead_many": {"en": "lead", "zh": "并列最高"},
+    # experiment paragraph
+    "exp_status_finished": {
+        "en": "{name}: finished {progress} in {hours}.",
+        "zh": "{name}：已完成 {progress}，耗时 {hours}。",
+    },
+    "exp_status_running": {
+        "en": "{name}: running, {progress} after {hours}{eta}.",
+        "zh": "{name}：训练中，{progress}，已用 {hours}{eta}。",
+    },
+    "exp_status_other": {"en": "{name}: {status}, {progress}.", "zh": "{name}：{status}，{progress}。"},
+    "exp_eta": {"en": " (about {eta} to go)", "zh": "（预计还需 {eta}）"},
+    "exp_pass": {"en": "Pass rate {start} → {end}", "zh": "pass rate {start} → {end}"},
+    "exp_length": {"en": "response length {range}", "zh": "响应长度 {range}"},
+    "exp_entropy": {"en": "entropy {range}", "zh": "entropy {range}"},
+    "exp_grad": {"en": "grad_norm typically {range}", "zh": "grad_norm 常规区间 {range}"},
+    "exp_val": {
+        "en": "{source} best {best} at step {best_step}, last {last} at step {last_step}",
+        "zh": "{source} 最高 {best}（step {best_step}），最近 {last}（step {last_step}）",
+    },
+    "exp_signals": {"en": "Signals: {items}.", "zh": "信号：{items}。"},
+    "exp_no_signals": {"en": "No anomaly signal.", "zh": "未见异常信号。"},
+    "sentence_sep": {"en": "; ", "zh": "；"},
+    "status_finished": {"en": "finished", "zh": "已完成"},
+    "status_running": {"en": "running", "zh": "训练中"},
+    "status_stalled": {"en": "stalled", "zh": "已停滞"},
+    "status_crashed": {"en": "crashed", "zh": "已崩溃"},
+    "status_not started": {"en": "not started", "zh": "未开始"},
+    "summary_empty": {"en": "No experiment with training steps yet.", "zh": "尚无包含训练 step 的实验。"},
+    "signals_heading": {"en": "Signals:", "zh": "信号："},
+    "signals_none": {"en": "No signals.", "zh": "无信号。"},
+}
+"""Every text template, ``{"en": ..., "zh": ...}``; placeholders are filled with already formatted text."""
+
+KINDS: dict[str, dict[str, str]] = {
+    "spike": {"en": "spike", "zh": "尖峰"},
+    "spikes": {"en": "repeated spikes", "zh": "多次尖峰"},
+    "entropy_rising": {"en": "entropy rising", "zh": "熵持续走高"},
+    "entropy_collapse": {"en": "entropy collapse", "zh": "熵塌缩"},
+    "validation_drop": {"en": "validation drop", "zh": "验证回落"},
+    "length_cap": {"en": "length at cap", "zh": "长度触顶"},
+    "length_growth": {"en": "length growth", "zh": "长度增长"},
+    "mismatch_high": {"en": "mismatch high", "zh": "偏离度偏高"},
+    "mismatch_rising": {"en": "mismatch rising", "zh": "偏离度上升"},
+    "non_finite": {"en": "non-finite values", "zh": "非有限值"},
+    "pass_rate_collapse": {"en": "pass-rate collapse", "zh": "pass rate 崩塌"},
+    "kl_blowup": {"en": "KL blow-up", "zh": "KL 失控"},
+    "crashed": {"en": "crashed", "zh": "已崩溃"},
+    "stalled": {"en": "stalled", "zh": "已停滞"},
+}
+"""Signal kind -> display name per language."""
+
+
+# ------------------------------------------------------------------------------------------------- signals
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One run-health finding about one experiment."""
+
+    kind: str
+    """One of :data:`KINDS`."""
+    severity: Severity
+    experiment: str
+    """Experiment id."""
+    metric: str | None
+    """The logged or derived key it is about (``actor/grad_norm``, ``val-core/aime24/acc/mean@1``), if any."""
+    step: int | None
+    """The step it happened at (the first step of a range)."""
+    step_end: int | None
+    """Last step of the range (equal to ``step`` for a single point); None when not about steps."""
+    values: dict[str, float] = field(hash=False)
+    """The numbers involved, e.g. ``{"value": 0.96, "baseline": 0.2, "typical_low": 0.1, "typical_high": 0.3}``."""
+    message: dict[str, str] = field(hash=False)
+    """Plain text per language (``en``, ``zh``); log-derived parts are not escaped."""
+    label: str = ""
+    """The experiment's label (``E2 · DAPO``)."""
+
+    def text(self, lang: str = "en") -> str:
+        """The message in ``lang`` (English when that language is missing)."""
+        return self.message.get(lang) or self.message["en"]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (non-finite values become None)."""
+        data = asdict(self)
+        data["values"] = {key: (value if math.isfinite(value) else None) for key, value in self.values.items()}
+        return data
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Detector thresholds; the first four come from the settings table, the rest have defaults here."""
+
+    spike_factor: float = 3.0
+    spike_window: int = 20
+    drift_window: int = 10
+    drift_threshold: float = 0.25
+    spike_margin: float = 1.5
+    """A spike must also exceed the run's 95th percentile x this."""
+    max_spikes: int = 5
+    """More spikes than this in one metric are reported as one ``spikes`` signal."""
+    min_steps: int = 10
+    """Runs with fewer training steps get only non-finite and status signals."""
+    entropy_collapse_ratio: float = 0.3
+    validation_drop: float = 0.1
+    clip_ratio_warn: float = 0.05
+    length_cap_fraction: float = 0.75
+    length_growth_ratio: float = 2.0
+    mismatch_high: float = 100.0
+    pass_rate_collapse: float = 0.5
+    kl_blowup_factor: float = 10.0
+    kl_floor: float = 0.05
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Thresholds:
+        """Thresholds from the settings; a field the settings table gains later is picked up by name."""
+        values: dict[str, Any] = {}
+        for name in cls.__dataclass_fields__:
+            if hasattr(settings, name):
+                values[name] = getattr(settings, name)
+        return cls(**values)
+
+
+def _message(key: str, **fields: str | dict[str, str]) -> dict[str, str]:
+    """Fill template ``key`` in every language; a field may itself differ per language."""
+    out: dict[str, str] = {}
+    for lang in LANGUAGES:
+        filled = {name: (value[lang] if isinstance(value, dict) else value) for name, value in fields.items()}
+        out[lang] = MESSAGES[key][lang].format(**filled)
+    return out
+
+
+def _short_metric(key: str) -> str:
+    """``actor/grad_norm`` -> ``grad_norm``; other keys as logged."""
+    return key.removeprefix("actor/")
+
+
+def _median(values: Sequence[float]) -> float:
+    result = percentile(values, 0.5)
+    return 0.0 if result is None else result
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Least-squares slope; 0 when it cannot be computed."""
+    n = len(xs)
+    if n < 2:
+        return 0.0
+    mean_x = sum(xs) / n
+    mean_y = sum(ys) / n
+    var = sum((x - mean_x) ** 2 for x in xs)
+    if var == 0:
+        return 0.0
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / var
+
+
+def _window(count: int, thresholds: Thresholds) -> int:
+    return max(1, min(thresholds.drift_window, count // 2))
+
+
+def _spike_keys(columns: Sequence[str]) -> list[str]:
+    keys = []
+    for name in columns:
+        if name == STEP or name.startswith(("val", "test_score")):
+            continue
+        short = name.rsplit("/", 1)[-1]
+        if name.endswith("grad_norm") or ("loss" in short and "entropy" not in short):
+            keys.append(name)
+    return keys
+
+
+class _Context:
+    """What the detectors of one experiment share."""
+
+    def __init__(self, experiment: Experiment, thresholds: Thresholds) -> None:
+        self.experiment = experiment
+        self.thresholds = thresholds
+        self.frame = training_frame(experiment)
+        self.count = self.frame.height
+        self.signals: list[Signal] = []
+
+    def add(
+        self,
+        kind: str,
+        severity: Severity,
+        *,
+        metric: str | None,
+        step: int | None,
+        step_end: int | None,
+        values: Mapping[str, float],
+        message: dict[str, str],
+    ) -> None:
+        self.signals.append(
+            Signal(
+                kind=kind,
+                severity=severity,
+                experiment=self.experiment.id,
+                metric=metric,
+                step=step,
+                step_end=step_end,
+                values=dict(values),
+                message=message,
+                label=self.experiment.label,
+            )
+        )
+
+    def series(self, key: str) -> tuple[list[int], list[float]]:
+        return finite_series(self.frame, key)
+
+
+def _find_spikes(values: Sequence[float], thresholds: Thresholds) -> list[tuple[int, float]]:
+    """Indices of spikes and their baseline (rolling median of the window before)."""
+    window = thresholds.spike_window
+    need = min(5, window)
+    p05 = percentile(values, 0.05) or 0.0
+    p95 = percentile(values, 0.95) or 0.0
+    positive = all(value > 0 for value in values)
+    spread = p95 - p05
+    found: list[tuple[int, float]] = []
+    for index in range(need, len(values)):
+        previous = values[max(0, index - window) : index]
+        baseline = _median(previous)
+        value = values[index]
+        if positive:
+            far = value > thresholds.spike_factor * baseline
+            above = value > p95 * thresholds.spike_margin
+        else:
+            if spread <= 0:
+                continue
+            far = value - baseline > (thresholds.spike_factor - 1.0) * max(abs(baseline), spread)
+            above = value > p95 + (thresholds.spike_margin - 1.0) * max(abs(p95), spread)
+        if far and above:
+            found.append((index, baseline))
+    return found
+
+
+def _detect_spikes(context: _Context) -> None:
+    thresholds = context.thresholds
+    for key in _spike_keys(context.frame.columns):
+        steps, values = context.series(key)
+        if len(values) < thresholds.min_steps:
+            continue
+        spikes = _find_spikes(values, thresholds)
+        if not spikes:
+            continue
+        spike_indices = {index for index, _ in spikes}
+        rest = [value for index, value in enumerate(values) if index not in spike_indices]
+        low = percentile(rest, 0.05)
+        high = percentile(rest, 0.95)
+        low_text = format_value(low)
+        high_text = format_value(high)
+        metric = _short_metric(key)
+        if len(spikes) > thresholds.max_spikes:
+            peak = max(values[index] for index in spike_indices)
+            first = steps[spikes[0][0]]
+            last = steps[spikes[-1][0]]
+            context.add(
+                "spikes",
+                "info",
+                metric=key,
+                step=first,
+                step_end=last,
+                values={
+                    "count": float(len(spikes)),
+                    "max": peak,
+                    "typical_low": low or 0.0,
+                    "typical_high": high or 0.0,
+                },
+                message=_message(
+                    "spikes",
+                    metric=metric,
+                    count=str(len(spikes)),
+                    first=str(first),
+                    last=str(last),
+                    max=format_value(peak),
+                    low=low_text,
+                    high=high_text,
+                ),
+            )
+            continue
+        for index, baseline in spikes:
+            value = values[index]
+            ratio = value / baseline if baseline > 0 else math.inf
+            context.add(
+                "spike",
+                "warning",
+                metric=key,
+                step=steps[index],
+                step_end=steps[index],
+                values={
+                    "value": value,
+                    "baseline": baseline,
+                    "ratio": ratio,
+                    "typical_low": low or 0.0,
+                    "typical_high": high or 0.0,
+                },
+                message=_message(
+                    "spike",
+                    metric=metric,
+                    step=str(steps[index]),
+                    value=format_value(value),
+                    ratio=format_value(ratio) if math.isfinite(ratio) else "∞",
+                    window=str(thresholds.spike_window),
+                    low=low_text,
+                    high=high_text,
+                ),
+            )
+
+
+def _trend_windows(values: Sequence[float], thresholds: Thresholds) -> tuple[float, float, int]:
+    window = _window(len(values), thresholds)
+    return _mean(values[:window]), _mean(values[-window:]), window
+
+
+def _detect_entropy(context: _Context) -> None:
+    thresholds = context.thresholds
+    key = next((name for name in ENTROPY_KEYS if name in context.frame.columns), None)
+    if key is None:
+        return
+    steps, values = context.series(key)
+    if len(values) < thresholds.min_steps:
+        return
+    first, last, _ = _trend_windows(values, thresholds)
+    start = start_mean(values)
+    end = end_mean(values)
+    if start is None or end is None:
+        return
+    reported = {"start": start, "end": end, "first_window": first, "last_window": last}
+    half = len(values) // 2
+    if first > 0 and last > first * (1.0 + thresholds.drift_threshold):
+        rising = _slope([float(step) for step in steps], values) > 0 and _mean(values[half:]) > _mean(values[:half])
+        if rising:
+            context.add(
+                "entropy_rising",
+                "warning",
+                metric=key,
+                step=steps[0],
+                step_end=steps[-1],
+                values=reported,
+                message=_message("entropy_rising", start=format_score(start), end=format_score(end)),
+            )
+    elif first > 0 and last < first * thresholds.entropy_collapse_ratio:
+        context.add(
+            "entropy_collapse",
+            "warning",
+            metric=key,
+            step=steps[0],
+            step_end=steps[-1],
+            values=reported,
+            message=_message("entropy_collapse", start=format_score(start), end=format_score(end)),
+        )
+
+
+def _detect_validation(context: _Context) -> None:
+    thresholds = context.thresholds
+    experiment = context.experiment
+    for source, key in validation_keys(experiment.steps.columns).items():
+        steps, values = finite_series(experiment.steps, key)
+        if len(values) < 3:
+            continue
+        last = values[-1]
+        previous = values[-2]
+        earlier = values[:-1]
+        best = max(earlier)
+        best_step = steps[earlier.index(best)]
+        if best <= 0 or not last < previous:
+            continue
+        if last < best * (1.0 - thresholds.validation_drop):
+            context.add(
+                "validation_drop",
+                "warning",
+                metric=key,
+                step=steps[-1],
+                step_end=steps[-1],
+                values={"value": last, "previous": previous, "best": best, "best_step": float(best_step)},
+                message=_message(
+                    "validation_drop",
+                    source=source,
+                    value=format_score(last),
+                    step=str(steps[-1]),
+                    previous=format_score(previous),
+                    best=format_score(best),
+                    best_step=str(best_step),
+                ),
+            )
+
+
+def _detect_length(context: _Context) -> None:
+    thresholds = context.thresholds
+    if context.count < thresholds.min_steps:
+        return
+    cap = response_cap(context.experiment)
+    cap_text = format_count(cap) if cap is not None else "?"
+    steps, clip = context.series("response_length/clip_ratio")
+    fired = False
+    if len(clip) >= thresholds.min_steps:
+        first, last, window = _trend_windows(clip, thresholds)
+        if last >= thresholds.clip_ratio_warn and last > first:
+            fired = True
+            context.add(
+                "length_cap",
+                "warning",
+                metric="response_length/clip_ratio",
+                step=steps[-window],
+                step_end=steps[-1],
+                values={"clip_ratio_end": last, "clip_ratio_start": first, **({"cap": float(cap)} if cap else {})},
+                message=_message(
+                    "length_cap",
+                    cap=cap_text,
+                    clip=format_percent(last * 100),
+                    window=str(window),
+                    clip_start=format_percent(first * 100),
+                ),
+            )
+    length_steps, length = context.series(RESPONSE_LENGTH_KEY)
+    if not fired and cap is not None and not clip and len(length) >= thresholds.min_steps:
+        max_steps, longest = context.series("response_length/max")
+        window = _window(len(longest), thresholds)
+        at_cap = sum(1 for value in longest[-window:] if value >= cap)
+        mean_end = _mean(length[-window:])
+        if longest and at_cap * 2 >= window and mean_end >= thresholds.length_cap_fraction * cap:
+            context.add(
+                "length_cap",
+                "warning",
+                metric="response_length/max",
+                step=max_steps[-window],
+                step_end=max_steps[-1],
+                values={"mean_end": mean_end, "cap": float(cap), "at_cap_steps": float(at_cap)},
+                message=_message("length_cap_max", cap=cap_text, mean=format_count(mean_end)),
+            )
+    if len(length) >= thresholds.min_steps:
+        start = start_mean(length)
+        end = end_mean(length)
+        half = len(length) // 2
+        tail_slope = _slope([float(step) for step in length_steps[half:]], length[half:])
+        if start and end and start > 0 and end >= start * thresholds.length_growth_ratio and tail_slope > 0:
+            context.add(
+                "length_growth",
+                "info",
+                metric=RESPONSE_LENGTH_KEY,
+                step=length_steps[0],
+                step_end=length_steps[-1],
+                values={"start": start, "end": end, "ratio": end / start},
+                message=_message(
+                    "length_growth", start=format_count(start), end=format_count(end), ratio=format_value(end / start)
+                ),
+            )
+
+
+def _detect_mismatch(context: _Context) -> None:
+    thresholds = context.thresholds
+    steps, values = context.series("rollout_mismatch")
+    if len(values) < thresholds.min_steps:
+        return
+    first, last, window = _trend_windows(values, thresholds)
+    metric = "rollout_mismatch"
+    if last >= thresholds.mismatch_high:
+        context.add(
+            "mismatch_high",
+            "warning",
+            metric=metric,
+            step=steps[-window],
+            step_end=steps[-1],
+            values={"end": last, "start": first},
+            message=_message("mismatch_high", end=format_value(last), window=str(window)),
+        )
+    elif first > 0 and last >= 2.0 * first and last >= thresholds.mismatch_high / 4:
+        context.add(
+            "mismatch_rising",
+            "info",
+            metric=metric,
+            step=steps[0],
+            step_end=steps[-1],
+            values={"end": last, "start": first},
+            message=_message("mismatch_rising", start=format_value(first), end=format_value(last)),
+        )
+
+
+def _detect_non_finite(context: _Context) -> None:
+    frame = context.frame
+    watched = [
+        name
+        for name in frame.columns
+        if name != STEP
+        and (
+            name in _spike_keys([name])
+            or name in ENTROPY_KEYS
+            or name in ("critic/score/mean", "critic/rewards/mean", PASS_RATE)
+        )
+    ]
+    for key in watched:
+        column = frame.get_column(key)
+        if not column.dtype.is_float():
+            continue
+        bad = frame.filter(pl.col(key).is_not_null() & ~pl.col(key).is_finite())
+        if bad.height == 0:
+            continue
+        bad_steps = [int(step) for step in bad.get_column(STEP).to_list()]
+        context.add(
+            "non_finite",
+            "critical",
+            metric=key,
+            step=bad_steps[0],
+            step_end=bad_steps[-1],
+            values={"count": float(len(bad_steps))},
+            message=_message(
+                "non_finite", metric=_short_metric(key), count=str(len(bad_steps)), step=str(bad_steps[0])
+            ),
+        )
+
+
+def _detect_pass_rate(context: _Context) -> None:
+    thresholds = context.thresholds
+    steps, values = context.series(PASS_RATE)
+    if len(values) < thresholds.min_steps:
+        return
+    window = _window(len(values), thresholds)
+    rolling = [_mean(values[index : index + window]) for index in range(0, len(values) - window + 1)]
+    peak = max(rolling)
+    peak_index = rolling.index(peak)
+    last = rolling[-1]
+    if peak > 0 and last < peak * (1.0 - thresholds.pass_rate_collapse) and peak - last >= 10.0:
+        peak_step = steps[peak_index + window // 2]
+        context.add(
+            "pass_rate_collapse",
+            "critical",
+            metric=PASS_RATE,
+            step=steps[-window],
+            step_end=steps[-1],
+            values={"end": last, "peak": peak, "peak_step": float(peak_step)},
+            message=_message(
+                "pass_rate_collapse",
+                end=format_percent(last),
+                window=str(window),
+                peak=format_percent(peak),
+                peak_step=str(peak_step),
+            ),
+        )
+
+
+def _detect_kl(context: _Context) -> None:
+    thresholds = context.thresholds
+    for key in ("actor/kl_loss", "critic/kl"):
+        steps, values = context.series(key)
+        if len(values) < thresholds.min_steps:
+            continue
+        window = _window(len(values), thresholds)
+        earlier = values[:-window]
+        if len(earlier) < window:
+            continue
+        base = _median(earlier)
+        last = _mean(values[-window:])
+        if last >= thresholds.kl_floor and last > thresholds.kl_blowup_factor * max(base, 0.0):
+            ratio = last / base if base > 0 else math.inf
+            context.add(
+                "kl_blowup",
+                "warning",
+                metric=key,
+                step=steps[-window],
+                step_end=steps[-1],
+                values={"end": last, "base": base, "ratio": ratio},
+                message=_message(
+                    "kl_blowup",
+                    metric=_short_metric(key),
+                    end=format_value(last),
+                    window=str(window),
+                    ratio=format_value(ratio) if math.isfinite(ratio) else "∞",
+                    base=format_value(base),
+                ),
+            )
+
+
+def _idle_text(idle_s: float) -> dict[str, str]:
+    hours = idle_s / 3600.0
+    text = format_duration(hours)
+    return {"en": text, "zh": text}
+
+
+def _detect_status(context: _Context, settings: Settings) -> None:
+    experiment = context.experiment
+    last_step = experiment.steps_done or None
+    if experiment.status == "crashed":
+        failure = experiment.failure or "?"
+        context.add(
+            "crashed",
+            "critical",
+            metric=None,
+            step=last_step,
+            step_end=last_step,
+            values={"steps_done": float(experiment.steps_done)},
+            message=_message("crashed", steps=str(experiment.steps_done), failure=failure),
+        )
+    elif experiment.status == "stalled":
+        idle = experiment.idle_s or 0.0
+        context.add(
+            "stalled",
+            "warning",
+            metric=None,
+            step=last_step,
+            step_end=last_step,
+            values={"idle_s": idle, "steps_done": float(experiment.steps_done)},
+            message=_message("stalled", progress=experiment.progress_text, idle=_idle_text(idle)),
+        )
+    elif experiment.status == "not started" and experiment.idle_s is not None:
+        quiet_s = settings.stall_min_s * settings.stall_factor
+        if experiment.idle_s > quiet_s:
+            context.add(
+                "stalled",
+                "warning",
+                metric=None,
+                step=None,
+                step_end=None,
+                values={"idle_s": experiment.idle_s, "steps_done": 0.0},
+                message=_message("stalled_start", idle=_idle_text(experiment.idle_s)),
+            )
+
+
+_DETECTORS: tuple[Callable[[_Context], None], ...] = (
+    _detect_non_finite,
+    _detect_spikes,
+    _detect_entropy,
+    _detect_validation,
+    _detect_length,
+    _detect_mismatch,
+    _detect_pass_rate,
+    _detect_kl,
+)
+
+
+def detect_signals(experiment: Experiment, *, settings: Settings) -> list[Signal]:
+    """Run every detector on one experiment.
+
+    Parameters
+    ----------
+    experiment
+        A loaded experiment.
+    settings
+        Thresholds are taken from it (:meth:`Thresholds.from_settings`).
+
+    Returns
+    -------
+    list[Signal]
+        Status signals first, then by detector, each detector's signals in step order.
+    """
+    context = _Context(experiment, Thresholds.from_settings(settings))
+    _detect_status(context, settings)
+    quiet = context.count < context.thresholds.min_steps
+    for detector in _DETECTORS:
+        if quiet and detector is not _detect_non_finite:
+            continue
+        detector(context)
+    return context.signals
+
+
+def detect_all(experiments: Sequence[Experiment], *, settings: Settings) -> list[Signal]:
+    """:func:`detect_signals` over several experiments, in their order (hidden ones included)."""
+    signals: list[Signal] = []
+    for experiment in experiments:
+        signals.extend(detect_signals(experiment, settings=settings))
+    return signals
+
+
+# ------------------------------------------------------------------------------------------------- summary
+
+
+def _name(experiment: Experiment | Headline) -> str:
+    """``E2 (DAPO)`` from the label ``E2 · DAPO``; other labels as they are."""
+    code, sep, algorithm = experiment.label.partition(" · ")
+    return f"{code} ({algorithm})" if sep else experiment.label
+
+
+def _code(experiment: Experiment) -> str:
+    return experiment.label.partition(" · ")[0]
+
+
+def _join(items: Sequence[str], lang: str) -> str:
+    if not items:
+        return ""
+    if lang == "zh" or len(items) == 1:
+        return MESSAGES["and"][lang].join(items) if lang == "zh" else items[0]
+    if len(items) == 2:
+        return f"{items[0]} and {items[1]}"
+    return ", ".join(items[:-1]) + f" and {items[-1]}"
+
+
+def _codes(experiments: Sequence[Experiment]) -> str:
+    """``E1–E4`` for consecutive codes, else ``E1, E3``."""
+    codes = [_code(experiment) for experiment in experiments]
+    numbers = []
+    for code in codes:
+        digits = "".join(char for char in code if char.isdigit())
+        prefix = code.rstrip("0123456789")
+        numbers.append((prefix, int(digits) if digits and code.endswith(digits) else None))
+    prefixes = {prefix for prefix, _ in numbers}
+    values = [number for _, number in numbers]
+    if (
+        len(codes) > 2
+        and len(prefixes) == 1
+        and all(number is not None for number in values)
+        and values == list(range(values[0] or 0, (values[0] or 0) + len(values)))
+    ):
+        return f"{codes[0]}–{codes[-1]}"
+    return ", ".join(codes)
+
+
+def _fill(key: str, lang: str, **fields: str) -> str:
+    return MESSAGES[key][lang].format(**fields)
+
+
+def _band(values: Sequence[float | None]) -> tuple[float, float] | None:
+    present = [value for value in values if value is not None and math.isfinite(value)]
+    if not present:
+        return None
+    return min(present), max(present)
+
+
+def _band_text(band: tuple[float, float] | None, *, kind: str) -> str:
+    if band is None:
+        return "—"
+    low, high = band
+    if kind == "%":
+        if round(low, 1) == round(high, 1):
+            return format_percent(low)
+        return format_range(low, high, unit="%")
+    if round(low, 1) == round(high, 1):
+        return format_hours(low)
+    return f"{low:.1f}–{high:.1f}h"
+
+
+@dataclass
+class _Track:
+    name: str
+    experiments: list[Experiment]
+    headlines: dict[str, Headline]
+    compared: list[Experiment]
+    """The experiments compared with each other: the finished ones when two or more are, else all with steps."""
+
+
+def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Track]:
+    min_steps = Thresholds.from_settings(settings).min_steps
+    groups: dict[str, list[Experiment]] = {}
+    for experiment in sorted(experiments, key=lambda item: (item.order, item.id)):
+        if experiment.hidden:
+            continue
+        groups.setdefault(experiment.track, []).append(experiment)
+    tracks: list[_Track] = []
+    for name in sorted(groups):
+        members = groups[name]
+        headlines = {experiment.id: headline_numbers(experiment) for experiment in members}
+        finished = [item for item in members if item.status == "finished" and headlines[item.id].steps >= min_steps]
+        with_steps = [item for item in members if headlines[item.id].steps > 0]
+        tracks.append(_Track(name, members, headlines, finished if len(finished) >= 2 else with_steps))
+    return tracks
+
+
+def _status_sentence(track: _Track, lang: str) -> str:
+    by_state: dict[str, list[Experiment]] = {}
+    for experiment in track.experiments:
+        by_state.setdefault(experiment.status, []).append(experiment)
+    states: list[str] = []
+    for status, members in by_state.items():
+        progress = sorted({member.progress_text for member in members})
+        progress_text = ", ".join(progress)
+        names = _codes(members)
+        if status == "finished":
+            states.append(_fill("state_finished", lang, names=names, progress=progress_text))
+        elif status == "running":
+            states.append(_fill("state_running", lang, names=names, progress=progress_text))
+        else:
+            status_text = MESSAGES[f"status_{status}"][lang]
+            states.append(_fill("state_other", lang, names=names, status=status_text, progress=progress_text))
+    separator = ", " if lang == "en" else "，"
+    return _fill("track_status", lang, track=track.name, names=_codes(track.experiments), states=separator.join(states))
+
+
+def _track_source(track: _Track) -> str | None:
+    counts: dict[str, int] = {}
+    for headline in track.headlines.values():
+        if headline.validation_source is not None:
+            counts[headline.validation_source] = counts.get(headline.validation_source, 0) + 1
+    if not counts:
+        return None
+    return sorted(counts, key=lambda source: (-counts[source], source))[0]
+
+
+def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> list[str]:
+    source = _track_source(track)
+    if source is None:
+        return []
+    sentences: list[str] = []
+    bests = []
+    for experiment in track.experiments:
+        best = track.headlines[experiment.id].best(source)
+        if best is not None:
+            bests.append((experiment, best))
+    bests.sort(key=lambda item: (-round(item[1].value, 6), item[1].step, item[0].order))
+    if bests:
+        items = [
+            _fill("best_item", lang, name=_name(experiment), value=format_score(best.value), step=str(best.step))
+            for experiment, best in bests
+        ]
+        sentences.append(_fill("best_validation", lang, source=source, items=", ".join(items)))
+    lasts = []
+    for experiment in track.compared:
+        last = track.headlines[experiment.id].last(source)
+        if last is not None:
+            lasts.append((experiment, last))
+    if len(lasts) >= 2:
+        final_step = max(last.step for _, last in lasts)
+        at_final = [(experiment, last) for experiment, last in lasts if last.step == final_step]
+        top = max(round(last.value, 6) for _, last in at_final)
+        leaders = [experiment for experiment, last in at_final if round(last.value, 6) == top]
+        verb = MESSAGES["lead_one" if len(leaders) == 1 else "lead_many"][lang]
+        sentences.append(
+            _fill(
+                "leaders",
+                lang,
+                step=str(final_step),
+                names=_join([_name(item) for item in leaders], lang),
+                verb=verb,
+                value=format_score(top),
+            )
+        )
+    by_id = {experiment.id: experiment for experiment in track.experiments}
+    drops = []
+    for signal in signals:
+        if signal.kind != "validation_drop" or signal.experiment not in by_id:
+            continue
+        if signal.metric != validation_keys([signal.metric or ""]).get(source):
+            continue
+        drops.append(
+            _fill(
+                "drop_item",
+                lang,
+                name=_name(by_id[signal.experiment]),
+                value=format_score(signal.values["value"]),
+                step=str(signal.step),
+                best=format_score(signal.values["best"]),
+                best_step=str(int(signal.values["best_step"])),
+            )
+        )
+    if drops:
+        sentences.append(_fill("drops", lang, items=MESSAGES["sentence_sep"][lang].join(drops)))
+    return sentences
+
+
+def _extremes(track: _Track, value: Callable[[Headline], float | None]) -> tuple[Experiment, Experiment] | None:
+    """(lowest, highest) of ``value`` over the compared experiments; None with fewer than two values."""
+    scored = []
+    for experiment in track.compared:
+        number = value(track.headlines[experiment.id])
+        if number is not None and math.isfinite(number):
+            scored.append((number, experiment.order, experiment))
+    if len(scored) < 2:
+        return None
+    scored.sort(key=lambda item: (item[0], item[1]))
+    if scored[0][0] == scored[-1][0]:
+        return None
+    return scored[0][2], scored[-1][2]
+
+
+def _growth(headline: Headline) -> float | None:
+    start, end = headline.response_length_start, headline.response_length_end
+    if start is None or end is None or start <= 0:
+        return None
+    return end / start
+
+
+def _length_range(headline: Headline) -> str:
+    return f"{format_count(headline.response_length_start)}→{format_count(headline.response_length_end)}"
+
+
+def _entropy_range(headline: Headline) -> str:
+    return f"{format_score(headline.entropy_start)}→{format_score(headline.entropy_end)}"
+
+
+def _grad_range(headline: Headline) -> str:
+    return format_range(headline.grad_norm_min, headline.grad_norm_max)
+
+
+def _dynamics_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> list[str]:
+    sentences: list[str] = []
+    hours = _extremes(track, lambda headline: headline.elapsed_h)
+    if hours is not None:
+        fast, slow = hours
+        sentences.append(
+            _fill(
+                "speed",
+                lang,
+                fast=_name(fast),
+                fast_h=format_hours(fast.elapsed_h),
+                slow=_name(slow),
+                slow_h=format_hours(slow.elapsed_h),
+            )
+        )
+    growth = _extremes(track, _growth)
+    # "grows most/least" only reads right when every compared run grew.
+    if growth is not None and (_growth(track.headlines[growth[0].id]) or 0.0) > 1.0:
+        least, most = growth
+        sentences.append(
+            _fill(
+                "length",
+                lang,
+                most=_name(most),
+                most_range=_length_range(track.headlines[most.id]),
+                least=_name(least),
+                least_range=_length_range(track.headlines[least.id]),
+            )
+        )
+    entropy = _extremes(track, lambda headline: headline.entropy_end)
+    if entropy is not None:
+        lowest = entropy[0]
+        sentences.append(
+            _fill("entropy_lowest", lang, name=_name(lowest), range=_entropy_range(track.headlines[lowest.id]))
+        )
+    ids = {experiment.id for experiment in track.experiments}
+    rising = [
+        f"{_name(experiment)} ({_entropy_range(track.headlines[experiment.id])})"
+        if lang == "en"
+        else f"{_name(experiment)}（{_entropy_range(track.headlines[experiment.id])}）"
+        for experiment in track.experiments
+        if any(s.kind == "entropy_rising" and s.experiment == experiment.id for s in signals) and experiment.id in ids
+    ]
+    if rising:
+        sentences.append(_fill("entropy_rises", lang, items=_join(rising, lang)))
+    grad = _extremes(track, lambda headline: headline.grad_norm_p95)
+    if grad is not None:
+        lowest = grad[0]
+        sentences.append(_fill("grad_lowest", lang, name=_name(lowest), range=_grad_range(track.headlines[lowest.id])))
+    return sentences
+
+
+def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
+    """Signal texts of one experiment, with its spikes of one metric grouped into one phrase."""
+    texts: list[str] = []
+    spikes: dict[str, list[Signal]] = {}
+    for signal in experiment_signals:
+        if signal.kind == "spike" and signal.metric is not None:
+            spikes.setdefault(signal.metric, []).append(signal)
+    done: set[str] = set()
+    for signal in experiment_signals:
+        if signal.kind == "spike" and signal.metric is not None:
+            if signal.metric in done:
+                continue
+            done.add(signal.metric)
+            group = spikes[signal.metric]
+            steps = [str(item.step) for item in group]
+            values = [format_value(item.values["value"]) for item in group]
+            key = "spike_group" if len(group) > 1 else "spike_group_one"
+            step_joiner = " and " if lang == "en" else "/"
+            value_joiner = ", " if lang == "en" else "、"
+            texts.append(
+                _fill(
+                    key,
+                    lang,
+                    metric=_short_metric(signal.metric),
+                    steps=step_joiner.join(steps) if len(steps) <= 2 or lang == "zh" else _join(steps, lang),
+                    values=value_joiner.join(values),
+                    low=format_value(group[0].values["typical_low"]),
+                    high=format_value(group[0].values["typical_high"]),
+                )
+            )
+            continue
+        texts.append(signal.text(lang))
+    return texts
+
+
+def _attention_sentence(track: _Track, signals: Sequence[Signal], lang: str) -> str:
+    items: list[str] = []
+    for experiment in track.experiments:
+        mine = [s for s in signals if s.experiment == experiment.id and s.severity in ("warning", "critical")]
+        if not mine:
+            continue
+        mine.sort(key=lambda s: (s.severity != "critical", _KIND_ORDER.get(s.kind, 99), s.step or 0))
+        text = MESSAGES["sentence_sep"][lang].join(_signal_texts(mine, lang))
+        items.append(_fill("attention_item", lang, name=_name(experiment), text=text))
+    if not items:
+        return MESSAGES["attention_none"][lang]
+    separator = "; " if lang == "en" else "；"
+    return _fill("attention", lang, items=separator.join(items))
+
+
+_KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
+
+
+def _track_pairs(tracks: Sequence[_Track]) -> list[tuple[_Track, _Track, list[str]]]:
+    """Pairs of tracks holding at least two of the same algorithms, with those algorithm keys."""
+    pairs = []
+    for index, first in enumerate(tracks):
+        for second in tracks[index + 1 :]:
+            keys_a = {item.algorithm.key for item in first.compared if item.algorithm.key != "unknown"}
+            keys_b = {item.algorithm.key for item in second.compared if item.algorithm.key != "unknown"}
+            common = sorted(keys_a & keys_b)
+            if len(common) >= 2:
+                pairs.append((first, second, common))
+    return pairs
+
+
+def _by_algorithm(track: _Track, common: Sequence[str], value: Callable[[Headline], float | None]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for experiment in track.compared:
+        if experiment.algorithm.key in common and experiment.algorithm.key not in out:
+            number = value(track.headlines[experiment.id])
+            if number is not None and math.isfinite(number):
+                out[experiment.algorithm.key] = number
+    return out
+
+
+def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], lang: str) -> str | None:
+    items: list[str] = []
+    band_a = _band([first.headlines[item.id].pass_rate_start for item in first.compared])
+    band_b = _band([second.headlines[item.id].pass_rate_start for item in second.compared])
+    if band_a and band_b:
+        items.append(
+            _fill("tracks_pass", lang, a_band=_band_text(band_a, kind="%"), b_band=_band_text(band_b, kind="%"))
+        )
+    hours_a = _band([item.elapsed_h for item in first.compared])
+    hours_b = _band([item.elapsed_h for item in second.compared])
+    if hours_a and hours_b:
+        items.append(
+            _fill("tracks_hours", lang, a_band=_band_text(hours_a, kind="h"), b_band=_band_text(hours_b, kind="h"))
+        )
+    names = {item.algorithm.key: item.algorithm.name for item in first.compared + second.compared}
+    measures: tuple[tuple[str, Callable[[Headline], float | None]], ...] = (
+        ("length", _growth),
+        ("pass", lambda headline: headline.pass_rate_end),
+        ("hours", lambda headline: headline.elapsed_h),
+    )
+    for what, value in measures:
+        values_a = _by_algorithm(first, common, value)
+        values_b = _by_algorithm(second, common, value)
+        shared = sorted(set(values_a) & set(values_b))
+        if len(shared) < 2:
+            continue
+        for algorithm in shared:
+            a_rank = _rank(values_a, shared, algorithm)
+            b_rank = _rank(values_b, shared, algorithm)
+            if a_rank is None or b_rank is None or a_rank == b_rank:
+                continue
+            items.append(
+                _fill(
+                    "reversal",
+                    lang,
+                    a=first.name,
+                    b=second.name,
+                    algorithm=names[algorithm],
+                    what=MESSAGES[f"what_{what}"][lang],
+                    a_order=MESSAGES[f"order_{what}_{a_rank}"][lang],
+                    b_order=MESSAGES[f"order_{what}_{b_rank}"][lang],
+                )
+            )
+    if not items:
+        return None
+    separator = "; " if lang == "en" else "；"
+    return _fill("tracks", lang, a=first.name, b=second.name, items=separator.join(items))
+
+
+def _rank(values: Mapping[str, float], shared: Sequence[str], algorithm: str) -> str | None:
+    """``most`` / ``least`` when ``algorithm`` is the unique top / bottom among ``shared``, else None."""
+    numbers = [values[key] for key in shared]
+    mine = values[algorithm]
+    if mine == max(numbers) and numbers.count(mine) == 1:
+        return "most"
+    if mine == min(numbers) and numbers.count(mine) == 1:
+        return "least"
+    return None
+
+
+def write_summary(
+    experiments: Sequence[Experiment],
+    signals: Sequence[Signal],
+    *,
+    lang: str = "en",
+    settings: Settings | None = None,
+) -> list[str]:
+    """The written summary: a few short paragraphs per track, then one per pair of comparable tracks.
+
+    Parameters
+    ----------
+    experiments
+        Loaded experiments (hidden ones are left out).
+    signals
+        From :func:`detect_all` on the same experiments.
+    lang
+        ``en`` or ``zh``.
+    settings
+        Only ``Thresholds.min_steps`` matters (which runs count as comparable); default settings when None.
+
+    Returns
+    -------
+    list[str]
+        Plain-text paragraphs (no markup; log-derived names appear as they are).
+    """
+    lang = lang if lang in LANGUAGES else "en"
+    tracks = _tracks(experiments, settings or Settings())
+    if not any(track.compared for track in tracks):
+        return [MESSAGES["summary_empty"][lang]]
+    space = " " if lang == "en" else ""
+    paragraphs: list[str] = []
+    for track in tracks:
+        first = [_status_sentence(track, lang)]
+        if track.compared:
+            start = _band([track.headlines[item.id].pass_rate_start for item in track.compared])
+            end = _band([track.headlines[item.id].pass_rate_end for item in track.compared])
+            if start and end:
+                first.append(
+                    _fill(
+                        "pass_bands",
+                        lang,
+                        start=_band_text(start, kind="%"),
+                        end=_band_text(end, kind="%"),
+                        names=_codes(track.compared),
+                    )
+                )
+        first.extend(_validation_sentences(track, signals, lang))
+        paragraphs.append(space.join(first))
+        dynamics = _dynamics_sentences(track, signals, lang)
+        if dynamics:
+            paragraphs.append(space.join(dynamics))
+        paragraphs.append(_attention_sentence(track, signals, lang))
+    for first_track, second_track, common in _track_pairs(tracks):
+        sentence = _comparison_sentence(first_track, second_track, common, lang)
+        if sentence is not None:
+            paragraphs.append(sentence)
+    return paragraphs
+
+
+def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, lang: str = "en") -> str:
+    """One paragraph about one experiment for its page: status, start→end numbers, validation, signals.
+
+    ``signals`` may hold other experiments' signals; only this experiment's are used.
+    """
+    lang = lang if lang in LANGUAGES else "en"
+    headline = headline_numbers(experiment)
+    name = _name(experiment)
+    hours = format_duration(experiment.elapsed_h)
+    if experiment.status == "finished":
+        status = _fill("exp_status_finished", lang, name=name, progress=experiment.progress_text, hours=hours)
+    elif experiment.status == "running":
+        eta = _fill("exp_eta", lang, eta=format_duration(experiment.eta_h)) if experiment.eta_h is not None else ""
+        status = _fill("exp_status_running", lang, name=name, progress=experiment.progress_text, hours=hours, eta=eta)
+    else:
+        status = _fill(
+            "exp_status_other",
+            lang,
+            name=name,
+            status=MESSAGES[f"status_{experiment.status}"][lang],
+            progress=experiment.progress_text,
+        )
+    facts: list[str] = []
+    if headline.pass_rate_start is not None:
+        facts.append(
+            _fill(
+                "exp_pass",
+                lang,
+                start=format_percent(headline.pass_rate_start),
+                end=format_percent(headline.pass_rate_end),
+            )
+        )
+    if headline.response_length_start is not None:
+        facts.append(_fill("exp_length", lang, range=_length_range(headline)))
+    if headline.entropy_start is not None:
+        facts.append(_fill("exp_entropy", lang, range=_entropy_range(headline)))
+    if headline.grad_norm_p05 is not None:
+        facts.append(_fill("exp_grad", lang, range=format_range(headline.grad_norm_p05, headline.grad_norm_p95)))
+    best, last = headline.best(), headline.last()
+    if best is not None and last is not None and headline.validation_source is not None:
+        facts.append(
+            _fill(
+                "exp_val",
+                lang,
+                source=headline.validation_source,
+                best=format_score(best.value),
+                best_step=str(best.step),
+                last=format_score(last.value),
+                last_step=str(last.step),
+            )
+        )
+    parts = [status]
+    if facts:
+        parts.append(MESSAGES["sentence_sep"][lang].join(facts) + ("." if lang == "en" else "。"))
+    mine = [signal for signal in signals if signal.experiment == experiment.id]
+    if mine:
+        mine.sort(key=lambda s: (SEVERITIES.index(s.severity) * -1, _KIND_ORDER.get(s.kind, 99), s.step or 0))
+        parts.append(_fill("exp_signals", lang, items=MESSAGES["sentence_sep"][lang].join(_signal_texts(mine, lang))))
+    elif headline.steps > 0:
+        parts.append(MESSAGES["exp_no_signals"][lang])
+    return (" " if lang == "en" else "").join(parts)
+
+
+# --------------------------------------------------------------------------------------------------- CLI
+
+
+def summary_for_root(
+    roots: Sequence[Path],
+    *,
+    lang: str = "en",
+    as_json: bool = False,
+    cache: LogCache | None = None,
+    settings: Settings | None = None,
+    now: float | None = None,
+) -> str:
+    """The text ``rlmon summary ROOT`` prints: the summary paragraphs, then the signals (or JSON with both).
+
+    Parameters
+    ----------
+    roots
+        Log roots.
+    lang
+        ``en`` or ``zh``.
+    as_json
+        Return JSON: ``{"summary": [...], "signals": [...], "experiments": [headline, ...], "problems": [...]}``.
+    cache
+        The per-log cache (memory-only when None).
+    settings
+        Default settings when None.
+    now
+        Current time for stall detection (``time.time()`` when None).
+
+    Raises
+    ------
+    CatalogError
+        A root is missing or cannot be listed.
+    """
+    from rlmon.catalog import discover_experiments, load_experiment
+
+    settings = settings or Settings()
+    cache = cache or LogCache(None)
+    moment = time.time() if now is None else now
+    catalog = discover_experiments(roots)
+    experiments = [load_experiment(ref, cache, now=moment, settings=settings) for ref in catalog.experiments]
+    signals = detect_all(experiments, settings=settings)
+    paragraphs = write_summary(experiments, signals, lang=lang, settings=settings)
+    if as_json:
+        payload = {
+            "summary": paragraphs,
+            "signals": [signal.to_json_dict() for signal in signals],
+            "experiments": [headline_numbers(experiment).to_json_dict() for experiment in experiments],
+            "problems": list(catalog.problems),
+        }
+        return json.dumps(payload, indent=2, ensure_ascii=False)
+    lines = [*_paragraph_lines(paragraphs), "", MESSAGES["signals_heading"][lang if lang in LANGUAGES else "en"]]
+    if not signals:
+        lines.append(MESSAGES["signals_none"][lang if lang in LANGUAGES else "en"])
+    for signal in signals:
+        where = "" if signal.step is None else f" @{signal.step}"
+        if signal.step_end is not None and signal.step is not None and signal.step_end != signal.step:
+            where = f" @{signal.step}–{signal.step_end}"
+        lines.append(f"- [{signal.severity}] {signal.label or signal.experiment}{where}: {signal.text(lang)}")
+    return "\n".join(lines)
+
+
+def _paragraph_lines(paragraphs: Sequence[str]) -> list[str]:
+    lines: list[str] = []
+    for index, paragraph in enumerate(paragraphs):
+        if index:
+            lines.append("")
+        lines.append(paragraph)
+    return lines
