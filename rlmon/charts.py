@@ -16,6 +16,7 @@ Text read from logs only ever reaches the chart as data fields shown in tooltips
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -61,7 +62,7 @@ LABEL = "label"
 _LEGEND_PARAM = "legend"
 _HOVER_PARAM = "hover"
 _RAW_OPACITY = 0.25
-_DIMMED_OPACITY = 0.06
+_DIMMED_OPACITY = 0.15
 _REFERENCE_DASH = [6, 4]
 _NO_SMOOTHING = Smoothing()
 
@@ -389,12 +390,10 @@ def stacked_area_chart(
     tooltip_rows = wide.select(
         pl.col(x), *[pl.col(key).alias(f"p{i}") for i, key in enumerate(order)], pl.col("_total")
     )
-    tooltip = [
-        alt.Tooltip(f"{x}:Q", title=x_title or x),
-        alt.Tooltip("_total:Q", title=total_title, format=value_format),
-        *[alt.Tooltip(f"p{i}:Q", title=label_of[key], format=value_format) for i, key in enumerate(order)],
+    values = [("_total", total_title, value_format)] + [
+        (f"p{i}", label_of[key], value_format) for i, key in enumerate(order)
     ]
-    rule = _hover_rule(tooltip_rows, x=x, hover=hover, tooltip=tooltip)
+    rule = _hover_rule(tooltip_rows, x=x, x_title=x_title, hover=hover, values=values)
     chart: alt.LayerChart = alt.LayerChart(layer=[area, rule], data=_inline(stacked)).properties(
         title=title, height=height
     )
@@ -475,16 +474,20 @@ def _line_chart(
     def y_of(field: str) -> Any:
         return alt.Y(f"{field}:Q", title=y_title, scale=y_scale, axis=y_axis)
 
-    raw_opacity = _RAW_OPACITY if faded else 1.0
     # The legend selection sits on this first layer: Vega-Lite ignores a legend binding on later layers.
+    # The fading is the mark's strokeOpacity, not the opacity encoding, which the legend symbols copy.
     raw_layer = (
         alt.Chart()
-        .mark_line(strokeWidth=1.2 if faded else 1.8, point=with_points)
+        .mark_line(
+            strokeWidth=1.2 if faded else 1.8,
+            strokeOpacity=_RAW_OPACITY if faded else 1.0,
+            point=with_points,
+        )
         .encode(
             x=x_enc,
             y=y_of(VALUE),
             color=color,
-            opacity=alt.when(legend).then(alt.value(raw_opacity)).otherwise(alt.value(_DIMMED_OPACITY)),
+            opacity=alt.when(legend).then(alt.value(1.0)).otherwise(alt.value(_DIMMED_OPACITY)),
         )
         .add_params(legend)
     )
@@ -498,7 +501,7 @@ def _line_chart(
                 x=x_enc,
                 y=y_of(SMOOTHED),
                 color=color,
-                opacity=alt.when(legend).then(alt.value(1.0)).otherwise(alt.value(_DIMMED_OPACITY * 2)),
+                opacity=alt.when(legend).then(alt.value(1.0)).otherwise(alt.value(_DIMMED_OPACITY)),
             )
             .transform_filter(f"isValid(datum.{SMOOTHED})")
         )
@@ -521,7 +524,7 @@ def _line_chart(
         fmt=fmt,
         max_points=max_points,
     )
-    layers.append(_hover_rule(tooltip_rows, x=x, hover=hover, tooltip=tooltip))
+    layers.append(_hover_rule(tooltip_rows, x=x, x_title=x_title, hover=hover, values=tooltip))
     if reference is not None:
         layers.extend(_reference_layers(reference, reference_label, y_title=y_title, fmt=fmt))
     if markers is not None:
@@ -557,15 +560,18 @@ def _hover_table(
     raw_suffix: str,
     fmt: str | None,
     max_points: int,
-) -> tuple[pl.DataFrame, list[Any]]:
-    """One row per x with every experiment's value there (nearest logged point within the run's range)."""
+) -> tuple[pl.DataFrame, list[tuple[str, str, str | None]]]:
+    """One row per x with every experiment's value there (nearest logged point within the run's range).
+
+    Also returns the tooltip entries: (column, title, d3 format or None for full precision).
+    """
     xs = grid.unique().sort()
     if xs.len() > max_points:
         # Evenly spaced grid positions, always including the last x.
         picks = pl.int_range(0, max_points, eager=True) * (xs.len() - 1) // (max_points - 1)
         xs = xs.gather(picks.unique().sort())
     table = pl.DataFrame({x: xs})
-    tooltip: list[Any] = [alt.Tooltip(f"{x}:Q", title=x_title or x)]
+    tooltip: list[tuple[str, str, str | None]] = []
     for i, experiment in enumerate(experiments):
         run = (
             smoothed.filter(pl.col(EXPERIMENT) == experiment)
@@ -581,19 +587,38 @@ def _hover_table(
         )
         label = label_of[experiment]
         if smoothing_on:
-            tooltip.append(_value_tooltip(f"s{i}", label, fmt))
-            tooltip.append(_value_tooltip(f"r{i}", f"{label}{raw_suffix}", fmt))
+            tooltip.append((f"s{i}", label, fmt))
+            tooltip.append((f"r{i}", f"{label}{raw_suffix}", fmt))
         else:
-            tooltip.append(_value_tooltip(f"r{i}", label, fmt))
+            tooltip.append((f"r{i}", label, fmt))
     if not smoothing_on:
         table = table.drop([f"s{i}" for i in range(len(experiments))])
     return table, tooltip
 
 
-def _hover_rule(rows: pl.DataFrame, *, x: str, hover: Any, tooltip: list[Any]) -> Any:
-    """A vertical rule per x, invisible until the pointer is nearest to it; its tooltip lists every series."""
+def _hover_rule(
+    rows: pl.DataFrame,
+    *,
+    x: str,
+    x_title: str | None,
+    hover: Any,
+    values: Sequence[tuple[str, str, str | None]],
+) -> Any:
+    """A vertical rule per x, invisible until the pointer is nearest to it; its tooltip lists every series.
+
+    Each value is shown through a text field computed in Vega (``t_<column>``), so a run with no point at
+    that x reads "–" instead of "null". Only column names and formats enter the expressions; titles (which
+    may come from configuration) stay plain tooltip titles.
+    """
+    calculated = {
+        f"t_{column}": f"isValid(datum.{column}) ? {_format_expr(column, fmt)} : '–'" for column, _title, fmt in values
+    }
+    tooltip = [alt.Tooltip(f"{x}:Q", title=x_title or x)] + [
+        alt.Tooltip(f"t_{column}:N", title=title) for column, title, _fmt in values
+    ]
     return (
         alt.Chart(_inline(rows))
+        .transform_calculate(**calculated)
         .mark_rule(color="#888888", strokeWidth=1)
         .encode(
             x=alt.X(f"{x}:Q"),
@@ -602,6 +627,12 @@ def _hover_rule(rows: pl.DataFrame, *, x: str, hover: Any, tooltip: list[Any]) -
         )
         .add_params(hover)
     )
+
+
+def _format_expr(column: str, fmt: str | None) -> str:
+    if fmt:
+        return f"format(datum.{column}, {json.dumps(fmt)})"
+    return f"toString(datum.{column})"
 
 
 def _reference_layers(reference: float, label: str | None, *, y_title: str, fmt: str | None) -> list[Any]:
@@ -743,12 +774,6 @@ def _hover_param(x: str) -> Any:
     return alt.selection_point(
         name=_HOVER_PARAM, fields=[x], nearest=True, on="pointerover", clear="pointerout", empty=False
     )
-
-
-def _value_tooltip(field: str, title: str, fmt: str | None) -> Any:
-    if fmt:
-        return alt.Tooltip(f"{field}:Q", title=title, format=fmt)
-    return alt.Tooltip(f"{field}:Q", title=title)
 
 
 def _check_x(x: str) -> None:

@@ -65,6 +65,19 @@ def hover_rule(spec: dict[str, Any]) -> dict[str, Any]:
     return rule
 
 
+def tooltip_columns(rule: dict[str, Any]) -> list[str]:
+    """The hover table columns behind the value entries of a hover rule's tooltip (after the x entry)."""
+    calculated = {step["as"]: step["calculate"] for step in rule.get("transform", []) if "calculate" in step}
+    columns = []
+    for item in rule["encoding"]["tooltip"][1:]:
+        expression = calculated[item["field"]]
+        column = item["field"].removeprefix("t_")
+        # a run with no value at this x shows a dash, not "null"
+        assert expression.startswith(f"isValid(datum.{column}) ?") and expression.endswith(": '–'")
+        columns.append(column)
+    return columns
+
+
 def simple_chart(long: pl.DataFrame, **kwargs: Any) -> dict[str, Any]:
     options: dict[str, Any] = {"title": "T", "y_title": "Y", "colors": COLORS, "labels": LABELS}
     options.update(kwargs)
@@ -92,9 +105,12 @@ def test_smoothing_on_fades_the_raw_line_under_the_smoothed_one() -> None:
     spec = simple_chart(long_frame({"e1": [1.0, 2.0, 3.0]}), smoothing=Smoothing("ema", weight=0.5))
     lines = layers_with_mark(spec, "line")
     assert [line["encoding"]["y"]["field"] for line in lines] == ["value", "smoothed"]
-    raw_opacity = lines[0]["encoding"]["opacity"]
-    assert raw_opacity["condition"][0]["value"] < 1
-    assert lines[1]["encoding"]["opacity"]["condition"][0]["value"] == 1.0
+    assert lines[0]["mark"]["strokeOpacity"] < 1
+    assert lines[1]["mark"].get("strokeOpacity", 1.0) == 1.0
+    # highlighted runs keep their look, the others dim
+    for line in lines:
+        assert line["encoding"]["opacity"]["condition"][0]["value"] == 1.0
+        assert line["encoding"]["opacity"]["value"] < 1
 
 
 def test_smoothing_off_draws_only_the_raw_line_opaque() -> None:
@@ -102,6 +118,7 @@ def test_smoothing_off_draws_only_the_raw_line_opaque() -> None:
     lines = layers_with_mark(spec, "line")
     assert len(lines) == 1
     assert lines[0]["encoding"]["y"]["field"] == "value"
+    assert lines[0]["mark"]["strokeOpacity"] == 1.0
     assert lines[0]["encoding"]["opacity"]["condition"][0]["value"] == 1.0
 
 
@@ -156,8 +173,9 @@ def test_hover_tooltip_lists_every_experiment_at_each_step() -> None:
     titles = [item["title"] for item in rule["encoding"]["tooltip"]]
     assert titles == ["step", "E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO"]
     rows = {row["step"]: row for row in rows_of(spec, rule)}
-    assert [rows[2][item["field"]] for item in rule["encoding"]["tooltip"][1:]] == [2.0, 20.0, 8.0]
-    assert [rows[3][item["field"]] for item in rule["encoding"]["tooltip"][1:]] == [3.0, None, 9.0]
+    columns = tooltip_columns(rule)
+    assert [rows[2][column] for column in columns] == [2.0, 20.0, 8.0]
+    assert [rows[3][column] for column in columns] == [3.0, None, 9.0]
     (hover,) = [param for param in spec["params"] if param["name"] == "hover"]
     assert hover["select"]["nearest"] is True
     assert hover["select"]["fields"] == ["step"]
@@ -170,9 +188,8 @@ def test_hover_tooltip_shows_smoothed_and_raw_when_smoothing() -> None:
     rule = hover_rule(spec)
     titles = [item["title"] for item in rule["encoding"]["tooltip"]]
     assert titles == ["step", "E1 · GRPO", "E1 · GRPO · raw", "E2 · DAPO", "E2 · DAPO · raw"]
-    fields = [item["field"] for item in rule["encoding"]["tooltip"]]
     step3 = next(row for row in rows_of(spec, rule) if row["step"] == 3)
-    assert [step3[field] for field in fields[1:]] == pytest.approx([17 / 7, 3.0, 4.0, 4.0])
+    assert [step3[column] for column in tooltip_columns(rule)] == pytest.approx([17 / 7, 3.0, 4.0, 4.0])
 
 
 def test_hover_on_hours_uses_the_nearest_point_of_each_run() -> None:
@@ -251,7 +268,9 @@ def test_linear_scale_by_default() -> None:
 def test_percent_axis_and_tooltip_format() -> None:
     spec = simple_chart(long_frame({"e1": [0.8, 0.9]}), percent=True)
     assert spec["layer"][0]["encoding"]["y"]["axis"]["format"] == ".0%"
-    assert hover_rule(spec)["encoding"]["tooltip"][1]["format"] == ".2%"
+    rule = hover_rule(spec)
+    (calculation,) = [step["calculate"] for step in rule["transform"] if step["as"] == "t_r0"]
+    assert 'format(datum.r0, ".2%")' in calculation
 
 
 def test_non_finite_values_never_reach_the_spec() -> None:
