@@ -13,6 +13,7 @@ exist or cannot be listed raises :class:`~rlmon.errors.CatalogError`.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -341,11 +342,17 @@ def _walk(walk: _Walk, folder: Path, depth: int, *, recurse: bool = True) -> Non
                     walk.problems.append(f"{path}: symlink to {target}, outside the log root; not followed")
                     continue
                 if not os.path.exists(target):
-                    walk.problems.append(f"{path}: broken symlink; skipped")
+                    try:
+                        os.stat(path)
+                    except OSError as error:
+                        if error.errno == errno.ELOOP:
+                            walk.problems.append(f"{path}: symlink loop; not followed")
+                            continue
+                    walk.problems.append(f"{path}: broken symlink (target {target} is missing); skipped")
                     continue
             entry_info = entry.stat(follow_symlinks=True)
         except OSError as error:
-            if isinstance(error, OSError) and error.errno == 40:  # ELOOP: a symlink pointing at itself
+            if error.errno == errno.ELOOP:
                 walk.problems.append(f"{path}: symlink loop; not followed")
             else:
                 walk.problems.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
@@ -482,9 +489,10 @@ def _role(meta: RunMeta, training_steps: Sequence[int], *, is_last: bool) -> tup
         return "crashed attempt", meta.failure
     if not training_steps:
         return "start-up only", "config and start-up output, no training step"
+    ended = f"; ended by {meta.failure}" if meta.failure is not None and not meta.final_validation else ""
     if meta.resume_steps:
-        return "resumed", f"resumed at step {meta.resume_steps[-1]}; steps {_step_range(training_steps)}"
-    return "steps", f"steps {_step_range(training_steps)}"
+        return "resumed", f"resumed at step {meta.resume_steps[-1]}; steps {_step_range(training_steps)}{ended}"
+    return "steps", f"steps {_step_range(training_steps)}{ended}"
 
 
 def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings: Settings) -> Experiment:

@@ -196,7 +196,9 @@ def test_symlink_loops_are_not_followed(tmp_path: Path) -> None:
     assert catalog.ids == ("a",)
     assert [item.name for item in catalog.get("a").files] == ["train.log"]
     assert any("back" in problem and "loop" in problem for problem in catalog.problems)
-    assert any("self.log" in problem for problem in catalog.problems)
+    assert any("self.log" in problem and "loop" in problem for problem in catalog.problems)
+    (tmp_path / "a" / "gone.log").symlink_to(tmp_path / "a" / "missing.log")
+    assert any("gone.log" in problem and "broken" in problem for problem in discover_experiments([tmp_path]).problems)
 
 
 def test_symlink_outside_the_root_is_not_followed(tmp_path: Path) -> None:
@@ -471,3 +473,14 @@ def test_describe_root_for_the_cli(tmp_path: Path) -> None:
     assert experiment["track"] == "Qwen3.5-4B"
     assert described["ignored"] == [str(tmp_path / "notes" / "x.log")]
     assert described["roots"] == [str(tmp_path)]
+
+
+def test_last_file_crashing_after_steps(tmp_path: Path) -> None:
+    tail = ["ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."]
+    write(tmp_path / "e3" / "train.log", verl_log(total=10, steps=[1, 2, 3], tail=tail))
+    experiment = load(discover_experiments([tmp_path]), "e3")
+    assert (experiment.status, experiment.progress_text) == ("crashed", "3/10")
+    assert experiment.failure == tail[0]
+    [source] = experiment.sources
+    assert source.role == "steps"
+    assert source.note == f"steps 1–3; ended by {tail[0]}"
