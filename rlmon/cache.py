@@ -35,6 +35,7 @@ import polars as pl
 
 from rlmon.errors import LogReadError
 from rlmon.parse import (
+    BLOCK_BYTES,
     PARSER_VERSION,
     MetaCollector,
     ParsedLog,
@@ -50,7 +51,6 @@ __all__ = ["MAX_DELTAS", "LogCache", "complete_end", "merge_steps", "read_log", 
 MAX_DELTAS = 16
 _HEAD_BYTES = 1024
 _TAIL_BYTES = 256
-_READ_BLOCK = 64 * 1024 * 1024
 
 
 def complete_end(data: bytes) -> int:
@@ -172,12 +172,11 @@ class LogCache:
                     self._entries[key] = entry
                     self._drop_disk(key)
                 handle.seek(entry.offset)
-                new_bytes = _read_all(handle)
+                self._advance(entry, handle, stat)
         except PermissionError as error:
             raise LogReadError("permission denied", path=key) from error
         except OSError as error:
             raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
-        self._advance(entry, new_bytes, stat)
         return entry.result  # type: ignore[return-value]
 
     def _still_same(self, entry: _Entry, stat: os.stat_result, handle: Any) -> bool:
@@ -193,45 +192,54 @@ class LogCache:
         handle.seek(start)
         return _crc(handle.read(entry.offset - start)) == entry.tail_crc
 
-    def _advance(self, entry: _Entry, new_bytes: bytes, stat: os.stat_result) -> None:
+    def _advance(self, entry: _Entry, handle: Any, stat: os.stat_result) -> None:
+        """Parse what follows ``entry.offset`` in blocks of complete lines; the rest is provisional."""
         jsonl = _is_jsonl(entry.path)
-        end = complete_end(new_bytes)
-        complete, partial = new_bytes[:end], new_bytes[end:]
-        if complete:
+        carry = b""
+        frames: list[pl.DataFrame] = []
+        old_offset = entry.offset
+        while True:
+            block = handle.read(BLOCK_BYTES)
+            if not block:
+                break
+            data = carry + block if carry else block
+            end = complete_end(data)
+            complete, carry = data[:end], data[end:]
+            if not complete:
+                continue
             self.parses += 1
             first_line = entry.lines + 1
             if jsonl:
-                chunk = parse_jsonl_chunk(complete, entry.collector, first_line=first_line)
-                added_lines = complete.count(b"\n")
+                frames.append(parse_jsonl_chunk(complete, entry.collector, first_line=first_line))
+                entry.lines += complete.count(b"\n")
             else:
                 lines = split_lines(complete)
-                chunk = parse_chunk(lines, entry.collector, first_line=first_line)
-                added_lines = len(lines)
-            entry.steps = merge_steps([entry.steps, chunk]) if entry.steps.height else merge_steps([chunk])
-            entry.lines += added_lines
-            old_offset = entry.offset
-            entry.offset += end
-            if old_offset == 0:
+                frames.append(parse_chunk(lines, entry.collector, first_line=first_line))
+                entry.lines += len(lines)
+            if entry.offset == 0:
                 entry.head_len = min(_HEAD_BYTES, len(complete))
                 entry.head_crc = _crc(complete[: entry.head_len])
-            tail_start = max(0, len(complete) - _TAIL_BYTES)
-            tail = complete[tail_start:]
-            if len(tail) < _TAIL_BYTES and old_offset > 0:
-                tail = self._tail_from_file(entry, old_offset, tail)
+            entry.offset += end
+            tail = complete[-_TAIL_BYTES:]
+            if len(tail) < _TAIL_BYTES and entry.offset > len(tail):
+                tail = self._tail_from_file(entry, entry.offset - len(tail), tail)
             entry.tail_crc = _crc(tail)
-            self._persist(entry, chunk)
+        if frames:
+            chunk = merge_steps(frames) if len(frames) > 1 else frames[0]
+            entry.steps = merge_steps([entry.steps, chunk])
+            self._persist(entry, chunk, full=old_offset == 0)
         entry.device, entry.inode = stat.st_dev, stat.st_ino
         entry.size, entry.mtime_ns = stat.st_size, stat.st_mtime_ns
         steps = entry.steps
         collector = entry.collector
-        if partial.strip():
+        if carry.strip():
             self.parses += 1
             provisional = MetaCollector.from_state(entry.collector.to_state())
             first_line = entry.lines + 1
             if jsonl:
-                extra = parse_jsonl_chunk(partial, provisional, first_line=first_line)
+                extra = parse_jsonl_chunk(carry, provisional, first_line=first_line)
             else:
-                extra = parse_chunk(split_lines(partial), provisional, first_line=first_line)
+                extra = parse_chunk(split_lines(carry), provisional, first_line=first_line)
             if extra.height:
                 steps = merge_steps([steps, extra])
             collector = provisional
@@ -254,13 +262,13 @@ class LogCache:
         digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
         return self.cache_dir / "logs" / digest
 
-    def _persist(self, entry: _Entry, chunk: pl.DataFrame) -> None:
+    def _persist(self, entry: _Entry, chunk: pl.DataFrame, *, full: bool) -> None:
         folder = self._folder(entry.path)
         if folder is None:
             return
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            if entry.deltas >= MAX_DELTAS or not (folder / "base.parquet").exists():
+            if full or entry.deltas >= MAX_DELTAS or not (folder / "base.parquet").exists():
                 _write_parquet(entry.steps, folder / "base.parquet")
                 for old in folder.glob("delta-*.parquet"):
                     old.unlink(missing_ok=True)
@@ -323,16 +331,6 @@ class LogCache:
             return
         for item in folder.iterdir():
             item.unlink(missing_ok=True)
-
-
-def _read_all(handle: Any) -> bytes:
-    blocks = []
-    while True:
-        block = handle.read(_READ_BLOCK)
-        if not block:
-            break
-        blocks.append(block)
-    return b"".join(blocks)
 
 
 def _write_parquet(frame: pl.DataFrame, target: Path) -> None:

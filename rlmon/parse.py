@@ -17,7 +17,7 @@ import ast
 import bisect
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +39,8 @@ __all__ = [
 ]
 
 PARSER_VERSION = 1
+BLOCK_BYTES = 32 * 1024 * 1024
+"""Bytes parsed at a time: bounds memory on large files."""
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 
 # --- patterns (format reference §9) -----------------------------------------------------------------------
@@ -48,11 +50,9 @@ _PREFIX_ONE = r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]
 _PREFIX_RE = re.compile(rf"^(?:{_PREFIX_ONE})+")
 # Rust regex has no look-behind: "step:" must start the text or follow a character that is neither a word
 # character nor "/" (so ``training/global_step:5 - `` and ``timing/step:`` are not step markers).
-_STEP_RUST = r"(?:^|[^\w/])step:(\d+) - (.*)$"
+_MARK_RUST = r"(?:^|[^\w/]|\x1b\[[0-9;]*m)step:(\d+) - "
+_HEAD_RUST = r"^.*?" + _MARK_RUST
 _GLUED_RUST = r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\).*$"
-# One pair's value: no colon, no space (np.float64(0.1), -0.000, 1e-06, nan, True).
-_VALUE_RUST = r":([^: ]+)( - |$)"
-_KEY_MARK = "\x01"
 
 _TOTAL_RE = re.compile(r"Total training steps: (\d+)")
 _TRAIN_DL_RE = re.compile(r"Size of train dataloader: (\d+)")
@@ -72,18 +72,17 @@ _GLUED_RE = re.compile(r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:,
 _CONTINUATION_RE = re.compile(r"""^\s+(?:['"\[{(\d\-.]|None\b|True\b|False\b|inf\b|nan\b)""")
 _VAL_PAIR_RE = re.compile(r"'([^']+)': (?:np\.\w+\()?([-+\w.]+)\)?")
 
-# Literal markers that make a line worth a look by the metadata collector (one Aho-Corasick pass).
+# Literal markers that make a line worth a look by the metadata collector (one Aho-Corasick pass). tqdm bars
+# are not among them: only the last one counts, and it is picked out separately.
 _META_MARKERS = [
     "'actor_rollout_ref': ",
     "Total training steps",
     "Size of train dataloader",
-    "Training Progress",
     "global step to",
     "Resuming from",
     "Load from checkpoint folder",
     "Training from scratch",
-    "Initial validation metrics",
-    "Final validation metrics",
+    "validation metrics",
     "Error executing job",
     "RayTaskError",
     "ActorDiedError",
@@ -92,14 +91,13 @@ _META_MARKERS = [
     "Keep generating",
     "-m verl.",
     "-m recipe.",
-    "main_ppo",
-    "Error",
-    "Exception",
 ]
-# After a marker that opens a multi-line block, the next lines are read too (config dump, wrapped dicts).
+_FATAL_MARKERS = ["Error executing job", "RayTaskError", "ActorDiedError", "✗ Error", "max_num_gen_batches"]
+# After a marker that opens a multi-line block, the next lines are read too (config dump, wrapped dicts,
+# the traceback that names a failure).
 _CONFIG_WINDOW = 4000
 _VAL_WINDOW = 400
-_EXC_WINDOW = 120
+_EXC_WINDOW = 400
 _SFT_KEYS = ("train/loss", "val/loss")
 
 
@@ -119,13 +117,8 @@ def split_lines(data: bytes) -> pl.Series:
     """
     if not data:
         return pl.Series("line", [], dtype=pl.String)
-    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if b"\x1f" in data:  # the column separator read_csv is told to use; never meaningful in a log
         data = data.replace(b"\x1f", b" ")
-    if data.endswith(b"\n"):
-        data = data[:-1]
-    if not data:
-        return pl.Series("line", [""], dtype=pl.String)
     frame = pl.read_csv(
         data,
         has_header=False,
@@ -136,8 +129,12 @@ def split_lines(data: bytes) -> pl.Series:
         empty_string_is_null=False,
     )
     lines = frame.get_column("line").fill_null("")
-    # read_csv skips a completely empty first line only when it is the whole input; line numbers stay exact
-    # because every other empty line is kept as "".
+    redraws = lines.str.contains("\r", literal=True)
+    if redraws.any():
+        # lone carriage returns (tqdm) break lines too; only the few lines holding one are split
+        numbered = pl.DataFrame({"line": lines}).with_row_index("_row")
+        split = numbered.filter(redraws).with_columns(pl.col("line").str.split("\r")).explode("line")
+        lines = pl.concat([numbered.filter(~redraws), split]).sort("_row", maintain_order=True).get_column("line")
     return lines
 
 
@@ -151,108 +148,173 @@ def _strip_prefix(text: str) -> tuple[str, str]:
 
 
 # --- step lines -------------------------------------------------------------------------------------------------
-def _value_expr(raw: pl.Expr) -> pl.Expr:
-    """String value as logged -> Float64 (np wrappers unwrapped, True/False -> 1/0, nan/inf kept)."""
-    unwrapped = raw.str.replace(r"^np\.[A-Za-z_]+\d*\((.*)\)$", "$1")
-    return (
-        pl.when(unwrapped == "True")
-        .then(1.0)
-        .when(unwrapped == "False")
-        .then(0.0)
-        .when(unwrapped == "True_")
-        .then(1.0)
-        .when(unwrapped == "False_")
-        .then(0.0)
-        .otherwise(unwrapped.cast(pl.Float64, strict=False))
-    )
+def _value_exprs(values: pl.DataFrame) -> list[pl.Expr]:
+    """String value columns as logged -> Float64 expressions.
+
+    np wrappers are unwrapped, ``True``/``False`` become 1/0, ``nan``/``inf`` are kept; the wrapper and boolean
+    handling is only applied to columns that hold such values (a cheap check), because it is the costly part.
+    """
+    if not values.columns:
+        return []
+    flags = values.select(
+        [pl.col(name).str.starts_with("np.").any().alias(f"w{index}") for index, name in enumerate(values.columns)]
+        + [
+            (pl.col(name).str.starts_with("T") | pl.col(name).str.starts_with("F")).any().alias(f"b{index}")
+            for index, name in enumerate(values.columns)
+        ]
+    ).row(0)
+    count = len(values.columns)
+    exprs: list[pl.Expr] = []
+    for index, name in enumerate(values.columns):
+        raw = pl.col(name)
+        if flags[index]:
+            raw = raw.str.replace(r"^np\.[A-Za-z_]+\d*\((.*)\)$", "$1")
+        number = raw.cast(pl.Float64, strict=False)
+        if flags[count + index] or flags[index]:
+            number = (
+                pl.when(raw.is_in(["True", "True_"]))
+                .then(1.0)
+                .when(raw.is_in(["False", "False_"]))
+                .then(0.0)
+                .otherwise(number)
+            )
+        exprs.append(number.alias(name))
+    return exprs
 
 
 def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
-    """Rows ``_line`` (1-based), ``step``, ``rest`` for every line holding a metrics record."""
+    """Rows ``_line`` (1-based), ``step``, ``rest`` (the text after ``step:N - ``) for every metrics record."""
     frame = pl.DataFrame({"text": lines}).with_row_index("_line", offset=first_line)
     frame = frame.filter(pl.col("text").str.contains("step:", literal=True))
     if frame.is_empty():
         return pl.DataFrame(schema={"_line": pl.UInt32, STEP: pl.Int64, "rest": pl.String})
-    text = pl.col("text").str.replace_all(ANSI, "")
-    frame = frame.with_columns(text.str.extract_groups(_STEP_RUST).alias("m")).unnest("m")
-    frame = frame.rename({"1": STEP, "2": "rest"}).filter(pl.col(STEP).is_not_null())
-    return frame.select(
-        "_line",
-        pl.col(STEP).cast(pl.Int64, strict=False),
+    frame = frame.with_columns(pl.col("text").str.extract(_MARK_RUST, 1).cast(pl.Int64, strict=False).alias(STEP))
+    frame = frame.filter(pl.col(STEP).is_not_null())
+    # drop everything up to the marker (Ray prefix, ANSI codes, tqdm text glued before it)
+    frame = frame.select("_line", STEP, pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"))
+    glued = frame.get_column("rest").str.contains("pid=", literal=True)
+    if glued.any():
         # another process's output glued after the record starts with a Ray prefix: cut it off
-        pl.col("rest").str.replace(_GLUED_RUST, "").str.strip_chars_end(),
-    ).filter(pl.col(STEP).is_not_null())
+        frame = frame.with_columns(
+            pl.when(glued).then(pl.col("rest").str.replace(_GLUED_RUST, "")).otherwise(pl.col("rest")).alias("rest")
+        )
+    return frame.with_columns(pl.col("rest").str.strip_chars_end())
 
 
-def _unpack_group(records: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """Lines sharing one key sequence -> wide frame, column by column (no per-pair explode)."""
-    parts = records.select("_line", STEP, pl.col("rest").str.split(" - ").alias("parts"))
-    columns: list[pl.Expr] = []
-    for index, key in enumerate(keys):
-        raw = pl.col("parts").list.get(index, null_on_oob=True).str.slice(len(key) + 1)
-        columns.append(_value_expr(raw).alias(key))
-    return parts.select("_line", STEP, *columns)
+def _template(parts: list[str]) -> list[str] | None:
+    """The keys of one line's pairs, or None when a pair is not ``key:value`` or a key repeats."""
+    keys = []
+    for part in parts:
+        cut = part.rfind(":")
+        if cut <= 0 or cut == len(part) - 1 or " " in part[cut + 1 :]:
+            return None
+        keys.append(part[:cut])
+    return keys if len(set(keys)) == len(keys) else None
 
 
-def _unpack_pairs(records: pl.DataFrame) -> pl.DataFrame:
-    """Any lines -> long (``_line``, ``step``, key, value) -> wide; used for rare key sequences."""
+def _unpack_template(group: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Rows whose pairs carry exactly ``keys`` -> (wide frame, rows that do not fit, for another try)."""
+    names = [f"_{index}" for index in range(len(keys))]
+    parts = group.select(
+        "_line",
+        STEP,
+        *[pl.col("parts").list.get(index, null_on_oob=True).alias(name) for index, name in enumerate(names)],
+    )
+    fits = parts.select(
+        pl.all_horizontal(
+            [pl.col(name).str.starts_with(f"{key}:") for name, key in zip(names, keys, strict=True)]
+        ).fill_null(False)
+    ).to_series()
+    matched = parts.filter(fits)
+    values = matched.select(
+        [pl.col(name).str.slice(len(key) + 1).alias(key) for name, key in zip(names, keys, strict=True)]
+    )
+    numbers = values.select(_value_exprs(values))
+    # a value that does not read as a number may mean the key itself holds a ":" and was cut at the wrong
+    # colon: such rows take the pair-by-pair path, which splits at the last colon
+    doubtful = [key for key in keys if numbers.get_column(key).null_count() > values.get_column(key).null_count()]
+    if doubtful:
+        suspect = pl.any_horizontal(
+            [values.get_column(key).is_not_null() & numbers.get_column(key).is_null() for key in doubtful]
+        )
+        bad = values.select(suspect.alias("bad")).to_series()
+        if bad.any():
+            bad_lines = matched.get_column("_line").filter(bad)
+            numbers = numbers.filter(~bad)
+            matched = matched.filter(~bad)
+            fits = fits & ~group.get_column("_line").is_in(bad_lines.implode())
+    wide = pl.concat([matched.select("_line", STEP), numbers], how="horizontal")
+    return wide, group.filter(~fits)
+
+
+def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, int, str]]]:
+    """Any lines -> long -> wide (slow path for rare lines); also (line, position, key) of first appearances."""
     long = (
-        records.select("_line", STEP, pl.col("rest").str.split(" - ").alias("pair"))
-        .explode("pair")
-        .with_columns(pl.col("pair").str.extract_groups(r"^(.+):([^: ]+)$").alias("kv"))
+        records.select("_line", STEP, "parts", pl.int_ranges(pl.col("parts").list.len()).alias("pos"))
+        .explode("parts", "pos")
+        .with_columns(pl.col("parts").str.extract_groups(r"^(.+):([^: ]+)$").alias("kv"))
         .unnest("kv")
         .rename({"1": "key", "2": "raw"})
         .filter(pl.col("key").is_not_null())
-        .with_columns(_value_expr(pl.col("raw")).alias("value"))
     )
     if long.is_empty():
-        return records.select("_line", STEP)
+        return records.select("_line", STEP), []
+    values = long.select("raw")
+    long = long.with_columns(_value_exprs(values)[0].alias("value"))
     # a key logged twice on one line: the later one wins
     long = long.unique(subset=["_line", "key"], keep="last", maintain_order=True)
+    firsts = long.group_by("key").agg(pl.col("_line").first(), pl.col("pos").first())
     wide = long.pivot(on="key", index=["_line", STEP], values="value", maintain_order=True)
-    return wide
+    return wide, [(int(line), int(pos), str(key)) for key, line, pos in firsts.iter_rows()]
 
 
 def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, list[int], int]:
-    """Step lines -> (wide frame with ``_line``, sorted line numbers of step lines, unparsable value count)."""
+    """Step lines -> (wide frame with ``_line``, sorted line numbers of step lines, unparsable key count).
+
+    Lines with the same key sequence (almost all of them) are unpacked column by column against a template
+    taken from one of them; every row is checked against the template, and rows that do not fit go through
+    a pair-by-pair pivot.
+    """
     records = _step_records(lines, first_line)
     if records.is_empty():
         return pl.DataFrame(schema={"_line": pl.UInt32, STEP: pl.Int64}), [], 0
     step_line_numbers = records.get_column("_line").to_list()
-    records = records.with_columns(pl.col("rest").str.replace_all(_VALUE_RUST, _KEY_MARK + "$2").alias("signature"))
-    groups = records.group_by("signature").agg(pl.len().alias("n"), pl.col("_line").min().alias("first"))
-    groups = groups.sort("first")
+    records = records.select("_line", STEP, pl.col("rest").str.split(" - ").alias("parts"))
+    records = records.with_columns(pl.col("parts").list.len().alias("_n"))
     frames: list[pl.DataFrame] = []
-    rare: list[str] = []
-    for signature, count in groups.select("signature", "n").iter_rows():
-        keys = [part[:-1] for part in signature.split(" - ")]
-        clean = all(part.endswith(_KEY_MARK) and len(part) > 1 for part in signature.split(" - "))
-        if count >= 4 and clean and len(set(keys)) == len(keys):
-            frames.append(_unpack_group(records.filter(pl.col("signature") == signature), keys))
-        else:
-            rare.append(signature)
-    if rare:
-        frames.append(_unpack_pairs(records.filter(pl.col("signature").is_in(rare))))
+    firsts: list[tuple[int, int, str]] = []
+    leftovers: list[pl.DataFrame] = []
+    for (_count,), group in records.group_by("_n", maintain_order=True):
+        remaining = group.drop("_n")
+        for _attempt in range(4):
+            if remaining.is_empty():
+                break
+            keys = _template(remaining.get_column("parts")[0].to_list())
+            if keys is None:
+                break
+            wide, remaining = _unpack_template(remaining, keys)
+            if wide.height:
+                line = int(wide.get_column("_line")[0])
+                firsts.extend((line, position, key) for position, key in enumerate(keys))
+                frames.append(wide)
+        if remaining.height:
+            leftovers.append(remaining)
+    if leftovers:
+        wide, found = _unpack_pairs(pl.concat(leftovers))
+        frames.append(wide)
+        firsts.extend(found)
     wide = pl.concat(frames, how="diagonal") if len(frames) > 1 else frames[0]
-    # columns in order of first appearance in the file, whichever way each group was unpacked
+    # columns in order of first appearance in the file, whichever way each row was unpacked
     order: dict[str, None] = {"_line": None, STEP: None}
-    for signature in groups.get_column("signature").to_list():
-        for part in signature.split(" - "):
-            key = part[:-1] if part.endswith(_KEY_MARK) else part
-            if key in wide.columns:
-                order.setdefault(key, None)
-    for name in wide.columns:
-        order.setdefault(name, None)
+    for _line, _position, key in sorted(firsts):
+        order.setdefault(key, None)
     wide = wide.select(list(order)).sort("_line")
     metric_columns = [name for name in wide.columns if name not in ("_line", STEP)]
-    # values that were logged but are not numbers (a damaged pair) count as unparsable
-    bad = 0
-    if metric_columns:
-        all_null = [name for name in metric_columns if wide.get_column(name).null_count() == wide.height]
-        if all_null:
-            bad += len(all_null)
-            wide = wide.drop(all_null)
-    return wide, step_line_numbers, bad
+    # keys whose every value failed to parse (a damaged pair) are dropped and counted
+    bad = [name for name in metric_columns if wide.get_column(name).null_count() == wide.height]
+    if bad:
+        wide = wide.drop(bad)
+    return wide, step_line_numbers, len(bad)
 
 
 def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
@@ -513,8 +575,13 @@ class MetaCollector:
             self.meta.config_line = self.block_start
             self._reset_block()
             return
-        # wrapped validation print: ends with ')' (tuple of literals) or is a single quoted string
         first = self.block_lines[0]
+        if first[:1] not in ("'", '"', "("):
+            # a plain print (the SFT trainer's): the dict follows on the same line
+            self._close_validation(_validation_pairs(first))
+            return
+        # pprint of a string: a parenthesised run of literals ending with ')', or one quoted string
+
         single = first[:1] in ("'", '"') and len(self.block_lines) == 1
         if not (single or last.endswith(")")):
             return
@@ -527,8 +594,9 @@ class MetaCollector:
             return
         if isinstance(value, tuple):
             value = "".join(str(part) for part in value)
-        text = str(value)
-        pairs = _validation_pairs(text)
+        self._close_validation(_validation_pairs(str(value)))
+
+    def _close_validation(self, pairs: dict[str, float]) -> None:
         if self.block == "initial":
             self.meta.initial_validation = pairs
         else:
@@ -554,6 +622,8 @@ class MetaCollector:
             meta.failure_line = source.failure_pending_line
         if meta.failure_line is not None and source.last_step_line > meta.failure_line:
             meta.failure = meta.failure_kind = meta.failure_line = None  # training went on afterwards
+        if source.block == "config" and meta.lines > source.block_start + len(source.block_lines) + 200:
+            meta.warnings.append(f"line {source.block_start}: the config dump could not be read (damaged or cut)")
         if meta.total_steps is None and meta.config is not None:
             meta.total_steps = _total_from_config(meta.config, meta.train_batches)
         columns = [name for name in steps.columns if name != STEP]
@@ -590,7 +660,7 @@ def _total_from_config(config: dict[str, Any], train_batches: int | None) -> int
 
 
 def _opens_val_print(text: str, which: str) -> bool:
-    return bool(re.match(rf"""^\(?["']{which} validation metrics: """, text))
+    return bool(re.match(rf"""^\(?["']?{which} validation metrics: """, text))
 
 
 def _exception_line(text: str) -> str | None:
@@ -605,18 +675,22 @@ def _exception_line(text: str) -> str | None:
 
 # --- chunks -----------------------------------------------------------------------------------------------------
 def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
-    """0-based rows the metadata collector must see: marker lines, the windows after block openers, ``head``."""
+    """0-based rows the metadata collector must see: marker lines, the windows after block openers, the last
+    tqdm bar, and the first ``head`` rows (a block left open by the previous chunk)."""
     hits = lines.str.contains_any(_META_MARKERS)
     rows = set(hits.arg_true().to_list())
     rows.update(range(min(head, len(lines))))
-    openers = lines.str.contains_any(["'actor_rollout_ref': ", "validation metrics: ", "Error executing job"])
-    for row in openers.arg_true().to_list():
+    bars = lines.str.contains("Training Progress", literal=True).arg_true()
+    if len(bars):
+        rows.add(int(bars[-1]))
+    for row in sorted(rows):
         text = lines[row]
-        window = _CONFIG_WINDOW if "'actor_rollout_ref'" in text else _VAL_WINDOW
-        rows.update(range(row, min(row + window, len(lines))))
-    fatal = lines.str.contains_any(["RayTaskError", "ActorDiedError", "✗ Error", "max_num_gen_batches"])
-    for row in fatal.arg_true().to_list():
-        rows.update(range(row, min(row + _EXC_WINDOW, len(lines))))
+        if "'actor_rollout_ref'" in text:
+            rows.update(range(row, min(row + _CONFIG_WINDOW, len(lines))))
+        elif "validation metrics" in text:
+            rows.update(range(row, min(row + _VAL_WINDOW, len(lines))))
+        elif any(marker in text for marker in _FATAL_MARKERS):
+            rows.update(range(row, min(row + _EXC_WINDOW, len(lines))))
     return sorted(rows)
 
 
@@ -640,8 +714,11 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
     return steps
 
 
-def parse_log_bytes(data: bytes) -> ParsedLog:
+def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog:
     """Parse a whole verl console log given as bytes.
+
+    The bytes are parsed in blocks of about ``block_bytes`` cut at line breaks, which bounds the memory a
+    large file needs.
 
     Examples
     --------
@@ -650,9 +727,31 @@ def parse_log_bytes(data: bytes) -> ParsedLog:
     [(1, 0.5, nan)]
     """
     collector = MetaCollector()
-    frame = parse_chunk(split_lines(data), collector)
-    steps = merge_steps([frame])
+    frames = []
+    lines_done = 0
+    for block in iter_blocks(data, block_bytes=block_bytes):
+        lines = split_lines(block)
+        frames.append(parse_chunk(lines, collector, first_line=lines_done + 1))
+        lines_done += len(lines)
+    steps = merge_steps(frames)
     return ParsedLog(steps=steps, meta=collector.snapshot(steps))
+
+
+def iter_blocks(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
+    """``data`` in pieces of about ``block_bytes``, each ending at a line break (the last one may not)."""
+    start = 0
+    size = len(data)
+    while start < size:
+        end = min(size, start + block_bytes)
+        if end < size:
+            cut = max(data.rfind(b"\n", start, end), data.rfind(b"\r", start, end - 1))
+            if cut >= start:
+                end = cut + 1
+            else:  # one line longer than a block: take it whole
+                newline = data.find(b"\n", end)
+                end = size if newline < 0 else newline + 1
+        yield data[start:end]
+        start = end
 
 
 def parse_log_text(text: str) -> ParsedLog:

@@ -14,7 +14,6 @@ Fields of :class:`RealCase`
     ``contains``: RunMeta fields (str or list) that must contain each given substring / item.
     ``failure``: a substring of ``meta.failure`` (``None``: no failure must be reported).
     ``config``: ``{path: value}`` into ``meta.config``; ``None``: ``meta.config is None``;
-    ``UNCHECKED``: not asserted (reason given at the case).
 """
 
 from __future__ import annotations
@@ -22,9 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CASES", "UNCHECKED", "RealCase"]
+__all__ = ["CASES", "RealCase"]
 
-UNCHECKED: Any = object()
 """Sentinel for ``RealCase.config``: the case says why the config is not asserted."""
 
 Spot = tuple[int, str, "float | None"]
@@ -83,6 +81,8 @@ CASES: list[RealCase] = [
             (434, "response_length/mean", 272.527),  # line 1990
         ),
         meta=_meta(
+            # v0.1 prints no total (format reference §5.2): 29 batches x trainer.total_epochs 15 from the dump
+            total_steps=435,
             train_batches=29,  # line 139 `Size of train dataloader: 29`
             final_validation=True,  # line 2047
             zero_based=True,
@@ -113,6 +113,8 @@ CASES: list[RealCase] = [
             (434, "response_length/max", 256.0),  # line 1302
         ),
         meta=_meta(
+            # v0.1 prints no total (format reference §5.2): 29 batches (line 165) x total_epochs 15 (line 160)
+            total_steps=435,
             train_batches=29,  # line 165
             final_validation=True,  # line 1316
             zero_based=True,
@@ -131,7 +133,7 @@ CASES: list[RealCase] = [
     # final newline) and has no Final validation. `+ python3 -m verl.trainer.main_ppo ...` echo on line 8.
     # Config: the source file itself is damaged inside the dump (lines 30-33, 72-79 and 102-105 are
     # `commit:` + blank lines that replaced dump lines, one of them a closing `}`), so it cannot be
-    # reassembled exactly: not asserted.
+    # reassembled (its opening `{'actor_rollout_ref': ...` line is not in the file either): config is None.
     RealCase(
         file="ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12.log",
         kind="rl",
@@ -152,12 +154,12 @@ CASES: list[RealCase] = [
             zero_based=True,
             initial_validation={"test_score/openai/gsm8k": 0.520579268292683},  # line 333
         ),
-        config=UNCHECKED,
+        config=None,
         contains={"launch_command": ("verl.trainer.main_ppo", "data.max_response_length=512")},  # line 8
     ),
     # v0.1 SFT trainer (fsdp_sft_trainer), no Ray prefix: steps 0..58; step 29 on two lines (line 93
     # `step:29 - val/loss:0.420`, line 103 training), step 58 is val-only (line 132). The SFT config is a
-    # one-line `{'data': ...}` dict (line 50), not the RL dump: config not asserted. `-Werror=format-security`
+    # one-line `{'data': ...}` dict (line 50), not the RL dump rlmon reads: config is None. `-Werror=format-security`
     # in compiler lines 99/101 is not a failure. `+ torchrun ... -m verl.trainer.fsdp_sft_trainer` on line 21.
     RealCase(
         file="ehl-gemma2-2b-sft-gsm8k-v0.1-2024-12.log",
@@ -175,7 +177,7 @@ CASES: list[RealCase] = [
             (58, "train/loss", None),
         ),
         meta=_meta(),
-        config=UNCHECKED,
+        config=None,
         contains={"launch_command": ("verl.trainer.fsdp_sft_trainer",)},  # line 21
     ),
     # AMD MI300 GRPO, Mar 2025: bare lines (no Ray prefix, no ANSI), no config dump, no Total training steps,
@@ -524,7 +526,7 @@ CASES: list[RealCase] = [
             final_validation=True,  # line 36, printed (not pprinted) by the SFT trainer
             final_validation_metrics={"val/loss": 0.058481086045503616},  # line 36
         ),
-        config=UNCHECKED,  # SFT config is a one-line `{'data': ...}` dict (line 18), not the RL dump
+        config=None,  # SFT config is a one-line `{'data': ...}` dict (line 18), not the RL dump rlmon reads
         contains={"launch_command": ("verl.trainer.fsdp_sft_trainer",)},  # line 6
     ),
     # 2026 agent loop GRPO: two full-precision step lines (1727, 2286); many non-fatal worker

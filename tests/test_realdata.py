@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from realdata_cases import CASES, UNCHECKED, RealCase
+from realdata_cases import CASES, RealCase
 
 
 def _rel(expected: float) -> Any:
@@ -121,8 +121,6 @@ def test_failure(realdata_dir: Path, case: RealCase) -> None:
 
 @cases
 def test_config(realdata_dir: Path, case: RealCase) -> None:
-    if case.config is UNCHECKED:
-        pytest.skip("config not asserted for this log (reason in tests/realdata_cases.py)")
     config = _read(realdata_dir, case).meta.config
     if case.config is None:
         assert config is None
