@@ -70,7 +70,8 @@ class RunMeta:
     launch_command: str | None = None
     """The ``set -x`` echo of the launch command (``python3 -m verl.trainer.main_ppo ...``), if any."""
     total_steps: int | None = None
-    """From ``Total training steps: N``."""
+    """From ``Total training steps: N``; v0.1 prints none, so there it is ``trainer.total_training_steps`` or
+    ``Size of train dataloader`` x ``trainer.total_epochs`` from the config dump (format reference §5.2)."""
     train_batches: int | None = None
     """From ``Size of train dataloader: N``."""
     resume_steps: list[int] = field(default_factory=list)
