@@ -44,6 +44,7 @@ __all__ = [
     "ValidationPoint",
     "end_mean",
     "finite_series",
+    "format_band",
     "format_count",
     "format_duration",
     "format_hours",
@@ -157,6 +158,22 @@ def format_range(low: float | None, high: float | None, *, unit: str = "") -> st
     if unit == "%":
         return f"{low:.1f}–{high:.1f}%"
     return f"{format_value(low)}–{format_value(high)}{unit}"
+
+
+def format_band(low: float | None, high: float | None) -> str:
+    """A typical range rounded outward to one significant digit of the upper bound: ``0.1–0.3``.
+
+    Used for "otherwise 0.1–0.3": 0.13–0.26 reads as ``0.1–0.3``, 2.3–6.02 as ``2–7``, 0.003–0.07 as ``0–0.07``.
+    ``—`` when a bound is missing, non-finite, or the range is not positive.
+    """
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)) or high <= 0:
+        return "—"
+    unit = 10.0 ** math.floor(math.log10(high))
+    decimals = max(0, -math.floor(math.log10(high)))
+    # A tiny epsilon keeps 0.3 (stored as 0.30000000000000004) from rounding up to 0.4.
+    top = math.ceil(high / unit - 1e-9) * unit
+    bottom = max(0.0, math.floor(low / unit + 1e-9) * unit) if low >= 0 else math.floor(low / unit) * unit
+    return f"{_strip(f'{bottom:.{decimals}f}')}–{_strip(f'{top:.{decimals}f}')}"
 
 
 # ---------------------------------------------------------------------------------------------- series

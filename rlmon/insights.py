@@ -59,6 +59,7 @@ from rlmon.headline import (
     Headline,
     end_mean,
     finite_series,
+    format_band,
     format_count,
     format_duration,
     format_hours,
@@ -205,12 +206,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "attention_none": {"en": "No signal worth attention.", "zh": "暂无值得关注的信号。"},
     "attention_item": {"en": "{name}: {text}", "zh": "{name}：{text}"},
     "spike_group": {
-        "en": "{metric} spikes at steps {steps} ({values}; otherwise {low}–{high})",
-        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {low}–{high}）",
+        "en": "{metric} spikes at steps {steps} ({values}; otherwise {band})",
+        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {band}）",
     },
     "spike_group_one": {
-        "en": "{metric} spike at step {steps} ({values}; otherwise {low}–{high})",
-        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {low}–{high}）",
+        "en": "{metric} spike at step {steps} ({values}; otherwise {band})",
+        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {band}）",
     },
     "tracks": {"en": "{a} vs {b}: {items}.", "zh": "{a} 对比 {b}：{items}。"},
     "tracks_pass": {
@@ -485,8 +486,7 @@ def _detect_spikes(context: _Context) -> None:
         rest = [value for index, value in enumerate(values) if index not in spike_indices]
         low = percentile(rest, 0.05)
         high = percentile(rest, 0.95)
-        low_text = format_value(low)
-        high_text = format_value(high)
+        low_text, _, high_text = format_band(low, high).partition("–")
         metric = _short_metric(key)
         if len(spikes) > thresholds.max_spikes:
             peak = max(values[index] for index in spike_indices)
@@ -982,7 +982,11 @@ def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Trac
             continue
         groups.setdefault(experiment.track, []).append(experiment)
     tracks: list[_Track] = []
-    for name in sorted(groups):
+    # The track with the newest activity first (the one being watched), then by name.
+    newest = {
+        name: max((item.last_modified or 0.0 for item in members), default=0.0) for name, members in groups.items()
+    }
+    for name in sorted(groups, key=lambda track: (-newest[track], track)):
         members = groups[name]
         headlines = {experiment.id: headline_numbers(experiment) for experiment in members}
         finished = [item for item in members if item.status == "finished" and headlines[item.id].steps >= min_steps]
@@ -1037,7 +1041,8 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
             _fill("best_item", lang, name=_name(experiment), value=format_score(best.value), step=str(best.step))
             for experiment, best in bests
         ]
-        sentences.append(_fill("best_validation", lang, source=source, items=", ".join(items)))
+        separator = ", " if lang == "en" else "，"
+        sentences.append(_fill("best_validation", lang, source=source, items=separator.join(items)))
     lasts = []
     for experiment in track.compared:
         last = track.headlines[experiment.id].last(source)
@@ -1194,8 +1199,7 @@ def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
                     metric=_short_metric(signal.metric),
                     steps=step_joiner.join(steps) if len(steps) <= 2 or lang == "zh" else _join(steps, lang),
                     values=value_joiner.join(values),
-                    low=format_value(group[0].values["typical_low"]),
-                    high=format_value(group[0].values["typical_high"]),
+                    band=format_band(group[0].values["typical_low"], group[0].values["typical_high"]),
                 )
             )
             continue
