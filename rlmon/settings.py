@@ -24,7 +24,6 @@ from rlmon.errors import SettingError
 
 __all__ = [
     "LANGUAGES",
-    "PASS_RATE_MODES",
     "SETTINGS",
     "SMOOTHING_KINDS",
     "SettingSpec",
@@ -35,7 +34,6 @@ __all__ = [
 
 LANGUAGES = ("en", "zh")
 SMOOTHING_KINDS = ("ema", "moving_average", "none")
-PASS_RATE_MODES = ("auto", "pm1", "01", "raw")
 
 
 @dataclass(frozen=True)
