@@ -341,11 +341,9 @@ def _series(run: _Run) -> _Series:
     trend = [start + (end - start) * _concave(x) for x in u]
     noise = [a + b for a, b in zip(_bounded_noise(rng, n, 0.022), _white(rng, n, 0.018), strict=True)]
     rate = _fit_ends([t + e for t, e in zip(trend, noise, strict=True)], start, end)
+    if run.steps_done < 30:  # the running run: its first steps span 73-94 % (187 and 241 of 256)
+        rate[: run.steps_done] = _affine_to(rate[: run.steps_done], 187.4 / _SAMPLES, 240.6 / _SAMPLES)
     passes = [min(250, max(6, round(_SAMPLES * r))) for r in rate]
-    if run.steps_done < 30:  # the running run: its first steps span exactly 73-94 %
-        for i in range(run.steps_done):
-            passes[i] = min(240, max(188, passes[i]))
-        passes[8], passes[16] = 187, 241
     head = [i for i in range(5) if i < run.steps_done]
     _fix_sum(passes, head, round(start * _SAMPLES * 5), low=188 if run.steps_done < 30 else 6, high=240)
     _fix_sum(passes, range(n - 10, n), round(end * _SAMPLES * 10), low=6, high=250)
@@ -378,7 +376,7 @@ def _series(run: _Run) -> _Series:
     else:
         ent_trend = [ent_start + (ent_end - ent_start) * _concave(x, 2.0) for x in u]
     scale = (ent_start + ent_end) / 2
-    noise = [a + b for a, b in zip(_bounded_noise(rng, n, 0.05 * scale), _white(rng, n, 0.03 * scale), strict=True)]
+    noise = [a + b for a, b in zip(_bounded_noise(rng, n, 0.05 * scale), _white(rng, n, 0.015 * scale), strict=True)]
     entropy = _fit_ends([t + e for t, e in zip(ent_trend, noise, strict=True)], ent_start, ent_end)
     if run.steps_done < 30:
         head_values = _affine_to(entropy[: run.steps_done], 0.2203, 0.2794)
