@@ -441,7 +441,7 @@ def test_training_after_a_failure_line_clears_it() -> None:
     assert meta.failure_kind is None
 
 
-# --- §6.1 resume ----------------------------------------------------------------------------------------------------
+# --- §6.1 resume --------------------------------------------------------------------------------------------------
 def test_resumed_run_appended_to_one_file() -> None:
     parsed = parse_file("resumed_appended.log")
     steps, meta = parsed.steps, parsed.meta
@@ -605,7 +605,7 @@ def test_random_text_has_no_rows() -> None:
     assert parsed.meta.step_lines == 0
 
 
-# --- §7 file logger JSONL ------------------------------------------------------------------------------------------
+# --- §7 file logger JSONL -----------------------------------------------------------------------------------------
 def _jsonl_records() -> bytes:
     """The data file without its provenance line (what verl's file logger writes)."""
     lines = (DATA / "file_logger.jsonl").read_bytes().splitlines(keepends=True)
