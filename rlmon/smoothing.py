@@ -189,9 +189,7 @@ def with_smoothed(
     # Moving average: compute over finite rows only, so a NaN neither enters nor shortens a window.
     indexed = ordered.with_row_index("_row")
     finite = indexed.filter(value.is_finite())
-    averaged = finite.select(
-        "_row", moving_average_expr(value, choice.window).over(_SERIES_KEYS).alias(SMOOTHED)
-    )
+    averaged = finite.select("_row", moving_average_expr(value, choice.window).over(_SERIES_KEYS).alias(SMOOTHED))
     return indexed.join(averaged, on="_row", how="left").sort("_row").drop("_row")
 
 
@@ -240,10 +238,7 @@ def downsample(long: pl.DataFrame, *, max_points: int = 2000, x: str = STEP) -> 
         | (position == 0)
         | (position == position.max().over(bucket_keys))
         | (position == position.sort_by(pl.col("_v"), nulls_last=True).first().over(bucket_keys))
-        | (
-            position
-            == position.sort_by(pl.col("_v"), descending=True, nulls_last=True).first().over(bucket_keys)
-        )
+        | (position == position.sort_by(pl.col("_v"), descending=True, nulls_last=True).first().over(bucket_keys))
     )
     return marked.filter(keep).drop("_idx", "_n", "_v", "_bucket")
 
