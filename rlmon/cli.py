@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,12 +18,16 @@ import polars as pl
 
 from rlmon.cache import LogCache, read_logs
 from rlmon.errors import LogReadError, RlmonError
+from rlmon.settings import load_settings
 
 __all__ = ["main"]
 
 
 def _cache(args: argparse.Namespace) -> LogCache:
-    return LogCache(Path(args.cache_dir) if args.cache_dir else None)
+    """The cache named by ``--cache-dir``, else the app's own (``RLMON_CACHE_DIR`` or the user's cache dir)."""
+    if args.cache_dir:
+        return LogCache(Path(args.cache_dir))
+    return LogCache(load_settings([], os.environ).cache_dir)
 
 
 def _log_files(inputs: Sequence[str]) -> list[Path]:
@@ -147,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add_cache(command: argparse.ArgumentParser) -> None:
-        command.add_argument("--cache-dir", help="cache folder (the app's by default: none, parse afresh)")
+        command.add_argument("--cache-dir", help="cache folder (default: the app's, RLMON_CACHE_DIR or ~/.cache/rlmon)")
 
     parse = sub.add_parser("parse", help="write the merged per-step table of logs as Parquet or CSV")
     parse.add_argument("logs", nargs="+", help="log files (one experiment, in order) or an experiment folder")

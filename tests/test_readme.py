@@ -1,0 +1,28 @@
+"""The README documents every setting and every CLI command, and starts with the two commands users run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rlmon.cli import build_parser
+from rlmon.settings import SETTINGS
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_setting_is_documented() -> None:
+    missing = [spec.name for spec in SETTINGS if f"`{spec.option}`" not in README or f"`{spec.env}`" not in README]
+    assert not missing, f"settings missing from README.md: {missing}"
+
+
+def test_every_command_is_documented() -> None:
+    subparsers = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    missing = [name for name in subparsers if f"rlmon {name}" not in README]
+    assert not missing, f"commands missing from README.md: {missing}"
+
+
+def test_first_two_commands_install_and_run() -> None:
+    block = README.split("```bash", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.splitlines() if line and not line.startswith("#")]
+    assert commands[0] == "pip install -e . && streamlit run streamlit_app.py"
+    assert commands[1] == 'pip install -e ".[dev]" && pytest'
