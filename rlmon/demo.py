@@ -134,7 +134,7 @@ class _Run:
     length: tuple[int, int]  # start / end mean response length (tokens)
     entropy: tuple[float, float]
     grad_norm: tuple[float, float]  # min / max of grad_norm outside spikes
-    step_seconds: float  # sum of timing_s/step over the steps done
+    step_seconds: float  # sum of timing_s/step over the steps done (mid-minute: no rounding edge)
     aime: tuple[int, ...]  # aime24 problems solved (of 30) at steps 0, 25, ..., 150
     description: str
     steps_done: int = TOTAL_STEPS
@@ -162,25 +162,25 @@ _DESCRIPTIONS = {
 
 _RUNS: tuple[_Run, ...] = (
     _Run("4b", "e1_grpo_4b", "grpo", ("20260714_125151",), (0.802, 0.896), (5100, 9700), (0.250, 0.220),
-         (0.112, 0.287), 133920.0, (17, 19, 20, 21, 22, 23, 19), _DESCRIPTIONS["grpo"], shutdown_noise=True),
+         (0.112, 0.287), 133940.0, (17, 19, 20, 21, 22, 23, 19), _DESCRIPTIONS["grpo"], shutdown_noise=True),
     _Run("4b", "e2_dapo_4b", "dapo", ("20260716_021500", "20260716_023012"), (0.794, 0.911), (5200, 7900),
          (0.256, 0.417), (0.1012, 0.2987), 117200.0, (17, 18, 20, 21, 21, 22, 23), _DESCRIPTIONS["dapo"],
          spikes=((43, 0.9614), (59, 1.1287))),
     _Run("4b", "e3_drgrpo_4b", "drgrpo", ("20260717_105706",), (0.807, 0.888), (5300, 7300), (0.081, 0.048),
-         (0.0302, 0.2297), 122040.0, (17, 17, 19, 21, 22, 24, 22), _DESCRIPTIONS["drgrpo"]),
+         (0.0302, 0.2297), 122060.0, (17, 17, 19, 21, 22, 24, 22), _DESCRIPTIONS["drgrpo"]),
     _Run("4b", "e4_rloo_4b", "rloo", ("20260718_184125",), (0.798, 0.903), (5000, 8100), (0.262, 0.231),
          (0.118, 0.279), 128840.0, (17, 18, 20, 22, 23, 25, 23), _DESCRIPTIONS["rloo"], shutdown_noise=True),
     _Run("4b", "e5_reinforce_pp_4b", "reinforce_pp", ("20260720_063429",), (0.804, 0.887), (5000, 8600),
          (0.252, 0.214), (0.121, 0.268), 15800.0, (17, 19, 20, 22, 22, 23, 22), _DESCRIPTIONS["reinforce_pp"],
          steps_done=21),
     _Run("2b", "e1_grpo_2b", "grpo", ("20260622_091530",), (0.384, 0.672), (3200, 4400), (0.362, 0.311),
-         (0.162, 0.341), 87480.0, (3, 4, 5, 5, 6, 7, 7), _DESCRIPTIONS["grpo"]),
+         (0.162, 0.341), 87500.0, (3, 4, 5, 5, 6, 7, 7), _DESCRIPTIONS["grpo"]),
     _Run("2b", "e2_dapo_2b", "dapo", ("20260623_120418",), (0.353, 0.718), (3100, 6000), (0.342, 0.351),
-         (0.153, 0.352), 76320.0, (3, 4, 5, 6, 6, 7, 8), _DESCRIPTIONS["dapo"]),
+         (0.153, 0.352), 76340.0, (3, 4, 5, 6, 6, 7, 8), _DESCRIPTIONS["dapo"]),
     _Run("2b", "e3_drgrpo_2b", "drgrpo", ("20260625_083344",), (0.427, 0.639), (3300, 8600), (0.172, 0.094),
-         (0.071, 0.243), 84600.0, (3, 5, 5, 6, 7, 7, 7), _DESCRIPTIONS["drgrpo"], shutdown_noise=True),
+         (0.071, 0.243), 84620.0, (3, 5, 5, 6, 7, 7, 7), _DESCRIPTIONS["drgrpo"], shutdown_noise=True),
     _Run("2b", "e4_rloo_2b", "rloo", ("20260627_201015",), (0.401, 0.695), (3100, 5400), (0.371, 0.329),
-         (0.158, 0.338), 96480.0, (3, 4, 4, 5, 6, 7, 7), _DESCRIPTIONS["rloo"]),
+         (0.158, 0.338), 96500.0, (3, 4, 4, 5, 6, 7, 7), _DESCRIPTIONS["rloo"]),
 )  # fmt: skip
 
 
