@@ -43,9 +43,11 @@ E4 RLOO     79.8→90.3 %   5.0k→8.1k   0.262→0.231     0.12–0.28         
 E5 REINF.++ 21 steps done: pass rate 73–94 %, entropy 0.22–0.28, grad_norm 0.19–0.27, 4h23m (4.39 h)
 =========== ============= =========== =============== ================= ============= =========================
 
-E2's grad_norm spikes to 0.96 at step 43 and 1.13 at step 59; no other metric of any run has an outlier
-(the noise is bounded). Every run's aime24 is 0.567 before training. E5's validations, once reached, are
-.633 .667 .733 .733 .767 .733.
+E2's grad_norm spikes to 0.96 at step 43 and 1.13 at step 59; no other training metric of any run has an
+outlier (the noise is bounded). DAPO steps that needed extra generation rounds (``train/num_gen_batches``
+2 or 3, with the ``Keep generating...`` lines) take longer in ``timing_s/gen``, as in the real recipe.
+Every run's aime24 is 0.567 before training; E5's validations, once reached, are .633 .667 .733 .733
+.767 .733.
 
 2B (``Qwen/Qwen3.5-2B``, 2 GPUs, TP 2, offload on): pass rate starts at 38.4 / 35.3 / 42.7 / 40.1 % and ends
 at 67.2 / 71.8 / 63.9 / 69.5 % (E1…E4); hours 24.3 / 21.2 / 23.5 / 26.8; length 3.2k→4.4k, 3.1k→6.0k,
