@@ -160,20 +160,26 @@ def format_range(low: float | None, high: float | None, *, unit: str = "") -> st
     return f"{format_value(low)}–{format_value(high)}{unit}"
 
 
-def format_band(low: float | None, high: float | None) -> str:
-    """A typical range rounded outward to one significant digit of the upper bound: ``0.1–0.3``.
+def _round_out(value: float, *, up: bool) -> str:
+    """``value`` rounded away from the band's inside at its own leading digit (0.13 down -> 0.1, 0.26 up -> 0.3)."""
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    unit = 10.0**exponent
+    # The epsilon keeps 0.3 (stored as 0.30000000000000004) from rounding up to 0.4.
+    scaled = math.ceil(value / unit - 1e-9) if up else math.floor(value / unit + 1e-9)
+    return _strip(f"{scaled * unit:.{max(0, -exponent)}f}")
 
-    Used for "otherwise 0.1–0.3": 0.13–0.26 reads as ``0.1–0.3``, 2.3–6.02 as ``2–7``, 0.003–0.07 as ``0–0.07``.
-    ``—`` when a bound is missing, non-finite, or the range is not positive.
+
+def format_band(low: float | None, high: float | None) -> str:
+    """A typical range as a person would say it: each bound rounded outward at its leading digit.
+
+    Used for "otherwise 0.1–0.3": 0.13–0.26 reads ``0.1–0.3``, 2.3–6.02 ``2–7``, 0.003–0.07 ``0.003–0.07``,
+    0.58–2.09 ``0.5–3``. ``—`` when a bound is missing or non-finite.
     """
-    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)) or high <= 0:
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
         return "—"
-    unit = 10.0 ** math.floor(math.log10(high))
-    decimals = max(0, -math.floor(math.log10(high)))
-    # A tiny epsilon keeps 0.3 (stored as 0.30000000000000004) from rounding up to 0.4.
-    top = math.ceil(high / unit - 1e-9) * unit
-    bottom = max(0.0, math.floor(low / unit + 1e-9) * unit) if low >= 0 else math.floor(low / unit) * unit
-    return f"{_strip(f'{bottom:.{decimals}f}')}–{_strip(f'{top:.{decimals}f}')}"
+    return f"{_round_out(low, up=False)}–{_round_out(high, up=True)}"
 
 
 # ---------------------------------------------------------------------------------------------- series

@@ -184,7 +184,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "best_item": {"en": "{name} {value} at step {step}", "zh": "{name} {value}（step {step}）"},
     "leaders": {
         "en": "At the last validation (step {step}) {names} {verb} with {value}.",
-        "zh": "最后一次验证（step {step}）{names} 最高，为 {value}。",
+        "zh": "最后一次验证（step {step}）{names} {verb}，为 {value}。",
     },
     "drops": {"en": "{items}.", "zh": "{items}。"},
     "drop_item": {
@@ -810,6 +810,9 @@ def _detect_kl(context: _Context) -> None:
 
 def _idle_text(idle_s: float) -> dict[str, str]:
     hours = idle_s / 3600.0
+    if hours >= 48:
+        days = f"{hours / 24:.0f}"
+        return {"en": f"{days} days", "zh": f"{days} 天"}
     text = format_duration(hours)
     return {"en": text, "zh": text}
 
