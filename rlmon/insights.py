@@ -1036,7 +1036,9 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
     bests = []
     for experiment in track.experiments:
         best = track.headlines[experiment.id].best(source)
-        if best is not None:
+        last = track.headlines[experiment.id].last(source)
+        # A run validated only before training (step 0) has no checkpoint score to rank yet.
+        if best is not None and last is not None and last.step > 0:
             bests.append((experiment, best))
     bests.sort(key=lambda item: (-round(item[1].value, 6), item[1].step, item[0].order))
     if bests:

@@ -575,6 +575,9 @@ def test_demo_summary_english(demo: tuple[Path, list[Experiment], list[Signal]])
     ):
         assert expected in text, expected
     assert "First-5-step mean pass rate 79." in text or "First-5-step mean pass rate 80." in text
+    # E5 has only its validation before training (step 0): not ranked among the best checkpoints
+    best_sentence = next(part for part in text.split(". ") if part.startswith("Best aime24:"))
+    assert "E5" not in best_sentence
     assert text.count("spike") == 1  # only E2's
 
 
