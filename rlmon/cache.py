@@ -224,12 +224,12 @@ class LogCache:
             if len(tail) < _TAIL_BYTES and entry.offset > len(tail):
                 tail = self._tail_from_file(entry, entry.offset - len(tail), tail)
             entry.tail_crc = _crc(tail)
+        entry.device, entry.inode = stat.st_dev, stat.st_ino
+        entry.size, entry.mtime_ns = stat.st_size, stat.st_mtime_ns
         if frames:
             chunk = merge_steps(frames) if len(frames) > 1 else frames[0]
             entry.steps = merge_steps([entry.steps, chunk])
             self._persist(entry, chunk, full=old_offset == 0)
-        entry.device, entry.inode = stat.st_dev, stat.st_ino
-        entry.size, entry.mtime_ns = stat.st_size, stat.st_mtime_ns
         steps = entry.steps
         collector = entry.collector
         if carry.strip():

@@ -57,12 +57,17 @@ def _experiment_files(folder: Path) -> list[Path]:
 
 def _write_frame(frame: pl.DataFrame, out: Path) -> None:
     suffix = out.suffix.lower()
-    if suffix == ".parquet":
-        frame.write_parquet(out)
-    elif suffix == ".csv":
-        frame.write_csv(out)
-    else:
+    if suffix not in (".parquet", ".csv"):
         raise RlmonError("--out must end in .parquet or .csv", path=out)
+    if not out.parent.is_dir():
+        raise RlmonError(f"cannot write {out.name}: folder {out.parent} does not exist", path=out)
+    try:
+        if suffix == ".parquet":
+            frame.write_parquet(out)
+        else:
+            frame.write_csv(out)
+    except (OSError, pl.exceptions.PolarsError) as error:
+        raise RlmonError(f"cannot write: {error}", path=out) from error
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:

@@ -52,7 +52,7 @@ _PREFIX_RE = re.compile(rf"^(?:{_PREFIX_ONE})+")
 # character nor "/" (so ``training/global_step:5 - `` and ``timing/step:`` are not step markers).
 _MARK_RUST = r"(?:^|[^\w/]|\x1b\[[0-9;]*m)step:(\d+) - "
 _HEAD_RUST = r"^.*?" + _MARK_RUST
-_GLUED_RUST = r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\).*$"
+_GLUED_RUST = r"(?:\x1b\[[0-9;?]*[ -/]*[@-~])*\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\).*$"
 
 _TOTAL_RE = re.compile(r"Total training steps: (\d+)")
 _TRAIN_DL_RE = re.compile(r"Size of train dataloader: (\d+)")
@@ -503,32 +503,29 @@ class MetaCollector:
         meta = self.meta
         if meta.final_validation:
             return  # shutdown noise after a finished run is not a failure (format reference §6.2)
-        kind = None
-        if _HYDRA_RE.match(text):
-            kind = "hydra"
-        elif _DAPO_FAIL_RE.search(text):
-            kind = "dapo_max_gen_batches"
-        elif _ACTOR_DIED_RE.search(text):
-            kind = "actor_died"
-        elif _RAYTASK_RE.search(text):
-            kind = "ray_task_error"
+        kind = _failure_kind(text)
         if kind is not None:
+            # an earlier attempt failed, training went on (tee -a, a resume), and now this one fails
             if meta.failure is not None and self._steps_between(meta.failure_line or 0, number, step_lines):
-                # an earlier attempt failed, training went on, and now this one failed
                 meta.failure = meta.failure_kind = meta.failure_line = None
-            if meta.failure is None and self.failure_pending is None:
-                self.failure_pending = kind
-                self.failure_pending_line = number
-                self.failure_pending_text = text[:500]
-                if kind in ("dapo_max_gen_batches", "actor_died"):
-                    exc = _exception_line(text)
-                    if exc is not None:
-                        self._set_failure(exc, number)
+            if self.failure_pending is not None and self._steps_between(self.failure_pending_line, number, step_lines):
+                self.failure_pending = None
+        if meta.failure is not None:
             return
-        if self.failure_pending is not None:
-            exc = _exception_line(text)
-            if exc is not None:
-                self._set_failure(exc, number)
+        exception = _exception_line(text)
+        if self.failure_pending is not None and exception is not None:
+            # the first exception line after the signature names the failure; DAPO's and Ray's own
+            # exceptions say more than the Hydra wrapper around them
+            specific = kind if kind in ("dapo_max_gen_batches", "actor_died") else None
+            self.failure_pending = specific or self.failure_pending
+            self._set_failure(exception, number)
+            return
+        if kind is not None and self.failure_pending is None:
+            self.failure_pending = kind
+            self.failure_pending_line = number
+            self.failure_pending_text = text[:500]
+            if exception is not None and kind in ("dapo_max_gen_batches", "actor_died"):
+                self._set_failure(exception, number)
 
     def _set_failure(self, text: str, number: int) -> None:
         self.meta.failure = text[:500]
@@ -661,6 +658,19 @@ def _total_from_config(config: dict[str, Any], train_batches: int | None) -> int
 
 def _opens_val_print(text: str, which: str) -> bool:
     return bool(re.match(rf"""^\(?["']?{which} validation metrics: """, text))
+
+
+def _failure_kind(text: str) -> str | None:
+    """The kind of fatal failure a line announces, if any (format reference §6.3)."""
+    if _HYDRA_RE.match(text):
+        return "hydra"
+    if _DAPO_FAIL_RE.search(text):
+        return "dapo_max_gen_batches"
+    if _ACTOR_DIED_RE.search(text):
+        return "actor_died"
+    if _RAYTASK_RE.search(text):
+        return "ray_task_error"
+    return None
 
 
 def _exception_line(text: str) -> str | None:
