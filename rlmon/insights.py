@@ -721,9 +721,7 @@ def _detect_non_finite(context: _Context) -> None:
         for name in frame.columns
         if name != STEP
         and (
-            name in _spike_keys([name])
-            or name in ENTROPY_KEYS
-            or name in ("critic/score/mean", "critic/rewards/mean", PASS_RATE)
+            name in _spike_keys([name]) or name in ENTROPY_KEYS or name in ("critic/score/mean", "critic/rewards/mean")
         )
     ]
     for key in watched:
@@ -1092,10 +1090,18 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
     return sentences
 
 
-def _extremes(track: _Track, value: Callable[[Headline], float | None]) -> tuple[Experiment, Experiment] | None:
-    """(lowest, highest) of ``value`` over the compared experiments; None with fewer than two values."""
+def _finished(track: _Track) -> list[Experiment]:
+    """The compared experiments that finished: wall-clock hours compare only between complete runs."""
+    return [experiment for experiment in track.compared if experiment.status == "finished"]
+
+
+def _extremes(
+    track: _Track, value: Callable[[Headline], float | None], *, among: Sequence[Experiment] | None = None
+) -> tuple[Experiment, Experiment] | None:
+    """(lowest, highest) of ``value`` over ``among`` (default: the compared experiments); None with fewer
+    than two values or when all are equal."""
     scored = []
-    for experiment in track.compared:
+    for experiment in track.compared if among is None else among:
         number = value(track.headlines[experiment.id])
         if number is not None and math.isfinite(number):
             scored.append((number, experiment.order, experiment))
@@ -1128,7 +1134,7 @@ def _grad_range(headline: Headline) -> str:
 
 def _dynamics_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> list[str]:
     sentences: list[str] = []
-    hours = _extremes(track, lambda headline: headline.elapsed_h)
+    hours = _extremes(track, lambda headline: headline.elapsed_h, among=_finished(track))
     if hours is not None:
         fast, slow = hours
         sentences.append(
@@ -1243,9 +1249,16 @@ def _track_pairs(tracks: Sequence[_Track]) -> list[tuple[_Track, _Track, list[st
     return pairs
 
 
-def _by_algorithm(track: _Track, common: Sequence[str], value: Callable[[Headline], float | None]) -> dict[str, float]:
+def _by_algorithm(
+    track: _Track,
+    common: Sequence[str],
+    value: Callable[[Headline], float | None],
+    *,
+    among: Sequence[Experiment] | None = None,
+) -> dict[str, float]:
+    """Algorithm key -> ``value`` of its first experiment in ``among`` (default: the compared ones)."""
     out: dict[str, float] = {}
-    for experiment in track.compared:
+    for experiment in track.compared if among is None else among:
         if experiment.algorithm.key in common and experiment.algorithm.key not in out:
             number = value(track.headlines[experiment.id])
             if number is not None and math.isfinite(number):
@@ -1261,8 +1274,8 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
         items.append(
             _fill("tracks_pass", lang, a_band=_band_text(band_a, kind="%"), b_band=_band_text(band_b, kind="%"))
         )
-    hours_a = _band([item.elapsed_h for item in first.compared])
-    hours_b = _band([item.elapsed_h for item in second.compared])
+    hours_a = _band([item.elapsed_h for item in _finished(first)])
+    hours_b = _band([item.elapsed_h for item in _finished(second)])
     if hours_a and hours_b:
         items.append(
             _fill("tracks_hours", lang, a_band=_band_text(hours_a, kind="h"), b_band=_band_text(hours_b, kind="h"))
@@ -1274,8 +1287,8 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
         ("hours", lambda headline: headline.elapsed_h),
     )
     for what, value in measures:
-        values_a = _by_algorithm(first, common, value)
-        values_b = _by_algorithm(second, common, value)
+        values_a = _by_algorithm(first, common, value, among=_finished(first) if what == "hours" else None)
+        values_b = _by_algorithm(second, common, value, among=_finished(second) if what == "hours" else None)
         shared = sorted(set(values_a) & set(values_b))
         if len(shared) < 2:
             continue

@@ -416,6 +416,17 @@ def test_summary_states_a_reversal_between_tracks_in_both_languages() -> None:
     assert "hours 28.0–33.0h vs 18.0–22.0h" in english
 
 
+def test_fastest_and_slowest_only_among_finished_runs() -> None:
+    experiments = _two_tracks()[:3]
+    # Two of three still running: all three are compared (pass rates, lengths), but hours of unfinished
+    # runs say nothing about speed, so no fastest/slowest is named.
+    for running in experiments[1:]:
+        running.status = "running"
+    text = "\n".join(write_summary(experiments, [], lang="en"))
+    assert "(E1–E3)" in text
+    assert "fastest" not in text and "slowest" not in text
+
+
 def test_summary_without_steps_and_without_comparable_tracks() -> None:
     assert write_summary([make_experiment({}, status="not started")], [], lang="en") == [
         "No experiment with training steps yet."
