@@ -246,13 +246,24 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "exp_status_other": {"en": "{name}: {status}, {progress}.", "zh": "{name}：{status}，{progress}。"},
     "exp_eta": {"en": " (about {eta} to go)", "zh": "（预计还需 {eta}）"},
-    "exp_pass": {"en": "Pass rate {start} → {end}", "zh": "pass rate {start} → {end}"},
+    "exp_pass": {
+        "en": "Pass rate {start} → {end} (first-5 → last-10-step mean)",
+        "zh": "pass rate {start} → {end}（首 5 步 → 末 10 步均值）",
+    },
     "exp_length": {"en": "response length {range}", "zh": "响应长度 {range}"},
     "exp_entropy": {"en": "entropy {range}", "zh": "entropy {range}"},
     "exp_grad": {"en": "grad_norm typically {range}", "zh": "grad_norm 常规区间 {range}"},
     "exp_val": {
         "en": "{source} best {best} at step {best_step}, last {last} at step {last_step}",
         "zh": "{source} 最高 {best}（step {best_step}），最近 {last}（step {last_step}）",
+    },
+    "exp_val_initial": {
+        "en": "{source} {value} before training (step {step})",
+        "zh": "{source} 训练前 {value}（step {step}）",
+    },
+    "exp_next_val": {
+        "en": "next validation at step {step} (in {count} steps)",
+        "zh": "下次验证在 step {step}（还差 {count} 步）",
     },
     "exp_signals": {"en": "Signals: {items}.", "zh": "信号：{items}。"},
     "exp_no_signals": {"en": "No anomaly signal.", "zh": "未见异常信号。"},
@@ -1385,6 +1396,20 @@ def write_summary(
     return paragraphs
 
 
+def _next_validation(experiment: Experiment) -> int | None:
+    """The step of the next validation of a running experiment (``trainer.test_freq``), if any."""
+    frequency = experiment.setting("test_freq")
+    if experiment.status != "running" or frequency is None:
+        return None
+    every = frequency.value
+    if not isinstance(every, int) or isinstance(every, bool) or every <= 0:
+        return None
+    upcoming = (experiment.steps_done // every + 1) * every
+    if experiment.total_steps is not None and upcoming > experiment.total_steps:
+        return None
+    return upcoming
+
+
 def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, lang: str = "en") -> str:
     """One paragraph about one experiment for its page: status, start→end numbers, validation, signals.
 
@@ -1424,7 +1449,17 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
     if headline.grad_norm_p05 is not None:
         facts.append(_fill("exp_grad", lang, range=format_range(headline.grad_norm_p05, headline.grad_norm_p95)))
     best, last = headline.best(), headline.last()
-    if best is not None and last is not None and headline.validation_source is not None:
+    if last is not None and last.step <= 0 and headline.validation_source is not None:
+        facts.append(
+            _fill(
+                "exp_val_initial",
+                lang,
+                source=headline.validation_source,
+                value=format_score(last.value),
+                step=str(last.step),
+            )
+        )
+    elif best is not None and last is not None and headline.validation_source is not None:
         facts.append(
             _fill(
                 "exp_val",
@@ -1436,6 +1471,9 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
                 last_step=str(last.step),
             )
         )
+    next_step = _next_validation(experiment)
+    if next_step is not None:
+        facts.append(_fill("exp_next_val", lang, step=str(next_step), count=str(next_step - experiment.steps_done)))
     parts = [status]
     if facts:
         parts.append(MESSAGES["sentence_sep"][lang].join(facts) + ("." if lang == "en" else "。"))

@@ -622,6 +622,9 @@ def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Sig
     e5_en = experiment_paragraph(four_b["E5"], signals, lang="en")
     assert e5_en.startswith("E5 (REINFORCE++): running, 21/150 after 4h23m")
     assert e5_en.endswith("No anomaly signal.")
+    # seed: "first aime24 validation due in 4 steps" (test_freq=25, 21 steps done)
+    assert "next validation at step 25 (in 4 steps)" in e5_en
+    assert "下次验证在 step 25（还差 4 步）" in experiment_paragraph(four_b["E5"], signals, lang="zh")
 
 
 def test_summary_for_root_text_and_json(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
