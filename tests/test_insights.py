@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_headline import make_experiment
 
 from rlmon.cache import LogCache
@@ -365,6 +367,50 @@ def test_stalled_and_not_started() -> None:
     assert _kinds(detect_signals(quiet_start, settings=SETTINGS)) == ["stalled"]
     fresh_start = make_experiment({}, status="not started", idle_s=60.0)
     assert detect_signals(fresh_start, settings=SETTINGS) == []
+
+
+# ---------------------------------------------------------------------------------------- robustness
+
+_KEYS = (
+    "actor/grad_norm",
+    "actor/pg_loss",
+    "actor/kl_loss",
+    "actor/entropy",
+    "critic/score/mean",
+    "critic/score/min",
+    "response_length/mean",
+    "response_length/max",
+    "response_length/clip_ratio",
+    "training/rollout_actor_probs_pearson_corr",
+    "val-core/aime24/acc/mean@1",
+)
+_VALUES = st.one_of(
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.floats(min_value=-1e6, max_value=1e6),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    length=st.integers(min_value=0, max_value=40),
+    keys=st.sets(st.sampled_from(_KEYS)),
+    data=st.data(),
+)
+def test_detectors_and_texts_never_raise(length: int, keys: set[str], data: st.DataObject) -> None:
+    columns = {key: data.draw(st.lists(_VALUES, min_size=length, max_size=length)) for key in sorted(keys)}
+    experiment = make_experiment(
+        columns, steps=list(range(1, length + 1)), config={"data": {"max_response_length": 100}}
+    )
+    headline = headline_numbers(experiment)
+    assert headline.steps <= length
+    signals = detect_signals(experiment, settings=SETTINGS)
+    _assert_bilingual(signals)
+    for lang in LANGUAGES:
+        write_summary([experiment], signals, lang=lang)
+        experiment_paragraph(experiment, signals, lang=lang)
+    json.dumps([signal.to_json_dict() for signal in signals])
+    json.dumps(headline.to_json_dict())
 
 
 # ------------------------------------------------------------------------------------------ summary
