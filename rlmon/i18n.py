@@ -1,0 +1,425 @@
+"""The message catalog of the app: every visible text in English and Chinese, and number formats per language.
+
+Each message is a key with one template per language (``str.format`` fields). :func:`t` picks the visitor's
+language and fills the fields; a missing language is a bug caught by the tests, a missing key raises.
+Numbers shown to people go through the ``format_*`` functions here, which follow the language too
+(``4h23m`` / ``4小时23分``, ``5.1k`` / ``5.1千``).
+
+>>> t("status_running", "zh")
+'运行中'
+>>> format_duration(4.39, "en")
+'4h23m'
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = [
+    "LANGUAGES",
+    "LANGUAGE_NAMES",
+    "MESSAGES",
+    "format_count",
+    "format_duration",
+    "format_hours",
+    "format_percent",
+    "format_score",
+    "format_size",
+    "language_from_locale",
+    "metric_title",
+    "t",
+]
+
+LANGUAGES = ("en", "zh")
+LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
+
+MESSAGES: dict[str, dict[str, str]] = {
+    # --- frame, sidebar ---
+    "app_title": {"en": "rlmon", "zh": "rlmon"},
+    "app_tagline": {"en": "verl RL training monitor", "zh": "verl 强化学习训练监控"},
+    "nav_overview": {"en": "Overview", "zh": "总览"},
+    "nav_experiment": {"en": "Experiment", "zh": "实验"},
+    "sidebar_track": {"en": "Track", "zh": "赛道"},
+    "sidebar_all_tracks": {"en": "All tracks", "zh": "全部赛道"},
+    "sidebar_experiments": {"en": "Experiments", "zh": "实验"},
+    "sidebar_experiments_help": {
+        "en": "The experiments compared on the overview. The selection is kept in the page address.",
+        "zh": "总览页中对比的实验。所选实验保存在页面地址中。",
+    },
+    "sidebar_language": {"en": "Language", "zh": "语言"},
+    "sidebar_live": {"en": "Live refresh", "zh": "实时刷新"},
+    "sidebar_live_help": {
+        "en": "Re-read the logs every few seconds; only new bytes are parsed.",
+        "zh": "每隔几秒重新读取日志，只解析新增内容。",
+    },
+    "sidebar_refresh_s": {"en": "Every (seconds)", "zh": "间隔（秒）"},
+    "sidebar_roots": {"en": "Log roots", "zh": "日志根目录"},
+    "sidebar_demo": {
+        "en": "Demo data (no log root configured; start with `-- --log-root DIR`)",
+        "zh": "演示数据（未配置日志根目录；用 `-- --log-root DIR` 启动）",
+    },
+    "live_badge": {"en": "live · every {seconds}s", "zh": "实时 · 每 {seconds} 秒"},
+    "paused_badge": {"en": "live refresh off", "zh": "实时刷新已关闭"},
+    "updated_at": {"en": "updated {time}", "zh": "更新于 {time}"},
+    # --- status ---
+    "status_finished": {"en": "finished", "zh": "已完成"},
+    "status_running": {"en": "running", "zh": "运行中"},
+    "status_stalled": {"en": "stalled", "zh": "停滞"},
+    "status_crashed": {"en": "crashed", "zh": "崩溃"},
+    "status_not started": {"en": "not started", "zh": "未开始"},
+    # --- empty and error states ---
+    "error_settings": {
+        "en": "rlmon cannot start with these settings: {reason}",
+        "zh": "rlmon 无法以这些设置启动：{reason}",
+    },
+    "error_root_missing": {
+        "en": "Log root {path} cannot be used: {reason}. Check the path given with `--log-root` / RLMON_LOG_ROOT.",
+        "zh": "日志根目录 {path} 无法使用：{reason}。请检查 `--log-root` / RLMON_LOG_ROOT 给出的路径。",
+    },
+    "empty_root": {
+        "en": "No verl logs under {roots}. Point rlmon at a folder of training logs with `--log-root DIR`; "
+        "every folder holding verl `*.log` or `*.jsonl` files is one experiment.",
+        "zh": "{roots} 下没有 verl 日志。请用 `--log-root DIR` 指向训练日志目录；"
+        "每个包含 verl `*.log` 或 `*.jsonl` 文件的文件夹即一个实验。",
+    },
+    "no_selection": {
+        "en": "No experiment selected. Pick experiments in the sidebar.",
+        "zh": "未选择实验。请在侧边栏中选择实验。",
+    },
+    "unknown_experiments": {
+        "en": "The link names experiments that are not under the configured log roots and were left out: {ids}",
+        "zh": "链接中的以下实验不在已配置的日志根目录下，已忽略：{ids}",
+    },
+    "unknown_experiment": {
+        "en": "There is no experiment {id} under the configured log roots. It may have been moved or renamed; "
+        "pick one in the navigation.",
+        "zh": "已配置的日志根目录下没有实验 {id}。它可能已被移动或重命名；请在导航中选择其他实验。",
+    },
+    "no_experiment_given": {
+        "en": "No experiment given. Pick one in the navigation.",
+        "zh": "未指定实验。请在导航中选择一个实验。",
+    },
+    "experiment_unreadable": {
+        "en": "Experiment {id} cannot be read: {reason}",
+        "zh": "实验 {id} 无法读取：{reason}",
+    },
+    "unexpected_error": {
+        "en": "Something went wrong while drawing this part of the page ({kind}). The rest of the page still works; "
+        "the server log has the details.",
+        "zh": "绘制页面此部分时出错（{kind}）。页面其余部分不受影响；详情见服务器日志。",
+    },
+    "log_notes": {"en": "Notes on the logs ({count})", "zh": "日志提示（{count}）"},
+    "no_data": {"en": "no data", "zh": "无数据"},
+    "no_steps_yet": {"en": "No training step logged yet.", "zh": "尚未记录任何训练步。"},
+    # --- overview header ---
+    "overview_title": {"en": "{tracks}", "zh": "{tracks}"},
+    "overview_count": {"en": "{count} experiments", "zh": "{count} 个实验"},
+    "progress_group": {"en": "{codes} {status} {progress}", "zh": "{codes} {status} {progress}"},
+    "progress_detail": {"en": "{elapsed}, ETA {eta}", "zh": "{elapsed}，预计还需 {eta}"},
+    "progress_elapsed": {"en": "{elapsed}", "zh": "{elapsed}"},
+    "shared_gpus": {"en": "{n} GPUs", "zh": "{n} 卡"},
+    "shared_offload_off": {"en": "offload off", "zh": "关闭 offload"},
+    "shared_offload_on": {"en": "offload on", "zh": "开启 offload"},
+    "shared_thinking": {"en": "thinking", "zh": "thinking"},
+    "shared_non_thinking": {"en": "non-thinking", "zh": "non-thinking"},
+    "shared_response": {"en": "{cap} response", "zh": "{cap} response"},
+    "shared_batch": {"en": "{batch}/step", "zh": "{batch}/步"},
+    "summary_title": {"en": "Summary", "zh": "小结"},
+    "summary_caption": {
+        "en": "Written by rlmon from the logs; it changes as the runs progress.",
+        "zh": "由 rlmon 根据日志自动生成，随训练推进而更新。",
+    },
+    "summary_pending": {
+        "en": "The written summary is not available in this version of rlmon.",
+        "zh": "此版本的 rlmon 暂不提供文字小结。",
+    },
+    "signals_title": {"en": "Signals ({count})", "zh": "信号（{count}）"},
+    "signals_none": {"en": "No signal worth attention.", "zh": "没有值得关注的信号。"},
+    "col_severity": {"en": "severity", "zh": "级别"},
+    "col_kind": {"en": "kind", "zh": "类型"},
+    "col_step": {"en": "step", "zh": "步"},
+    "col_message": {"en": "what", "zh": "内容"},
+    "col_open": {"en": "page", "zh": "页面"},
+    "open_link": {"en": "open ›", "zh": "打开 ›"},
+    # --- experiments table ---
+    "table_title": {"en": "Experiments", "zh": "实验列表"},
+    "col_experiment": {"en": "experiment", "zh": "实验"},
+    "col_algorithm": {"en": "algorithm", "zh": "算法"},
+    "col_status": {"en": "status", "zh": "状态"},
+    "col_progress": {"en": "progress", "zh": "进度"},
+    "col_steps": {"en": "steps", "zh": "步数"},
+    "col_hours": {"en": "hours", "zh": "耗时"},
+    "col_eta": {"en": "ETA", "zh": "预计剩余"},
+    "col_first5": {"en": "first-5 pass", "zh": "首 5 步通过率"},
+    "col_last10": {"en": "last-10 pass", "zh": "末 10 步通过率"},
+    "col_best_val": {"en": "best val @step", "zh": "最佳验证 @步"},
+    "col_last_val": {"en": "last val", "zh": "最新验证"},
+    "col_sparkline": {"en": "pass rate", "zh": "通过率"},
+    "table_help_first5": {
+        "en": "Mean pass rate over the first 5 training steps.",
+        "zh": "前 5 个训练步的平均通过率。",
+    },
+    "table_help_last10": {
+        "en": "Mean pass rate over the last 10 training steps.",
+        "zh": "最后 10 个训练步的平均通过率。",
+    },
+    # --- chart controls ---
+    "charts_title": {"en": "Comparison charts", "zh": "对比图表"},
+    "control_metrics": {"en": "Charts", "zh": "图表"},
+    "control_metrics_help": {
+        "en": "Add, remove or reorder charts; type to search every logged and derived metric.",
+        "zh": "添加、删除或调整图表顺序；输入文字可搜索所有记录的和派生的指标。",
+    },
+    "control_filter": {"en": "Filter keys (regex)", "zh": "筛选指标（正则）"},
+    "control_filter_help": {
+        "en": "A regular expression over metric keys, e.g. `^actor/` or `clip`; narrows the chart choices.",
+        "zh": "对指标名使用的正则表达式，例如 `^actor/` 或 `clip`；用于缩小图表候选。",
+    },
+    "control_filter_bad": {"en": "Not a valid regular expression: {reason}", "zh": "不是有效的正则表达式：{reason}"},
+    "control_filter_count": {"en": "{count} keys match", "zh": "匹配 {count} 个指标"},
+    "control_smoothing": {"en": "Smoothing", "zh": "平滑"},
+    "smoothing_none": {"en": "none", "zh": "无"},
+    "smoothing_moving_average": {"en": "moving average", "zh": "移动平均"},
+    "smoothing_ema": {"en": "EMA", "zh": "EMA"},
+    "control_window": {"en": "Window (steps)", "zh": "窗口（步）"},
+    "control_weight": {"en": "EMA weight", "zh": "EMA 权重"},
+    "control_weight_help": {
+        "en": "TensorBoard-compatible smoothing weight: 0 is raw, 0.99 is very smooth.",
+        "zh": "与 TensorBoard 相同的平滑权重：0 为原始值，0.99 为极度平滑。",
+    },
+    "control_x": {"en": "X axis", "zh": "横轴"},
+    "x_step": {"en": "step", "zh": "训练步"},
+    "x_hours": {"en": "elapsed hours", "zh": "已用小时"},
+    "control_log": {"en": "Log scale", "zh": "对数坐标"},
+    "raw_suffix": {"en": " (raw)", "zh": "（原始）"},
+    "signal_marker": {"en": "signal", "zh": "信号"},
+    "reference_cap": {"en": "{cap} response cap", "zh": "{cap} 生成上限"},
+    "hours_chart": {"en": "Total training hours", "zh": "总训练耗时（小时）"},
+    "hours_axis": {"en": "hours", "zh": "小时"},
+    "chart_total": {"en": "total", "zh": "合计"},
+    # --- what changed, download ---
+    "diff_title": {"en": "What changed", "zh": "设置差异"},
+    "diff_none": {
+        "en": "The selected experiments share every setting rlmon reads.",
+        "zh": "所选实验在 rlmon 读取的所有设置上都相同。",
+    },
+    "diff_single": {
+        "en": "Select two or more experiments to compare settings.",
+        "zh": "选择两个或以上实验以对比设置。",
+    },
+    "col_setting": {"en": "setting", "zh": "设置"},
+    "col_group": {"en": "group", "zh": "分组"},
+    "download_title": {"en": "Download", "zh": "下载"},
+    "download_caption": {
+        "en": "Per-step table of the selected experiments: logged and derived metrics, plus the smoothed "
+        "values of the charted metrics.",
+        "zh": "所选实验的逐步数据表：记录的和派生的指标，以及图中指标的平滑值。",
+    },
+    "download_csv": {"en": "CSV", "zh": "CSV"},
+    "download_parquet": {"en": "Parquet", "zh": "Parquet"},
+    # --- experiment page ---
+    "exp_progress": {"en": "{done}/{total} steps", "zh": "{done}/{total} 步"},
+    "exp_elapsed": {"en": "Elapsed", "zh": "已用时间"},
+    "exp_eta": {"en": "ETA", "zh": "预计剩余"},
+    "exp_step_time": {"en": "Step time", "zh": "单步耗时"},
+    "exp_last_update": {"en": "Log last grew", "zh": "日志最近更新"},
+    "exp_ago": {"en": "{duration} ago", "zh": "{duration}前"},
+    "exp_failure": {"en": "First exception line:", "zh": "首个异常行："},
+    "exp_missing_steps": {
+        "en": "{count} step(s) missing inside the logged range: {steps}",
+        "zh": "记录范围内缺少 {count} 步：{steps}",
+    },
+    "exp_complete": {"en": "{done}/{total} steps, nothing missing", "zh": "{done}/{total} 步，无缺失"},
+    "exp_paragraph_title": {"en": "In short", "zh": "概述"},
+    "exp_signals": {"en": "Signals", "zh": "信号"},
+    "exp_settings": {"en": "Settings", "zh": "设置"},
+    "exp_sources": {"en": "Source files", "zh": "日志文件"},
+    "exp_charts": {"en": "Training curves", "zh": "训练曲线"},
+    "exp_validation": {"en": "Validation", "zh": "验证"},
+    "exp_validation_none": {"en": "No validation logged yet.", "zh": "尚无验证记录。"},
+    "exp_explorer": {"en": "All metrics", "zh": "全部指标"},
+    "exp_explorer_filter": {"en": "Filter", "zh": "筛选"},
+    "exp_explorer_filter_help": {
+        "en": "Part of a key or a regular expression, e.g. `actor/` or `timing_s/(gen|update)`.",
+        "zh": "指标名的一部分或正则表达式，例如 `actor/` 或 `timing_s/(gen|update)`。",
+    },
+    "exp_explorer_family": {"en": "Family", "zh": "类别"},
+    "exp_explorer_all": {"en": "all", "zh": "全部"},
+    "exp_explorer_count": {
+        "en": "{shown} of {total} keys shown",
+        "zh": "显示 {shown} / {total} 个指标",
+    },
+    "exp_explorer_more": {
+        "en": "Only the first {shown} charts are drawn; narrow the filter to see the others.",
+        "zh": "只绘制前 {shown} 个图；请缩小筛选范围以查看其余指标。",
+    },
+    "col_file": {"en": "file", "zh": "文件"},
+    "col_size": {"en": "size", "zh": "大小"},
+    "col_range": {"en": "steps", "zh": "步范围"},
+    "col_role": {"en": "role", "zh": "作用"},
+    "col_note": {"en": "note", "zh": "说明"},
+    "col_value": {"en": "value", "zh": "值"},
+    "role_start-up only": {"en": "start-up only", "zh": "仅启动输出"},
+    "role_resumed": {"en": "resumed", "zh": "续训"},
+    "role_crashed attempt": {"en": "crashed attempt", "zh": "崩溃的尝试"},
+    "role_steps": {"en": "training steps", "zh": "训练步"},
+    "role_not RL": {"en": "not an RL log", "zh": "非 RL 日志"},
+    "role_unreadable": {"en": "unreadable", "zh": "无法读取"},
+    "group_model": {"en": "Model", "zh": "模型"},
+    "group_hardware": {"en": "Hardware", "zh": "硬件"},
+    "group_rollout": {"en": "Rollout", "zh": "采样"},
+    "group_algorithm": {"en": "Algorithm", "zh": "算法"},
+    "group_optimisation": {"en": "Optimisation", "zh": "优化"},
+    "group_schedule": {"en": "Schedule", "zh": "日程"},
+    "chart_pass_rate": {"en": "Pass rate (%)", "zh": "通过率（%）"},
+    "chart_response_length": {"en": "Mean response length (tokens)", "zh": "平均响应长度（tokens）"},
+    "chart_response_clip": {"en": "Responses cut at the cap (%)", "zh": "被截断的响应（%）"},
+    "chart_entropy": {"en": "Policy entropy", "zh": "策略熵"},
+    "chart_grad_norm": {"en": "Gradient norm (grad_norm)", "zh": "梯度范数（grad_norm）"},
+    "chart_clipfrac": {"en": "PPO clip fractions (%)", "zh": "PPO 裁剪比例（%）"},
+    "chart_kl_loss": {"en": "KL loss", "zh": "KL loss"},
+    "chart_mismatch": {
+        "en": "Rollout↔training mismatch ((1−corr)×1e4)",
+        "zh": "rollout↔训练概率偏离度（(1−corr)×1e4）",
+    },
+    "chart_step_time": {"en": "Time per step by phase (s)", "zh": "每步各阶段耗时（秒）"},
+    "chart_throughput": {"en": "Throughput (tokens/s per GPU)", "zh": "吞吐量（tokens/秒/卡）"},
+    "chart_validation": {"en": "{source} validation", "zh": "{source} 验证"},
+    "chart_step_total": {"en": "step total", "zh": "单步合计"},
+    "series_upper": {"en": "pg_clipfrac", "zh": "pg_clipfrac"},
+    "series_lower": {"en": "pg_clipfrac_lower", "zh": "pg_clipfrac_lower"},
+    # --- metric titles (derived metrics and well-known keys) ---
+    "metric_pass_rate": {"en": "pass rate (%)", "zh": "通过率（%）"},
+    "metric_rollout_mismatch": {"en": "rollout↔training mismatch (1e-4)", "zh": "rollout↔训练偏离度（1e-4）"},
+    "metric_pg_clipfrac_pct": {"en": "pg_clipfrac (%)", "zh": "pg_clipfrac（%）"},
+    "metric_pg_clipfrac_lower_pct": {"en": "pg_clipfrac_lower (%)", "zh": "pg_clipfrac_lower（%）"},
+    "metric_response_clip_pct": {"en": "responses cut at the cap (%)", "zh": "被截断的响应（%）"},
+    "metric_step_time_min": {"en": "step time (min)", "zh": "单步耗时（分钟）"},
+    "metric_elapsed_h": {"en": "elapsed training hours", "zh": "已用训练小时"},
+    "metric_hours_total": {"en": "total training hours (bars)", "zh": "总训练耗时（柱状）"},
+    "metric_response_length/mean": {"en": "mean response length (tokens)", "zh": "平均响应长度（tokens）"},
+    "metric_actor/entropy": {"en": "policy entropy", "zh": "策略熵"},
+    "metric_actor/grad_norm": {"en": "grad_norm", "zh": "梯度范数 grad_norm"},
+    "metric_validation": {"en": "{source} validation score", "zh": "{source} 验证分数"},
+    # --- severities ---
+    "severity_info": {"en": "info", "zh": "提示"},
+    "severity_warning": {"en": "warning", "zh": "警告"},
+    "severity_critical": {"en": "critical", "zh": "严重"},
+    # --- number formats ---
+    "fmt_hours": {"en": "{value}h", "zh": "{value} 小时"},
+    "fmt_duration_hm": {"en": "{h}h{m:02d}m", "zh": "{h}小时{m:02d}分"},
+    "fmt_duration_m": {"en": "{m}m", "zh": "{m}分钟"},
+    "fmt_duration_s": {"en": "{s}s", "zh": "{s}秒"},
+    "fmt_duration_d": {"en": "{d}d{h}h", "zh": "{d}天{h}小时"},
+    "fmt_unknown": {"en": "–", "zh": "–"},
+}
+"""Message key -> language -> template."""
+
+
+def t(key: str, lang: str, **fields: Any) -> str:
+    """The message ``key`` in ``lang`` (English when the language is unknown), fields filled in.
+
+    Raises
+    ------
+    KeyError
+        ``key`` is not in :data:`MESSAGES` (a bug).
+    """
+    templates = MESSAGES[key]
+    template = templates.get(lang) or templates["en"]
+    return template.format(**fields) if fields else template
+
+
+def language_from_locale(locale: str | None, *, default: str = "en") -> str:
+    """``zh`` for a Chinese browser locale (``zh-CN``, ``zh_TW``), ``en`` for English, else ``default``."""
+    if not locale:
+        return default
+    prefix = locale.replace("_", "-").split("-")[0].lower()
+    return prefix if prefix in LANGUAGES else default
+
+
+def metric_title(key: str, lang: str) -> str:
+    """A readable title for a metric key: derived metrics and a few well-known keys are translated,
+    ``val_score/<ds>`` becomes "<ds> validation score", any other key is shown as logged."""
+    if key.startswith("val_score/"):
+        return t("metric_validation", lang, source=key.removeprefix("val_score/"))
+    message = "metric_" + key
+    if message in MESSAGES:
+        return t(message, lang)
+    return key
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and isinstance(value, int | float) and math.isfinite(value)
+
+
+def format_hours(hours: float | None, lang: str) -> str:
+    """``32.6h`` / ``32.6 小时``; ``–`` when unknown."""
+    if hours is None or not _finite(hours):
+        return t("fmt_unknown", lang)
+    return t("fmt_hours", lang, value=f"{hours:.1f}")
+
+
+def format_duration(hours: float | None, lang: str) -> str:
+    """A duration for people: ``4h23m``, ``45m``, ``30s``, ``2d3h`` (``4小时23分`` ...); ``–`` when unknown."""
+    if hours is None or not _finite(hours):
+        return t("fmt_unknown", lang)
+    seconds = max(0, round(hours * 3600))
+    if seconds < 60:
+        return t("fmt_duration_s", lang, s=seconds)
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return t("fmt_duration_m", lang, m=minutes)
+    h, m = divmod(minutes, 60)
+    if h >= 48:
+        d, h = divmod(h, 24)
+        return t("fmt_duration_d", lang, d=d, h=h)
+    return t("fmt_duration_hm", lang, h=h, m=m)
+
+
+def format_count(value: float | None, lang: str) -> str:
+    """``5.1k`` / ``5.1千``, ``1.2M`` / ``120万``; small numbers as they are."""
+    if value is None or not _finite(value):
+        return t("fmt_unknown", lang)
+    size = abs(value)
+    if lang == "zh":
+        if size >= 1e8:
+            return f"{value / 1e8:.1f}亿"
+        if size >= 1e4:
+            return f"{value / 1e4:.1f}万"
+        if size >= 1e3:
+            return f"{value / 1e3:.1f}千"
+    else:
+        if size >= 1e9:
+            return f"{value / 1e9:.1f}G"
+        if size >= 1e6:
+            return f"{value / 1e6:.1f}M"
+        if size >= 1e3:
+            return f"{value / 1e3:.1f}k"
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.3g}"
+
+
+def format_percent(value: float | None, lang: str, *, digits: int = 1) -> str:
+    """A value already in percent: ``88.8%``."""
+    if value is None or not _finite(value):
+        return t("fmt_unknown", lang)
+    return f"{value:.{digits}f}%"
+
+
+def format_score(value: float | None, lang: str) -> str:
+    """A validation score: ``0.833``."""
+    if value is None or not _finite(value):
+        return t("fmt_unknown", lang)
+    return f"{value:.3f}"
+
+
+def format_size(size: int | None, lang: str) -> str:
+    """A file size: ``512 B``, ``12.3 KB``, ``4.5 MB``."""
+    if size is None:
+        return t("fmt_unknown", lang)
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"  # pragma: no cover - loop always returns

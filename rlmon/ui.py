@@ -1,0 +1,926 @@
+"""The only rlmon module that imports streamlit: shared loaders, URL state and small widgets for the pages.
+
+Sharing. Everything expensive is held once per server and shared by every visitor's session:
+
+* :func:`log_cache` - one :class:`~rlmon.cache.LogCache` (thread-safe; re-reads only appended bytes);
+* :func:`load_catalog` - discovery of the log roots, kept a few seconds so new experiments and files appear
+  without a restart;
+* :func:`load_views` - each experiment read and summarised once per file identity (path, size, mtime) and
+  kept until its files change; frames are never used as cache keys.
+
+URL state. The view (page, experiments, metrics, smoothing, x axis, language) lives in the query string, with
+short, language-independent values (:class:`UrlField`). Values coming from the URL are only ever matched
+against known choices (experiment ids from the catalog, metric keys that exist); nothing from the URL or a
+widget becomes a filesystem path.
+
+Errors. :func:`guarded` runs a page part and turns :class:`~rlmon.errors.RlmonError` into an in-page message
+with the path, and any other exception into a short message; tracebacks go to the server log only.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import math
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from rlmon import i18n
+from rlmon.cache import LogCache
+from rlmon.catalog import Catalog, ExperimentRef, discover_experiments, load_experiment
+from rlmon.errors import CatalogError, RlmonError
+from rlmon.experiment import Experiment
+from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics
+from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
+from rlmon.settings import Settings, load_settings
+
+__all__ = [
+    "SMOOTHING_METHODS",
+    "STATUS_GLYPHS",
+    "STATUS_ICONS",
+    "X_AXES",
+    "AppState",
+    "ExperimentView",
+    "Headline",
+    "Insights",
+    "LoadedCatalog",
+    "LoadedViews",
+    "UrlField",
+    "app_settings",
+    "app_state",
+    "axis_title",
+    "chip_css",
+    "choice_field",
+    "color_dot",
+    "display_labels",
+    "escape_markdown",
+    "experiment_slug",
+    "flag_field",
+    "fresh_views",
+    "guarded",
+    "hash_text",
+    "headline",
+    "insights_for",
+    "is_validation_key",
+    "lang",
+    "legend_html",
+    "list_field",
+    "live_fragment",
+    "load_catalog",
+    "load_views",
+    "log_cache",
+    "long_frame",
+    "number_field",
+    "read_url",
+    "script_argv",
+    "set_app_state",
+    "show_chart",
+    "signal_experiment",
+    "signal_markers",
+    "signal_text",
+    "start_demo",
+    "state",
+    "view_controls",
+    "view_fields",
+    "write_url",
+]
+
+_LOG = logging.getLogger("rlmon.app")
+
+STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
+STATUS_ICONS = {
+    "finished": ":material/check_circle:",
+    "running": ":material/play_circle:",
+    "stalled": ":material/pause_circle:",
+    "crashed": ":material/cancel:",
+    "not started": ":material/radio_button_unchecked:",
+}
+CATALOG_TTL_S = 3.0
+"""Discovery is repeated at most this often; a new experiment or file shows within this time."""
+_RESERVED_PATHS = {"home", "exp", "overview", "experiment", "_stcore", "static", "media", "component"}
+
+
+# ------------------------------------------------------------------------------------------------ settings
+
+
+def script_argv(argv: Sequence[str]) -> list[str]:
+    """The rlmon options in ``sys.argv``: what follows the script under ``streamlit run app.py -- ...``.
+
+    Streamlit sets ``sys.argv`` to ``[script, *options]``; any other process (a test runner) passes none.
+    """
+    if argv and Path(argv[0]).name == "streamlit_app.py":
+        return list(argv[1:])
+    return []
+
+
+@st.cache_resource(show_spinner=False)
+def _settings_for(argv: tuple[str, ...], env: tuple[tuple[str, str], ...]) -> Settings:
+    return load_settings(list(argv), dict(env))
+
+
+def app_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
+    """Settings from ``sys.argv`` and the environment (cached per distinct value).
+
+    Raises
+    ------
+    SettingError
+        A setting has a value it cannot take.
+    """
+    relevant = tuple(
+        sorted(
+            (name, value)
+            for name, value in env.items()
+            if name.startswith("RLMON_") or name in ("HOME", "XDG_CACHE_HOME")
+        )
+    )
+    return _settings_for(tuple(script_argv(argv)), relevant)
+
+
+@st.cache_resource(show_spinner=False)
+def log_cache(cache_dir: Path) -> LogCache:
+    """The per-log cache every session reads through (one per cache folder)."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        _LOG.warning("cache folder %s cannot be created; parsed logs are kept in memory only", cache_dir)
+        return LogCache(None)
+    return LogCache(cache_dir)
+
+
+# ---------------------------------------------------------------------------------------------------- demo
+
+
+def _advance_forever(root: Path, step_s: float, advance: Callable[[Path], bool]) -> None:
+    while True:
+        time.sleep(step_s)
+        try:
+            if not advance(root):
+                return
+        except Exception:  # the demo must never take the server down
+            _LOG.exception("demo: advancing the running experiment failed; stopped")
+            return
+
+
+@st.cache_resource(show_spinner=False)
+def start_demo(cache_dir: Path, step_s: float) -> Path:
+    """Write the demo log root into the cache folder (once, if absent) and keep its running experiment going.
+
+    One background thread per server appends the running demo experiment's next step every ``step_s``
+    seconds until it reaches its last step.
+    """
+    from rlmon import demo  # imported lazily: only a server without log roots needs it
+
+    root = Path(demo.default_demo_root(cache_dir))
+    if not root.exists():
+        demo.write_demo_root(root)
+    thread = threading.Thread(
+        target=_advance_forever, args=(root, step_s, demo.advance_running), name="rlmon-demo", daemon=True
+    )
+    thread.start()
+    return root
+
+
+# ------------------------------------------------------------------------------------------------- catalog
+
+
+@dataclass(frozen=True)
+class LoadedCatalog:
+    """Discovery of the configured roots: the catalog plus the roots that could not be used."""
+
+    catalog: Catalog
+    root_errors: tuple[RlmonError, ...] = ()
+
+
+@st.cache_resource(show_spinner=False, ttl=CATALOG_TTL_S, max_entries=16)
+def load_catalog(roots: tuple[Path, ...]) -> LoadedCatalog:
+    """Discover the experiments under ``roots``; a root that vanished or cannot be listed is reported, the
+    others are still used."""
+    usable: list[Path] = []
+    errors: list[RlmonError] = []
+    for root in roots:
+        if not root.exists():
+            errors.append(CatalogError("log root does not exist", path=root))
+        elif not root.is_dir():
+            errors.append(CatalogError("log root is not a folder", path=root))
+        elif not os.access(root, os.R_OK | os.X_OK):
+            errors.append(CatalogError("log root cannot be listed (permission denied)", path=root))
+        else:
+            usable.append(root)
+    try:
+        catalog = discover_experiments(usable)
+    except CatalogError as error:  # a root vanished between the check and the walk
+        errors.append(error)
+        catalog = Catalog(roots=tuple(usable), experiments=())
+    return LoadedCatalog(catalog=catalog, root_errors=tuple(errors))
+
+
+# ----------------------------------------------------------------------------------------------- experiments
+
+
+def experiment_slug(experiment_id: str, taken: Iterable[str] = ()) -> str:
+    """A readable, URL-safe page path for an experiment id: ``4B/e2_dapo_4b`` -> ``4b-e2-dapo-4b``.
+
+    Ids with no ASCII letters or digits get ``exp-<hash>``; a slug already in ``taken`` gets ``-2``, ``-3``...
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", experiment_id.lower()).strip("-")
+    if not slug:
+        slug = "exp-" + format(abs(hash_text(experiment_id)) % 16**6, "06x")
+    if slug in _RESERVED_PATHS:
+        slug += "-run"
+    used = set(taken)
+    candidate, count = slug, 2
+    while candidate in used:
+        candidate = f"{slug}-{count}"
+        count += 1
+    return candidate
+
+
+def hash_text(text: str) -> int:
+    """A stable (process-independent) integer hash of a string."""
+    value = 0
+    for char in text.encode("utf-8"):
+        value = (value * 131 + char) % (1 << 61)
+    return value
+
+
+@dataclass(frozen=True)
+class ExperimentView:
+    """An experiment ready for the pages: the summary plus its step frame with derived metrics and hours."""
+
+    ref: ExperimentRef
+    experiment: Experiment
+    steps: pl.DataFrame
+    """Step frame (schema.py) plus derived metrics (rlmon.metrics) and ``hours`` (elapsed training hours)."""
+    logged_keys: tuple[str, ...]
+    derived_keys: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.experiment.id
+
+    @property
+    def label(self) -> str:
+        return self.experiment.label
+
+    @property
+    def color(self) -> str:
+        return self.experiment.color
+
+    @property
+    def status(self) -> str:
+        return self.experiment.status
+
+    @property
+    def code(self) -> str:
+        """The short code of the label (``E2`` of ``E2 · DAPO``)."""
+        return self.label.split(" · ")[0]
+
+
+def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
+    experiment = load_experiment(ref, cache, now=now, settings=settings)
+    logged = tuple(name for name in experiment.steps.columns if name != STEP)
+    steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
+    derived = tuple(name for name in steps.columns if name != STEP and name not in logged)
+    if "elapsed_h" in steps.columns:
+        steps = steps.with_columns(pl.col("elapsed_h").alias(HOURS))
+    else:
+        steps = steps.with_columns(pl.lit(None, dtype=pl.Float64).alias(HOURS))
+    return ExperimentView(ref=ref, experiment=experiment, steps=steps, logged_keys=logged, derived_keys=derived)
+
+
+class _ViewMemo:
+    """Experiment id -> (identity, view): rebuilt only when a file of the experiment changes (or each minute,
+    so a quiet run can turn 'stalled'). Holds one view per experiment, not one per version."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._views: dict[tuple[str, str], tuple[tuple[Any, ...], ExperimentView]] = {}
+
+    def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
+        key = (str(ref.root), ref.id)
+        identity = (
+            str(ref.path),
+            tuple((str(item.path), item.size, item.mtime) for item in ref.files),
+            ref.overrides,
+            int(now // 60),
+            settings.stall_factor,
+            settings.stall_min_s,
+        )
+        with self._lock:
+            known = self._views.get(key)
+        if known is not None and known[0] == identity:
+            return known[1]
+        view = _build_view(ref, cache, settings, now)
+        with self._lock:
+            self._views[key] = (identity, view)
+        return view
+
+    def forget_missing(self, keys: set[tuple[str, str]]) -> None:
+        with self._lock:
+            for key in [key for key in self._views if key not in keys]:
+                del self._views[key]
+
+
+@st.cache_resource(show_spinner=False)
+def _view_memo(cache_dir: Path) -> _ViewMemo:
+    return _ViewMemo()
+
+
+@dataclass(frozen=True)
+class LoadedViews:
+    views: tuple[ExperimentView, ...]
+    errors: tuple[tuple[str, str], ...] = ()
+    """(experiment id, reason) for experiments that could not be read at all."""
+
+
+def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
+    """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`)."""
+    cache = log_cache(settings.cache_dir)
+    memo = _view_memo(settings.cache_dir)
+    now = time.time()
+    views: list[ExperimentView] = []
+    errors: list[tuple[str, str]] = []
+    for ref in catalog.experiments:
+        try:
+            views.append(memo.get(ref, cache, settings, now))
+        except RlmonError as error:
+            errors.append((ref.id, error.describe()))
+    memo.forget_missing({(str(ref.root), ref.id) for ref in catalog.experiments})
+    return LoadedViews(views=tuple(views), errors=tuple(errors))
+
+
+def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
+    """The long frame (schema.py) of one metric over several experiments; rows without a value left out."""
+    parts = [
+        view.steps.select(
+            pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
+            pl.col(STEP).cast(pl.Int64),
+            pl.col(HOURS).cast(pl.Float64),
+            pl.lit(metric, dtype=pl.String).alias(METRIC),
+            pl.col(metric).cast(pl.Float64).alias(VALUE),
+        ).filter(pl.col(VALUE).is_not_null())
+        for view in views
+        if metric in view.steps.columns
+    ]
+    if not parts:
+        return pl.DataFrame(schema=LONG_SCHEMA)
+    return pl.concat(parts, how="vertical")
+
+
+# ---------------------------------------------------------------------------------------------- headline
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The numbers the experiments table and the experiment header show."""
+
+    first5_pass: float | None = None
+    last10_pass: float | None = None
+    best_val: float | None = None
+    best_val_step: int | None = None
+    last_val: float | None = None
+    last_val_step: int | None = None
+    val_source: str | None = None
+    pass_rate_series: tuple[float, ...] = ()
+
+
+def headline(view: ExperimentView) -> Headline:
+    """First-5 / last-10 mean pass rate, best validation (with its step) and last validation, from
+    :func:`rlmon.headline.headline_numbers` (computed from the view's frame when that fails)."""
+    try:
+        from rlmon.headline import headline_numbers
+
+        numbers = headline_numbers(view.experiment)
+    except (ImportError, RlmonError):
+        return _own_headline(view)
+    best = numbers.best()
+    last = numbers.last()
+    return Headline(
+        first5_pass=numbers.pass_rate_start,
+        last10_pass=numbers.pass_rate_end,
+        best_val=None if best is None else best.value,
+        best_val_step=None if best is None else best.step,
+        last_val=None if last is None else last.value,
+        last_val_step=None if last is None else last.step,
+        val_source=numbers.validation_source,
+        pass_rate_series=tuple(numbers.pass_rate_series),
+    )
+
+
+def _own_headline(view: ExperimentView) -> Headline:
+    steps = view.steps
+    first5 = last10 = None
+    if "pass_rate" in steps.columns:
+        rates = steps.filter(pl.col("pass_rate").is_not_null() & pl.col("pass_rate").is_finite())["pass_rate"]
+        if rates.len():
+            first5 = float(rates.head(5).mean())  # type: ignore[arg-type]
+            last10 = float(rates.tail(10).mean())  # type: ignore[arg-type]
+    val_columns = [name for name in steps.columns if name.startswith(VALIDATION_PREFIX)]
+    best = best_step = last = last_step = None
+    source = None
+    if val_columns:
+        column = val_columns[0]
+        source = column.removeprefix(VALIDATION_PREFIX)
+        points = steps.select(STEP, column).filter(pl.col(column).is_not_null() & pl.col(column).is_finite())
+        # The v0.1 'initial validation' at step 0 is before training: not a checkpoint's score.
+        if points.height:
+            best_row = points.sort([column, STEP], descending=[True, False]).row(0)
+            best_step, best = int(best_row[0]), float(best_row[1])
+            last_row = points.sort(STEP).row(-1)
+            last_step, last = int(last_row[0]), float(last_row[1])
+    return Headline(
+        first5_pass=first5,
+        last10_pass=last10,
+        best_val=best,
+        best_val_step=best_step,
+        last_val=last,
+        last_val_step=last_step,
+        val_source=source,
+    )
+
+
+# ---------------------------------------------------------------------------------------------- insights
+
+
+@dataclass(frozen=True)
+class Insights:
+    """What :mod:`rlmon.insights` says about a set of experiments (empty when that module is absent)."""
+
+    available: bool
+    signals: tuple[Any, ...] = ()
+    summary: tuple[str, ...] = ()
+    paragraphs: dict[str, str] = field(default_factory=dict)
+
+
+class _InsightMemo:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[tuple[Any, ...], Insights] = {}
+
+    def get(self, key: tuple[Any, ...], build: Callable[[], Insights]) -> Insights:
+        with self._lock:
+            known = self._entries.get(key)
+        if known is not None:
+            return known
+        value = build()
+        with self._lock:
+            if len(self._entries) > 256:
+                self._entries.clear()
+            self._entries[key] = value
+        return value
+
+
+@st.cache_resource(show_spinner=False)
+def _insight_memo() -> _InsightMemo:
+    return _InsightMemo()
+
+
+def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str) -> Insights:
+    """Signals, the written summary and each experiment's paragraph, computed once per set of experiment
+    versions and language and shared by every session."""
+    try:
+        from rlmon import insights
+    except ImportError:
+        return Insights(available=False)
+    detect = getattr(insights, "detect_all", None)
+    if detect is None:
+        return Insights(available=False)
+    key = (tuple((view.id, id(view)) for view in views), lang)
+
+    def build() -> Insights:
+        experiments = [view.experiment for view in views]
+        signals = tuple(detect(experiments, settings=settings))
+        summary: tuple[str, ...] = ()
+        writer = getattr(insights, "write_summary", None)
+        if writer is not None:
+            summary = tuple(writer(experiments, list(signals), lang=lang, settings=settings))
+        paragraphs: dict[str, str] = {}
+        paragraph = getattr(insights, "experiment_paragraph", None)
+        if paragraph is not None:
+            for experiment in experiments:
+                own = [signal for signal in signals if _signal_experiment(signal) == experiment.id]
+                paragraphs[experiment.id] = paragraph(experiment, own, lang=lang)
+        return Insights(available=True, signals=signals, summary=summary, paragraphs=paragraphs)
+
+    return _insight_memo().get(key, build)
+
+
+def _signal_experiment(signal: Any) -> str:
+    experiment = getattr(signal, "experiment", "")
+    return str(getattr(experiment, "id", experiment))
+
+
+def signal_experiment(signal: Any) -> str:
+    """The experiment id a signal is about (it may carry the id or the experiment)."""
+    return _signal_experiment(signal)
+
+
+def signal_text(signal: Any, lang: str) -> str:
+    """A signal's message in ``lang``."""
+    text = getattr(signal, "text", None)
+    if callable(text):
+        return str(text(lang))
+    message = getattr(signal, "message", {})
+    if isinstance(message, Mapping):
+        return str(message.get(lang) or message.get("en") or "")
+    return str(message)
+
+
+def signal_markers(
+    signals: Sequence[Any], metric: str, views: Sequence[ExperimentView], lang: str
+) -> pl.DataFrame | None:
+    """Marker rows (experiment, step, value, text) for the signals about ``metric`` (or its logged key)."""
+    rows: list[dict[str, Any]] = []
+    by_id = {view.id: view for view in views}
+    for signal in signals:
+        if getattr(signal, "metric", None) != metric:
+            continue
+        experiment = signal_experiment(signal)
+        step = getattr(signal, "step", None)
+        view = by_id.get(experiment)
+        if view is None or step is None or metric not in view.steps.columns:
+            continue
+        found = view.steps.filter(pl.col(STEP) == int(step)).get_column(metric)
+        value = found[0] if found.len() else None
+        if value is None:
+            continue
+        rows.append({EXPERIMENT: experiment, STEP: int(step), VALUE: float(value), "text": signal_text(signal, lang)})
+    if not rows:
+        return None
+    return pl.DataFrame(
+        rows, schema={EXPERIMENT: pl.String, STEP: pl.Int64, VALUE: pl.Float64, "text": pl.String}, orient="row"
+    )
+
+
+# -------------------------------------------------------------------------------------------------- state
+
+
+def state() -> Any:
+    """``st.session_state`` (typed loosely for the pages)."""
+    return st.session_state
+
+
+def lang() -> str:
+    """The visitor's language (``en``/``zh``), as chosen in the sidebar."""
+    value = st.session_state.get("app_lang")
+    return value if value in i18n.LANGUAGES else "en"
+
+
+@dataclass(frozen=True)
+class AppState:
+    """What the frame hands to the pages for this run."""
+
+    settings: Settings
+    roots: tuple[Path, ...]
+    demo: bool
+    catalog: Catalog
+    views: tuple[ExperimentView, ...]
+    """Every experiment of the catalog (including hidden ones)."""
+    selected: tuple[ExperimentView, ...]
+    """The experiments picked in the sidebar, in catalog order."""
+    slugs: dict[str, str]
+    """Experiment id -> its page's url_path."""
+    pages: dict[str, Any]
+    """Experiment id -> its ``st.Page``."""
+    root_errors: tuple[RlmonError, ...] = ()
+    view_errors: tuple[tuple[str, str], ...] = ()
+    unknown_ids: tuple[str, ...] = ()
+    """Experiment ids the URL asked for that the catalog does not hold."""
+    live: bool = False
+    refresh_s: int = 30
+    current_experiment: str | None = None
+    """The experiment whose page is being shown, if any."""
+
+    def view(self, experiment_id: str) -> ExperimentView | None:
+        for view in self.views:
+            if view.id == experiment_id:
+                return view
+        return None
+
+
+_APP_STATE_KEY = "_rlmon_app_state"
+
+
+def set_app_state(app: AppState) -> None:
+    st.session_state[_APP_STATE_KEY] = app
+
+
+def app_state() -> AppState:
+    """The frame's :class:`AppState` for this run (set by ``streamlit_app.py`` before the page runs)."""
+    value = st.session_state.get(_APP_STATE_KEY)
+    if not isinstance(value, AppState):
+        raise RuntimeError("the page was run outside streamlit_app.py's navigation")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------- URL state
+
+
+@dataclass(frozen=True)
+class UrlField:
+    """A piece of view state kept in the query string.
+
+    ``parse`` turns the URL values into the session value, or returns None to reject them (unknown
+    experiments, metrics that do not exist, numbers out of range); ``render`` is its inverse. The value
+    equal to ``default`` is left out of the URL to keep links short.
+    """
+
+    key: str
+    """Session-state (and widget) key."""
+    param: str
+    """Query parameter."""
+    parse: Callable[[list[str]], Any]
+    render: Callable[[Any], list[str]]
+    default: Any = None
+
+
+_URL_SEEN = "_rlmon_url_seen"
+
+
+def read_url(fields: Sequence[UrlField]) -> None:
+    """Seed session state from the query string when the URL carries a value this session has not written
+    (a pasted link, the browser's back button)."""
+    seen: dict[str, list[str]] = st.session_state.setdefault(_URL_SEEN, {})
+    for item in fields:
+        values = st.query_params.get_all(item.param)
+        if not values or values == seen.get(item.param):
+            continue
+        seen[item.param] = values
+        try:
+            parsed = item.parse(values)
+        except (ValueError, TypeError):
+            parsed = None
+        if parsed is not None:
+            st.session_state[item.key] = parsed
+
+
+def write_url(fields: Sequence[UrlField]) -> None:
+    """Write the current values of ``fields`` into the query string (defaults are removed)."""
+    seen: dict[str, list[str]] = st.session_state.setdefault(_URL_SEEN, {})
+    for item in fields:
+        if item.key not in st.session_state:
+            continue
+        value = st.session_state[item.key]
+        rendered = [] if value == item.default else item.render(value)
+        current = st.query_params.get_all(item.param)
+        if rendered == current:
+            seen[item.param] = rendered
+            continue
+        if rendered:
+            st.query_params[item.param] = rendered if len(rendered) > 1 else rendered[0]
+        elif item.param in st.query_params:
+            del st.query_params[item.param]
+        seen[item.param] = rendered
+
+
+def choice_field(key: str, param: str, choices: Sequence[str], default: str) -> UrlField:
+    """A single choice among fixed strings."""
+    allowed = tuple(choices)
+    return UrlField(
+        key=key,
+        param=param,
+        parse=lambda values: values[-1] if values[-1] in allowed else None,
+        render=lambda value: [str(value)],
+        default=default,
+    )
+
+
+def number_field(key: str, param: str, *, low: float, high: float, default: float, integer: bool) -> UrlField:
+    """A number within ``[low, high]``."""
+
+    def parse(values: list[str]) -> Any:
+        number = float(values[-1])
+        if not math.isfinite(number) or not low <= number <= high:
+            return None
+        return int(number) if integer else number
+
+    return UrlField(
+        key=key,
+        param=param,
+        parse=parse,
+        render=lambda value: [str(int(value)) if integer else f"{float(value):g}"],
+        default=default,
+    )
+
+
+def flag_field(key: str, param: str, *, default: bool) -> UrlField:
+    """An on/off value (``1``/``0``)."""
+    return UrlField(
+        key=key,
+        param=param,
+        parse=lambda values: {"1": True, "0": False}.get(values[-1]),
+        render=lambda value: ["1" if value else "0"],
+        default=default,
+    )
+
+
+def list_field(key: str, param: str, allowed: Callable[[str], bool], default: Sequence[str] = ()) -> UrlField:
+    """Several strings (repeated parameter), each accepted only when ``allowed`` says so."""
+
+    def parse(values: list[str]) -> Any:
+        kept = list(dict.fromkeys(value for value in values if value and allowed(value)))
+        return kept or None
+
+    return UrlField(key=key, param=param, parse=parse, render=lambda value: list(value), default=list(default))
+
+
+# ------------------------------------------------------------------------------------------------ guards
+
+
+def escape_markdown(text: str) -> str:
+    """Text safe to pass to ``st.markdown``/``st.warning``: markdown syntax, HTML and ``:shortcodes:`` escaped."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+\-.!|~$:])", r"\\\1", str(text))
+
+
+def guarded(render: Callable[[], None], *, lang: str) -> None:
+    """Run a page part; an :class:`RlmonError` becomes ``st.error`` with its path, anything else a short
+    message (the traceback goes to the server log, never to the browser)."""
+    try:
+        render()
+    except RlmonError as error:
+        st.error(escape_markdown(error.describe()))
+    except Exception as error:
+        _LOG.exception("rlmon page part failed")
+        st.error(i18n.t("unexpected_error", lang, kind=type(error).__name__))
+
+
+def chip_css(views: Sequence[ExperimentView], labels: Mapping[str, str]) -> str:
+    """CSS colouring the experiment picker's chips with each experiment's colour.
+
+    ``labels`` maps experiment id -> the text its chip shows. Every interpolated string is CSS-escaped;
+    colours are validated ``#rrggbb``.
+    """
+    rules: list[str] = []
+    for view in views:
+        color = view.color if re.fullmatch(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?", view.color) else "#888888"
+        label = labels.get(view.id)
+        if label is None:
+            continue
+        title = _css_string(label)
+        rules.append(
+            f'[data-testid="stSidebar"] span[data-tag][aria-label="{title}"]'
+            f" {{ background-color: {color}; color: #ffffff; }}"
+        )
+    return "\n".join(rules)
+
+
+def _css_string(text: str) -> str:
+    return "".join(char if char.isalnum() or char in " ·-_.,/" else f"\\{ord(char):x} " for char in text)
+
+
+def color_dot(color: str) -> str:
+    """An HTML coloured dot (the colour is validated, nothing else is interpolated)."""
+    safe = color if re.fullmatch(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?", color) else "#888888"
+    return f'<span style="display:inline-block;width:0.75em;height:0.75em;border-radius:2px;background:{safe}"></span>'
+
+
+def legend_html(views: Sequence[ExperimentView], lang: str) -> str:
+    """Colour chip, label and status of each experiment as HTML (labels escaped)."""
+    items = []
+    for view in views:
+        status = i18n.t("status_" + view.status, lang)
+        items.append(
+            f'<div style="display:flex;gap:0.45em;align-items:center;font-size:0.86rem;line-height:1.5">'
+            f"{color_dot(view.color)}<span>{html.escape(view.label)}</span>"
+            f'<span style="margin-left:auto;color:#6b7280" title="{html.escape(status)}">'
+            f"{STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
+        )
+    return "".join(items)
+
+
+# ------------------------------------------------------------------------------------------- view controls
+
+SMOOTHING_METHODS = {"none": "none", "ma": "moving_average", "ema": "ema"}
+"""URL value -> :class:`~rlmon.smoothing.Smoothing` method."""
+X_AXES = ("step", "hours")
+
+
+def view_fields(prefix: str, settings: Settings) -> list[UrlField]:
+    """URL fields of the smoothing and x-axis controls of a page (``smooth``, ``win``, ``w``, ``x``)."""
+    default_method = {"moving_average": "ma"}.get(settings.smoothing, settings.smoothing)
+    return [
+        choice_field(f"{prefix}_smoothing", "smooth", tuple(SMOOTHING_METHODS), default_method),
+        number_field(f"{prefix}_window", "win", low=1, high=500, default=settings.smoothing_window, integer=True),
+        number_field(f"{prefix}_weight", "w", low=0.0, high=0.99, default=settings.smoothing_weight, integer=False),
+        choice_field(f"{prefix}_x", "x", X_AXES, "step"),
+    ]
+
+
+def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool) -> tuple[Any, str, bool]:
+    """Smoothing (none / moving average window / EMA weight), x axis and log scale, keyed ``<prefix>_*``.
+
+    Returns
+    -------
+    (Smoothing, x axis, log scale)
+    """
+    from rlmon.smoothing import Smoothing
+
+    default_method = {"moving_average": "ma"}.get(settings.smoothing, settings.smoothing)
+    st.session_state.setdefault(f"{prefix}_smoothing", default_method)
+    st.session_state.setdefault(f"{prefix}_window", settings.smoothing_window)
+    st.session_state.setdefault(f"{prefix}_weight", float(settings.smoothing_weight))
+    st.session_state.setdefault(f"{prefix}_x", "step")
+    if with_log:
+        st.session_state.setdefault(f"{prefix}_log", False)
+    columns = st.columns([2.3, 1.7, 1.7, 1.0], vertical_alignment="bottom")
+    method = columns[0].segmented_control(
+        i18n.t("control_smoothing", lang),
+        list(SMOOTHING_METHODS),
+        key=f"{prefix}_smoothing",
+        format_func=lambda value: i18n.t("smoothing_" + SMOOTHING_METHODS[value], lang),
+        persist_state="session",
+    )
+    method = method if method in SMOOTHING_METHODS else "none"
+    window = int(st.session_state[f"{prefix}_window"])
+    weight = float(st.session_state[f"{prefix}_weight"])
+    if method == "ma":
+        window = int(
+            columns[1].number_input(
+                i18n.t("control_window", lang), min_value=1, max_value=500, step=1, key=f"{prefix}_window",
+                persist_state="session",
+            )
+        )  # fmt: skip
+    elif method == "ema":
+        weight = float(
+            columns[1].slider(
+                i18n.t("control_weight", lang), min_value=0.0, max_value=0.99, step=0.01, key=f"{prefix}_weight",
+                help=i18n.t("control_weight_help", lang), persist_state="session",
+            )
+        )  # fmt: skip
+    x = columns[2].segmented_control(
+        i18n.t("control_x", lang),
+        list(X_AXES),
+        key=f"{prefix}_x",
+        format_func=lambda value: i18n.t("x_" + value, lang),
+        persist_state="session",
+    )
+    x = x if x in X_AXES else "step"
+    log_scale = False
+    if with_log:
+        log_scale = bool(columns[3].toggle(i18n.t("control_log", lang), key=f"{prefix}_log", persist_state="session"))
+    smoothing = Smoothing(SMOOTHING_METHODS[method], weight=min(max(weight, 0.0), 0.99), window=max(1, window))  # type: ignore[arg-type]
+    return smoothing, x, log_scale
+
+
+def fresh_views(app: AppState) -> tuple[tuple[ExperimentView, ...], tuple[ExperimentView, ...]]:
+    """(all experiments, selected experiments) as they are now - for live refresh inside a fragment.
+
+    When an experiment appeared or disappeared since the frame ran, the whole app reruns so the navigation
+    and the sidebar pick it up.
+    """
+    loaded = load_catalog(app.roots)
+    views = load_views(loaded.catalog, app.settings).views
+    visible_now = {view.id for view in views if not view.experiment.hidden}
+    if visible_now != set(app.slugs):
+        st.rerun()
+    wanted = {view.id for view in app.selected}
+    return views, tuple(view for view in views if view.id in wanted)
+
+
+def display_labels(views: Sequence[ExperimentView]) -> dict[str, str]:
+    """Experiment id -> chart label; the track is added when the experiments span several tracks."""
+    tracks = {view.experiment.track for view in views}
+    if len(tracks) <= 1:
+        return {view.id: view.label for view in views}
+    return {view.id: f"{view.label} ({view.experiment.track})" for view in views}
+
+
+def live_fragment(body: Callable[[], None], app: AppState, *, key: str) -> None:
+    """Run ``body`` as a fragment that reruns on its own every ``refresh_s`` while live refresh is on."""
+    run_every = app.refresh_s if app.live else None
+    st.fragment(body, run_every=run_every, key=key)()
+
+
+def show_chart(chart: Any, *, legend_columns: int = 3) -> None:
+    """Draw an Altair chart across its column; the legend wraps into rows so every experiment stays visible
+    in a narrow chart."""
+    configured = chart.configure_legend(columns=legend_columns, labelLimit=160, symbolSize=70, labelFontSize=11)
+    st.altair_chart(configured, width="stretch")
+
+
+_VALIDATION_KEY = re.compile(r"^(val_score/|val-core/|val-aux/|val/|test_score/)")
+
+
+def is_validation_key(key: str) -> bool:
+    """Validation keys (logged every ``test_freq`` steps) are drawn as points joined per experiment."""
+    return bool(_VALIDATION_KEY.match(key))
+
+
+def axis_title(key: str) -> str:
+    """A short y-axis title for a metric (the chart title says what the metric is)."""
+    if key == "pass_rate" or key.endswith("_pct"):
+        return "%"
+    if key.startswith("response_length/"):
+        return "tokens"
+    if key.startswith(VALIDATION_PREFIX):
+        return key.removeprefix(VALIDATION_PREFIX)
+    return key.rsplit("/", 1)[-1]

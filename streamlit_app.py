@@ -1,0 +1,232 @@
+"""rlmon: a live, shared dashboard for verl RL post-training runs.
+
+``streamlit run streamlit_app.py`` serves it; ``-- --log-root DIR`` (repeatable) or ``RLMON_LOG_ROOT`` point it
+at the training logs, and with neither it runs on built-in demo data.
+
+This file is the frame: settings, the sidebar (track, experiments, language, live refresh), the navigation over
+the pages in ``pages/`` (the overview and one page per experiment, grouped by track), then the current page.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+from rlmon import i18n, ui
+from rlmon.errors import RlmonError
+
+HERE = Path(__file__).resolve().parent
+ALL_TRACKS = "*"
+# A page's url_path must differ from the stem of its file in pages/: before the first st.navigation call of a
+# process (and in every AppTest run) Streamlit still resolves pages/*.py by file stem and would run the page
+# without this frame.
+OVERVIEW_PATH = "home"
+GENERIC_PATH = "exp"
+
+st.set_page_config(page_title="rlmon", page_icon=":material/monitoring:", layout="wide")
+
+
+def _pick_language(settings_language: str) -> str:
+    if "app_lang" not in st.session_state:
+        st.session_state["app_lang"] = i18n.language_from_locale(st.context.locale, default=settings_language)
+    return ui.lang()
+
+
+def main() -> None:
+    try:
+        settings = ui.app_settings(sys.argv, os.environ)
+    except RlmonError as error:
+        st.error(i18n.t("error_settings", "en", reason=ui.escape_markdown(error.describe())))
+        st.stop()
+        return
+    lang_default = i18n.language_from_locale(st.context.locale, default=settings.language)
+    lang_field = ui.choice_field("app_lang", "lang", i18n.LANGUAGES, lang_default)
+    ui.read_url([lang_field])
+    lang = _pick_language(settings.language)
+
+    demo = not settings.log_roots
+    roots: tuple[Path, ...]
+    if demo:
+        try:
+            roots = (ui.start_demo(settings.cache_dir, settings.demo_step_s),)
+        except (RlmonError, OSError) as error:
+            st.error(i18n.t("error_root_missing", lang, path=ui.escape_markdown(str(settings.cache_dir)),
+                            reason=ui.escape_markdown(str(error))))  # fmt: skip
+            roots = ()
+    else:
+        roots = settings.log_roots
+    loaded = ui.load_catalog(roots)
+    views_loaded = ui.load_views(loaded.catalog, settings)
+    views = views_loaded.views
+    visible = [view for view in views if not view.experiment.hidden]
+    ids = [view.id for view in visible]
+
+    tracks = list(dict.fromkeys(view.experiment.track for view in visible))
+    newest = max(visible, key=lambda view: view.experiment.last_modified or 0.0, default=None)
+    default_track = newest.experiment.track if newest is not None else ALL_TRACKS
+    track_choices = [*tracks, ALL_TRACKS] if len(tracks) > 1 else [ALL_TRACKS, *tracks]
+    if len(tracks) <= 1:
+        default_track = ALL_TRACKS
+
+    # URL -> state (experiments first: they decide the track when a link names them).
+    raw_ids = st.query_params.get_all("exp")
+    exp_field = ui.list_field("app_experiments", "exp", lambda value: value in ids)
+    seen_before = st.session_state.get("_rlmon_url_seen", {}).get("exp")
+    ui.read_url([exp_field])
+    if raw_ids and raw_ids != seen_before:
+        st.session_state["_rlmon_unknown_ids"] = [value for value in raw_ids if value not in ids]
+        chosen = [view for view in visible if view.id in st.session_state.get("app_experiments", [])]
+        chosen_tracks = {view.experiment.track for view in chosen}
+        if chosen:
+            st.session_state["app_track"] = chosen_tracks.pop() if len(chosen_tracks) == 1 else ALL_TRACKS
+    track_field = ui.choice_field("app_track", "track", track_choices, default_track)
+    ui.read_url([track_field])
+    if st.session_state.get("app_track") not in track_choices:
+        st.session_state["app_track"] = default_track
+
+    def in_track(track: str) -> list[str]:
+        return [view.id for view in visible if track == ALL_TRACKS or view.experiment.track == track]
+
+    def on_track_change() -> None:
+        st.session_state["app_experiments"] = in_track(st.session_state["app_track"])
+        st.session_state["_rlmon_unknown_ids"] = []
+
+    def on_experiments_change() -> None:
+        st.session_state["_rlmon_unknown_ids"] = []
+
+    with st.sidebar:
+        st.markdown(f"### :material/monitoring: rlmon\n{i18n.t('app_tagline', lang)}")
+        track = st.selectbox(
+            i18n.t("sidebar_track", lang),
+            track_choices,
+            key="app_track",
+            format_func=lambda value: i18n.t("sidebar_all_tracks", lang) if value == ALL_TRACKS else value,
+            on_change=on_track_change,
+        )
+        options = in_track(track)
+        if "app_experiments" not in st.session_state:
+            st.session_state["app_experiments"] = options
+        st.session_state["app_experiments"] = [
+            value for value in st.session_state["app_experiments"] if value in options
+        ]
+        by_id = {view.id: view for view in visible}
+        chip_labels = {
+            view.id: view.label if track != ALL_TRACKS else f"{view.label} · {view.experiment.track}"
+            for view in visible
+        }
+        picked = st.multiselect(
+            i18n.t("sidebar_experiments", lang),
+            options,
+            key="app_experiments",
+            format_func=lambda value: (
+                f"{chip_labels.get(value, value)} {ui.STATUS_GLYPHS.get(by_id[value].status, '')}"
+            ),
+            help=i18n.t("sidebar_experiments_help", lang),
+            on_change=on_experiments_change,
+        )
+        formatted = {
+            value: f"{chip_labels[value]} {ui.STATUS_GLYPHS.get(by_id[value].status, '')}" for value in options
+        }
+        css = ui.chip_css([by_id[value] for value in options], formatted)
+        if css:
+            st.html(f"<style>{css}</style>")
+        selected = tuple(view for view in visible if view.id in picked)
+        if selected:
+            st.html(ui.legend_html(selected, lang))
+
+        any_running = any(view.status == "running" for view in selected)
+        live_field = ui.flag_field("app_live", "live", default=any_running)
+        every_field = ui.number_field(
+            "app_refresh_s", "every", low=2, high=3600, default=settings.refresh_s, integer=True
+        )
+        ui.read_url([live_field, every_field])
+        st.session_state.setdefault("app_live", any_running)
+        st.session_state.setdefault("app_refresh_s", settings.refresh_s)
+        st.divider()
+        st.segmented_control(
+            i18n.t("sidebar_language", lang),
+            list(i18n.LANGUAGES),
+            key="app_lang",
+            format_func=lambda value: i18n.LANGUAGE_NAMES[value],
+            selection_mode="single",
+        )
+        if st.session_state.get("app_lang") not in i18n.LANGUAGES:  # a click on the chosen segment clears it
+            st.session_state["app_lang"] = lang
+        live = st.toggle(i18n.t("sidebar_live", lang), key="app_live", help=i18n.t("sidebar_live_help", lang))
+        refresh_s = st.number_input(
+            i18n.t("sidebar_refresh_s", lang), min_value=2, max_value=3600, step=1, key="app_refresh_s",
+            disabled=not live,
+        )  # fmt: skip
+        st.divider()
+        if demo:
+            st.caption(i18n.t("sidebar_demo", lang))
+        else:
+            root_list = "<br>".join(html.escape(str(root)) for root in roots)
+            st.html(f'<div style="font-size:0.8rem;color:#6b7280">{html.escape(i18n.t("sidebar_roots", lang))}:'
+                    f"<br><code>{root_list}</code></div>")  # fmt: skip
+
+    # Navigation: the overview, one page per experiment grouped by track, and a hidden page for ?id= links.
+    overview = st.Page(
+        str(HERE / "pages" / "overview.py"),
+        title=i18n.t("nav_overview", lang),
+        icon=":material/dashboard:",
+        url_path=OVERVIEW_PATH,
+        default=True,
+    )
+    sections: dict[str, list[st.Page]] = {"": [overview]}
+    slugs: dict[str, str] = {}
+    pages: dict[str, st.Page] = {}
+    for view in visible:
+        slug = ui.experiment_slug(view.id, slugs.values())
+        slugs[view.id] = slug
+        page = st.Page(
+            str(HERE / "pages" / "experiment.py"),
+            title=view.label,
+            icon=ui.STATUS_ICONS.get(view.status),
+            url_path=slug,
+        )
+        pages[view.id] = page
+        sections.setdefault(view.experiment.track, []).append(page)
+    generic = st.Page(
+        str(HERE / "pages" / "experiment.py"),
+        title=i18n.t("nav_experiment", lang),
+        url_path=GENERIC_PATH,
+        visibility="hidden",
+    )
+    sections[""].append(generic)
+    current = st.navigation(sections, position="top")
+
+    by_slug = {slug: experiment_id for experiment_id, slug in slugs.items()}
+    current_experiment = by_slug.get(current.url_path)
+    if current.url_path == GENERIC_PATH:
+        current_experiment = st.query_params.get("id")
+
+    ui.set_app_state(
+        ui.AppState(
+            settings=settings,
+            roots=roots,
+            demo=demo,
+            catalog=loaded.catalog,
+            views=views,
+            selected=selected,
+            slugs=slugs,
+            pages=pages,
+            root_errors=loaded.root_errors,
+            view_errors=views_loaded.errors,
+            unknown_ids=tuple(st.session_state.get("_rlmon_unknown_ids", [])),
+            live=bool(live),
+            refresh_s=int(refresh_s),
+            current_experiment=current_experiment,
+        )
+    )
+    # All experiments of the track is the default selection: it stays out of the URL.
+    exp_field = ui.list_field("app_experiments", "exp", lambda value: value in ids, default=in_track(track))
+    ui.write_url([lang_field, track_field, exp_field, live_field, every_field])
+    current.run()
+
+
+main()
