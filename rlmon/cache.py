@@ -36,6 +36,7 @@ import polars as pl
 from rlmon.errors import LogReadError
 from rlmon.parse import (
     BLOCK_BYTES,
+    LINE,
     PARSER_VERSION,
     MetaCollector,
     ParsedLog,
@@ -275,7 +276,7 @@ class LogCache:
                 entry.deltas = 0
             else:
                 entry.deltas += 1
-                delta = chunk.drop("_line") if "_line" in chunk.columns else chunk
+                delta = chunk.drop(LINE) if LINE in chunk.columns else chunk
                 _write_parquet(delta, folder / f"delta-{entry.deltas:04d}.parquet")
             state = {
                 "parser_version": PARSER_VERSION,

@@ -26,9 +26,13 @@ import polars as pl
 from rlmon.schema import STEP, RunMeta, empty_steps
 
 __all__ = [
+    "BLOCK_BYTES",
+    "LINE",
     "PARSER_VERSION",
     "MetaCollector",
     "ParsedLog",
+    "empty_log",
+    "iter_blocks",
     "merge_steps",
     "parse_chunk",
     "parse_jsonl_bytes",
@@ -38,7 +42,7 @@ __all__ = [
     "split_lines",
 ]
 
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 BLOCK_BYTES = 32 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
@@ -54,6 +58,9 @@ _MARK_RUST = r"(?:^|[^\w/]|\x1b\[[0-9;]*m)step:(\d+) - "
 _HEAD_RUST = r"^.*?" + _MARK_RUST
 _GLUED_RUST = r"(?:\x1b\[[0-9;?]*[ -/]*[@-~])*\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\).*$"
 
+LINE = "\x00line"
+"""Column of chunk frames holding each row's line number; no logged key can be named so."""
+_RESERVED = {LINE, STEP}
 _TOTAL_RE = re.compile(r"Total training steps: (\d+)")
 _TRAIN_DL_RE = re.compile(r"Size of train dataloader: (\d+)")
 _TQDM_RE = re.compile(r"Training Progress:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
@@ -184,14 +191,14 @@ def _value_exprs(values: pl.DataFrame) -> list[pl.Expr]:
 
 def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
     """Rows ``_line`` (1-based), ``step``, ``rest`` (the text after ``step:N - ``) for every metrics record."""
-    frame = pl.DataFrame({"text": lines}).with_row_index("_line", offset=first_line)
+    frame = pl.DataFrame({"text": lines}).with_row_index(LINE, offset=first_line)
     frame = frame.filter(pl.col("text").str.contains("step:", literal=True))
     if frame.is_empty():
-        return pl.DataFrame(schema={"_line": pl.UInt32, STEP: pl.Int64, "rest": pl.String})
+        return pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64, "rest": pl.String})
     frame = frame.with_columns(pl.col("text").str.extract(_MARK_RUST, 1).cast(pl.Int64, strict=False).alias(STEP))
     frame = frame.filter(pl.col(STEP).is_not_null())
     # drop everything up to the marker (Ray prefix, ANSI codes, tqdm text glued before it)
-    frame = frame.select("_line", STEP, pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"))
+    frame = frame.select(LINE, STEP, pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"))
     glued = frame.get_column("rest").str.contains("pid=", literal=True)
     if glued.any():
         # another process's output glued after the record starts with a Ray prefix: cut it off
@@ -209,14 +216,16 @@ def _template(parts: list[str]) -> list[str] | None:
         if cut <= 0 or cut == len(part) - 1 or " " in part[cut + 1 :]:
             return None
         keys.append(part[:cut])
-    return keys if len(set(keys)) == len(keys) else None
+    if len(set(keys)) != len(keys) or _RESERVED.intersection(keys):
+        return None
+    return keys
 
 
 def _unpack_template(group: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Rows whose pairs carry exactly ``keys`` -> (wide frame, rows that do not fit, for another try)."""
     names = [f"_{index}" for index in range(len(keys))]
     parts = group.select(
-        "_line",
+        LINE,
         STEP,
         *[pl.col("parts").list.get(index, null_on_oob=True).alias(name) for index, name in enumerate(names)],
     )
@@ -239,32 +248,33 @@ def _unpack_template(group: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame
         )
         bad = values.select(suspect.alias("bad")).to_series()
         if bad.any():
-            bad_lines = matched.get_column("_line").filter(bad)
+            bad_lines = matched.get_column(LINE).filter(bad)
             numbers = numbers.filter(~bad)
             matched = matched.filter(~bad)
-            fits = fits & ~group.get_column("_line").is_in(bad_lines.implode())
-    wide = pl.concat([matched.select("_line", STEP), numbers], how="horizontal")
+            fits = fits & ~group.get_column(LINE).is_in(bad_lines.implode())
+    wide = pl.concat([matched.select(LINE, STEP), numbers], how="horizontal")
     return wide, group.filter(~fits)
 
 
 def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, int, str]]]:
     """Any lines -> long -> wide (slow path for rare lines); also (line, position, key) of first appearances."""
     long = (
-        records.select("_line", STEP, "parts", pl.int_ranges(pl.col("parts").list.len()).alias("pos"))
+        records.select(LINE, STEP, "parts", pl.int_ranges(pl.col("parts").list.len()).alias("pos"))
         .explode("parts", "pos")
         .with_columns(pl.col("parts").str.extract_groups(r"^(.+):([^: ]+)$").alias("kv"))
         .unnest("kv")
         .rename({"1": "key", "2": "raw"})
-        .filter(pl.col("key").is_not_null())
+        # a key named like the step column repeats the step number; it cannot be a column of its own
+        .filter(pl.col("key").is_not_null() & ~pl.col("key").is_in(list(_RESERVED)))
     )
     if long.is_empty():
-        return records.select("_line", STEP), []
+        return records.select(LINE, STEP), []
     values = long.select("raw")
     long = long.with_columns(_value_exprs(values)[0].alias("value"))
     # a key logged twice on one line: the later one wins
-    long = long.unique(subset=["_line", "key"], keep="last", maintain_order=True)
-    firsts = long.group_by("key").agg(pl.col("_line").first(), pl.col("pos").first())
-    wide = long.pivot(on="key", index=["_line", STEP], values="value", maintain_order=True)
+    long = long.unique(subset=[LINE, "key"], keep="last", maintain_order=True)
+    firsts = long.group_by("key").agg(pl.col(LINE).first(), pl.col("pos").first())
+    wide = long.pivot(on="key", index=[LINE, STEP], values="value", maintain_order=True)
     return wide, [(int(line), int(pos), str(key)) for key, line, pos in firsts.iter_rows()]
 
 
@@ -277,9 +287,9 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, 
     """
     records = _step_records(lines, first_line)
     if records.is_empty():
-        return pl.DataFrame(schema={"_line": pl.UInt32, STEP: pl.Int64}), [], 0
-    step_line_numbers = records.get_column("_line").to_list()
-    records = records.select("_line", STEP, pl.col("rest").str.split(" - ").alias("parts"))
+        return pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}), [], 0
+    step_line_numbers = records.get_column(LINE).to_list()
+    records = records.select(LINE, STEP, pl.col("rest").str.split(" - ").alias("parts"))
     records = records.with_columns(pl.col("parts").list.len().alias("_n"))
     frames: list[pl.DataFrame] = []
     firsts: list[tuple[int, int, str]] = []
@@ -294,7 +304,7 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, 
                 break
             wide, remaining = _unpack_template(remaining, keys)
             if wide.height:
-                line = int(wide.get_column("_line")[0])
+                line = int(wide.get_column(LINE)[0])
                 firsts.extend((line, position, key) for position, key in enumerate(keys))
                 frames.append(wide)
         if remaining.height:
@@ -305,11 +315,11 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, 
         firsts.extend(found)
     wide = pl.concat(frames, how="diagonal") if len(frames) > 1 else frames[0]
     # columns in order of first appearance in the file, whichever way each row was unpacked
-    order: dict[str, None] = {"_line": None, STEP: None}
+    order: dict[str, None] = {LINE: None, STEP: None}
     for _line, _position, key in sorted(firsts):
         order.setdefault(key, None)
-    wide = wide.select(list(order)).sort("_line")
-    metric_columns = [name for name in wide.columns if name not in ("_line", STEP)]
+    wide = wide.select(list(order)).sort(LINE)
+    metric_columns = [name for name in wide.columns if name not in (LINE, STEP)]
     # keys whose every value failed to parse (a damaged pair) are dropped and counted
     bad = [name for name in metric_columns if wide.get_column(name).null_count() == wide.height]
     if bad:
@@ -336,13 +346,13 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
         columns: dict[str, pl.DataType] = {STEP: pl.Int64()}
         for frame in frames:
             for name, dtype in frame.schema.items():
-                if name not in ("_line",) and name not in columns:
+                if name not in (LINE,) and name not in columns:
                     columns[name] = dtype
         return pl.DataFrame(schema=columns)
     ordered = []
     for index, frame in enumerate(usable):
-        if "_line" in frame.columns:
-            frame = frame.sort("_line").drop("_line")
+        if LINE in frame.columns:
+            frame = frame.sort(LINE).drop(LINE)
         frame = frame.with_columns(pl.col(STEP).cast(pl.Int64))
         frame = frame.with_columns(
             [pl.col(name).cast(pl.Float64) for name in frame.columns if name != STEP]
@@ -789,9 +799,11 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
             bad.append(number)
             continue
         values = record.get("data")
-        row: dict[str, Any] = {"_line": number, STEP: record["step"]}
+        row: dict[str, Any] = {LINE: number, STEP: record["step"]}
         if isinstance(values, dict):
             for key, value in values.items():
+                if str(key) in _RESERVED:
+                    continue
                 if isinstance(value, bool):
                     row[str(key)] = 1.0 if value else 0.0
                 elif isinstance(value, int | float):
@@ -805,9 +817,9 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
         meta.warnings.append(f"line(s) {shown}{more}: not a verl file-logger record; skipped")
     if rows:
         collector.saw_verl = True
-        collector.last_step_line = max(collector.last_step_line, rows[-1]["_line"])
+        collector.last_step_line = max(collector.last_step_line, rows[-1][LINE])
     if not rows:
-        return pl.DataFrame(schema={"_line": pl.Int64, STEP: pl.Int64})
+        return pl.DataFrame(schema={LINE: pl.Int64, STEP: pl.Int64})
     return pl.from_dicts(rows, infer_schema_length=None)
 
 
