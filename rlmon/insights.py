@@ -336,7 +336,7 @@ class Signal:
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Detector thresholds; the first four come from the settings table, the rest have defaults here."""
+    """Detector thresholds, all from the settings table (:mod:`rlmon.settings`)."""
 
     spike_factor: float = 3.0
     spike_window: int = 20

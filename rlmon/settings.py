@@ -176,6 +176,105 @@ SETTINGS: tuple[SettingSpec, ...] = (
         minimum=0.0,
     ),
     SettingSpec(
+        "spike_margin",
+        "RLMON_SPIKE_MARGIN",
+        1.5,
+        "float",
+        "Insights: a spike must also exceed the run's 95th percentile times this.",
+        minimum=1.0,
+    ),
+    SettingSpec(
+        "max_spikes",
+        "RLMON_MAX_SPIKES",
+        5,
+        "int",
+        "Insights: more spikes than this in one metric are reported as one 'repeated spikes' signal.",
+        minimum=1,
+    ),
+    SettingSpec(
+        "min_steps",
+        "RLMON_MIN_STEPS",
+        10,
+        "int",
+        "Insights: runs with fewer training steps get only non-finite-value and status signals.",
+        minimum=1,
+    ),
+    SettingSpec(
+        "entropy_collapse_ratio",
+        "RLMON_ENTROPY_COLLAPSE_RATIO",
+        0.3,
+        "float",
+        "Insights: entropy collapse when the last-window mean falls below this times the first-window mean.",
+        minimum=0.0,
+    ),
+    SettingSpec(
+        "validation_drop",
+        "RLMON_VALIDATION_DROP",
+        0.1,
+        "float",
+        "Insights: validation drop when the last score is more than this fraction below the run's best "
+        "(and below the previous one).",
+        minimum=0.0,
+    ),
+    SettingSpec(
+        "clip_ratio_warn",
+        "RLMON_CLIP_RATIO_WARN",
+        0.05,
+        "float",
+        "Insights: length cap warning when this share of responses is cut at the cap over the last window "
+        "(and rising).",
+        minimum=0.0,
+    ),
+    SettingSpec(
+        "length_cap_fraction",
+        "RLMON_LENGTH_CAP_FRACTION",
+        0.75,
+        "float",
+        "Insights: without a clip ratio, mean length above this times the cap while the longest response hits it.",
+        minimum=0.0,
+    ),
+    SettingSpec(
+        "length_growth_ratio",
+        "RLMON_LENGTH_GROWTH_RATIO",
+        2.0,
+        "float",
+        "Insights: runaway growth when the end/start mean response length reaches this and still rises.",
+        minimum=1.0,
+    ),
+    SettingSpec(
+        "mismatch_high",
+        "RLMON_MISMATCH_HIGH",
+        100.0,
+        "float",
+        "Insights: rollout/training mismatch ((1-corr)x1e4) at or above this over the last window.",
+        minimum=0.0,
+    ),
+    SettingSpec(
+        "pass_rate_collapse",
+        "RLMON_PASS_RATE_COLLAPSE",
+        0.5,
+        "float",
+        "Insights: pass-rate collapse when the last-window mean lost this fraction of its best rolling mean "
+        "(and 10 points).",
+        minimum=0.0,
+    ),
+    SettingSpec(
+        "kl_blowup_factor",
+        "RLMON_KL_BLOWUP_FACTOR",
+        10.0,
+        "float",
+        "Insights: KL blow-up when the last-window mean KL exceeds this times its earlier median...",
+        minimum=1.0,
+    ),
+    SettingSpec(
+        "kl_floor",
+        "RLMON_KL_FLOOR",
+        0.05,
+        "float",
+        "Insights: ...and is at least this value.",
+        minimum=0.0,
+    ),
+    SettingSpec(
         "language",
         "RLMON_LANGUAGE",
         "en",
@@ -211,6 +310,18 @@ class Settings:
     spike_window: int = 20
     drift_window: int = 10
     drift_threshold: float = 0.25
+    spike_margin: float = 1.5
+    max_spikes: int = 5
+    min_steps: int = 10
+    entropy_collapse_ratio: float = 0.3
+    validation_drop: float = 0.1
+    clip_ratio_warn: float = 0.05
+    length_cap_fraction: float = 0.75
+    length_growth_ratio: float = 2.0
+    mismatch_high: float = 100.0
+    pass_rate_collapse: float = 0.5
+    kl_blowup_factor: float = 10.0
+    kl_floor: float = 0.05
     language: str = "en"
     demo_step_s: float = 5.0
 
