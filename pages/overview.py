@@ -15,8 +15,8 @@ import streamlit as st
 from rlmon import charts, i18n, ui
 from rlmon.experiment import SETTING_GROUPS, settings_diff
 from rlmon.metrics import VALIDATION_PREFIX
-from rlmon.schema import EXPERIMENT, STEP, VALUE
-from rlmon.smoothing import SMOOTHED, Smoothing, with_smoothed
+from rlmon.schema import EXPERIMENT, VALUE
+from rlmon.smoothing import Smoothing
 
 HOURS_TOTAL = "hours_total"
 """Pseudo metric: one bar per experiment with its total training hours."""
@@ -423,34 +423,9 @@ def what_changed(views: Sequence[ui.ExperimentView]) -> None:
     st.dataframe(pl.DataFrame(columns), hide_index=True, width="stretch", key="overview_diff")
 
 
-def download_frame(views: Sequence[ui.ExperimentView], metrics: Sequence[str], smoothing: Smoothing) -> pl.DataFrame:
-    """Per-step table of the selected experiments: logged + derived columns, plus ``<metric> (smoothed)`` for
-    each charted line metric when smoothing is on."""
-    parts = [
-        view.steps.select(
-            pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
-            pl.lit(view.label, dtype=pl.String).alias("label"),
-            pl.all(),
-        )
-        for view in views
-    ]
-    table = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
-    if not smoothing.enabled or table.is_empty():
-        return table
-    for key in metrics:
-        if key == HOURS_TOTAL or _is_validation(key):
-            continue
-        long = ui.long_frame(views, key)
-        if long.is_empty():
-            continue
-        smoothed = with_smoothed(long, method=smoothing.method, weight=smoothing.weight, window=smoothing.window)
-        table = table.join(
-            smoothed.select(EXPERIMENT, STEP, pl.col(SMOOTHED).alias(f"{key} (smoothed)")),
-            on=[EXPERIMENT, STEP],
-            how="left",
-            maintain_order="left",
-        )
-    return table
+def line_metrics(metrics: Sequence[str]) -> list[str]:
+    """The charted metrics drawn as smoothed lines (not the hours bars, not validation points)."""
+    return [key for key in metrics if key != HOURS_TOTAL and not _is_validation(key)]
 
 
 def downloads(views: Sequence[ui.ExperimentView], metrics: Sequence[str], smoothing: Smoothing) -> None:
@@ -458,11 +433,11 @@ def downloads(views: Sequence[ui.ExperimentView], metrics: Sequence[str], smooth
     st.caption(i18n.t("download_caption", lang))
 
     def as_csv() -> bytes:
-        return download_frame(views, metrics, smoothing).write_csv().encode("utf-8")
+        return ui.download_frame(views, line_metrics(metrics), smoothing).write_csv().encode("utf-8")
 
     def as_parquet() -> bytes:
         buffer = io.BytesIO()
-        download_frame(views, metrics, smoothing).write_parquet(buffer)
+        ui.download_frame(views, line_metrics(metrics), smoothing).write_parquet(buffer)
         return buffer.getvalue()
 
     left, right = st.columns(2)

@@ -62,6 +62,7 @@ __all__ = [
     "choice_field",
     "color_dot",
     "display_labels",
+    "download_frame",
     "escape_markdown",
     "experiment_slug",
     "flag_field",
@@ -924,3 +925,39 @@ def axis_title(key: str) -> str:
     if key.startswith(VALIDATION_PREFIX):
         return key.removeprefix(VALIDATION_PREFIX)
     return key.rsplit("/", 1)[-1]
+
+
+def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[str], smoothing: Any) -> pl.DataFrame:
+    """The per-step table of ``views`` for download.
+
+    Columns: ``experiment`` (id), ``label``, ``step``, every logged and derived column, ``hours``, and - when
+    ``smoothing`` (a :class:`~rlmon.smoothing.Smoothing`) is on - ``<metric> (smoothed)`` for each of
+    ``smoothed_metrics``, smoothed over that metric's logged points as the charts draw it.
+    """
+    from rlmon.smoothing import SMOOTHED, with_smoothed
+
+    parts = [
+        view.steps.select(
+            pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
+            pl.lit(view.label, dtype=pl.String).alias("label"),
+            pl.all(),
+        )
+        for view in views
+    ]
+    if not parts:
+        return pl.DataFrame(schema={EXPERIMENT: pl.String, "label": pl.String, STEP: pl.Int64})
+    table = pl.concat(parts, how="diagonal_relaxed")
+    if not smoothing.enabled:
+        return table
+    for key in smoothed_metrics:
+        long = long_frame(views, key)
+        if long.is_empty():
+            continue
+        smoothed = with_smoothed(long, method=smoothing.method, weight=smoothing.weight, window=smoothing.window)
+        table = table.join(
+            smoothed.select(EXPERIMENT, STEP, pl.col(SMOOTHED).alias(f"{key} (smoothed)")),
+            on=[EXPERIMENT, STEP],
+            how="left",
+            maintain_order="left",
+        )
+    return table

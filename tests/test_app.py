@@ -1,0 +1,473 @@
+"""The app through Streamlit's AppTest and the real navigation of ``streamlit_app.py``, on a demo root written
+in a temp folder. Expected values come from the demo's description of the seed dashboard
+(``../shared/docs/seed-dashboard.md``): 4B track, 16K response cap, five experiments, E5 running."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rlmon import i18n, ui
+from rlmon.demo import write_demo_root
+from rlmon.smoothing import Smoothing
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "streamlit_app.py")
+TRACK_4B = ["4b/e1_grpo_4b", "4b/e2_dapo_4b", "4b/e3_drgrpo_4b", "4b/e4_rloo_4b", "4b/e5_reinforce_pp_4b"]
+
+
+@pytest.fixture(scope="module")
+def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_demo_root(tmp_path_factory.mktemp("logs") / "demo")
+
+
+@pytest.fixture
+def app_env(demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(demo_root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RLMON_LANGUAGE", raising=False)
+    yield demo_root
+
+
+def run_app(query: dict[str, Any] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    if query:
+        at.query_params.update(query)
+    at.run()
+    return at
+
+
+def open_page(at: AppTest, url_path: str, query: dict[str, Any] | None = None) -> AppTest:
+    """Open a page registered by st.navigation by its url_path (the way a link to it does)."""
+    matches = [key for key, info in at._registered_pages.items() if info.get("url_pathname") == url_path]
+    assert matches, f"no page with url_path {url_path!r}"
+    at._page_hash = matches[0]
+    if query:
+        at.query_params.update(query)
+    at.run()
+    return at
+
+
+def page_paths(at: AppTest) -> list[str]:
+    return [str(info.get("url_pathname")) for info in at._registered_pages.values()]
+
+
+def charts(at: AppTest) -> list[tuple[dict[str, Any], dict[str, pl.DataFrame]]]:
+    """Every chart on the page: its Vega-Lite spec and its datasets (decoded from Arrow)."""
+    found = []
+    for element in at.get("vega_lite_chart"):
+        spec = json.loads(element.proto.spec)
+        datasets: dict[str, pl.DataFrame] = {}
+        for named in element.proto.datasets:
+            table = pa.ipc.open_stream(io.BytesIO(named.data.data)).read_all()
+            datasets[named.name] = pl.from_arrow(table)  # type: ignore[assignment]
+        if element.proto.data.data:
+            datasets[""] = pl.from_arrow(pa.ipc.open_stream(io.BytesIO(element.proto.data.data)).read_all())  # type: ignore[assignment]
+        found.append((spec, datasets))
+    return found
+
+
+def chart_titled(at: AppTest, title: str) -> tuple[dict[str, Any], dict[str, pl.DataFrame]]:
+    for spec, datasets in charts(at):
+        if spec.get("title") == title:
+            return spec, datasets
+    raise AssertionError(f"no chart titled {title!r}; titles: {[spec.get('title') for spec, _ in charts(at)]}")
+
+
+def main_data(spec: dict[str, Any], datasets: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    name = spec.get("data", {}).get("name", "")
+    return datasets[name]
+
+
+def texts(at: AppTest) -> str:
+    parts = [item.value for item in [*at.markdown, *at.caption, *at.info, *at.warning, *at.error]]
+    return "\n".join(str(part) for part in parts)
+
+
+def unescape(text: str) -> str:
+    return text.replace("\\", "")
+
+
+# --------------------------------------------------------------------------------------------- overview
+
+
+def test_overview_renders_through_the_navigation(app_env: Path) -> None:
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    for key in ("app_track", "app_lang", "app_live", "app_refresh_s", "app_experiments"):
+        assert at.get_by_key(key) is not None, key
+    for key in (
+        "overview_metrics",
+        "overview_filter",
+        "overview_smoothing",
+        "overview_weight",
+        "overview_x",
+        "overview_log",
+    ):
+        assert at.get_by_key(key) is not None, key
+    # Default: the track with the newest log (4B: E5 is running), all its experiments.
+    assert at.selectbox(key="app_track").value == "Qwen3.5-4B"
+    assert at.multiselect(key="app_experiments").value == TRACK_4B
+    page_text = unescape(texts(at))
+    assert "4 GPUs · TP=4 · offload off · non-thinking · 16K response · 32×8/step" in page_text
+    assert "E1–E4 finished 150/150" in page_text
+    assert "E5 running 21/150" in page_text
+    # the seed's six charts
+    titles = [spec.get("title") for spec, _ in charts(at)]
+    assert titles == [
+        "pass rate (%)",
+        "mean response length (tokens)",
+        "policy entropy",
+        "grad_norm",
+        "Total training hours",
+        "aime24 validation score",
+    ]
+    # running experiment selected: live refresh on by default
+    assert at.toggle(key="app_live").value is True
+    # every experiment has a page, grouped under its track
+    paths = page_paths(at)
+    assert "4b-e2-dapo-4b" in paths and "2b-e4-rloo-2b" in paths
+
+
+def test_experiments_table(app_env: Path) -> None:
+    at = run_app()
+    table = next(item for item in at.dataframe if "first5" in item.value.columns).value
+    assert list(table["experiment"]) == ["E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO", "E4 · RLOO", "E5 · REINFORCE++"]
+    assert list(table["steps"]) == ["150/150"] * 4 + ["21/150"]
+    # seed: E2 fastest at 32.6h, E1 slowest at 37.2h
+    assert table["hours"][1] == "32.6h"
+    assert table["hours"][0] == "37.2h"
+    # seed: aime24 best single values at step 125 for E3 (0.800) and E4 (0.833)
+    assert table["best_val"][2] == "0.800 @125"
+    assert table["best_val"][3] == "0.833 @125"
+    assert table["page"][1] == "4b-e2-dapo-4b"
+    assert len(table["spark"][0]) > 10
+
+
+def test_url_selects_experiments(app_env: Path) -> None:
+    at = run_app({"exp": ["4b/e2_dapo_4b", "4b/e3_drgrpo_4b"]})
+    assert not at.exception
+    assert at.multiselect(key="app_experiments").value == ["4b/e2_dapo_4b", "4b/e3_drgrpo_4b"]
+    spec, datasets = chart_titled(at, "Total training hours")
+    bars = main_data(spec, datasets)
+    assert sorted(bars["experiment"].to_list()) == ["4b/e2_dapo_4b", "4b/e3_drgrpo_4b"]
+
+
+def test_url_across_tracks_selects_all_tracks(app_env: Path) -> None:
+    at = run_app({"exp": ["4b/e1_grpo_4b", "2b/e1_grpo_2b"]})
+    assert at.selectbox(key="app_track").value == "*"
+    assert at.multiselect(key="app_experiments").value == ["4b/e1_grpo_4b", "2b/e1_grpo_2b"] or sorted(
+        at.multiselect(key="app_experiments").value
+    ) == ["2b/e1_grpo_2b", "4b/e1_grpo_4b"]
+
+
+def test_unknown_experiment_in_url_is_reported(app_env: Path) -> None:
+    at = run_app({"exp": ["4b/e1_grpo_4b", "../../etc/passwd"]})
+    assert not at.exception
+    assert at.multiselect(key="app_experiments").value == ["4b/e1_grpo_4b"]
+    warnings = unescape("\n".join(item.value for item in at.warning))
+    assert "../../etc/passwd" in warnings
+    assert "not under the configured log roots" in warnings
+
+
+def test_unknown_experiment_page(app_env: Path) -> None:
+    at = run_app()
+    open_page(at, "exp", {"id": "4b/no_such_run"})
+    assert not at.exception
+    assert "There is no experiment 4b/no\\_such\\_run" in "\n".join(item.value for item in at.warning)
+
+
+def test_hours_chart_has_one_bar_per_experiment(app_env: Path) -> None:
+    at = run_app()
+    spec, datasets = chart_titled(at, "Total training hours")
+    bars = main_data(spec, datasets)
+    assert bars.height == 5
+    assert sorted(bars["experiment"].to_list()) == sorted(TRACK_4B)
+    assert spec["layer"][0]["mark"]["type"] == "bar"
+
+
+def test_response_length_chart_has_the_cap_as_a_dashed_rule(app_env: Path) -> None:
+    at = run_app()
+    spec, _ = chart_titled(at, "mean response length (tokens)")
+    rules = [
+        layer
+        for layer in spec["layer"]
+        if isinstance(layer.get("mark"), dict) and layer["mark"].get("type") == "rule" and "strokeDash" in layer["mark"]
+    ]
+    assert len(rules) == 1
+    assert rules[0]["encoding"]["y"]["datum"] == 16384
+
+
+def test_changing_smoothing_changes_the_plotted_values(app_env: Path) -> None:
+    at = run_app({"smooth": "none"})
+    spec, datasets = chart_titled(at, "pass rate (%)")
+    raw = main_data(spec, datasets).filter(pl.col("experiment") == "4b/e1_grpo_4b").sort("step")
+    assert raw["smoothed"].to_list() == raw["value"].to_list()
+    at.session_state["overview_smoothing"] = "ma"
+    at.session_state["overview_window"] = 5
+    at.run()
+    assert not at.exception
+    spec, datasets = chart_titled(at, "pass rate (%)")
+    smoothed = main_data(spec, datasets).filter(pl.col("experiment") == "4b/e1_grpo_4b").sort("step")
+    assert smoothed["value"].to_list() == raw["value"].to_list()
+    values = raw["value"].to_list()
+    # 5-step moving average with partial windows at the start (hand calculation from the raw values)
+    assert smoothed["smoothed"][0] == pytest.approx(values[0])
+    assert smoothed["smoothed"][4] == pytest.approx(sum(values[0:5]) / 5)
+    assert smoothed["smoothed"][20] == pytest.approx(sum(values[16:21]) / 5)
+    assert at.query_params.get("smooth") in (["ma"], "ma")
+
+
+def test_smoothing_comes_from_the_url(app_env: Path) -> None:
+    at = run_app({"smooth": "ema", "w": "0.9", "x": "hours"})
+    assert at.get_by_key("overview_smoothing").value == "ema"
+    assert at.slider(key="overview_weight").value == pytest.approx(0.9)
+    spec, _ = chart_titled(at, "pass rate (%)")
+    assert spec["layer"][0]["encoding"]["x"]["field"] == "hours"
+
+
+def test_signal_markers_on_grad_norm(app_env: Path) -> None:
+    at = run_app()
+    spec, datasets = chart_titled(at, "grad_norm")
+    marker_layers = [layer for layer in spec["layer"] if layer.get("mark", {}).get("shape") == "triangle-down"]
+    assert len(marker_layers) == 1
+    markers = datasets[marker_layers[0]["data"]["name"]]
+    # seed: E2's grad_norm spikes at steps 43 and 59
+    e2 = markers.filter(pl.col("experiment") == "4b/e2_dapo_4b").sort("step")
+    assert e2["step"].to_list() == [43, 59]
+    assert e2["value"].round(2).to_list() == [0.96, 1.13]
+
+
+def test_metric_selector_adds_any_logged_key(app_env: Path) -> None:
+    at = run_app()
+    chooser = at.multiselect(key="overview_metrics")
+    assert "actor/pg_clipfrac" in chooser.options  # logged keys are shown as logged
+    chooser.set_value([*chooser.value, "actor/pg_clipfrac"]).run()
+    assert not at.exception
+    assert "actor/pg_clipfrac" in [spec.get("title") for spec, _ in charts(at)]
+    assert "actor/pg_clipfrac" in at.query_params.get("m", [])
+
+
+def test_regex_filter_narrows_the_metric_choices(app_env: Path) -> None:
+    at = run_app()
+    at.text_input(key="overview_filter").set_value("^timing_s/").run()
+    options = at.multiselect(key="overview_metrics").options  # as displayed
+    chosen = {i18n.metric_title(key, "en") for key in at.multiselect(key="overview_metrics").value}
+    assert all(option.startswith("timing_s/") or option in chosen for option in options)
+    assert any(option.startswith("timing_s/") for option in options)
+
+
+def test_what_changed_and_download(app_env: Path) -> None:
+    at = run_app()
+    diff = next(item.value for item in at.dataframe if "setting" in item.value.columns)
+    kl = diff[diff["setting"] == "KL loss"]
+    assert kl.shape[0] == 1
+    assert kl.iloc[0]["E2 · DAPO"] == "off"
+    assert at.get_by_key("overview_csv") is not None
+    assert at.get_by_key("overview_parquet") is not None
+
+
+def test_download_frame_holds_logged_derived_and_smoothed_columns(app_env: Path) -> None:
+    at = run_app()
+    assert not at.exception
+    selected = at.session_state["_rlmon_app_state"].selected
+    frame = ui.download_frame(selected, ["pass_rate"], Smoothing("moving_average", window=5))
+    assert {"experiment", "label", "step", "critic/score/mean", "pass_rate", "hours", "pass_rate (smoothed)"} <= set(
+        frame.columns
+    )
+    e1 = frame.filter(pl.col("experiment") == "4b/e1_grpo_4b", pl.col("pass_rate").is_not_null()).sort("step")
+    assert e1.height == 150
+    # pass rate from the logged ±1 score: (mean + 1) / 2 in percent
+    assert e1["pass_rate"][0] == pytest.approx((e1["critic/score/mean"][0] + 1) / 2 * 100)
+    rates = e1["pass_rate"].to_list()
+    assert e1["pass_rate (smoothed)"][9] == pytest.approx(sum(rates[5:10]) / 5)
+    plain = ui.download_frame(selected, ["pass_rate"], Smoothing())
+    assert "pass_rate (smoothed)" not in plain.columns
+
+
+def test_language_switch_changes_labels_and_numbers(app_env: Path) -> None:
+    at = run_app()
+    at.session_state["app_lang"] = "zh"
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="app_track").label == "赛道"
+    assert at.multiselect(key="app_experiments").label == "实验"
+    titles = [spec.get("title") for spec, _ in charts(at)]
+    assert "通过率（%）" in titles
+    table = next(item for item in at.dataframe if "first5" in item.value.columns).value
+    assert table["hours"][1] == "32.6 小时"
+    assert "4 卡 · TP=4 · 关闭 offload" in unescape(texts(at))
+
+
+def test_language_from_the_browser_locale(app_env: Path) -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.context["locale"] = "zh-CN"
+    at.run()
+    assert at.session_state["app_lang"] == "zh"
+
+
+# ------------------------------------------------------------------------------------------ experiments
+
+
+def test_every_experiment_page_renders(app_env: Path) -> None:
+    at = run_app()
+    slugs = [path for path in page_paths(at) if path not in ("", "home", "exp")]
+    assert len(slugs) == 9
+    for slug in slugs:
+        open_page(at, slug)
+        assert not at.exception, (slug, [item.value for item in at.exception])
+        for key in ("experiment_smoothing", "experiment_x", "experiment_family", "experiment_filter"):
+            assert at.get_by_key(key) is not None, (slug, key)
+        assert charts(at), slug
+
+
+def test_experiment_page_content(app_env: Path) -> None:
+    at = run_app()
+    open_page(at, "4b-e2-dapo-4b")
+    assert not at.exception
+    html_text = "\n".join(str(item.proto.body) for item in at.get("html"))
+    assert "E2 · DAPO" in html_text
+    titles = [spec.get("title") for spec, _ in charts(at)]
+    for title in (
+        "Pass rate (%)",
+        "Mean response length (tokens)",
+        "Policy entropy",
+        "Gradient norm (grad_norm)",
+        "PPO clip fractions (%)",
+        "Time per step by phase (s)",
+        "Rollout↔training mismatch ((1−corr)×1e4)",
+    ):
+        assert title in titles, title
+    assert "KL loss" not in titles  # DAPO runs without KL loss
+    sources = next(item.value for item in at.dataframe if "role" in item.value.columns)
+    # seed: E2 is two files, the first holding start-up output only
+    assert list(sources["role"]) == ["start-up only", "training steps"]
+    assert list(sources["range"]) == ["—", "1–150"]
+    spec, _ = chart_titled(at, "Mean response length (tokens)")
+    rules = [
+        layer
+        for layer in spec["layer"]
+        if layer.get("mark", {}).get("type") == "rule" and "strokeDash" in layer["mark"]
+    ]
+    assert rules and rules[0]["encoding"]["y"]["datum"] == 16384
+
+
+def test_experiment_page_kl_loss_when_logged(app_env: Path) -> None:
+    at = run_app()
+    open_page(at, "4b-e1-grpo-4b")
+    assert "KL loss" in [spec.get("title") for spec, _ in charts(at)]
+
+
+def test_generic_experiment_link(app_env: Path) -> None:
+    at = run_app()
+    open_page(at, "exp", {"id": "4b/e4_rloo_4b"})
+    assert not at.exception
+    assert "E4 · RLOO" in "\n".join(str(item.proto.body) for item in at.get("html"))
+
+
+def test_explorer_filter(app_env: Path) -> None:
+    at = run_app()
+    open_page(at, "4b-e1-grpo-4b")
+    at.text_input(key="experiment_filter").set_value("^timing_s/gen$").run()
+    assert not at.exception
+    assert "timing_s/gen" in [spec.get("title") for spec, _ in charts(at)]
+
+
+# ------------------------------------------------------------------------------------------- bad roots
+
+
+def test_empty_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(empty))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception
+    message = unescape("\n".join(item.value for item in at.info))
+    assert "No verl logs under" in message and str(empty) in message
+
+
+def test_vanished_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gone = tmp_path / "gone"
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(gone))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception
+    message = unescape("\n".join(item.value for item in at.error))
+    assert str(gone) in message and "does not exist" in message
+
+
+def test_bad_setting_is_a_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RLMON_REFRESH_S", "soon")
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception
+    assert "RLMON_REFRESH_S" in unescape("\n".join(item.value for item in at.error))
+
+
+# ------------------------------------------------------------------------------------------------ i18n
+
+
+def test_every_message_has_every_language() -> None:
+    for key, templates in i18n.MESSAGES.items():
+        assert set(templates) == set(i18n.LANGUAGES), key
+        assert all(text.strip() for text in templates.values()), key
+
+
+def test_messages_use_the_same_fields_in_every_language() -> None:
+    import string
+
+    for key, templates in i18n.MESSAGES.items():
+        fields = {
+            lang: {name for _, name, _, _ in string.Formatter().parse(text) if name} for lang, text in templates.items()
+        }
+        assert fields["en"] == fields["zh"], key
+
+
+def test_every_message_key_used_by_the_app_exists() -> None:
+    import re
+
+    sources = [ROOT / "streamlit_app.py", ROOT / "rlmon" / "ui.py", *(ROOT / "pages").glob("*.py")]
+    used = set()
+    for path in sources:
+        used |= set(re.findall(r"""\bt\(\s*["']([a-z0-9_ ./-]+)["']\s*[,)]""", path.read_text(encoding="utf-8")))
+    assert used, "no message keys found"
+    missing = sorted(key for key in used if key not in i18n.MESSAGES)
+    assert not missing
+
+
+def test_messages_built_from_a_prefix_exist() -> None:
+    from typing import get_args
+
+    from rlmon.experiment import SETTING_GROUPS, SourceRole, Status
+    from rlmon.insights import Severity
+
+    keys = [f"status_{status}" for status in get_args(Status)]
+    keys += [f"role_{role}" for role in get_args(SourceRole)]
+    keys += [f"group_{group}" for group in SETTING_GROUPS]
+    keys += [f"smoothing_{method}" for method in ui.SMOOTHING_METHODS.values()]
+    keys += [f"x_{axis}" for axis in ui.X_AXES]
+    keys += [f"severity_{severity}" for severity in get_args(Severity)]
+    assert sorted(key for key in keys if key not in i18n.MESSAGES) == []
+
+
+def test_number_formats_follow_the_language() -> None:
+    assert i18n.format_duration(4 + 23 / 60, "en") == "4h23m"
+    assert i18n.format_duration(4 + 23 / 60, "zh") == "4小时23分"
+    assert i18n.format_hours(32.55, "en") == "32.6h" or i18n.format_hours(32.55, "en") == "32.5h"
+    assert i18n.format_hours(32.6, "zh") == "32.6 小时"
+    assert i18n.format_count(5100, "en") == "5.1k"
+    assert i18n.format_count(5100, "zh") == "5.1千"
+    assert i18n.format_count(51000, "zh") == "5.1万"
+    assert i18n.format_percent(88.84, "en") == "88.8%"
+    assert i18n.format_duration(None, "en") == "–"
+    assert i18n.language_from_locale("zh-TW") == "zh"
+    assert i18n.language_from_locale("fr-FR", default="en") == "en"
