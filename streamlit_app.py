@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import os
 import sys
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -229,4 +230,10 @@ def main() -> None:
     current.run()
 
 
-main()
+
+_started = time.perf_counter()
+try:
+    main()
+finally:
+    # Server time of this run, for the benchmark (benchmarks/bench_app.py) and the server log.
+    st.session_state["_rlmon_run_s"] = time.perf_counter() - _started

@@ -16,7 +16,6 @@ import polars as pl
 import streamlit as st
 
 from rlmon import charts, i18n, ui
-from rlmon.errors import RlmonError
 from rlmon.experiment import SETTING_GROUPS
 from rlmon.metrics import VALIDATION_PREFIX, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, METRIC, STEP, VALUE
@@ -37,7 +36,7 @@ PHASES = (
 )
 """verl's top-level step phases (``timing_s/<phase>``, v0.1 ``timing/<phase>``); their sum is the step time."""
 STATUS_COLORS = {"finished": "green", "running": "blue", "stalled": "orange", "crashed": "red", "not started": "gray"}
-EXPLORER_LIMIT = 36
+EXPLORER_LIMIT = 24
 SMALL_HEIGHT = 170
 
 app = ui.app_state()
@@ -212,9 +211,7 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
         "marker_title": i18n.t("signal_marker", lang),
     }
 
-    def single(key: str | None, title: str, **extra: Any) -> Any:
-        if key is None:
-            return None
+    def single(key: str, title: str, **extra: Any) -> Any:
         return charts.metric_chart(
             ui.long_frame([view], key),
             title=title,
@@ -228,8 +225,6 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
 
     def multi(keys: dict[str, str], title: str, palette: Sequence[str]) -> Any:
         present = {key: label for key, label in keys.items() if key in view.steps.columns}
-        if not present:
-            return None
         series_colors = dict(zip(present, palette, strict=False))
         return charts.metric_chart(
             series_frame(view, present),
@@ -246,26 +241,35 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
     phase_keys = [
         key for phase in PHASES for key in (f"timing_s/{phase}", f"timing/{phase}") if key in view.steps.columns
     ]
-    builders: list[Any] = [
-        lambda: single("pass_rate" if "pass_rate" in view.steps.columns else None, i18n.t("chart_pass_rate", lang)),
-        lambda: single(
-            first_key(view, "response_length/mean"),
-            i18n.t("chart_response_length", lang),
-            reference=cap_value,
-            reference_label=cap_label,
+    has = view.steps.columns.__contains__
+    clip_keys = {"pg_clipfrac_pct": i18n.t("series_upper", lang), "pg_clipfrac_lower_pct": i18n.t("series_lower", lang)}
+    # (name, drawn?, builder) in display order; a chart whose metric was not logged is left out.
+    plan: list[tuple[str, bool, Any]] = [
+        ("pass_rate", has("pass_rate"), lambda: single("pass_rate", i18n.t("chart_pass_rate", lang))),
+        (
+            "response_length",
+            has("response_length/mean"),
+            lambda: single(
+                "response_length/mean",
+                i18n.t("chart_response_length", lang),
+                reference=cap_value,
+                reference_label=cap_label,
+            ),
         ),
-        lambda: single(first_key(view, "response_clip_pct"), i18n.t("chart_response_clip", lang)),
-        lambda: single(first_key(view, "actor/entropy"), i18n.t("chart_entropy", lang)),
-        lambda: single(first_key(view, "actor/grad_norm"), i18n.t("chart_grad_norm", lang)),
-        lambda: multi(
-            {"pg_clipfrac_pct": i18n.t("series_upper", lang), "pg_clipfrac_lower_pct": i18n.t("series_lower", lang)},
-            i18n.t("chart_clipfrac", lang),
-            (view.color, "#9ca3af"),
+        ("clip", has("response_clip_pct"), lambda: single("response_clip_pct", i18n.t("chart_response_clip", lang))),
+        ("entropy", has("actor/entropy"), lambda: single("actor/entropy", i18n.t("chart_entropy", lang))),
+        ("grad_norm", has("actor/grad_norm"), lambda: single("actor/grad_norm", i18n.t("chart_grad_norm", lang))),
+        (
+            "clipfrac",
+            any(has(key) for key in clip_keys),
+            lambda: multi(clip_keys, i18n.t("chart_clipfrac", lang), (view.color, "#9ca3af")),
         ),
-        lambda: single(first_key(view, "actor/kl_loss"), i18n.t("chart_kl_loss", lang)),
-        lambda: single(first_key(view, "rollout_mismatch"), i18n.t("chart_mismatch", lang)),
-        lambda: (
-            charts.stacked_area_chart(
+        ("kl_loss", has("actor/kl_loss"), lambda: single("actor/kl_loss", i18n.t("chart_kl_loss", lang))),
+        ("mismatch", has("rollout_mismatch"), lambda: single("rollout_mismatch", i18n.t("chart_mismatch", lang))),
+        (
+            "phases",
+            bool(phase_keys),
+            lambda: charts.stacked_area_chart(
                 series_frame(view, dict.fromkeys(phase_keys, "")).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
                 title=i18n.t("chart_step_time", lang),
                 y_title="s",
@@ -274,25 +278,23 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
                 total_title=i18n.t("chart_step_total", lang),
                 empty_text=i18n.t("no_data", lang),
                 max_points=settings.max_points,
-            )
-            if phase_keys
-            else None
+            ),
         ),
-        lambda: single(first_key(view, "perf/throughput"), i18n.t("chart_throughput", lang)),
+        ("throughput", has("perf/throughput"), lambda: single("perf/throughput", i18n.t("chart_throughput", lang))),
     ]
-    built: list[Any] = []
-    for build in builders:
-        try:
-            chart = build()
-        except RlmonError as error:
-            st.warning(ui.escape_markdown(error.describe()))
-            continue
-        if chart is not None:
-            built.append(chart)
-    for start in range(0, len(built), 3):
-        for column, chart in zip(st.columns(3), built[start : start + 3], strict=False):
+    drawn = [(name, build) for name, present, build in plan if present]
+    marks = tuple((ui.signal_experiment(s), getattr(s, "step", None), getattr(s, "metric", None)) for s in signals)
+    for start in range(0, len(drawn), 3):
+        for column, (name, build) in zip(st.columns(3), drawn[start : start + 3], strict=False):
             with column:
-                ui.show_chart(chart, legend_columns=2)
+                ui.guarded(
+                    lambda name=name, build=build: ui.show_chart(
+                        build,
+                        key=("experiment", name, view.id, view.serial, smoothing, x, lang, settings.max_points, marks),
+                        legend_columns=2,
+                    ),
+                    lang=lang,
+                )
 
 
 def validation_block(view: ui.ExperimentView) -> None:
@@ -320,8 +322,8 @@ def validation_block(view: ui.ExperimentView) -> None:
             st.dataframe(table, hide_index=True, width="stretch", key=f"experiment_validation_{index}")
             score = f"{VALIDATION_PREFIX}{source}"
             if score in view.steps.columns:
-                st.altair_chart(
-                    charts.validation_chart(
+                ui.show_chart(
+                    lambda score=score, source=source: charts.validation_chart(
                         ui.long_frame([view], score),
                         title=i18n.t("chart_validation", lang, source=source),
                         y_title=source,
@@ -330,7 +332,7 @@ def validation_block(view: ui.ExperimentView) -> None:
                         empty_text=i18n.t("no_data", lang),
                         height=200,
                     ),
-                    width="stretch",
+                    key=("experiment-validation", score, view.id, view.serial, lang),
                 )
 
 
@@ -378,23 +380,25 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
         st.markdown(f"**{ui.escape_markdown(name)}**")
         for start in range(0, len(members), 4):
             for column, key in zip(st.columns(4), members[start : start + 4], strict=False):
-                column.altair_chart(
-                    charts.metric_chart(
-                        ui.long_frame([view], key),
-                        title=key,
-                        y_title="",
-                        colors=colors,
-                        labels=labels,
-                        smoothing=smoothing,
-                        x=x,  # type: ignore[arg-type]
-                        x_title=i18n.t("x_" + x, lang),
-                        raw_suffix=i18n.t("raw_suffix", lang),
-                        empty_text=i18n.t("no_data", lang),
-                        max_points=min(settings.max_points, 500),
-                        height=SMALL_HEIGHT,
-                    ),
-                    width="stretch",
-                )
+                with column:
+                    ui.show_chart(
+                        lambda key=key: charts.metric_chart(
+                            ui.long_frame([view], key),
+                            title=key,
+                            y_title="",
+                            colors=colors,
+                            labels=labels,
+                            smoothing=smoothing,
+                            x=x,  # type: ignore[arg-type]
+                            x_title=i18n.t("x_" + x, lang),
+                            raw_suffix=i18n.t("raw_suffix", lang),
+                            empty_text=i18n.t("no_data", lang),
+                            max_points=min(settings.max_points, 500),
+                            height=SMALL_HEIGHT,
+                        ),
+                        key=("experiment-explorer", key, view.id, view.serial, smoothing, x, lang),
+                        legend_columns=2,
+                    )
     if len(chosen) > EXPLORER_LIMIT:
         st.caption(i18n.t("exp_explorer_more", lang, shown=EXPLORER_LIMIT))
 

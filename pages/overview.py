@@ -196,9 +196,7 @@ def experiments_table(views: Sequence[ui.ExperimentView]) -> None:
             if numbers.best_val is not None
             else i18n.t("fmt_unknown", lang)
         )
-        spark: list[float] = []
-        if "pass_rate" in view.steps.columns:
-            spark = charts.sparkline_values(view.steps.get_column("pass_rate").drop_nulls(), max_points=80)
+        spark = list(numbers.sparkline)
         rows.append(
             {
                 "experiment": view.label,
@@ -364,7 +362,7 @@ def build_chart(
     if _is_validation(key):
         return charts.validation_chart(
             long, title=title, y_title=ui.axis_title(key), x=x, x_title=x_title, log_scale=log_scale,  # type: ignore[arg-type]
-            max_points=settings.max_points, **common,
+            max_points=ui.line_points(settings.max_points, len(views)), **common,
         )  # fmt: skip
     reference, reference_label = (None, None)
     if key in CAPPED_KEYS:
@@ -382,25 +380,56 @@ def build_chart(
         markers=ui.signal_markers(signals, key, views, lang),
         marker_title=i18n.t("signal_marker", lang),
         raw_suffix=i18n.t("raw_suffix", lang),
-        max_points=settings.max_points,
+        max_points=ui.line_points(settings.max_points, len(views)),
         **common,
     )
 
 
+def chart_key(
+    key: str, views: Sequence[ui.ExperimentView], smoothing: Smoothing, x: str, log_scale: bool, signals: Sequence[Any]
+) -> tuple[Any, ...]:
+    """Everything the chart of ``key`` is drawn from (see :func:`rlmon.ui.show_chart`)."""
+    smoothing_part: Any = smoothing
+    if key == HOURS_TOTAL or _is_validation(key):
+        smoothing_part = None  # these charts do not smooth: a smoothing change keeps them
+    marks = tuple(
+        (ui.signal_experiment(signal), getattr(signal, "step", None), ui.signal_text(signal, lang))
+        for signal in signals
+        if getattr(signal, "metric", None) == key
+    )
+    if key == HOURS_TOTAL:
+        return ("overview", key, ui.views_key(views), lang)
+    return (
+        "overview",
+        key,
+        ui.views_key(views),
+        smoothing_part,
+        x,
+        log_scale,
+        lang,
+        ui.line_points(settings.max_points, len(views)),
+        marks,
+    )
+
+
 def chart_grid(
-    metrics: Sequence[str], views: Sequence[ui.ExperimentView], smoothing: Smoothing, x: str, log_scale: bool,
+    metrics: Sequence[str],
+    views: Sequence[ui.ExperimentView],
+    smoothing: Smoothing,
+    x: str,
+    log_scale: bool,
     signals: Sequence[Any],
-) -> None:  # fmt: skip
-    for start in range(0, len(metrics), GRID_COLUMNS):
+) -> None:
+    def builder(key: str) -> Any:
+        return lambda: build_chart(key, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=signals)
+
+    keyed = [(chart_key(key, views, smoothing, x, log_scale, signals), builder(key)) for key in metrics]
+    ui.prepare_charts(keyed)
+    for start in range(0, len(keyed), GRID_COLUMNS):
         columns = st.columns(GRID_COLUMNS)
-        for column, key in zip(columns, metrics[start : start + GRID_COLUMNS], strict=False):
+        for column, (memo_key, build) in zip(columns, keyed[start : start + GRID_COLUMNS], strict=False):
             with column:
-                ui.guarded(
-                    lambda key=key: ui.show_chart(
-                        build_chart(key, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=signals)
-                    ),
-                    lang=lang,
-                )
+                ui.guarded(lambda memo_key=memo_key, build=build: ui.show_chart(build, key=memo_key), lang=lang)
 
 
 def what_changed(views: Sequence[ui.ExperimentView]) -> None:

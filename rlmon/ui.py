@@ -19,7 +19,9 @@ with the path, and any other exception into a short message; tracebacks go to th
 
 from __future__ import annotations
 
+import dataclasses
 import html
+import itertools
 import logging
 import math
 import os
@@ -27,6 +29,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +61,7 @@ __all__ = [
     "app_settings",
     "app_state",
     "axis_title",
+    "build_spec",
     "chip_css",
     "choice_field",
     "color_dot",
@@ -74,6 +78,7 @@ __all__ = [
     "is_validation_key",
     "lang",
     "legend_html",
+    "line_points",
     "list_field",
     "live_fragment",
     "load_catalog",
@@ -81,6 +86,7 @@ __all__ = [
     "log_cache",
     "long_frame",
     "number_field",
+    "prepare_charts",
     "read_url",
     "script_argv",
     "set_app_state",
@@ -92,6 +98,7 @@ __all__ = [
     "state",
     "view_controls",
     "view_fields",
+    "views_key",
     "write_url",
 ]
 
@@ -107,6 +114,7 @@ STATUS_ICONS = {
 }
 CATALOG_TTL_S = 3.0
 """Discovery is repeated at most this often; a new experiment or file shows within this time."""
+_SERIALS = itertools.count(1)
 _RESERVED_PATHS = {"home", "exp", "overview", "experiment", "_stcore", "static", "media", "component"}
 
 
@@ -263,6 +271,8 @@ class ExperimentView:
     """Step frame (schema.py) plus derived metrics (rlmon.metrics) and ``hours`` (elapsed training hours)."""
     logged_keys: tuple[str, ...]
     derived_keys: tuple[str, ...]
+    serial: int = 0
+    """Unique per view object: a new version of an experiment gets a new serial (chart memo keys use it)."""
 
     @property
     def id(self) -> str:
@@ -295,7 +305,9 @@ def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: fl
         steps = steps.with_columns(pl.col("elapsed_h").alias(HOURS))
     else:
         steps = steps.with_columns(pl.lit(None, dtype=pl.Float64).alias(HOURS))
-    return ExperimentView(ref=ref, experiment=experiment, steps=steps, logged_keys=logged, derived_keys=derived)
+    return ExperimentView(
+        ref=ref, experiment=experiment, steps=steps, logged_keys=logged, derived_keys=derived, serial=next(_SERIALS)
+    )
 
 
 class _ViewMemo:
@@ -359,6 +371,17 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     return LoadedViews(views=tuple(views), errors=tuple(errors))
 
 
+CHART_POINTS = 6_000
+"""Points one comparison chart ships at most, over all its lines: with many experiments each line gets fewer
+points (never more than the ``max_points`` setting, never fewer than :data:`MIN_LINE_POINTS`)."""
+MIN_LINE_POINTS = 200
+
+
+def line_points(max_points: int, lines: int) -> int:
+    """Points per line for a chart of ``lines`` lines (downsampling keeps each bucket's min, max and last)."""
+    return max(min(max_points, MIN_LINE_POINTS), min(max_points, CHART_POINTS // max(1, lines)))
+
+
 def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
     """The long frame (schema.py) of one metric over several experiments; rows without a value left out."""
     parts = [
@@ -392,11 +415,37 @@ class Headline:
     last_val_step: int | None = None
     val_source: str | None = None
     pass_rate_series: tuple[float, ...] = ()
+    sparkline: tuple[float, ...] = ()
+    """The pass rate thinned for a table cell (spikes and the last value kept)."""
+
+
+_HEADLINES: dict[tuple[str, int], Headline] = {}
+_HEADLINES_LOCK = threading.Lock()
 
 
 def headline(view: ExperimentView) -> Headline:
     """First-5 / last-10 mean pass rate, best validation (with its step) and last validation, from
-    :func:`rlmon.headline.headline_numbers` (computed from the view's frame when that fails)."""
+    :func:`rlmon.headline.headline_numbers` (computed from the view's frame when that fails); computed once
+    per experiment version."""
+    key = (view.id, view.serial)
+    with _HEADLINES_LOCK:
+        known = _HEADLINES.get(key)
+    if known is not None:
+        return known
+    numbers = _headline(view)
+    if "pass_rate" in view.steps.columns:
+        from rlmon.charts import sparkline_values
+
+        spark = sparkline_values(view.steps.get_column("pass_rate").drop_nulls(), max_points=80)
+        numbers = dataclasses.replace(numbers, sparkline=tuple(spark))
+    with _HEADLINES_LOCK:
+        if len(_HEADLINES) > 4096:
+            _HEADLINES.clear()
+        _HEADLINES[key] = numbers
+    return numbers
+
+
+def _headline(view: ExperimentView) -> Headline:
     try:
         from rlmon.headline import headline_numbers
 
@@ -495,7 +544,7 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
     detect = getattr(insights, "detect_all", None)
     if detect is None:
         return Insights(available=False)
-    key = (tuple((view.id, id(view)) for view in views), lang)
+    key = (views_key(views), lang)
 
     def build() -> Insights:
         experiments = [view.experiment for view in views]
@@ -898,14 +947,106 @@ def display_labels(views: Sequence[ExperimentView]) -> dict[str, str]:
 def live_fragment(body: Callable[[], None], app: AppState, *, key: str) -> None:
     """Run ``body`` as a fragment that reruns on its own every ``refresh_s`` while live refresh is on."""
     run_every = app.refresh_s if app.live else None
-    st.fragment(body, run_every=run_every, key=key)()
+
+    def timed() -> None:
+        started = time.perf_counter()
+        try:
+            body()
+        finally:
+            # What a widget change inside the page costs the server (the fragment reruns, not the frame).
+            st.session_state["_rlmon_fragment_s"] = time.perf_counter() - started
+
+    timed.__qualname__ = f"{key}_fragment"
+    st.fragment(timed, run_every=run_every, key=key)()
 
 
-def show_chart(chart: Any, *, legend_columns: int = 3) -> None:
-    """Draw an Altair chart across its column; the legend wraps into rows so every experiment stays visible
-    in a narrow chart."""
-    configured = chart.configure_legend(columns=legend_columns, labelLimit=160, symbolSize=70, labelFontSize=11)
-    st.altair_chart(configured, width="stretch")
+class _SpecMemo:
+    """Finished Vega-Lite specs, keyed on what they are drawn from (view serials, metric, choices, language).
+
+    Building a chart with Altair costs far more than drawing it; a spec depends only on its key, so every
+    session showing the same chart shares one build. Bounded; the oldest entries go first.
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self._lock = threading.Lock()
+        self._size = size
+        self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def get(self, key: tuple[Any, ...], build: Callable[[], Any], *, legend_columns: int) -> dict[str, Any]:
+        with self._lock:
+            known = self._specs.get(key)
+        if known is not None:
+            return known
+        spec = build_spec(build, legend_columns=legend_columns)
+        with self._lock:
+            if len(self._specs) >= self._size:
+                for old in list(self._specs)[: self._size // 4]:
+                    del self._specs[old]
+            self._specs[key] = spec
+        return spec
+
+
+@st.cache_resource(show_spinner=False)
+def _spec_memo() -> _SpecMemo:
+    return _SpecMemo()
+
+
+def _to_spec(chart: Any, *, legend_columns: int) -> dict[str, Any]:
+    """The chart as a Vega-Lite dict; the legend wraps into rows so every experiment stays visible in a
+    narrow chart. rlmon's builders produce valid specs (their tests check them), so Altair's JSON-schema
+    validation - the slowest part of drawing - is skipped."""
+    spec: dict[str, Any] = chart.to_dict(validate=False)
+    config = spec.setdefault("config", {})
+    # Set on the dict: Altair's configure_legend() would deep-copy the whole chart first.
+    config["legend"] = {
+        **config.get("legend", {}),
+        "columns": legend_columns,
+        "labelLimit": 160,
+        "symbolSize": 70,
+        "labelFontSize": 11,
+    }
+    view = config.get("view")
+    if isinstance(view, dict):  # Altair's default theme fixes a 300x300 view; Streamlit sizes the chart
+        view.pop("continuousWidth", None)
+        view.pop("continuousHeight", None)
+    return spec
+
+
+def build_spec(build: Callable[[], Any], *, legend_columns: int = 3) -> dict[str, Any]:
+    """Build an Altair chart and turn it into a Vega-Lite dict, with Altair's debug mode (a JSON-schema
+    validation of every object as it is created, most of the building time) switched off meanwhile."""
+    from altair.utils.schemapi import debug_mode
+
+    with debug_mode(False):
+        return _to_spec(build(), legend_columns=legend_columns)
+
+
+def views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
+    """A cheap identity of a set of experiment versions (for memo keys)."""
+    return tuple((view.id, view.serial) for view in views)
+
+
+_BUILDERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlmon-chart")
+
+
+def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]], *, legend_columns: int = 3) -> None:
+    """Build the specs of several charts at once (polars work in the builders runs in parallel), so the
+    :func:`show_chart` calls that follow find them in the memo. A failing build is left for show_chart to
+    report in its place."""
+    memo = _spec_memo()
+    futures = [_BUILDERS.submit(memo.get, key, build, legend_columns=legend_columns) for key, build in items]
+    for future in futures:
+        future.exception()
+
+
+def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, legend_columns: int = 3) -> None:
+    """Draw the chart ``build()`` returns across its column. With a ``key``, the finished spec is shared by
+    every session asking for the same key (see :class:`_SpecMemo`)."""
+    if key is None:
+        spec = build_spec(build, legend_columns=legend_columns)
+    else:
+        spec = _spec_memo().get(key, build, legend_columns=legend_columns)
+    st.vega_lite_chart(spec=spec, width="stretch")
 
 
 _VALIDATION_KEY = re.compile(r"^(val_score/|val-core/|val-aux/|val/|test_score/)")

@@ -1,0 +1,232 @@
+"""Speed of the app, measured through Streamlit's AppTest (server time: no browser, no network).
+
+    python benchmarks/bench_app.py            # all three measurements
+    python benchmarks/bench_app.py --quick    # demo root only
+
+1. First load on the demo root from a cold cache: a fresh process (Streamlit already imported, as in a
+   running server), an empty cache folder, the first run of the overview. Target <= 3 s.
+2. A widget change on the demo root (smoothing EMA -> moving average): one rerun. Target <= 300 ms.
+3. A widget change on a generated root of 20 experiments x 2,000 steps x 150 keys, after the logs were read
+   once. Target <= 1 s.
+
+Times are the script's own run time (``streamlit_app.py`` records it in session state), without AppTest's
+overhead. AppTest reruns the whole script on a widget change; in the browser a widget inside the page's
+fragment reruns only the fragment, so these numbers are upper bounds. The script also checks that no chart line
+carries more than ``max_points`` (2,000) points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "streamlit_app.py")
+KEYS = 150
+STEPS = 2000
+EXPERIMENTS = 20
+
+_FIRST_LOAD = """
+import os, sys, time
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(sys.argv[1], default_timeout=300)
+at.run()
+elapsed = at.session_state["_rlmon_run_s"]
+assert not at.exception, [item.value for item in at.exception]
+print(elapsed)
+"""
+
+
+def first_load(log_root: Path, cache_dir: Path) -> float:
+    """Seconds for the first run of the overview in a fresh process with an empty cache folder."""
+    env = dict(os.environ, RLMON_LOG_ROOT=str(log_root), RLMON_CACHE_DIR=str(cache_dir))
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_LOAD, APP], env=env, capture_output=True, text=True, check=False, cwd=ROOT
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"first load failed:\n{done.stderr[-3000:]}")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def widget_change(log_root: Path, cache_dir: Path, *, repeats: int) -> tuple[float, float, float, int]:
+    """(median fragment seconds, worst fragment seconds, median whole-script seconds, most points in one chart
+    line) for a smoothing change after a warm run."""
+    os.environ["RLMON_LOG_ROOT"] = str(log_root)
+    os.environ["RLMON_CACHE_DIR"] = str(cache_dir)
+    # A benchmark harness around the app, not library code: the streamlit ban does not apply.
+    from streamlit.testing.v1 import AppTest  # noqa: TID251
+
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.run()
+    assert not at.exception, [item.value for item in at.exception]
+    at.run()  # warm: every log read, every view built
+    times = []
+    scripts = []
+    for index in range(repeats):
+        # A value not seen before each time, so no chart comes from the shared spec memo.
+        if index % 2 == 0:
+            at.session_state["overview_smoothing"] = "ma"
+            at.session_state["overview_window"] = 3 + index
+        else:
+            at.session_state["overview_smoothing"] = "ema"
+            at.session_state["overview_weight"] = round(0.5 + 0.01 * index, 2)
+        at.run()
+        assert not at.exception, [item.value for item in at.exception]
+        # The script's own times, without AppTest's: the page fragment (what the browser's widget change
+        # reruns) and the whole script (frame + page, what AppTest reruns).
+        times.append(float(at.session_state["_rlmon_fragment_s"]))
+        scripts.append(float(at.session_state["_rlmon_run_s"]))
+    return statistics.median(times), max(times), statistics.median(scripts), most_points(at)
+
+
+def most_points(at: object) -> int:
+    """The largest number of points any experiment has in any chart's main dataset."""
+    import polars as pl
+    import pyarrow as pa
+
+    most = 0
+    for element in at.get("vega_lite_chart"):  # type: ignore[attr-defined]
+        spec = json.loads(element.proto.spec)
+        name = spec.get("data", {}).get("name")
+        for named in element.proto.datasets:
+            if named.name != name:
+                continue
+            frame = pl.from_arrow(pa.ipc.open_stream(io.BytesIO(named.data.data)).read_all())
+            if isinstance(frame, pl.DataFrame) and "experiment" in frame.columns and "step" in frame.columns:
+                counts = frame.group_by("experiment").len()
+                most = max(most, int(counts["len"].max() or 0))
+    return most
+
+
+# --------------------------------------------------------------------------------------- generated root
+
+
+def _keys() -> list[str]:
+    fixed = [
+        "critic/score/mean",
+        "critic/score/min",
+        "critic/score/max",
+        "critic/rewards/mean",
+        "response_length/mean",
+        "response_length/max",
+        "response_length/clip_ratio",
+        "actor/entropy",
+        "actor/grad_norm",
+        "actor/pg_loss",
+        "actor/pg_clipfrac",
+        "actor/pg_clipfrac_lower",
+        "actor/kl_loss",
+        "training/rollout_actor_probs_pearson_corr",
+        "perf/throughput",
+        "timing_s/step",
+        "timing_s/gen",
+        "timing_s/old_log_prob",
+        "timing_s/ref",
+        "timing_s/adv",
+        "timing_s/update_actor",
+    ]
+    extra = [
+        f"{family}/extra_{index:03d}" for index, family in enumerate(["actor", "critic", "perf", "prompt_length"] * 40)
+    ]
+    return (fixed + extra)[:KEYS]
+
+
+def _value(key: str, step: int, rng: random.Random) -> float:
+    u = step / STEPS
+    if key == "critic/score/mean":
+        return -0.2 + 0.9 * u + rng.gauss(0, 0.05)
+    if key == "critic/score/min":
+        return -1.0
+    if key.startswith("timing_s/step"):
+        return 60.0 + rng.gauss(0, 3)
+    if key.startswith("timing_s/"):
+        return 10.0 + rng.gauss(0, 1)
+    if key.startswith("response_length/"):
+        return 3000 + 4000 * u + rng.gauss(0, 200)
+    if key == "training/rollout_actor_probs_pearson_corr":
+        return 0.999 + rng.gauss(0, 0.0002)
+    return math.sin(step / 50 + len(key)) + rng.gauss(0, 0.1)
+
+
+def write_generated_root(root: Path) -> None:
+    """20 experiments x 2,000 steps x 150 keys, as verl console logs (one file each), validation every 25."""
+    keys = _keys()
+    for number in range(1, EXPERIMENTS + 1):
+        rng = random.Random(number)
+        folder = root / f"e{number}_grpo_big"
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = [
+            "(TaskRunner pid=1) {'actor_rollout_ref': {'model': {'path': 'Qwen/Qwen3-8B'}}, "
+            "'algorithm': {'adv_estimator': 'grpo'}, 'data': {'max_response_length': 8192, "
+            "'train_batch_size': 64}, 'trainer': {'n_gpus_per_node': 8, 'nnodes': 1, 'test_freq': 25}}",
+            f"(TaskRunner pid=1) Total training steps: {STEPS}",
+        ]
+        for step in range(1, STEPS + 1):
+            pairs = [f"{key}:{_value(key, step, rng):.4f}" for key in keys]
+            if step % 25 == 0:
+                pairs.append(f"val-core/aime24/acc/mean@1:{0.3 + 0.4 * step / STEPS + rng.gauss(0, 0.03):.4f}")
+            lines.append(f"(TaskRunner pid=1) step:{step} - " + " - ".join(pairs))
+        (folder / "train_20260101_000000.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="demo root only")
+    parser.add_argument("--repeats", type=int, default=6)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from rlmon.demo import write_demo_root
+
+    results: dict[str, float | int] = {}
+    with tempfile.TemporaryDirectory(prefix="rlmon-bench-") as tmp:
+        base = Path(tmp)
+        demo = write_demo_root(base / "demo")
+        results["demo_first_load_s"] = first_load(demo, base / "cache-cold")
+        print(f"demo root, first load from a cold cache: {results['demo_first_load_s']:.2f} s (target <= 3 s)")
+        median, worst, script, points = widget_change(demo, base / "cache-demo", repeats=args.repeats)
+        results |= {
+            "demo_widget_median_s": median,
+            "demo_widget_worst_s": worst,
+            "demo_widget_script_s": script,
+            "demo_max_points": points,
+        }
+        print(
+            f"demo root, smoothing change: median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
+            f"(target <= 300 ms); whole script {script * 1000:.0f} ms"
+        )
+        if not args.quick:
+            big = base / "big"
+            start = time.perf_counter()
+            write_generated_root(big)
+            size_mb = sum(path.stat().st_size for path in big.rglob("*.log")) / 1e6
+            print(f"generated root: {EXPERIMENTS} x {STEPS} steps x {KEYS} keys, {size_mb:.0f} MB "
+                  f"in {time.perf_counter() - start:.1f} s")  # fmt: skip
+            start = time.perf_counter()
+            median, worst, script, points = widget_change(big, base / "cache-big", repeats=args.repeats)
+            print(f"  (first read, warm-up and {args.repeats} changes took {time.perf_counter() - start:.1f} s)")
+            results |= {
+                "big_widget_median_s": median,
+                "big_widget_worst_s": worst,
+                "big_widget_script_s": script,
+                "big_max_points": points,
+            }
+            print(
+                f"generated root, smoothing change: median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
+                f"(target <= 1 s); whole script {script * 1000:.0f} ms; most points in one line: {points} "
+                "(limit 2000)"
+            )
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
