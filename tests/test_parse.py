@@ -731,3 +731,32 @@ def test_damaged_pairs_do_not_lose_the_rest_of_the_line() -> None:
     assert_row(steps, 1, {"a": 1.0, "c": 3.0, "d": 4.0})
     assert_row(steps, 2, {"a": 2.0, "d": None})
     assert "b" not in steps.columns or row(steps, 1)["b"] is None
+
+
+def test_keys_named_like_internal_column_names() -> None:
+    # keys are free text (§1.2); a key may happen to equal a name the parser uses for its own bookkeeping
+    text = "step:1 - _line:0.5 - a:1.0 - _frame:2.0 - rest:3.0\nstep:2 - _line:1.5 - a:2.0\n"
+    steps = parse_log_text(text).steps
+    assert steps["step"].to_list() == [1, 2]
+    assert_row(steps, 1, {"_line": 0.5, "a": 1.0, "_frame": 2.0, "rest": 3.0})
+    assert_row(steps, 2, {"_line": 1.5, "a": 2.0, "_frame": None, "rest": None})
+
+
+def test_a_key_named_step_is_not_a_crash() -> None:
+    parsed = parse_log_text("step:1 - step:5 - a:1.0\nstep:2 - a:2.0\n")
+    assert parsed.steps["step"].to_list() == [1, 2]
+    assert parsed.steps["a"].to_list() == [1.0, 2.0]
+
+
+def test_last_progress_bar_wins_over_later_mentions_of_its_title() -> None:
+    # a crash traceback can quote the trainer's own source line that creates the bar (§2.3, §6.3)
+    text = (
+        "(TaskRunner pid=1) Training Progress:  10%|█         | 21/210 [1:30:25<14:38:40, 278.94s/it]\n"
+        "(TaskRunner pid=1) step:21 - critic/score/mean:0.5\n"
+        "Traceback (most recent call last):\n"
+        "    progress_bar = tqdm(total=self.total_training_steps, initial=self.global_steps,"
+        ' desc="Training Progress")\n'
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    meta = parse_log_text(text).meta
+    assert (meta.tqdm_n, meta.tqdm_total) == (21, 210)
