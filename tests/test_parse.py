@@ -760,3 +760,48 @@ def test_last_progress_bar_wins_over_later_mentions_of_its_title() -> None:
     )
     meta = parse_log_text(text).meta
     assert (meta.tqdm_n, meta.tqdm_total) == (21, 210)
+
+
+def test_one_line_validation_prints_with_numpy_wrappers() -> None:
+    # pprint of a string of at most 80 characters stays one double-quoted line (§3.2), np reprs inside
+    text = (
+        "(TaskRunner pid=4) \"Initial validation metrics: {'val-core/aime24/acc/mean@32': np.float64(0.125)}\"\n"
+        "(TaskRunner pid=4) step:0 - val-core/aime24/acc/mean@32:np.float64(0.125)\n"
+        "(TaskRunner pid=4) step:1 - critic/score/mean:np.float64(-0.5)\n"
+        "(TaskRunner pid=4) \"Final validation metrics: {'val-core/aime24/acc/mean@32': np.float64(0.25)}\"\n"
+    )
+    meta = parse_log_text(text).meta
+    assert meta.initial_validation == {"val-core/aime24/acc/mean@32": 0.125}
+    assert meta.final_validation is True
+    assert meta.final_validation_metrics == {"val-core/aime24/acc/mean@32": 0.25}
+
+
+def test_two_bar_renders_on_one_line() -> None:
+    # §2.3: `…870/870 [11:59:41<00:00, 56.13s/it]Training Progress: 100%|…` in a text-view copy
+    text = (
+        "step:870 - critic/score/mean:0.5\n"
+        "Training Progress: 100%|██████████| 869/870 [11:58:45<00:56, 56.10s/it]"
+        "Training Progress: 100%|██████████| 870/870 [11:59:41<00:00, 56.13s/it]\n"
+    )
+    meta = parse_log_text(text).meta
+    assert (meta.tqdm_n, meta.tqdm_total) == (870, 870)
+
+
+def test_a_key_repeated_on_one_line_keeps_the_later_value() -> None:
+    steps = parse_log_text("step:1 - a:1.0 - b:2.0 - a:3.0\n").steps
+    assert_row(steps, 1, {"a": 3.0, "b": 2.0})
+
+
+def test_jsonl_orjson_style_records(tmp_path: Path) -> None:
+    # since 2026-01 verl writes with orjson: no spaces, NaN becomes null, strings stay strings (§7)
+    path = tmp_path / "exp" / "run.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(
+        b'{"step":1,"data":{"a":0.5,"b":null,"c":"0.75","d":[1.0],"e":true,"f":7}}\n'
+        b'{"step":2,"data":{"a":1e-06,"b":2.5}}\n'
+    )
+    steps = read_log(path).steps
+    assert_contract(steps)
+    assert set(steps.columns) == {"step", "a", "b", "e", "f"}
+    assert_row(steps, 1, {"a": 0.5, "b": None, "e": 1.0, "f": 7.0})
+    assert_row(steps, 2, {"a": 1e-06, "b": 2.5, "e": None, "f": None})
