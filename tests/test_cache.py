@@ -581,3 +581,54 @@ def test_read_logs_later_file_wins(log_dir: Path) -> None:
     assert merged.meta.resume_steps == [1]
     reverse = read_logs([second, first])
     assert reverse.steps.filter(pl.col("step") == 2)["a"].to_list() == [2.0]
+
+
+def test_replaced_with_same_size_and_mtime(log_dir: Path, tmp_path: Path) -> None:
+    path = log_dir / "run.log"
+    path.write_bytes(b"step:1 - a:1.0\n")
+    cache = LogCache()
+    assert cache.read(path).steps["a"].to_list() == [1.0]
+    before = path.stat()
+    replacement = tmp_path / "replacement.log"
+    replacement.write_bytes(b"step:1 - a:8.0\n")
+    os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(replacement, path)
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert after.st_ino != before.st_ino
+    assert cache.read(path).steps["a"].to_list() == [8.0]
+
+
+@pytest.mark.parametrize("block_bytes", [1, 7, 64, 1000])
+def test_reading_in_small_blocks_gives_the_cold_result(
+    block_bytes: int, log_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # large files are read block by block; tiny blocks cut every line (and \r\n pairs, and characters)
+    monkeypatch.setattr(rlmon.cache, "BLOCK_BYTES", block_bytes)
+    path = log_dir / "run.log"
+    path.write_bytes(SAMPLE)
+    result = LogCache().read(path)
+    assert_same_log(result, parse_log_bytes(SAMPLE))
+    _sample_expectation(result)
+
+
+def test_concurrent_readers_agree(log_dir: Path, cache_dir: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = log_dir / "run.log"
+    path.write_bytes(SAMPLE + b"\n")
+    cache = LogCache(cache_dir)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(lambda _: cache.read(path), range(24)))
+    expected = parse_log_bytes(SAMPLE + b"\n")
+    for result in results:
+        assert_same_log(result, expected)
+    assert cache.parses == 1
+
+
+def test_read_logs_with_a_missing_file(log_dir: Path) -> None:
+    present = log_dir / "a.log"
+    present.write_bytes(b"step:1 - a:1.0\n")
+    with pytest.raises(LogReadError) as caught:
+        read_logs([present, log_dir / "b.log"])
+    assert "b.log" in str(caught.value)
