@@ -131,6 +131,42 @@ RANDOM_TEXT = st.text(
     alphabet=st.characters(blacklist_categories=["Cs", "Cc"], blacklist_characters="\x1f"), max_size=60
 ).filter(lambda text: "step:" not in text and "pid=" not in text)
 NOISE = st.tuples(st.sampled_from(PREFIXES), st.sampled_from(NOISE_LINES) | RANDOM_TEXT).map("".join)
+
+# Multi-line run metadata (§3.2, §5, §6): blocks the metadata reader must reassemble across chunk boundaries.
+_CONFIG_DUMP = pprint.pformat(
+    {
+        "actor_rollout_ref": {"actor": {"optim": {"lr": 1e-06}}, "rollout": {"n": 8, "name": "vllm"}},
+        "algorithm": {"adv_estimator": "grpo", "kl_ctrl": {"kl_coef": 0.001, "type": "fixed"}},
+        "data": {"max_prompt_length": 1024, "max_response_length": 16384, "train_batch_size": 256},
+        "trainer": {"experiment_name": "进度/run 1", "total_epochs": 15, "total_training_steps": None},
+    }
+)
+META_BLOCKS = [
+    [f"(TaskRunner pid=77) {line}" for line in _CONFIG_DUMP.splitlines()],
+    [
+        "(TaskRunner pid=5) (\"Final validation metrics: {'val-core/openai/gsm8k/acc/mean@1': \"",
+        "(TaskRunner pid=5)  'np.float64(0.7125), '",
+        "(TaskRunner pid=5)  \"'val-core/Hothan/OlympiadBench:OE_MM_maths_en_COMP/acc/mean@1': \"",
+        "(TaskRunner pid=5)  \"np.float64(0.3125), 'val-aux/num_turns/min': np.int64(2)}\")",
+    ],
+    [
+        "Error executing job with overrides: ['trainer.nnodes=2']",
+        "Traceback (most recent call last):",
+        '  File "/workspace/verl/verl/trainer/main_ppo.py", line 64, in main',
+        "ray.exceptions.RayTaskError(RuntimeError): ray::TaskRunner.run() (pid=300, ip=10.0.0.1)",
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+    ],
+    [
+        "(TaskRunner pid=22) Load from checkpoint folder: /checkpoints/global_step_100",
+        "(TaskRunner pid=22) Setting global step to 100",
+        "(TaskRunner pid=22) Resuming from /checkpoints/global_step_100",
+    ],
+    ["(TaskRunner pid=1) Size of train dataloader: 29, Size of val dataloader: 1", "Total training steps: 435"],
+    ["(TaskRunner pid=300) num_prompt_in_batch=200 < prompt_bsz=512", "num_gen_batches=1. Keep generating..."],
+    ["(TaskRunner pid=1) Training from scratch"],
+    ["ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."],
+]
+META_NOISE = st.sampled_from(META_BLOCKS).map("\n".join)
 GLUED_BEFORE = st.sampled_from(
     ["", "Training Progress:  20%|██        | 1/5 [00:03<00:12, 3.00s/it]\r", "Epoch 1/3:  83%|#####  | 29/35 [06:26]"]
 )
@@ -171,16 +207,21 @@ RECORD = st.builds(
 
 
 @st.composite
-def logs(draw: st.DrawFn) -> tuple[str, list[Record]]:
-    """A log: step records in random order (steps may repeat) with noise lines between them."""
+def logs(draw: st.DrawFn, *, with_meta: bool = False) -> tuple[str, list[Record]]:
+    """A log: step records in random order (steps may repeat) with noise lines between them.
+
+    ``with_meta`` also mixes in multi-line run metadata (config dump, validation print, failures, resume).
+    """
     records = draw(st.lists(RECORD, min_size=0, max_size=8))
+    noise = NOISE | META_NOISE if with_meta else NOISE
     lines: list[str] = []
     for record in records:
-        lines.extend(draw(st.lists(NOISE, max_size=3)))
+        lines.extend(draw(st.lists(noise, max_size=3)))
         lines.append(record.line())
-    lines.extend(draw(st.lists(NOISE, max_size=3)))
+    lines.extend(draw(st.lists(noise, max_size=3)))
     ending = draw(st.sampled_from(["\n", "\r\n"]))
-    return ending.join(lines) + draw(st.sampled_from(["", ending])), records
+    text = "\n".join(lines).replace("\n", ending)
+    return text + draw(st.sampled_from(["", ending])), records
 
 
 def expected_table(records: list[Record]) -> dict[int, dict[str, float]]:
@@ -199,7 +240,7 @@ def same(actual: Any, expected: float) -> bool:
 
 # --- properties ---------------------------------------------------------------------------------------------------
 @SETTINGS
-@given(logs())
+@given(st.booleans().flatmap(lambda with_meta: logs(with_meta=with_meta)))
 def test_printed_metrics_parse_back_exactly(log: tuple[str, list[Record]]) -> None:
     text, records = log
     steps = parse_log_text(text).steps
@@ -224,7 +265,7 @@ def _chunks(data: bytes, cuts: list[int]) -> list[bytes]:
 
 
 @SETTINGS
-@given(logs(), st.lists(st.integers(0, 10**6), max_size=10), st.integers(0, 10**6), st.booleans())
+@given(logs(with_meta=True), st.lists(st.integers(0, 10**6), max_size=10), st.integers(0, 10**6), st.booleans())
 def test_random_chunks_give_the_cold_result(
     log: tuple[str, list[Record]], cuts: list[int], inside_char: int, restart: bool
 ) -> None:
