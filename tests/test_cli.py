@@ -208,7 +208,8 @@ def test_info_text(two_logs: tuple[Path, Path], capsys: pytest.CaptureFixture[st
     assert main(["info", str(two_logs[1])]) == 0
     out = capsys.readouterr().out
     assert str(two_logs[1]) in out
-    assert "2" in out
+    assert "2 steps (3–4)" in out
+    assert "resumed at step 2" in out
 
 
 # --- missing or unreadable input: exit 2, one line naming the path ---------------------------------------------
