@@ -129,7 +129,9 @@ def settings_block(view: ui.ExperimentView) -> None:
                 st.dataframe(
                     pl.DataFrame(
                         {
-                            i18n.t("col_setting", lang): [item.label for item in rows],
+                            i18n.t("col_setting", lang): [
+                                i18n.setting_label(item.key, item.label, lang) for item in rows
+                            ],
                             i18n.t("col_value", lang): [item.display for item in rows],
                         }
                     ),

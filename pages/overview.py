@@ -445,7 +445,7 @@ def what_changed(views: Sequence[ui.ExperimentView]) -> None:
     group_names = {group: i18n.t("group_" + group, lang) for group in SETTING_GROUPS}
     columns: dict[str, list[str]] = {
         i18n.t("col_group", lang): [group_names.get(diff.group, diff.group) for diff in diffs],
-        i18n.t("col_setting", lang): [diff.label for diff in diffs],
+        i18n.t("col_setting", lang): [i18n.setting_label(diff.key, diff.label, lang) for diff in diffs],
     }
     for view in views:
         columns[labels[view.id]] = [diff.displays.get(view.id, "—") for diff in diffs]

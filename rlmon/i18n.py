@@ -28,6 +28,7 @@ __all__ = [
     "format_size",
     "language_from_locale",
     "metric_title",
+    "setting_label",
     "t",
 ]
 
@@ -302,6 +303,35 @@ MESSAGES: dict[str, dict[str, str]] = {
     "metric_actor/entropy": {"en": "policy entropy", "zh": "策略熵"},
     "metric_actor/grad_norm": {"en": "grad_norm", "zh": "梯度范数 grad_norm"},
     "metric_validation": {"en": "{source} validation score", "zh": "{source} 验证分数"},
+    # --- setting labels (rlmon.experiment.extract_settings keys) ---
+    "setting_model": {"en": "model", "zh": "模型"},
+    "setting_thinking": {"en": "thinking", "zh": "思考模式"},
+    "setting_gpus": {"en": "GPUs", "zh": "GPU 数"},
+    "setting_param_offload": {"en": "param offload", "zh": "参数 offload"},
+    "setting_optimizer_offload": {"en": "optimizer offload", "zh": "优化器 offload"},
+    "setting_rollout_engine": {"en": "rollout engine", "zh": "采样引擎"},
+    "setting_rollout_tp": {"en": "rollout TP", "zh": "采样 TP"},
+    "setting_max_prompt_length": {"en": "max prompt", "zh": "最大 prompt 长度"},
+    "setting_max_response_length": {"en": "max response", "zh": "最大响应长度"},
+    "setting_batch": {"en": "prompts × samples", "zh": "prompt 数 × 采样数"},
+    "setting_algorithm": {"en": "algorithm", "zh": "算法"},
+    "setting_adv_estimator": {"en": "advantage estimator", "zh": "优势估计"},
+    "setting_norm_adv_by_std": {"en": "divide by group std", "zh": "除以组内 std"},
+    "setting_kl_loss": {"en": "KL loss", "zh": "KL loss"},
+    "setting_kl_loss_type": {"en": "KL loss type", "zh": "KL loss 类型"},
+    "setting_kl_loss_coef": {"en": "KL loss coef", "zh": "KL loss 系数"},
+    "setting_kl_in_reward": {"en": "KL in reward", "zh": "奖励中的 KL"},
+    "setting_loss_agg_mode": {"en": "loss aggregation", "zh": "loss 聚合方式"},
+    "setting_clip_ratio": {"en": "clip ratio low/high", "zh": "裁剪比例 低/高"},
+    "setting_dynamic_sampling": {"en": "dynamic sampling", "zh": "动态采样"},
+    "setting_overlong_shaping": {"en": "overlong shaping", "zh": "超长奖励塑形"},
+    "setting_lr": {"en": "learning rate", "zh": "学习率"},
+    "setting_ppo_mini_batch_size": {"en": "mini-batch", "zh": "mini-batch"},
+    "setting_entropy_coeff": {"en": "entropy coef", "zh": "熵系数"},
+    "setting_test_freq": {"en": "test every", "zh": "验证间隔"},
+    "setting_save_freq": {"en": "save every", "zh": "保存间隔"},
+    "setting_total_epochs": {"en": "epochs", "zh": "轮数"},
+    "setting_total_steps": {"en": "total steps", "zh": "总步数"},
     # --- severities ---
     "severity_info": {"en": "info", "zh": "提示"},
     "severity_warning": {"en": "warning", "zh": "警告"},
@@ -347,6 +377,13 @@ def metric_title(key: str, lang: str) -> str:
     if message in MESSAGES:
         return t(message, lang)
     return key
+
+
+def setting_label(key: str, label: str, lang: str) -> str:
+    """The label of a setting (:class:`rlmon.experiment.Setting`) in ``lang``; its own label when the catalog
+    does not know the key."""
+    message = "setting_" + key
+    return t(message, lang) if message in MESSAGES else label
 
 
 def _finite(value: float | None) -> bool:

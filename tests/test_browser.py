@@ -112,8 +112,8 @@ def wait_for_app(page: Any, *, charts: int = 1, timeout_s: float = 60) -> None:
         drawn = page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').count()
         if drawn >= charts:
             break
-        time.sleep(0.3)
-    time.sleep(1.0)
+        page.wait_for_timeout(300)
+    page.wait_for_timeout(1000)
 
 
 def no_exceptions(page: Any) -> None:
@@ -141,7 +141,7 @@ def test_overview_renders_its_charts(page: Any, server: str) -> None:
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 6
     assert page.get_by_text("4 GPUs · TP=4 · offload off · non-thinking · 16K response · 32×8/step").count() == 1
     page.set_viewport_size({"width": 1500, "height": 3000})
-    time.sleep(1.5)
+    page.wait_for_timeout(1500)
     screenshot(page, "overview")
 
 
@@ -152,7 +152,7 @@ def test_running_experiment_gains_steps_without_reload(page: Any, server: str) -
     deadline = time.monotonic() + 30
     later = first
     while later <= first and time.monotonic() < deadline:
-        time.sleep(1)
+        page.wait_for_timeout(1000)
         later = running_steps(page)
     assert later > first, f"E5 stayed at step {first}"
     no_exceptions(page)
@@ -169,7 +169,7 @@ def test_language_switch_changes_labels(page: Any, server: str) -> None:
     no_exceptions(page)
     assert "lang=zh" in page.url
     page.set_viewport_size({"width": 1500, "height": 3000})
-    time.sleep(1.5)
+    page.wait_for_timeout(1500)
     screenshot(page, "overview-zh")
 
 
@@ -180,7 +180,7 @@ def test_changing_smoothing_updates_the_url(page: Any, server: str) -> None:
     page.get_by_role("radio", name="moving average").click()
     deadline = time.monotonic() + 20
     while "smooth=ma" not in page.url and time.monotonic() < deadline:
-        time.sleep(0.3)
+        page.wait_for_timeout(300)  # (not time.sleep: Playwright's sync API only sees URL changes while it waits)
     assert "smooth=ma" in page.url
     assert page.get_by_text("Window (steps)").count() == 1
     no_exceptions(page)
@@ -190,14 +190,14 @@ def test_navigation_opens_an_experiment_page(page: Any, server: str) -> None:
     page.goto(server)
     wait_for_app(page, charts=6)
     page.get_by_role("button", name=re.compile("Qwen3.5-4B")).first.click()
-    page.get_by_role("link", name=re.compile(r"E2 · DAPO")).first.click()
+    page.get_by_role("menuitem", name=re.compile(r"E2 · DAPO")).first.click()
     page.wait_for_url(re.compile(r"/4b-e2-dapo-4b"), timeout=30_000)
     page.get_by_text("Training curves").wait_for(timeout=30_000)
     wait_for_app(page, charts=8)
     no_exceptions(page)
     assert page.get_by_text("Source files").count() == 1
     page.set_viewport_size({"width": 1500, "height": 3400})
-    time.sleep(1.5)
+    page.wait_for_timeout(1500)
     screenshot(page, "experiment-e2")
 
 
