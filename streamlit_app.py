@@ -96,79 +96,13 @@ def main() -> None:
         st.session_state["app_experiments"] = in_track(st.session_state["app_track"])
         st.session_state["_rlmon_unknown_ids"] = []
 
+    def keep_language() -> None:
+        # A click on the chosen segment clears a segmented control; the language stays what it was.
+        if st.session_state.get("app_lang") not in i18n.LANGUAGES:
+            st.session_state["app_lang"] = lang
+
     def on_experiments_change() -> None:
         st.session_state["_rlmon_unknown_ids"] = []
-
-    with st.sidebar:
-        st.markdown(f"### :material/monitoring: rlmon\n{i18n.t('app_tagline', lang)}")
-        track = st.selectbox(
-            i18n.t("sidebar_track", lang),
-            track_choices,
-            key="app_track",
-            format_func=lambda value: i18n.t("sidebar_all_tracks", lang) if value == ALL_TRACKS else value,
-            on_change=on_track_change,
-        )
-        options = in_track(track)
-        if "app_experiments" not in st.session_state:
-            st.session_state["app_experiments"] = options
-        st.session_state["app_experiments"] = [
-            value for value in st.session_state["app_experiments"] if value in options
-        ]
-        by_id = {view.id: view for view in visible}
-        chip_labels = {
-            view.id: view.label if track != ALL_TRACKS else f"{view.label} · {view.experiment.track}"
-            for view in visible
-        }
-        picked = st.multiselect(
-            i18n.t("sidebar_experiments", lang),
-            options,
-            key="app_experiments",
-            format_func=lambda value: (
-                f"{chip_labels.get(value, value)} {ui.STATUS_GLYPHS.get(by_id[value].status, '')}"
-            ),
-            help=i18n.t("sidebar_experiments_help", lang),
-            on_change=on_experiments_change,
-        )
-        formatted = {
-            value: f"{chip_labels[value]} {ui.STATUS_GLYPHS.get(by_id[value].status, '')}" for value in options
-        }
-        css = ui.chip_css([by_id[value] for value in options], formatted)
-        if css:
-            st.html(f"<style>{css}</style>")
-        selected = tuple(view for view in visible if view.id in picked)
-        if selected:
-            st.html(ui.legend_html(selected, lang))
-
-        any_running = any(view.status == "running" for view in selected)
-        live_field = ui.flag_field("app_live", "live", default=any_running)
-        every_field = ui.number_field(
-            "app_refresh_s", "every", low=2, high=3600, default=settings.refresh_s, integer=True
-        )
-        ui.read_url([live_field, every_field])
-        st.session_state.setdefault("app_live", any_running)
-        st.session_state.setdefault("app_refresh_s", settings.refresh_s)
-        st.divider()
-        st.segmented_control(
-            i18n.t("sidebar_language", lang),
-            list(i18n.LANGUAGES),
-            key="app_lang",
-            format_func=lambda value: i18n.LANGUAGE_NAMES[value],
-            selection_mode="single",
-        )
-        if st.session_state.get("app_lang") not in i18n.LANGUAGES:  # a click on the chosen segment clears it
-            st.session_state["app_lang"] = lang
-        live = st.toggle(i18n.t("sidebar_live", lang), key="app_live", help=i18n.t("sidebar_live_help", lang))
-        refresh_s = st.number_input(
-            i18n.t("sidebar_refresh_s", lang), min_value=2, max_value=3600, step=1, key="app_refresh_s",
-            disabled=not live,
-        )  # fmt: skip
-        st.divider()
-        if demo:
-            st.caption(i18n.t("sidebar_demo", lang))
-        else:
-            root_list = "<br>".join(html.escape(str(root)) for root in roots)
-            st.html(f'<div style="font-size:0.8rem;color:#6b7280">{html.escape(i18n.t("sidebar_roots", lang))}:'
-                    f"<br><code>{root_list}</code></div>")  # fmt: skip
 
     # Navigation: the overview, one page per experiment grouped by track, and a hidden page for ?id= links.
     overview = st.Page(
@@ -199,6 +133,90 @@ def main() -> None:
         visibility="hidden",
     )
     sections[""].append(generic)
+    # A page asked to open an experiment (a click in the overview's table): switch before any widget of
+    # this run exists, so the sidebar keeps its state.
+    goto = st.session_state.pop(ui.GOTO_KEY, None)
+    if goto in pages:
+        st.switch_page(pages[goto])
+
+    with st.sidebar:
+        st.markdown(f"### :material/monitoring: rlmon\n{i18n.t('app_tagline', lang)}")
+        track = st.selectbox(
+            i18n.t("sidebar_track", lang),
+            track_choices,
+            key="app_track",
+            format_func=lambda value: i18n.t("sidebar_all_tracks", lang) if value == ALL_TRACKS else value,
+            on_change=on_track_change,
+            persist_state="session",
+        )
+        options = in_track(track)
+        if "app_experiments" not in st.session_state:
+            st.session_state["app_experiments"] = options
+        st.session_state["app_experiments"] = [
+            value for value in st.session_state["app_experiments"] if value in options
+        ]
+        by_id = {view.id: view for view in visible}
+        chip_labels = {
+            view.id: view.label if track != ALL_TRACKS else f"{view.label} · {view.experiment.track}"
+            for view in visible
+        }
+        picked = st.multiselect(
+            i18n.t("sidebar_experiments", lang),
+            options,
+            key="app_experiments",
+            format_func=lambda value: (
+                f"{chip_labels.get(value, value)} {ui.STATUS_GLYPHS.get(by_id[value].status, '')}"
+            ),
+            help=i18n.t("sidebar_experiments_help", lang),
+            on_change=on_experiments_change,
+            persist_state="session",
+        )
+        formatted = {
+            value: f"{chip_labels[value]} {ui.STATUS_GLYPHS.get(by_id[value].status, '')}" for value in options
+        }
+        css = ui.chip_css([by_id[value] for value in options], formatted)
+        if css:
+            st.html(f"<style>{css}</style>")
+        selected = tuple(view for view in visible if view.id in picked)
+        if selected:
+            st.html(ui.legend_html(selected, lang))
+
+        any_running = any(view.status == "running" for view in selected)
+        live_field = ui.flag_field("app_live", "live", default=any_running)
+        every_field = ui.number_field(
+            "app_refresh_s", "every", low=2, high=3600, default=settings.refresh_s, integer=True
+        )
+        ui.read_url([live_field, every_field])
+        st.session_state.setdefault("app_live", any_running)
+        st.session_state.setdefault("app_refresh_s", settings.refresh_s)
+        st.divider()
+        st.segmented_control(
+            i18n.t("sidebar_language", lang),
+            list(i18n.LANGUAGES),
+            key="app_lang",
+            format_func=lambda value: i18n.LANGUAGE_NAMES[value],
+            selection_mode="single",
+            persist_state="session",
+            on_change=keep_language,
+        )
+        live = st.toggle(
+            i18n.t("sidebar_live", lang),
+            key="app_live",
+            help=i18n.t("sidebar_live_help", lang),
+            persist_state="session",
+        )
+        refresh_s = st.number_input(
+            i18n.t("sidebar_refresh_s", lang), min_value=2, max_value=3600, step=1, key="app_refresh_s",
+            disabled=not live, persist_state="session",
+        )  # fmt: skip
+        st.divider()
+        if demo:
+            st.caption(i18n.t("sidebar_demo", lang))
+        else:
+            root_list = "<br>".join(html.escape(str(root)) for root in roots)
+            st.html(f'<div style="font-size:0.8rem;color:#6b7280">{html.escape(i18n.t("sidebar_roots", lang))}:'
+                    f"<br><code>{root_list}</code></div>")  # fmt: skip
+
     current = st.navigation(sections, position="top")
 
     by_slug = {slug: experiment_id for experiment_id, slug in slugs.items()}
@@ -228,7 +246,6 @@ def main() -> None:
     exp_field = ui.list_field("app_experiments", "exp", lambda value: value in ids, default=in_track(track))
     ui.write_url([lang_field, track_field, exp_field, live_field, every_field])
     current.run()
-
 
 
 _started = time.perf_counter()

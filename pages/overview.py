@@ -266,7 +266,9 @@ def experiments_table(views: Sequence[ui.ExperimentView]) -> None:
     if chosen:
         row = int(chosen[0])
         if 0 <= row < len(views) and views[row].id in app.pages:
-            st.switch_page(app.pages[views[row].id])
+            # Switching pages from inside the fragment would lose the sidebar's state: let the frame do it.
+            st.session_state[ui.GOTO_KEY] = views[row].id
+            st.rerun(scope="app")
 
 
 def metric_options(views: Sequence[ui.ExperimentView]) -> list[str]:

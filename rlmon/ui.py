@@ -47,6 +47,7 @@ from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.settings import Settings, load_settings
 
 __all__ = [
+    "GOTO_KEY",
     "SMOOTHING_METHODS",
     "STATUS_GLYPHS",
     "STATUS_ICONS",
@@ -658,6 +659,8 @@ class AppState:
 
 
 _APP_STATE_KEY = "_rlmon_app_state"
+GOTO_KEY = "_rlmon_goto"
+"""Session key a page sets to an experiment id to have the frame open that experiment's page."""
 
 
 def set_app_state(app: AppState) -> None:
@@ -720,7 +723,7 @@ def write_url(fields: Sequence[UrlField]) -> None:
         if item.key not in st.session_state:
             continue
         value = st.session_state[item.key]
-        rendered = [] if value == item.default else item.render(value)
+        rendered = [] if value is None or value == item.default else item.render(value)
         current = st.query_params.get_all(item.param)
         if rendered == current:
             seen[item.param] = rendered

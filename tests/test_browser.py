@@ -220,3 +220,19 @@ def test_every_experiment_page_renders(page: Any, server: str) -> None:
         wait_for_app(page, charts=6)
         no_exceptions(page)
         screenshot(page, f"experiment-{slug}")
+
+
+def test_table_row_opens_the_experiment_page(page: Any, server: str) -> None:
+    page.goto(server)
+    wait_for_app(page, charts=6)
+    table = page.locator('[data-testid="stDataFrame"]').filter(has_text="last-10 pass")
+    assert table.count() == 1
+    box = table.bounding_box()
+    assert box is not None
+    # glide-data-grid draws on a canvas: click the selection cell of the second row (E2)
+    page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 + 17)
+    page.wait_for_url(re.compile(r"/4b-e2-dapo-4b"), timeout=30_000)
+    page.get_by_text("Training curves").wait_for(timeout=30_000)
+    no_exceptions(page)
+    # the sidebar kept its state: the five 4B experiments are still picked
+    assert page.locator('[data-testid="stSidebar"] span[data-tag]').count() == 5
