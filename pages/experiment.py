@@ -344,11 +344,12 @@ def family_of(key: str) -> str:
 
 def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
     st.markdown(f"#### {i18n.t('exp_explorer', lang)}")
-    keys = list(view.logged_keys)
+    keys = sorted(view.logged_keys)
     families = list(dict.fromkeys(family_of(key) for key in keys))
     all_label = "*"
     left, right = st.columns([1, 2], vertical_alignment="bottom")
-    st.session_state.setdefault("experiment_family", all_label)
+    # Start on the actor's keys (what the team reads first) rather than drawing every key at once.
+    st.session_state.setdefault("experiment_family", "actor/" if "actor/" in families else all_label)
     if st.session_state["experiment_family"] not in [all_label, *families]:
         st.session_state["experiment_family"] = all_label
     family = left.selectbox(

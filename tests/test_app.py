@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -376,6 +378,9 @@ def test_generic_experiment_link(app_env: Path) -> None:
 def test_explorer_filter(app_env: Path) -> None:
     at = run_app()
     open_page(at, "4b-e1-grpo-4b")
+    assert at.selectbox(key="experiment_family").value == "actor/"
+    assert "actor/grad_norm" in [spec.get("title") for spec, _ in charts(at)]
+    at.selectbox(key="experiment_family").set_value("*")
     at.text_input(key="experiment_filter").set_value("^timing_s/gen$").run()
     assert not at.exception
     assert "timing_s/gen" in [spec.get("title") for spec, _ in charts(at)]
@@ -480,3 +485,41 @@ def test_every_setting_of_the_demo_has_a_translated_label(app_env: Path) -> None
     assert sorted(key for key in keys if f"setting_{key}" not in i18n.MESSAGES) == []
     assert i18n.setting_label("kl_loss_coef", "KL loss coef", "zh") == "KL loss 系数"
     assert i18n.setting_label("unheard_of", "unheard of", "zh") == "unheard of"
+
+
+# ------------------------------------------------------------------------------------------- live changes
+
+
+@pytest.fixture
+def own_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A demo root this test may change."""
+    root = write_demo_root(tmp_path / "logs")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    return root
+
+
+def test_a_rewritten_log_is_read_again(own_root: Path) -> None:
+    at = run_app()
+    assert not at.exception
+    log = next((own_root / "4b" / "e1_grpo_4b").glob("*.log"))
+    text = log.read_text(encoding="utf-8")
+    # the run restarted into the same file: only the lines up to step 10 are there now
+    cut = text.index("step:11 - ")
+    log.write_text(text[: text.rindex("\n", 0, cut) + 1], encoding="utf-8")
+    time.sleep(3.2)  # the catalog is listed again after CATALOG_TTL_S
+    at.run()
+    assert not at.exception
+    table = next(item for item in at.dataframe if "first5" in item.value.columns).value
+    assert table["steps"][0] == "10/150"
+
+
+def test_a_new_experiment_appears_without_restart(own_root: Path) -> None:
+    at = run_app()
+    assert "4b-e6-grpo-4b" not in page_paths(at)
+    shutil.copytree(own_root / "4b" / "e1_grpo_4b", own_root / "4b" / "e6_grpo_4b")
+    time.sleep(3.2)
+    at.run()
+    assert not at.exception
+    assert "4b-e6-grpo-4b" in page_paths(at)
+    assert any(option.startswith("E6 · ") for option in at.multiselect(key="app_experiments").options)
