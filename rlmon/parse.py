@@ -350,16 +350,13 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
                     columns[name] = dtype
         return pl.DataFrame(schema=columns)
     ordered = []
-    for index, frame in enumerate(usable):
+    for frame in usable:
         if LINE in frame.columns:
             frame = frame.sort(LINE).drop(LINE)
         frame = frame.with_columns(pl.col(STEP).cast(pl.Int64))
-        frame = frame.with_columns(
-            [pl.col(name).cast(pl.Float64) for name in frame.columns if name != STEP]
-        ).with_columns(pl.lit(index, dtype=pl.Int32).alias("_frame"))
+        frame = frame.with_columns([pl.col(name).cast(pl.Float64) for name in frame.columns if name != STEP])
         ordered.append(frame)
     combined = pl.concat(ordered, how="diagonal") if len(ordered) > 1 else ordered[0]
-    combined = combined.drop("_frame")
     if combined.get_column(STEP).n_unique() != combined.height:
         metric_columns = [name for name in combined.columns if name != STEP]
         combined = combined.group_by(STEP, maintain_order=True).agg(
