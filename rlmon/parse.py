@@ -697,7 +697,7 @@ def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
     hits = lines.str.contains_any(_META_MARKERS)
     rows = set(hits.arg_true().to_list())
     rows.update(range(min(head, len(lines))))
-    bars = lines.str.contains("Training Progress", literal=True).arg_true()
+    bars = lines.str.contains(r"Training Progress:\s*\d+%\|").arg_true()
     if len(bars):
         rows.add(int(bars[-1]))
     for row in sorted(rows):
