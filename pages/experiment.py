@@ -428,11 +428,8 @@ def body() -> None:
     ]
     ui.guarded(lambda: title_block(view), lang=lang)
     ui.guarded(lambda: paragraph_and_signals(view, peers), lang=lang)
-    settings_column, sources_column = st.columns([3, 2])
-    with settings_column:
-        ui.guarded(lambda: settings_block(view), lang=lang)
-    with sources_column:
-        ui.guarded(lambda: sources_block(view), lang=lang)
+    ui.guarded(lambda: settings_block(view), lang=lang)
+    ui.guarded(lambda: sources_block(view), lang=lang)
     st.markdown(f"#### {i18n.t('exp_charts', lang)}")
     smoothing, x, _log = ui.view_controls("experiment", settings, lang, with_log=False)
     ui.write_url(FIELDS)

@@ -664,6 +664,7 @@ GOTO_KEY = "_rlmon_goto"
 
 
 def set_app_state(app: AppState) -> None:
+    """Hand the frame's state to the page."""
     st.session_state[_APP_STATE_KEY] = app
 
 
@@ -927,14 +928,12 @@ def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool)
 def fresh_views(app: AppState) -> tuple[tuple[ExperimentView, ...], tuple[ExperimentView, ...]]:
     """(all experiments, selected experiments) as they are now - for live refresh inside a fragment.
 
-    When an experiment appeared or disappeared since the frame ran, the whole app reruns so the navigation
-    and the sidebar pick it up.
+    A timed refresh reruns the page's fragment only; the sidebar and the navigation (new experiments, status
+    icons) follow at the next full run - any sidebar change or page load. Rerunning the whole app from a timed
+    fragment run would reset the sidebar's widgets (Streamlit sends only the fragment's widget states).
     """
     loaded = load_catalog(app.roots)
     views = load_views(loaded.catalog, app.settings).views
-    visible_now = {view.id for view in views if not view.experiment.hidden}
-    if visible_now != set(app.slugs):
-        st.rerun()
     wanted = {view.id for view in app.selected}
     return views, tuple(view for view in views if view.id in wanted)
 
