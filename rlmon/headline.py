@@ -12,7 +12,9 @@ Definitions (the team's old page used the same ones):
   (NaN/inf are reported by the insights, not averaged);
 * pass rate in % comes from the derived-metrics registry (:mod:`rlmon.metrics`);
 * validation scores are the headline key per data source (:func:`rlmon.metrics.validation_keys`), as logged
-  (accuracy 0–1 for ``acc``); the best is the highest value, at its first step.
+  (accuracy 0–1 for ``acc``); the best is the highest value, at its first step. The validation run before
+  training (``val_before_train``, logged at the step before the first training step) is the baseline and is
+  left out of best and last.
 
 A metric the run did not log gives ``None``; nothing raises on a missing metric or an empty run.
 
@@ -338,8 +340,14 @@ def _validation(experiment: Experiment) -> tuple[str | None, str | None, list[Va
     best: list[ValidationPoint] = []
     last: list[ValidationPoint] = []
     counts: dict[str, int] = {}
+    training = training_rows(experiment.steps).get_column(STEP)
+    first_training = int(training.min()) if training.len() else None  # type: ignore[arg-type]
     for source, key in keys.items():
         steps, values = finite_series(experiment.steps, key)
+        if first_training is not None:
+            # the validation before training (val_before_train) is the baseline, not a result of the run
+            kept = [(step, value) for step, value in zip(steps, values, strict=True) if step >= first_training]
+            steps, values = [step for step, _ in kept], [value for _, value in kept]
         if not values:
             continue
         counts[source] = len(values)

@@ -273,3 +273,20 @@ def test_headline_json_is_plain() -> None:
     assert payload["experiment"] == "e1_grpo"
     assert payload["best_validation"][0]["data_source"] == "aime24"
     assert isinstance(payload["pass_rate_series"], list)
+
+
+def test_headline_validation_before_training_is_the_baseline_not_a_result() -> None:
+    # val_before_train logs step 0 (validation only); training starts at step 1 (format reference §1.3)
+    experiment = make_experiment(
+        {"critic/score/mean": [None, 0.5, 0.6], "val-core/aime24/acc/mean@1": [0.9, None, 0.4]}, steps=[0, 1, 2]
+    )
+    headline = headline_numbers(experiment)
+    best, last = headline.best(), headline.last()
+    assert best is not None and (best.step, best.value) == (2, 0.4)
+    assert last is not None and (last.step, last.value) == (2, 0.4)
+    # a run that has only been validated before training has no best or last validation yet
+    early = make_experiment(
+        {"critic/score/mean": [None, 0.5, 0.6], "val-core/aime24/acc/mean@1": [0.567, None, None]}, steps=[0, 1, 2]
+    )
+    assert headline_numbers(early).best() is None
+    assert headline_numbers(early).last() is None
