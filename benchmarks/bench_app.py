@@ -64,7 +64,7 @@ def widget_change(log_root: Path, cache_dir: Path, *, repeats: int) -> tuple[flo
     os.environ["RLMON_LOG_ROOT"] = str(log_root)
     os.environ["RLMON_CACHE_DIR"] = str(cache_dir)
     # A benchmark harness around the app, not library code: the streamlit ban does not apply.
-    from streamlit.testing.v1 import AppTest  # noqa: TID251
+    from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(APP, default_timeout=600)
     at.run()

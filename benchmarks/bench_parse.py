@@ -68,15 +68,15 @@ def _value(rng: random.Random, key: str, step: int, style: int) -> str:
 
 
 _NOISE = [
-    "\x1b[36m(WorkerDict pid={pid})\x1b[0m INFO 07-16 02:{m:02d}:11 [model_runner.py:1041] Graph capturing finished in 9 secs",
+    "\x1b[36m(WorkerDict pid={pid})\x1b[0m INFO 07-16 02:{m:02d}:11 [model_runner.py:1041] Graph capturing finished",
     "\x1b[36m(TaskRunner pid={pid})\x1b[0m list(reward_extra_infos_dict.keys())=['acc', 'score', 'pred']",
     "\x1b[36m(vLLMHttpServer pid={pid})\x1b[0m (Worker pid={pid}) WARNING 07-16 02:15:40 [cuda.py:93] Using XFormers",
     "\x1b[33m(raylet)\x1b[0m [2026-07-16 02:16:00,123 E 1234 5678] file_system_monitor.cc:116: /tmp is over 95% full",
-    "\x1b[36m(TaskRunner pid={pid})\x1b[0m \rTraining Progress:  {p}%|██        | {n}/27000 [1:30:25<14:38:40, 278.94s/it]",
+    "\x1b[36m(TaskRunner pid={pid})\x1b[0m \rTraining Progress:  {p}%|██        | {n}/27000 [1:30:25<14:38, 27.9s/it]",
     "\x1b[36m(WorkerDict pid={pid}, ip=10.0.0.7)\x1b[0m /usr/lib/python3/site-packages/torch/distributed/fsdp.py:690: "
     "FutureWarning: FSDP.state_dict_type() and FSDP.set_state_dict_type() are being deprecated.",
     "\x1b[36m(TaskRunner pid={pid})\x1b[0m [prompt] <|im_start|>user Solve the problem: what is {n} + {m}?",
-    "\x1b[36m(TaskRunner pid={pid})\x1b[0m [response] The answer is {n}. Let me double-check by re-adding step by step.",
+    "\x1b[36m(TaskRunner pid={pid})\x1b[0m [response] The answer is {n}. Let me double-check by re-adding it.",
 ]
 
 

@@ -182,7 +182,10 @@ def _advance_forever(root: Path, step_s: float, advance: Callable[[Path], bool])
 
 @st.cache_resource(show_spinner=False)
 def start_demo(cache_dir: Path, step_s: float) -> Path:
-    """Write the demo log root into the cache folder (once, if absent) and keep its running experiment going.
+    """Write the demo log root into the cache folder and keep its running experiment going.
+
+    The root is written afresh at every server start (under a second), so the running experiment starts
+    again from its 21st step with a fresh file time instead of looking stalled after a restart.
 
     One background thread per server appends the running demo experiment's next step every ``step_s``
     seconds until it reaches its last step.
@@ -190,8 +193,7 @@ def start_demo(cache_dir: Path, step_s: float) -> Path:
     from rlmon import demo  # imported lazily: only a server without log roots needs it
 
     root = Path(demo.default_demo_root(cache_dir))
-    if not root.exists():
-        demo.write_demo_root(root)
+    demo.write_demo_root(root)
     thread = threading.Thread(
         target=_advance_forever, args=(root, step_s, demo.advance_running), name="rlmon-demo", daemon=True
     )
