@@ -99,6 +99,7 @@ _META_MARKERS = [
     "-m verl.",
     "-m recipe.",
 ]
+_META_PATTERN = "|".join(re.escape(marker) for marker in _META_MARKERS)
 _FATAL_MARKERS = ["Error executing job", "RayTaskError", "ActorDiedError", "✗ Error", "max_num_gen_batches"]
 # After a marker that opens a multi-line block, the next lines are read too (config dump, wrapped dicts,
 # the traceback that names a failure).
@@ -175,7 +176,14 @@ def _value_exprs(values: pl.DataFrame) -> list[pl.Expr]:
     for index, name in enumerate(values.columns):
         raw = pl.col(name)
         if flags[index]:
-            raw = raw.str.replace(r"^np\.[A-Za-z_]+\d*\((.*)\)$", "$1")
+            # np.float64(0.5) -> 0.5: cut at the parenthesis (wrapped values are ASCII, so byte and
+            # character offsets agree); a regex here costs several times more
+            opening = raw.str.find("(", literal=True)
+            raw = (
+                pl.when(opening.is_null() | ~raw.str.ends_with(")"))
+                .then(raw)
+                .otherwise(raw.str.slice(opening + 1, raw.str.len_bytes() - opening - 2))
+            )
         number = raw.cast(pl.Float64, strict=False)
         if flags[count + index] or flags[index]:
             number = (
@@ -694,12 +702,15 @@ def _exception_line(text: str) -> str | None:
 def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
     """0-based rows the metadata collector must see: marker lines, the windows after block openers, the last
     tqdm bar, and the first ``head`` rows (a block left open by the previous chunk)."""
-    hits = lines.str.contains_any(_META_MARKERS)
+    # one regex alternation of literals is several times faster here than contains_any
+    hits = lines.str.contains(_META_PATTERN)
     rows = set(hits.arg_true().to_list())
     rows.update(range(min(head, len(lines))))
-    bars = lines.str.contains(r"Training Progress:\s*\d+%\|").arg_true()
-    if len(bars):
-        rows.add(int(bars[-1]))
+    titled = lines.str.contains("Training Progress", literal=True).arg_true()
+    if len(titled):
+        bars = lines.gather(titled).str.contains(r"Training Progress:\s*\d+%\|")
+        if bars.any():
+            rows.add(int(titled.filter(bars)[-1]))
     for row in sorted(rows):
         text = lines[row]
         if "'actor_rollout_ref'" in text:
