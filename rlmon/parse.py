@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 PARSER_VERSION = 2
-BLOCK_BYTES = 32 * 1024 * 1024
+BLOCK_BYTES = 16 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 
