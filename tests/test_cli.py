@@ -11,10 +11,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
+import rlmon.cache
 from rlmon.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -260,16 +262,25 @@ def test_folder_without_logs(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     _assert_one_clean_line(capsys.readouterr().err, "empty-experiment")
 
 
-def test_unreadable_input(two_logs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_unreadable_input(
+    two_logs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = two_logs[0]
     path.chmod(0)
     try:
         if os.access(path, os.R_OK):
-            pytest.skip("running as root (or with CAP_DAC_OVERRIDE): a mode-000 file is still readable")
+            # running as root, the kernel would let us read it: fail the open as it fails for a user
+            real_open = open
+
+            def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+                if os.path.abspath(file) == os.path.abspath(path):
+                    raise PermissionError(13, "Permission denied", str(file))
+                return real_open(file, *args, **kwargs)
+
+            monkeypatch.setattr(rlmon.cache, "open", guarded_open, raising=False)
         for command in ("parse", "info"):
             args = [command, str(path)] + (["--out", str(tmp_path / "o.parquet")] if command == "parse" else [])
-            done = run_module(*args)
-            assert done.returncode == 2
-            _assert_one_clean_line(done.stderr, path.name)
+            assert main(args) == 2
+            _assert_one_clean_line(capsys.readouterr().err, path.name)
     finally:
         path.chmod(0o644)
