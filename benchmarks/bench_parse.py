@@ -93,7 +93,7 @@ def generate(path: Path, target_mb: float, *, seed: int = 7) -> int:
         written += len(header)
         while written < target:
             step += 1
-            style = 0 if step < 2000 else 1  # an old 3-decimal stretch, then full precision
+            style = 0 if step < 14000 else 1  # a 3-decimal era (v0.1-v0.4), then full precision (v0.5+)
             noise = []
             for _ in range(NOISE_PER_STEP):
                 template = rng.choice(_NOISE)
