@@ -1398,8 +1398,10 @@ def write_demo_root(root: Path, *, now: datetime | None = None) -> Path:
 
     Examples
     --------
-    >>> root = write_demo_root(tmp_path / "demo")  # doctest: +SKIP
-    >>> sorted(p.relative_to(root).as_posix() for p in root.rglob("*.log"))[0]  # doctest: +SKIP
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     root = write_demo_root(Path(folder) / "demo")
+    ...     sorted(p.relative_to(root).as_posix() for p in root.rglob("*.log"))[0]
     '2b/e1_grpo_2b/train_20260622_091530.log'
     """
     now_ts = (now or datetime.now()).timestamp()

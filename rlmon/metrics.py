@@ -207,17 +207,43 @@ def derived_metric(name: str) -> DerivedMetric:
 
 
 def detect_pass_rate_mode(steps: pl.DataFrame) -> str:
-    """``pm1`` when the logged score minimum goes below 0 (±1 rewards such as math_dapo), else ``01``.
+    """``pm1`` for ±1 scores (pass rate = (mean+1)/2), else ``01`` (pass rate = mean).
 
-    Looks at ``critic/score/min`` (else ``critic/rewards/min``) over all rows; a frame with neither is ``01``.
+    In order: the logged minimum (``critic/score/min``, else ``critic/rewards/min``) going below 0; without a
+    minimum, a mean below 0; without either, the data sources: verl scores ``math_dapo``, ``math``,
+    ``math_dapo_reasoning`` and ``aime*`` sources with ±1 (format reference §3.4), seen here through the
+    validation keys. A frame with none of these is ``01``.
+
+    Examples
+    --------
+    >>> detect_pass_rate_mode(pl.DataFrame({"critic/score/mean": [0.5], "critic/score/min": [-1.0]}))
+    'pm1'
+    >>> detect_pass_rate_mode(pl.DataFrame({"val-core/aime24/acc/mean@1": [0.4]}))
+    'pm1'
     """
     for key in ("critic/score/min", "critic/rewards/min"):
-        if key in steps.columns:
-            lowest = steps.get_column(key).drop_nulls().drop_nans().min()
-            if isinstance(lowest, int | float):
-                return "pm1" if lowest < 0 else "01"
+        lowest = _lowest(steps, key)
+        if lowest is not None:
+            return "pm1" if lowest < 0 else "01"
+    for key in ("critic/score/mean", "critic/rewards/mean"):
+        lowest = _lowest(steps, key)
+        if lowest is not None and lowest < 0:
+            return "pm1"
+    sources = validation_keys(steps.columns)
+    if any(source in _PM1_SOURCES or source.startswith("aime") for source in sources):
+        return "pm1"
     return "01"
 
+
+def _lowest(steps: pl.DataFrame, key: str) -> float | None:
+    if key not in steps.columns:
+        return None
+    lowest = steps.get_column(key).drop_nulls().drop_nans().min()
+    return float(lowest) if isinstance(lowest, int | float) else None
+
+
+_PM1_SOURCES = frozenset({"math_dapo", "math", "math_dapo_reasoning"})
+"""Data sources verl scores with math_dapo's ±1 reward (``verl/utils/reward_score/__init__.py``)."""
 
 _VAL_CORE = re.compile(r"^val-core/(?P<ds>.+)/(?P<var>[^/]+)/mean@(?P<n>\d+)$")
 _VAL_OLD = re.compile(r"^val/test_score/(?P<ds>.+)$")

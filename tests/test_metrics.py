@@ -62,6 +62,20 @@ def test_pass_rate_01_when_minimum_is_zero() -> None:
     close(values(out, "pass_rate"), [43.3, 64.5, 69.0])
 
 
+def test_pass_rate_scale_without_a_logged_minimum() -> None:
+    # no score minimum logged: a negative mean means ±1 scores -> (mean+1)/2
+    steps = frame(**{"critic/score/mean": [-0.2, 0.2, 0.6]})
+    assert detect_pass_rate_mode(steps) == "pm1"
+    close(values(add_derived_metrics(steps)[0], "pass_rate"), [40.0, 60.0, 80.0])
+    # all means positive: the data source decides; aime* and math_dapo are scored ±1 by verl (§3.4)
+    aime = frame(**{"critic/score/mean": [0.6, 0.7, 0.8], "val-core/aime24/acc/mean@1": [0.5, None, 0.6]})
+    assert detect_pass_rate_mode(aime) == "pm1"
+    close(values(add_derived_metrics(aime)[0], "pass_rate"), [80.0, 85.0, 90.0])
+    gsm8k = frame(**{"critic/score/mean": [0.6, 0.7, 0.8], "val-core/openai/gsm8k/acc/mean@1": [0.5, None, 0.6]})
+    assert detect_pass_rate_mode(gsm8k) == "01"
+    close(values(add_derived_metrics(gsm8k)[0], "pass_rate"), [60.0, 70.0, 80.0])
+
+
 def test_pass_rate_falls_back_to_rewards_mean_and_its_minimum() -> None:
     steps = frame(**{"critic/rewards/mean": [0.0, 0.5, None], "critic/rewards/min": [-1.0, -1.0, None]})
     out, skipped = add_derived_metrics(steps)
