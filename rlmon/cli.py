@@ -107,7 +107,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
         return 0
     for info in infos:
         config_note = "config dump" if info["config"] else "no config dump"
-        print(f"{info['path']}: {info['kind']}, {info['steps']} steps ({info['first_step']}–{info['last_step']}),")
+        span = f"{info['steps']} steps ({info['first_step']}–{info['last_step']})" if info["steps"] else "no step lines"
+        print(f"{info['path']}: {info['kind']}, {span},")
         print(f"  {info['keys']} keys, total steps {info['total_steps']}, {config_note}")
         if info["resume_steps"]:
             print(f"  resumed at step {', '.join(str(step) for step in info['resume_steps'])}")
