@@ -1,8 +1,8 @@
 """Run-health signals and the written summary, in English and Chinese.
 
 Signals (:class:`Signal`) are found by detectors that read one experiment's training steps
-(:func:`detect_signals`); thresholds come from :class:`~rlmon.settings.Settings` through :class:`Thresholds`.
-Every detector is quiet on runs shorter than ``Thresholds.min_steps`` training steps, except the ones for
+(:func:`detect_signals`); thresholds come from :class:`~rlmon.settings.Settings` (the settings table).
+Every detector is quiet on runs shorter than the ``min_steps`` setting's training steps, except the ones for
 non-finite values and for the run's status (crashed, stalled).
 
 Detectors (signal ``kind``, severity):
@@ -84,7 +84,6 @@ __all__ = [
     "SEVERITIES",
     "Severity",
     "Signal",
-    "Thresholds",
     "detect_all",
     "detect_signals",
     "experiment_paragraph",
@@ -334,40 +333,6 @@ class Signal:
         return data
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    """Detector thresholds, all from the settings table (:mod:`rlmon.settings`)."""
-
-    spike_factor: float = 3.0
-    spike_window: int = 20
-    drift_window: int = 10
-    drift_threshold: float = 0.25
-    spike_margin: float = 1.5
-    """A spike must also exceed the run's 95th percentile x this."""
-    max_spikes: int = 5
-    """More spikes than this in one metric are reported as one ``spikes`` signal."""
-    min_steps: int = 10
-    """Runs with fewer training steps get only non-finite and status signals."""
-    entropy_collapse_ratio: float = 0.3
-    validation_drop: float = 0.1
-    clip_ratio_warn: float = 0.05
-    length_cap_fraction: float = 0.75
-    length_growth_ratio: float = 2.0
-    mismatch_high: float = 100.0
-    pass_rate_collapse: float = 0.5
-    kl_blowup_factor: float = 10.0
-    kl_floor: float = 0.05
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Thresholds:
-        """Thresholds from the settings; a field the settings table gains later is picked up by name."""
-        values: dict[str, Any] = {}
-        for name in cls.__dataclass_fields__:
-            if hasattr(settings, name):
-                values[name] = getattr(settings, name)
-        return cls(**values)
-
-
 def _message(key: str, **fields: str | dict[str, str]) -> dict[str, str]:
     """Fill template ``key`` in every language; a field may itself differ per language."""
     out: dict[str, str] = {}
@@ -404,7 +369,7 @@ def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / var
 
 
-def _window(count: int, thresholds: Thresholds) -> int:
+def _window(count: int, thresholds: Settings) -> int:
     return max(1, min(thresholds.drift_window, count // 2))
 
 
@@ -422,7 +387,7 @@ def _spike_keys(columns: Sequence[str]) -> list[str]:
 class _Context:
     """What the detectors of one experiment share."""
 
-    def __init__(self, experiment: Experiment, thresholds: Thresholds) -> None:
+    def __init__(self, experiment: Experiment, thresholds: Settings) -> None:
         self.experiment = experiment
         self.thresholds = thresholds
         self.frame = training_frame(experiment)
@@ -458,7 +423,7 @@ class _Context:
         return finite_series(self.frame, key)
 
 
-def _find_spikes(values: Sequence[float], thresholds: Thresholds) -> list[tuple[int, float]]:
+def _find_spikes(values: Sequence[float], thresholds: Settings) -> list[tuple[int, float]]:
     """Indices of spikes and their baseline (rolling median of the window before)."""
     window = thresholds.spike_window
     need = min(5, window)
@@ -556,7 +521,7 @@ def _detect_spikes(context: _Context) -> None:
             )
 
 
-def _trend_windows(values: Sequence[float], thresholds: Thresholds) -> tuple[float, float, int]:
+def _trend_windows(values: Sequence[float], thresholds: Settings) -> tuple[float, float, int]:
     window = _window(len(values), thresholds)
     return _mean(values[:window]), _mean(values[-window:]), window
 
@@ -885,14 +850,14 @@ def detect_signals(experiment: Experiment, *, settings: Settings) -> list[Signal
     experiment
         A loaded experiment.
     settings
-        Thresholds are taken from it (:meth:`Thresholds.from_settings`).
+        Thresholds are taken from it (the settings table).
 
     Returns
     -------
     list[Signal]
         Status signals first, then by detector, each detector's signals in step order.
     """
-    context = _Context(experiment, Thresholds.from_settings(settings))
+    context = _Context(experiment, settings)
     _detect_status(context, settings)
     quiet = context.count < context.thresholds.min_steps
     for detector in _DETECTORS:
@@ -987,7 +952,7 @@ class _Track:
 
 
 def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Track]:
-    min_steps = Thresholds.from_settings(settings).min_steps
+    min_steps = settings.min_steps
     groups: dict[str, list[Experiment]] = {}
     for experiment in sorted(experiments, key=lambda item: (item.order, item.id)):
         if experiment.hidden:
@@ -1355,7 +1320,7 @@ def write_summary(
     lang
         ``en`` or ``zh``.
     settings
-        Only ``Thresholds.min_steps`` matters (which runs count as comparable); default settings when None.
+        Only the ``min_steps`` setting matters (which runs count as comparable); default settings when None.
 
     Returns
     -------

@@ -36,7 +36,6 @@ from rlmon.insights import (
     LANGUAGES,
     MESSAGES,
     Signal,
-    Thresholds,
     detect_all,
     detect_signals,
     experiment_paragraph,
@@ -85,12 +84,6 @@ def test_every_kind_is_named_in_both_languages() -> None:
         assert all(names.values()), kind
 
 
-def test_thresholds_follow_the_settings() -> None:
-    thresholds = Thresholds.from_settings(Settings(spike_factor=5.0, spike_window=7, drift_window=4))
-    assert (thresholds.spike_factor, thresholds.spike_window, thresholds.drift_window) == (5.0, 7, 4)
-    assert thresholds.drift_threshold == Settings().drift_threshold
-
-
 # ---------------------------------------------------------------------------------------------- spikes
 
 
@@ -126,6 +119,15 @@ def test_spikes_quiet_on_noise(seed: int) -> None:
     loss = _noise(seed + 100, 150, center=0.01, spread=0.9)
     signals = detect_signals(make_experiment({"actor/grad_norm": noisy, "actor/kl_loss": loss}), settings=SETTINGS)
     assert not [signal for signal in signals if signal.kind in ("spike", "spikes")]
+
+
+def test_spike_threshold_comes_from_the_settings() -> None:
+    # the spikes are 4x-7.1x their baseline (see above): a spike_factor of 8 keeps both quiet
+    experiment = make_experiment({"actor/grad_norm": _grad_with_spikes()})
+    strict = detect_signals(experiment, settings=Settings(spike_factor=8.0))
+    assert not [signal for signal in strict if signal.kind == "spike"]
+    # and fewer training steps than min_steps silence the trend detectors too
+    assert detect_signals(experiment, settings=Settings(min_steps=1000)) == []
 
 
 def test_spikes_quiet_on_short_runs() -> None:
