@@ -211,10 +211,11 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
         "empty_text": i18n.t("no_data", lang),
         "max_points": settings.max_points,
         "marker_title": i18n.t("signal_marker", lang),
+        "arrow": True,
     }
 
     def single(key: str, title: str, **extra: Any) -> Any:
-        return charts.metric_chart(
+        return charts.metric_chart_spec(
             ui.long_frame([view], key),
             title=title,
             y_title=ui.axis_title(key),
@@ -228,7 +229,7 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
     def multi(keys: dict[str, str], title: str, palette: Sequence[str]) -> Any:
         present = {key: label for key, label in keys.items() if key in view.steps.columns}
         series_colors = dict(zip(present, palette, strict=False))
-        return charts.metric_chart(
+        return charts.metric_chart_spec(
             series_frame(view, present),
             title=title,
             y_title="%",
@@ -271,7 +272,7 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
         (
             "phases",
             bool(phase_keys),
-            lambda: charts.stacked_area_chart(
+            lambda: charts.stacked_area_chart_spec(
                 series_frame(view, dict.fromkeys(phase_keys, "")).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
                 title=i18n.t("chart_step_time", lang),
                 y_title="s",
@@ -280,21 +281,23 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
                 total_title=i18n.t("chart_step_total", lang),
                 empty_text=i18n.t("no_data", lang),
                 max_points=settings.max_points,
+                arrow=True,
             ),
         ),
         ("throughput", has("perf/throughput"), lambda: single("perf/throughput", i18n.t("chart_throughput", lang))),
     ]
-    drawn = [(name, build) for name, present, build in plan if present]
     marks = tuple((ui.signal_experiment(s), getattr(s, "step", None), getattr(s, "metric", None)) for s in signals)
+    drawn = [
+        (("experiment", name, view.id, view.serial, smoothing, x, lang, settings.max_points, marks), build)
+        for name, present, build in plan
+        if present
+    ]
+    ui.prepare_charts(drawn, legend_columns=2)
     for start in range(0, len(drawn), 3):
-        for column, (name, build) in zip(st.columns(3), drawn[start : start + 3], strict=False):
+        for column, (memo_key, build) in zip(st.columns(3), drawn[start : start + 3], strict=False):
             with column:
                 ui.guarded(
-                    lambda name=name, build=build: ui.show_chart(
-                        build,
-                        key=("experiment", name, view.id, view.serial, smoothing, x, lang, settings.max_points, marks),
-                        legend_columns=2,
-                    ),
+                    lambda memo_key=memo_key, build=build: ui.show_chart(build, key=memo_key, legend_columns=2),
                     lang=lang,
                 )
 
@@ -325,7 +328,7 @@ def validation_block(view: ui.ExperimentView) -> None:
             score = f"{VALIDATION_PREFIX}{source}"
             if score in view.steps.columns:
                 ui.show_chart(
-                    lambda score=score, source=source: charts.validation_chart(
+                    lambda score=score, source=source: charts.validation_chart_spec(
                         ui.long_frame([view], score),
                         title=i18n.t("chart_validation", lang, source=source),
                         y_title=source,
@@ -333,6 +336,7 @@ def validation_block(view: ui.ExperimentView) -> None:
                         labels={view.id: view.label},
                         empty_text=i18n.t("no_data", lang),
                         height=200,
+                        arrow=True,
                     ),
                     key=("experiment-validation", score, view.id, view.serial, lang),
                 )
@@ -379,29 +383,37 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
     grouped: dict[str, list[str]] = {}
     for key in chosen[:EXPLORER_LIMIT]:
         grouped.setdefault(family_of(key), []).append(key)
+
+    def small_chart(key: str) -> Any:
+        return charts.metric_chart_spec(
+            ui.long_frame([view], key),
+            title=key,
+            y_title="",
+            colors=colors,
+            labels=labels,
+            smoothing=smoothing,
+            x=x,  # type: ignore[arg-type]
+            x_title=i18n.t("x_" + x, lang),
+            raw_suffix=i18n.t("raw_suffix", lang),
+            empty_text=i18n.t("no_data", lang),
+            max_points=min(settings.max_points, 500),
+            height=SMALL_HEIGHT,
+            arrow=True,
+        )
+
+    def memo_key(key: str) -> tuple[Any, ...]:
+        return ("experiment-explorer", key, view.id, view.serial, smoothing, x, lang)
+
+    ui.prepare_charts(
+        [(memo_key(key), lambda key=key: small_chart(key)) for members in grouped.values() for key in members],
+        legend_columns=2,
+    )
     for name, members in grouped.items():
         st.markdown(f"**{ui.escape_markdown(name)}**")
         for start in range(0, len(members), 4):
             for column, key in zip(st.columns(4), members[start : start + 4], strict=False):
                 with column:
-                    ui.show_chart(
-                        lambda key=key: charts.metric_chart(
-                            ui.long_frame([view], key),
-                            title=key,
-                            y_title="",
-                            colors=colors,
-                            labels=labels,
-                            smoothing=smoothing,
-                            x=x,  # type: ignore[arg-type]
-                            x_title=i18n.t("x_" + x, lang),
-                            raw_suffix=i18n.t("raw_suffix", lang),
-                            empty_text=i18n.t("no_data", lang),
-                            max_points=min(settings.max_points, 500),
-                            height=SMALL_HEIGHT,
-                        ),
-                        key=("experiment-explorer", key, view.id, view.serial, smoothing, x, lang),
-                        legend_columns=2,
-                    )
+                    ui.show_chart(lambda key=key: small_chart(key), key=memo_key(key), legend_columns=2)
     if len(chosen) > EXPLORER_LIMIT:
         st.caption(i18n.t("exp_explorer_more", lang, shown=EXPLORER_LIMIT))
 

@@ -350,6 +350,7 @@ def build_chart(
         "labels": labels,
         "experiment_title": i18n.t("col_experiment", lang),
         "empty_text": i18n.t("no_data", lang),
+        "arrow": True,
     }
     if key == HOURS_TOTAL:
         values = pl.DataFrame(
@@ -359,17 +360,19 @@ def build_chart(
             },
             schema={EXPERIMENT: pl.String, VALUE: pl.Float64},
         ).drop_nulls()
-        return charts.bar_chart(values, title=i18n.t("hours_chart", lang), y_title=i18n.t("hours_axis", lang), **common)
+        return charts.bar_chart_spec(
+            values, title=i18n.t("hours_chart", lang), y_title=i18n.t("hours_axis", lang), **common
+        )
     long = ui.long_frame(views, key)
     if _is_validation(key):
-        return charts.validation_chart(
+        return charts.validation_chart_spec(
             long, title=title, y_title=ui.axis_title(key), x=x, x_title=x_title, log_scale=log_scale,  # type: ignore[arg-type]
             max_points=ui.line_points(settings.max_points, len(views)), **common,
         )  # fmt: skip
     reference, reference_label = (None, None)
     if key in CAPPED_KEYS:
         reference, reference_label = response_cap(views)
-    return charts.metric_chart(
+    return charts.metric_chart_spec(
         long,
         title=title,
         y_title=ui.axis_title(key),

@@ -1,46 +1,67 @@
-"""Altair chart builders: long frames in (see :mod:`rlmon.schema`), ``alt.LayerChart`` out.
+"""Chart builders: long frames in (see :mod:`rlmon.schema`), Vega-Lite out.
+
+Each chart comes two ways from one code path:
+
+* ``*_spec`` functions (:func:`metric_chart_spec`, …) return the finished Vega-Lite dict. The data goes in
+  top-level ``datasets`` under names derived from the data (the same rows always get the same name); the
+  views refer to them by name. With ``arrow=True`` each dataset is Arrow IPC stream bytes, which
+  ``st.vega_lite_chart`` ships to the browser as they are; otherwise a list of row dicts (strict JSON).
+* ``*_chart`` functions (:func:`metric_chart`, …) return the same chart as an ``alt.LayerChart`` whose
+  ``to_dict()`` equals the spec (the tests check it, which also validates every spec against Altair's
+  Vega-Lite schema).
+
+The specs are written as plain dicts, not built from Altair objects: building a layered chart with Altair
+costs ~0.1 s (its object model, not the data), which a dashboard redrawing a dozen charts on every widget
+change cannot afford. Altair is imported only by the ``*_chart`` functions.
 
 Every builder
 - downsamples before plotting (per experiment and metric, keeping each bucket's min, max and last point),
-- hands its data to Altair as polars frames (Streamlit ships them as Arrow; non-finite numbers become null),
+- sends non-finite numbers as null (strict JSON has no NaN or inf),
 - returns a chart with a centred text mark instead of raising when there is nothing to draw,
 - takes every visible text (titles, tooltip titles, the empty-chart text) from the caller; the defaults are
   neutral column names.
 
-Altair's 5,000-row limit does not apply inside Streamlit; importing this module lifts it for the default
-data transformer too (``alt.data_transformers.disable_max_rows()``), so ``chart.to_dict()`` works on
-downsampled data of any number of experiments outside Streamlit as well.
-
-Text read from logs only ever reaches the chart as data fields shown in tooltips or legends (plain text).
+Text read from logs only ever reaches the chart as data fields shown in tooltips or legends (plain text);
+only column names and number formats enter Vega expressions.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import altair as alt
 import polars as pl
 
 from rlmon.errors import SettingError
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
 
+if TYPE_CHECKING:
+    import altair as alt
+
 __all__ = [
     "DEFAULT_PALETTE",
+    "SCHEMA_URL",
     "XAxis",
     "bar_chart",
+    "bar_chart_spec",
     "metric_chart",
+    "metric_chart_spec",
     "sparkline_values",
     "stacked_area_chart",
+    "stacked_area_chart_spec",
     "validation_chart",
+    "validation_chart_spec",
 ]
 
 XAxis = Literal["step", "hours"]
 
-# Charts are downsampled before they are built; the row limit only guards against undownsampled data.
-alt.data_transformers.disable_max_rows()
+SCHEMA_URL = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
+"""The Vega-Lite schema the specs follow (Altair 6.3's ``alt.SCHEMA_URL``; a test keeps them equal)."""
 
 DEFAULT_PALETTE: tuple[str, ...] = (
     "#4c78a8",
@@ -61,6 +82,9 @@ LABEL = "label"
 
 _LEGEND_PARAM = "legend"
 _HOVER_PARAM = "hover"
+# View names (a parameter names the views it listens on); distinct from the parameter names.
+_LINES_VIEW = "view_lines"
+_HOVER_VIEW = "view_hover"
 _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
 _REFERENCE_DASH = [6, 4]
@@ -70,7 +94,7 @@ _NO_SMOOTHING = Smoothing()
 # --- public builders ---------------------------------------------------------------------------------
 
 
-def metric_chart(
+def metric_chart_spec(
     long: pl.DataFrame,
     *,
     title: str,
@@ -92,8 +116,9 @@ def metric_chart(
     empty_text: str = "no data",
     max_points: int = 2000,
     height: int = 260,
-) -> alt.LayerChart:
-    """One metric for several experiments: lines, hover tooltip, clickable legend.
+    arrow: bool = False,
+) -> dict[str, Any]:
+    """One metric for several experiments: lines, hover tooltip, clickable legend (a Vega-Lite dict).
 
     Layers, in order: the raw line per experiment (faded to opacity 0.25 under the smoothed line when
     smoothing is on; it carries the legend selection, which Vega-Lite only honours on the first layer), the
@@ -130,12 +155,21 @@ def metric_chart(
         Points per experiment line sent to the browser (downsampling bound).
     height
         Chart height in pixels.
+    arrow
+        Datasets as Arrow IPC stream bytes (for ``st.vega_lite_chart``) instead of lists of row dicts.
 
     Returns
     -------
-    alt.LayerChart
+    dict
+        The Vega-Lite spec. The main dataset (top-level ``data``) has the columns ``experiment``,
+        ``label``, ``step``, ``hours``, ``value`` and ``smoothed`` (equal to ``value`` without smoothing).
+
+    Raises
+    ------
+    SettingError
+        ``x`` is not ``step``/``hours``, or ``markers`` lacks a column.
     """
-    return _line_chart(
+    return _line_spec(
         long,
         title=title,
         y_title=y_title,
@@ -157,10 +191,11 @@ def metric_chart(
         max_points=max_points,
         height=height,
         with_points=False,
+        arrow=arrow,
     )
 
 
-def validation_chart(
+def validation_chart_spec(
     long: pl.DataFrame,
     *,
     title: str,
@@ -178,18 +213,20 @@ def validation_chart(
     empty_text: str = "no data",
     max_points: int = 2000,
     height: int = 260,
-) -> alt.LayerChart:
+    arrow: bool = False,
+) -> dict[str, Any]:
     """Validation scores at their test steps: a point per test step, joined per experiment.
 
     Only the rows where the key was logged are drawn, so the line joins consecutive test steps (every
     ``test_freq`` steps) rather than breaking at the steps in between. Same hover tooltip and legend
-    selection as :func:`metric_chart`; parameters as there.
+    selection as :func:`metric_chart_spec`; parameters as there.
 
     Returns
     -------
-    alt.LayerChart
+    dict
+        The Vega-Lite spec.
     """
-    return _line_chart(
+    return _line_spec(
         long,
         title=title,
         y_title=y_title,
@@ -211,10 +248,11 @@ def validation_chart(
         max_points=max_points,
         height=height,
         with_points=True,
+        arrow=arrow,
     )
 
 
-def bar_chart(
+def bar_chart_spec(
     values: pl.DataFrame,
     *,
     title: str,
@@ -225,7 +263,8 @@ def bar_chart(
     experiment_title: str = "experiment",
     empty_text: str = "no data",
     height: int = 260,
-) -> alt.LayerChart:
+    arrow: bool = False,
+) -> dict[str, Any]:
     """One bar per experiment with its value written on the bar (e.g. total training hours).
 
     Parameters
@@ -236,17 +275,25 @@ def bar_chart(
     title, y_title
         Chart and y-axis titles.
     colors, labels
-        As in :func:`metric_chart`; bars follow their order.
+        As in :func:`metric_chart_spec`; bars follow their order.
     value_format
         d3 format of the value text and tooltip.
     experiment_title, empty_text
         Tooltip title for the experiment; text shown when there is nothing to draw.
     height
         Chart height in pixels.
+    arrow
+        Datasets as Arrow IPC stream bytes instead of lists of row dicts.
 
     Returns
     -------
-    alt.LayerChart
+    dict
+        The Vega-Lite spec; its main dataset has the columns ``experiment``, ``value`` and ``label``.
+
+    Raises
+    ------
+    SettingError
+        ``values`` lacks a column.
     """
     _require_columns(values, [EXPERIMENT, VALUE], "bar_chart")
     bars = (
@@ -255,32 +302,48 @@ def bar_chart(
         .unique(EXPERIMENT, keep="last", maintain_order=True)
     )
     if bars.is_empty():
-        return _empty_chart(title=title, text=empty_text, height=height)
-    scale, label_of = _color_scale(bars[EXPERIMENT].to_list(), colors, labels)
+        return _empty_spec(title=title, text=empty_text, height=height, arrow=arrow)
+    domain, color_range, label_of = _color_scale(bars[EXPERIMENT].to_list(), colors, labels)
     bars = bars.with_columns(pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL))
-    x_enc = alt.X(f"{LABEL}:N", sort=scale.domain, title=None, axis=alt.Axis(labelAngle=0))
-    y_enc = alt.Y(f"{VALUE}:Q", title=y_title)
-    tooltip = [
-        alt.Tooltip(f"{LABEL}:N", title=experiment_title),
-        alt.Tooltip(f"{VALUE}:Q", title=y_title, format=value_format),
-    ]
-    bar_layer = (
-        alt.Chart()
-        .mark_bar()
-        .encode(x=x_enc, y=y_enc, color=alt.Color(f"{LABEL}:N", scale=scale, legend=None), tooltip=tooltip)
-    )
-    text_layer = (
-        alt.Chart()
-        .mark_text(baseline="bottom", dy=-3)
-        .encode(x=x_enc, y=y_enc, text=alt.Text(f"{VALUE}:Q", format=value_format))
-    )
-    chart: alt.LayerChart = alt.LayerChart(layer=[bar_layer, text_layer], data=_inline(bars)).properties(
-        title=title, height=height
-    )
-    return chart
+    datasets = _Datasets(arrow=arrow)
+    main = datasets.add(bars)
+
+    def x_enc() -> dict[str, Any]:
+        return {
+            "axis": {"labelAngle": 0},
+            "field": LABEL,
+            "sort": list(domain),
+            "title": None,
+            "type": "nominal",
+        }
+
+    def y_enc() -> dict[str, Any]:
+        return {"field": VALUE, "title": y_title, "type": "quantitative"}
+
+    bar_layer = {
+        "mark": {"type": "bar"},
+        "encoding": {
+            "color": {"field": LABEL, "legend": None, "scale": _scale(domain, color_range), "type": "nominal"},
+            "tooltip": [
+                {"field": LABEL, "title": experiment_title, "type": "nominal"},
+                {"field": VALUE, "format": value_format, "title": y_title, "type": "quantitative"},
+            ],
+            "x": x_enc(),
+            "y": y_enc(),
+        },
+    }
+    text_layer = {
+        "mark": {"type": "text", "baseline": "bottom", "dy": -3},
+        "encoding": {
+            "text": {"field": VALUE, "format": value_format, "type": "quantitative"},
+            "x": x_enc(),
+            "y": y_enc(),
+        },
+    }
+    return _top_level([bar_layer, text_layer], data=main, title=title, height=height, datasets=datasets)
 
 
-def stacked_area_chart(
+def stacked_area_chart_spec(
     long: pl.DataFrame,
     *,
     title: str,
@@ -294,7 +357,8 @@ def stacked_area_chart(
     empty_text: str = "no data",
     max_points: int = 2000,
     height: int = 260,
-) -> alt.LayerChart:
+    arrow: bool = False,
+) -> dict[str, Any]:
     """Per-step time of one experiment, stacked by phase (``timing_s/gen``, ``timing_s/update_actor``, …).
 
     Pass the phase keys only: ``timing_s/step`` is their total, and nested keys such as
@@ -318,10 +382,13 @@ def stacked_area_chart(
         Tooltip number format, tooltip title of the per-step total, text shown when there is nothing to draw.
     max_points, height
         Downsampling bound (steps) and height in pixels.
+    arrow
+        Datasets as Arrow IPC stream bytes instead of lists of row dicts.
 
     Returns
     -------
-    alt.LayerChart
+    dict
+        The Vega-Lite spec.
 
     Raises
     ------
@@ -331,7 +398,7 @@ def stacked_area_chart(
     _check_x(x)
     frame = _prepare(long, x=x, log_scale=False)
     if frame.is_empty():
-        return _empty_chart(title=title, text=empty_text, height=height)
+        return _empty_spec(title=title, text=empty_text, height=height, arrow=arrow)
     experiments = frame[EXPERIMENT].unique().to_list()
     if len(experiments) > 1:
         raise SettingError(f"stacked_area_chart draws one experiment, got {len(experiments)}")
@@ -374,30 +441,51 @@ def stacked_area_chart(
         .sort("_order", STEP)
     )
     domain = [label_of[key] for key in order]
-    scale = alt.Scale(domain=domain, range=[color_of[key] for key in order])
-    x_enc = _x_encoding(x, x_title)
-    area = (
-        alt.Chart()
-        .mark_area(interpolate="step-after" if x == STEP else "linear", opacity=0.85)
-        .encode(
-            x=x_enc,
-            y=alt.Y(f"{VALUE}:Q", stack="zero", title=y_title),
-            color=alt.Color(f"{LABEL}:N", scale=scale, sort=domain, legend=alt.Legend(title=None, orient="bottom")),
-            order=alt.Order("_order:Q"),
-        )
-    )
-    hover = _hover_param(x)
     tooltip_rows = wide.select(
         pl.col(x), *[pl.col(key).alias(f"p{i}") for i, key in enumerate(order)], pl.col("_total")
     )
     values = [("_total", total_title, value_format)] + [
         (f"p{i}", label_of[key], value_format) for i, key in enumerate(order)
     ]
-    rule = _hover_rule(tooltip_rows, x=x, x_title=x_title, hover=hover, values=values)
-    chart: alt.LayerChart = alt.LayerChart(layer=[area, rule], data=_inline(stacked)).properties(
-        title=title, height=height
-    )
-    return chart
+    datasets = _Datasets(arrow=arrow)
+    main = datasets.add(stacked)
+    area = {
+        "mark": {"type": "area", "interpolate": "step-after" if x == STEP else "linear", "opacity": 0.85},
+        "encoding": {
+            "color": {
+                "field": LABEL,
+                "legend": {"orient": "bottom", "title": None},
+                "scale": _scale(domain, [color_of[key] for key in order]),
+                "sort": list(domain),
+                "type": "nominal",
+            },
+            "order": {"field": "_order", "type": "quantitative"},
+            "x": _x_encoding(x, x_title),
+            "y": {"field": VALUE, "stack": "zero", "title": y_title, "type": "quantitative"},
+        },
+    }
+    rule = _hover_rule(datasets.add(tooltip_rows), x=x, x_title=x_title, values=values)
+    return _top_level([area, rule], data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)])
+
+
+def metric_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
+    """:func:`metric_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
+    return _to_altair(metric_chart_spec(long, **options))
+
+
+def validation_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
+    """:func:`validation_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
+    return _to_altair(validation_chart_spec(long, **options))
+
+
+def bar_chart(values: pl.DataFrame, **options: Any) -> alt.LayerChart:
+    """:func:`bar_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
+    return _to_altair(bar_chart_spec(values, **options))
+
+
+def stacked_area_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
+    """:func:`stacked_area_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
+    return _to_altair(stacked_area_chart_spec(long, **options))
 
 
 def sparkline_values(series: pl.Series, *, max_points: int = 60) -> list[float]:
@@ -427,7 +515,7 @@ def sparkline_values(series: pl.Series, *, max_points: int = 60) -> list[float]:
 # --- the line chart behind metric_chart and validation_chart ----------------------------------------
 
 
-def _line_chart(
+def _line_spec(
     long: pl.DataFrame,
     *,
     title: str,
@@ -450,68 +538,21 @@ def _line_chart(
     max_points: int,
     height: int,
     with_points: bool,
-) -> alt.LayerChart:
+    arrow: bool,
+) -> dict[str, Any]:
     _check_x(x)
     frame = _prepare(long, x=x, log_scale=log_scale)
     if frame.is_empty():
-        return _empty_chart(title=title, text=empty_text, height=height)
+        return _empty_spec(title=title, text=empty_text, height=height, arrow=arrow)
     smoothed = with_smoothed(frame, method=smoothing.method, weight=smoothing.weight, window=smoothing.window).filter(
         pl.col(VALUE).is_not_null()
     )
     points = downsample(smoothed, max_points=max_points, x=x)
     experiments = _ordered_experiments(points[EXPERIMENT].unique().to_list(), colors)
-    scale, label_of = _color_scale(experiments, colors, labels)
+    domain, color_range, label_of = _color_scale(experiments, colors, labels)
     points = points.with_columns(pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL))
     fmt = value_format or (".2%" if percent else None)
-    x_enc = _x_encoding(x, x_title)
-    y_scale = alt.Scale(type="log") if log_scale else alt.Scale(zero=False)
-    y_axis = alt.Axis(format=".0%") if percent else alt.Axis()
-    color = alt.Color(f"{LABEL}:N", scale=scale, sort=scale.domain, legend=alt.Legend(title=None, orient="bottom"))
-    legend = alt.selection_point(name=_LEGEND_PARAM, fields=[LABEL], bind="legend")
-    hover = _hover_param(x)
     faded = smoothing.enabled
-
-    def y_of(field: str) -> Any:
-        return alt.Y(f"{field}:Q", title=y_title, scale=y_scale, axis=y_axis)
-
-    # The legend selection sits on this first layer: Vega-Lite ignores a legend binding on later layers.
-    # The fading is the mark's strokeOpacity, not the opacity encoding, which the legend symbols copy.
-    raw_layer = (
-        alt.Chart()
-        .mark_line(
-            strokeWidth=1.2 if faded else 1.8,
-            strokeOpacity=_RAW_OPACITY if faded else 1.0,
-            point=with_points,
-        )
-        .encode(
-            x=x_enc,
-            y=y_of(VALUE),
-            color=color,
-            opacity=alt.when(legend).then(alt.value(1.0)).otherwise(alt.value(_DIMMED_OPACITY)),
-        )
-        .add_params(legend)
-    )
-    layers: list[Any] = [raw_layer]
-    shown = SMOOTHED if faded else VALUE
-    if faded:
-        layers.append(
-            alt.Chart()
-            .mark_line(strokeWidth=2)
-            .encode(
-                x=x_enc,
-                y=y_of(SMOOTHED),
-                color=color,
-                opacity=alt.when(legend).then(alt.value(1.0)).otherwise(alt.value(_DIMMED_OPACITY)),
-            )
-            .transform_filter(f"isValid(datum.{SMOOTHED})")
-        )
-    layers.append(
-        alt.Chart()
-        .mark_point(filled=True, size=45)
-        .encode(x=x_enc, y=y_of(shown), color=color)
-        .transform_filter(hover)
-        .transform_filter(f"isValid(datum.{shown})")
-    )
     tooltip_rows, tooltip = _hover_table(
         smoothed,
         grid=points[x],
@@ -524,28 +565,110 @@ def _line_chart(
         fmt=fmt,
         max_points=max_points,
     )
-    layers.append(_hover_rule(tooltip_rows, x=x, x_title=x_title, hover=hover, values=tooltip))
-    if reference is not None:
-        layers.extend(_reference_layers(reference, reference_label, y_title=y_title, fmt=fmt))
+    marker_rows = None
     if markers is not None:
-        marker_layer = _marker_layer(
-            markers,
-            long=frame,
-            label_of=label_of,
-            scale=scale,
-            x=x,
-            x_title=x_title,
-            y_title=y_title,
-            fmt=fmt,
-            marker_title=marker_title,
-            experiment_title=experiment_title,
-            log_scale=log_scale,
+        marker_rows = _marker_rows(markers, long=frame, label_of=label_of, x=x, log_scale=log_scale)
+
+    datasets = _Datasets(arrow=arrow)
+    main = datasets.add(points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, SMOOTHED))
+
+    def x_enc() -> dict[str, Any]:
+        return _x_encoding(x, x_title)
+
+    def y_enc(field: str) -> dict[str, Any]:
+        encoding: dict[str, Any] = {
+            "field": field,
+            "scale": {"type": "log"} if log_scale else {"zero": False},
+            "title": y_title,
+            "type": "quantitative",
+        }
+        if percent:
+            encoding["axis"] = {"format": ".0%"}
+        return encoding
+
+    def color() -> dict[str, Any]:
+        return {
+            "field": LABEL,
+            "legend": {"orient": "bottom", "title": None},
+            "scale": _scale(domain, color_range),
+            "sort": list(domain),
+            "type": "nominal",
+        }
+
+    def highlight() -> dict[str, Any]:
+        return {"condition": [{"param": _LEGEND_PARAM, "value": 1.0}], "value": _DIMMED_OPACITY}
+
+    # The legend selection sits on this first layer: Vega-Lite ignores a legend binding on later layers.
+    # The fading is the mark's strokeOpacity, not the opacity encoding, which the legend symbols copy.
+    layers: list[dict[str, Any]] = [
+        {
+            "mark": {
+                "type": "line",
+                "point": with_points,
+                "strokeOpacity": _RAW_OPACITY if faded else 1.0,
+                "strokeWidth": 1.2 if faded else 1.8,
+            },
+            "encoding": {"color": color(), "opacity": highlight(), "x": x_enc(), "y": y_enc(VALUE)},
+            "name": _LINES_VIEW,
+        }
+    ]
+    shown = SMOOTHED if faded else VALUE
+    if faded:
+        layers.append(
+            {
+                "mark": {"type": "line", "strokeWidth": 2},
+                "encoding": {"color": color(), "opacity": highlight(), "x": x_enc(), "y": y_enc(SMOOTHED)},
+                "transform": [{"filter": f"isValid(datum.{SMOOTHED})"}],
+            }
         )
-        if marker_layer is not None:
-            layers.append(marker_layer)
-    records = points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, SMOOTHED)
-    chart: alt.LayerChart = alt.LayerChart(layer=layers, data=_inline(records)).properties(title=title, height=height)
-    return chart
+    layers.append(
+        {
+            "mark": {"type": "point", "filled": True, "size": 45},
+            "encoding": {"color": color(), "x": x_enc(), "y": y_enc(shown)},
+            "transform": [
+                {"filter": {"param": _HOVER_PARAM, "empty": False}},
+                {"filter": f"isValid(datum.{shown})"},
+            ],
+        }
+    )
+    layers.append(_hover_rule(datasets.add(tooltip_rows), x=x, x_title=x_title, values=tooltip))
+    if reference is not None and math.isfinite(reference):
+        layers.extend(_reference_layers(reference, reference_label, y_title=y_title, fmt=fmt, datasets=datasets))
+    if marker_rows is not None:
+        layers.append(
+            {
+                "data": datasets.add(marker_rows),
+                "mark": {
+                    "type": "point",
+                    "filled": True,
+                    "opacity": 1.0,
+                    "shape": "triangle-down",
+                    "size": 110,
+                    "stroke": "#ffffff",
+                    "strokeWidth": 0.8,
+                },
+                "encoding": {
+                    "color": {"field": LABEL, "legend": None, "scale": _scale(domain, color_range), "type": "nominal"},
+                    "tooltip": [
+                        {"field": LABEL, "title": experiment_title, "type": "nominal"},
+                        {"field": x, "title": x_title or x, "type": "quantitative"},
+                        {"field": VALUE, "format": fmt or "", "title": y_title, "type": "quantitative"},
+                        {"field": "text", "title": marker_title, "type": "nominal"},
+                    ],
+                    "x": {"field": x, "type": "quantitative"},
+                    "y": {"field": VALUE, "type": "quantitative"},
+                },
+            }
+        )
+    legend = {
+        "name": _LEGEND_PARAM,
+        "select": {"type": "point", "fields": [LABEL]},
+        "bind": "legend",
+        "views": [_LINES_VIEW],
+    }
+    return _top_level(
+        layers, data=main, title=title, height=height, datasets=datasets, params=[legend, _hover_param(x)]
+    )
 
 
 def _hover_table(
@@ -597,36 +720,41 @@ def _hover_table(
 
 
 def _hover_rule(
-    rows: pl.DataFrame,
+    data: dict[str, str],
     *,
     x: str,
     x_title: str | None,
-    hover: Any,
     values: Sequence[tuple[str, str, str | None]],
-) -> Any:
+) -> dict[str, Any]:
     """A vertical rule per x, invisible until the pointer is nearest to it; its tooltip lists every series.
 
     Each value is shown through a text field computed in Vega (``t_<column>``), so a run with no point at
     that x reads "–" instead of "null". Only column names and formats enter the expressions; titles (which
     may come from configuration) stay plain tooltip titles.
     """
-    calculated = {
-        f"t_{column}": f"isValid(datum.{column}) ? {_format_expr(column, fmt)} : '–'" for column, _title, fmt in values
+    return {
+        "data": data,
+        "mark": {"type": "rule", "color": "#888888", "strokeWidth": 1},
+        "encoding": {
+            "opacity": {"condition": [{"param": _HOVER_PARAM, "value": 0.6, "empty": False}], "value": 0.0},
+            "tooltip": [{"field": x, "title": x_title or x, "type": "quantitative"}]
+            + [{"field": f"t_{column}", "title": title, "type": "nominal"} for column, title, _fmt in values],
+            "x": {"field": x, "type": "quantitative"},
+        },
+        "name": _HOVER_VIEW,
+        "transform": [
+            {"calculate": f"isValid(datum.{column}) ? {_format_expr(column, fmt)} : '–'", "as": f"t_{column}"}
+            for column, _title, fmt in values
+        ],
     }
-    tooltip = [alt.Tooltip(f"{x}:Q", title=x_title or x)] + [
-        alt.Tooltip(f"t_{column}:N", title=title) for column, title, _fmt in values
-    ]
-    return (
-        alt.Chart(_inline(rows))
-        .transform_calculate(**calculated)
-        .mark_rule(color="#888888", strokeWidth=1)
-        .encode(
-            x=alt.X(f"{x}:Q"),
-            opacity=alt.when(hover).then(alt.value(0.6)).otherwise(alt.value(0.0)),
-            tooltip=tooltip,
-        )
-        .add_params(hover)
-    )
+
+
+def _hover_param(x: str) -> dict[str, Any]:
+    return {
+        "name": _HOVER_PARAM,
+        "select": {"type": "point", "clear": "pointerout", "fields": [x], "nearest": True, "on": "pointerover"},
+        "views": [_HOVER_VIEW],
+    }
 
 
 def _format_expr(column: str, fmt: str | None) -> str:
@@ -635,37 +763,39 @@ def _format_expr(column: str, fmt: str | None) -> str:
     return f"toString(datum.{column})"
 
 
-def _reference_layers(reference: float, label: str | None, *, y_title: str, fmt: str | None) -> list[Any]:
-    tooltip = [alt.Tooltip("ref:Q", title=label or y_title, format=fmt or ",")]
-    rule = (
-        alt.Chart(_values([{"ref": reference}]))
-        .mark_rule(strokeDash=_REFERENCE_DASH, color="#666666", strokeWidth=1.5)
-        .encode(y=alt.datum(reference), tooltip=tooltip)
-    )
+def _reference_layers(
+    reference: float, label: str | None, *, y_title: str, fmt: str | None, datasets: _Datasets
+) -> list[dict[str, Any]]:
+    rule = {
+        "data": datasets.add(pl.DataFrame({"ref": [float(reference)]})),
+        "mark": {"type": "rule", "color": "#666666", "strokeDash": list(_REFERENCE_DASH), "strokeWidth": 1.5},
+        "encoding": {
+            "tooltip": [{"field": "ref", "format": fmt or ",", "title": label or y_title, "type": "quantitative"}],
+            "y": {"datum": reference},
+        },
+    }
     if not label:
         return [rule]
-    text = (
-        alt.Chart(_values([{"ref": reference, "text": label}]))
-        .mark_text(align="left", baseline="bottom", dx=4, dy=-3, color="#666666", fontSize=11)
-        .encode(x=alt.value(0), y=alt.datum(reference), text="text:N")
-    )
+    text = {
+        "data": datasets.add(pl.DataFrame({"ref": [float(reference)], "text": [label]})),
+        "mark": {
+            "type": "text",
+            "align": "left",
+            "baseline": "bottom",
+            "color": "#666666",
+            "dx": 4,
+            "dy": -3,
+            "fontSize": 11,
+        },
+        "encoding": {"text": {"field": "text", "type": "nominal"}, "x": {"value": 0}, "y": {"datum": reference}},
+    }
     return [rule, text]
 
 
-def _marker_layer(
-    markers: pl.DataFrame,
-    *,
-    long: pl.DataFrame,
-    label_of: Mapping[str, str],
-    scale: Any,
-    x: str,
-    x_title: str | None,
-    y_title: str,
-    fmt: str | None,
-    marker_title: str,
-    experiment_title: str,
-    log_scale: bool,
-) -> Any | None:
+def _marker_rows(
+    markers: pl.DataFrame, *, long: pl.DataFrame, label_of: Mapping[str, str], x: str, log_scale: bool
+) -> pl.DataFrame | None:
+    """The markers on charted experiments with a value (and known hours on the hours axis), labelled."""
     _require_columns(markers, [EXPERIMENT, STEP, VALUE, "text"], "markers")
     rows = markers.select(
         pl.col(EXPERIMENT).cast(pl.String),
@@ -682,31 +812,75 @@ def _marker_layer(
         )
     if rows.is_empty():
         return None
-    rows = rows.with_columns(pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL))
-    tooltip = [
-        alt.Tooltip(f"{LABEL}:N", title=experiment_title),
-        alt.Tooltip(f"{x}:Q", title=x_title or x),
-        alt.Tooltip(f"{VALUE}:Q", title=y_title, format=fmt or ""),
-        alt.Tooltip("text:N", title=marker_title),
-    ]
-    return (
-        alt.Chart(_inline(rows))
-        .mark_point(shape="triangle-down", filled=True, size=110, opacity=1.0, stroke="#ffffff", strokeWidth=0.8)
-        .encode(
-            x=alt.X(f"{x}:Q"),
-            y=alt.Y(f"{VALUE}:Q"),
-            color=alt.Color(f"{LABEL}:N", scale=scale, legend=None),
-            tooltip=tooltip,
-        )
-    )
+    return rows.with_columns(pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL))
 
 
 # --- shared pieces -----------------------------------------------------------------------------------
 
 
-def _empty_chart(*, title: str, text: str, height: int) -> alt.LayerChart:
-    layer = alt.Chart(_values([{"text": text}])).mark_text(fontSize=14, color="#888888").encode(text="text:N")
-    chart: alt.LayerChart = alt.LayerChart(layer=[layer]).properties(title=title, height=height)
+class _Datasets:
+    """The named datasets of one spec. A name is a digest of the rows, so a chart whose data changed gets a
+    new spec text (the browser redraws it) and unchanged data keeps its name."""
+
+    def __init__(self, *, arrow: bool) -> None:
+        self._arrow = arrow
+        self.named: dict[str, Any] = {}
+
+    def add(self, frame: pl.DataFrame) -> dict[str, str]:
+        """Register ``frame`` (non-finite floats become null); returns the ``data`` reference to it."""
+        frame = _inline(frame)
+        buffer = io.BytesIO()
+        # The oldest compatibility level writes plain (large) strings, which Streamlit's Arrow reader takes.
+        frame.write_ipc_stream(buffer, compat_level=pl.CompatLevel.oldest())
+        data = buffer.getvalue()
+        name = "data-" + hashlib.blake2b(data, digest_size=12).hexdigest()
+        if name not in self.named:
+            self.named[name] = data if self._arrow else frame.to_dicts()
+        return {"name": name}
+
+
+def _top_level(
+    layers: list[dict[str, Any]],
+    *,
+    data: dict[str, str],
+    title: str,
+    height: int,
+    datasets: _Datasets,
+    params: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        # Altair's default view size: the spec draws at a sensible size outside Streamlit too.
+        "config": {"view": {"continuousWidth": 300, "continuousHeight": 300}},
+        "layer": layers,
+        "data": data,
+        "height": height,
+    }
+    if params:
+        spec["params"] = params
+    spec["title"] = title
+    spec["$schema"] = SCHEMA_URL
+    spec["datasets"] = datasets.named
+    return spec
+
+
+def _empty_spec(*, title: str, text: str, height: int, arrow: bool) -> dict[str, Any]:
+    datasets = _Datasets(arrow=arrow)
+    layer = {
+        "mark": {"type": "text", "color": "#888888", "fontSize": 14},
+        "encoding": {"text": {"field": "text", "type": "nominal"}},
+    }
+    data = datasets.add(pl.DataFrame({"text": [text]}, schema={"text": pl.String}))
+    return _top_level([layer], data=data, title=title, height=height, datasets=datasets)
+
+
+def _to_altair(spec: dict[str, Any]) -> alt.LayerChart:
+    """The spec as an Altair chart (``to_dict()`` gives the spec back)."""
+    import altair as alt
+
+    structure = {key: value for key, value in spec.items() if key != "datasets"}
+    chart: alt.LayerChart = alt.LayerChart.from_dict(structure, validate=False)
+    # Set after from_dict, which would otherwise wrap every row in a schema object.
+    chart.datasets = spec["datasets"]
     return chart
 
 
@@ -725,18 +899,10 @@ def _finite_or_null(expr: pl.Expr) -> pl.Expr:
 
 
 def _inline(frame: pl.DataFrame) -> pl.DataFrame:
-    """Chart data: the frame itself with non-finite floats as null (strict JSON has no NaN or inf).
-
-    A frame, not a list of dicts: Streamlit ships it as Arrow, and Altair neither deep-copies nor
-    validates it row by row (with 40k rows as dicts, building and serialising a chart took ~1 s).
-    """
+    """Chart data: the frame with non-finite floats as null (strict JSON has no NaN or inf)."""
     return frame.with_columns(
         _finite_or_null(pl.col(name)).alias(name) for name, dtype in frame.schema.items() if dtype.is_float()
     )
-
-
-def _values(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"values": rows}
 
 
 def _ordered_experiments(present: Sequence[str], colors: Mapping[str, str]) -> list[str]:
@@ -747,14 +913,18 @@ def _ordered_experiments(present: Sequence[str], colors: Mapping[str, str]) -> l
 
 def _color_scale(
     experiments: Sequence[str], colors: Mapping[str, str], labels: Mapping[str, str]
-) -> tuple[Any, dict[str, str]]:
-    """A colour scale whose domain is the labels in a fixed order, and experiment id -> label."""
+) -> tuple[list[str], list[str], dict[str, str]]:
+    """(labels in a fixed order = the colour domain, their colours, experiment id -> label)."""
     ordered = _ordered_experiments(list(experiments), colors)
     label_of = _unique_labels({experiment: labels.get(experiment, experiment) for experiment in ordered})
     spare = iter(DEFAULT_PALETTE * (len(ordered) // len(DEFAULT_PALETTE) + 1))
     color_range = [colors.get(experiment) or next(spare) for experiment in ordered]
-    scale = alt.Scale(domain=[label_of[experiment] for experiment in ordered], range=color_range)
-    return scale, label_of
+    return [label_of[experiment] for experiment in ordered], color_range, label_of
+
+
+def _scale(domain: Sequence[str], color_range: Sequence[str]) -> dict[str, Any]:
+    # A fresh dict per use: no two places of a spec share a mutable object.
+    return {"domain": list(domain), "range": list(color_range)}
 
 
 def _unique_labels(label_of: Mapping[str, str]) -> dict[str, str]:
@@ -765,15 +935,9 @@ def _unique_labels(label_of: Mapping[str, str]) -> dict[str, str]:
     return {key: label if counts[label] == 1 else f"{label} ({key})" for key, label in label_of.items()}
 
 
-def _x_encoding(x: str, x_title: str | None) -> Any:
-    axis = alt.Axis(format="d", tickMinStep=1) if x == STEP else alt.Axis(format=",.1f")
-    return alt.X(f"{x}:Q", title=x_title or x, axis=axis, scale=alt.Scale(nice=False))
-
-
-def _hover_param(x: str) -> Any:
-    return alt.selection_point(
-        name=_HOVER_PARAM, fields=[x], nearest=True, on="pointerover", clear="pointerout", empty=False
-    )
+def _x_encoding(x: str, x_title: str | None) -> dict[str, Any]:
+    axis = {"format": "d", "tickMinStep": 1} if x == STEP else {"format": ",.1f"}
+    return {"axis": axis, "field": x, "scale": {"nice": False}, "title": x_title or x, "type": "quantitative"}
 
 
 def _check_x(x: str) -> None:

@@ -967,8 +967,9 @@ def live_fragment(body: Callable[[], None], app: AppState, *, key: str) -> None:
 class _SpecMemo:
     """Finished Vega-Lite specs, keyed on what they are drawn from (view serials, metric, choices, language).
 
-    Building a chart with Altair costs far more than drawing it; a spec depends only on its key, so every
-    session showing the same chart shares one build. Bounded; the oldest entries go first.
+    A spec depends only on its key, so every session showing the same chart shares one build (and a
+    session coming back to an earlier choice gets it at once). The specs are read only: Streamlit copies
+    the top level before taking the datasets out. Bounded; the oldest entries go first.
     """
 
     def __init__(self, size: int = 512) -> None:
@@ -997,11 +998,20 @@ def _spec_memo() -> _SpecMemo:
 
 def _to_spec(chart: Any, *, legend_columns: int) -> dict[str, Any]:
     """The chart as a Vega-Lite dict; the legend wraps into rows so every experiment stays visible in a
-    narrow chart. rlmon's builders produce valid specs (their tests check them), so Altair's JSON-schema
-    validation - the slowest part of drawing - is skipped."""
-    spec: dict[str, Any] = chart.to_dict(validate=False)
+    narrow chart.
+
+    ``chart`` is a spec from :mod:`rlmon.charts` (a fresh dict, changed in place) or an Altair chart, whose
+    JSON-schema validation - the slowest part of turning it into a dict - is skipped: rlmon's builders
+    produce valid specs (their tests validate them).
+    """
+    if isinstance(chart, dict):
+        spec: dict[str, Any] = chart
+    else:
+        from altair.utils.schemapi import debug_mode
+
+        with debug_mode(False):
+            spec = chart.to_dict(validate=False)
     config = spec.setdefault("config", {})
-    # Set on the dict: Altair's configure_legend() would deep-copy the whole chart first.
     config["legend"] = {
         **config.get("legend", {}),
         "columns": legend_columns,
@@ -1010,19 +1020,16 @@ def _to_spec(chart: Any, *, legend_columns: int) -> dict[str, Any]:
         "labelFontSize": 11,
     }
     view = config.get("view")
-    if isinstance(view, dict):  # Altair's default theme fixes a 300x300 view; Streamlit sizes the chart
+    if isinstance(view, dict):  # Altair's default view is 300x300; Streamlit sizes the chart itself
         view.pop("continuousWidth", None)
         view.pop("continuousHeight", None)
     return spec
 
 
 def build_spec(build: Callable[[], Any], *, legend_columns: int = 3) -> dict[str, Any]:
-    """Build an Altair chart and turn it into a Vega-Lite dict, with Altair's debug mode (a JSON-schema
-    validation of every object as it is created, most of the building time) switched off meanwhile."""
-    from altair.utils.schemapi import debug_mode
-
-    with debug_mode(False):
-        return _to_spec(build(), legend_columns=legend_columns)
+    """The Vega-Lite dict of what ``build()`` returns: a spec from an ``rlmon.charts.*_spec`` function
+    (best with ``arrow=True``: Streamlit ships Arrow datasets as they are) or an Altair chart."""
+    return _to_spec(build(), legend_columns=legend_columns)
 
 
 def views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
@@ -1034,7 +1041,7 @@ _BUILDERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlmon-chart")
 
 
 def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]], *, legend_columns: int = 3) -> None:
-    """Build the specs of several charts at once (polars work in the builders runs in parallel), so the
+    """Build the specs of several charts at once (the polars work of the builders runs in parallel), so the
     :func:`show_chart` calls that follow find them in the memo. A failing build is left for show_chart to
     report in its place."""
     memo = _spec_memo()
@@ -1044,8 +1051,8 @@ def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]], *
 
 
 def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, legend_columns: int = 3) -> None:
-    """Draw the chart ``build()`` returns across its column. With a ``key``, the finished spec is shared by
-    every session asking for the same key (see :class:`_SpecMemo`)."""
+    """Draw the chart ``build()`` returns (see :func:`build_spec`) across its column. With a ``key``, the
+    finished spec is shared by every session asking for the same key (see :class:`_SpecMemo`)."""
     if key is None:
         spec = build_spec(build, legend_columns=legend_columns)
     else:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -11,11 +16,16 @@ import pytest
 
 from rlmon.charts import (
     DEFAULT_PALETTE,
+    SCHEMA_URL,
     bar_chart,
+    bar_chart_spec,
     metric_chart,
+    metric_chart_spec,
     sparkline_values,
     stacked_area_chart,
+    stacked_area_chart_spec,
     validation_chart,
+    validation_chart_spec,
 )
 from rlmon.errors import SettingError
 from rlmon.schema import LONG_SCHEMA
@@ -452,6 +462,132 @@ def test_stacked_area_on_hours() -> None:
     assert all(row["hours"] is not None for row in main_rows(spec))
 
 
+# --- spec functions and their Altair charts -------------------------------------------------------
+
+
+def spec_cases() -> list[tuple[str, Callable[..., Any], Callable[..., Any], pl.DataFrame, dict[str, Any]]]:
+    markers = pl.DataFrame({"experiment": ["e1"], "step": [2], "value": [2.0], "text": ["spike"]})
+    lines = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [2.0, 1.0]})
+    common = {"title": "T", "y_title": "Y", "colors": COLORS, "labels": LABELS}
+    return [
+        (
+            "metric, everything on",
+            metric_chart,
+            metric_chart_spec,
+            lines,
+            {
+                **common,
+                "smoothing": Smoothing("ema", weight=0.5),
+                "reference": 3.0,
+                "reference_label": "cap",
+                "markers": markers,
+                "percent": True,
+                "x": "hours",
+                "x_title": "h",
+            },
+        ),
+        ("metric, log", metric_chart, metric_chart_spec, lines, {**common, "log_scale": True, "reference": 2.0}),
+        ("validation", validation_chart, validation_chart_spec, lines, common),
+        (
+            "bar",
+            bar_chart,
+            bar_chart_spec,
+            pl.DataFrame({"experiment": ["e2", "e1"], "value": [3.0, 4.5]}),
+            common,
+        ),
+        ("stacked", stacked_area_chart, stacked_area_chart_spec, timing_frame(30), {"title": "T", "y_title": "s"}),
+        ("empty", metric_chart, metric_chart_spec, pl.DataFrame(schema=LONG_SCHEMA), common),
+    ]
+
+
+@pytest.mark.parametrize("case", spec_cases(), ids=lambda case: case[0])
+def test_spec_function_equals_its_altair_chart(case: Any) -> None:
+    _name, chart_of, spec_of_frame, frame, options = case
+    spec = spec_of_frame(frame, **options)
+    # to_dict() validates against Altair's Vega-Lite schema: the hand-written spec is valid Vega-Lite
+    assert chart_of(frame, **options).to_dict(validate=True) == spec
+    assert spec["$schema"] == SCHEMA_URL
+    json.dumps(spec, allow_nan=False)
+
+
+def test_schema_url_is_altairs() -> None:
+    import altair as alt
+
+    assert SCHEMA_URL == alt.SCHEMA_URL
+
+
+@pytest.mark.parametrize("case", spec_cases(), ids=lambda case: case[0])
+def test_arrow_datasets_hold_the_json_rows(case: Any) -> None:
+    import pyarrow as pa
+
+    _name, _chart_of, spec_of_frame, frame, options = case
+    as_json = spec_of_frame(frame, **options)
+    as_arrow = spec_of_frame(frame, **options, arrow=True)
+    assert {key: value for key, value in as_arrow.items() if key != "datasets"} == {
+        key: value for key, value in as_json.items() if key != "datasets"
+    }
+    assert as_arrow["datasets"].keys() == as_json["datasets"].keys()
+    for name, data in as_arrow["datasets"].items():
+        assert isinstance(data, bytes)
+        table = pa.ipc.open_stream(io.BytesIO(data)).read_all()
+        # plain Arrow types only (Streamlit's browser side reads no string views)
+        assert not any("view" in str(field.type) for field in table.schema)
+        assert table.to_pylist() == as_json["datasets"][name]
+
+
+def test_dataset_names_follow_the_data() -> None:
+    long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [4.0, 5.0, 7.0]})
+    options: dict[str, Any] = {"title": "T", "y_title": "Y", "colors": COLORS, "labels": LABELS}
+    first = metric_chart_spec(long, **options, smoothing=Smoothing("ema", weight=0.5))
+    again = metric_chart_spec(long, **options, smoothing=Smoothing("ema", weight=0.5))
+    assert json.dumps(first) == json.dumps(again)
+    other = metric_chart_spec(long, **options, smoothing=Smoothing("ema", weight=0.6))
+    # new values, new names: the spec text changes, so the browser redraws the chart
+    assert other["data"]["name"] != first["data"]["name"]
+    assert hover_rule(other)["data"]["name"] != hover_rule(first)["data"]["name"]
+    assert set(other["datasets"]).isdisjoint(first["datasets"])
+
+
+def test_two_specs_share_no_mutable_part() -> None:
+    long = long_frame({"e1": [1.0, 2.0]})
+    spec = metric_chart_spec(long, title="T", y_title="Y", colors=COLORS, labels=LABELS)
+    spec["layer"][0]["encoding"]["color"]["scale"]["domain"].append("x")
+    spec["config"]["view"].clear()
+    fresh = metric_chart_spec(long, title="T", y_title="Y", colors=COLORS, labels=LABELS)
+    assert fresh["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["E1 · GRPO"]
+    assert fresh["config"]["view"] == {"continuousWidth": 300, "continuousHeight": 300}
+    # within one spec too: the layers' colour scales are separate objects
+    assert fresh["layer"][1]["encoding"]["color"]["scale"] is not fresh["layer"][0]["encoding"]["color"]["scale"]
+
+
+def test_labels_and_titles_never_enter_vega_expressions() -> None:
+    # Labels come from rlmon.toml or log folder names: they must stay data and titles, never code.
+    labels = {"e1": "a' + alert(1) + '", "e2": "<b>bold</b>"}
+    long = long_frame({"e1": [1.0, 2.0], "e2": [3.0, 4.0]})
+    spec = metric_chart_spec(
+        long, title="x", y_title="y", colors=COLORS, labels=labels, smoothing=Smoothing("ema"), raw_suffix="'"
+    )
+    expressions = [json.dumps(step) for layer in spec["layer"] for step in layer.get("transform", [])]
+    assert expressions
+    assert not [text for text in expressions if "alert" in text or "<b>" in text]
+    titles = [item["title"] for item in hover_rule(spec)["encoding"]["tooltip"]]
+    assert titles[1:3] == ["a' + alert(1) + '", "a' + alert(1) + ''"]
+
+
+def test_spec_functions_do_not_import_altair() -> None:
+    # Importing Altair and building its objects is what made every widget change slow.
+    code = (
+        "import sys, polars as pl\n"
+        "from rlmon.charts import metric_chart_spec\n"
+        "long = pl.DataFrame({'experiment': ['a'], 'step': [1], 'hours': [0.1], 'metric': ['m'], 'value': [1.0]})\n"
+        "metric_chart_spec(long, title='t', y_title='y', colors={}, labels={}, arrow=True)\n"
+        "assert 'altair' not in sys.modules, 'altair imported'\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
 # --- sparkline_values --------------------------------------------------------------------------------
 
 
@@ -480,7 +616,7 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
         import polars as pl
         import streamlit as st
 
-        from rlmon.charts import bar_chart, metric_chart
+        from rlmon.charts import bar_chart, metric_chart, metric_chart_spec
         from rlmon.smoothing import Smoothing
 
         n = 4_000
@@ -506,10 +642,23 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
         st.altair_chart(chart, key="test_metric")
         hours = pl.DataFrame({"experiment": ["a", "b"], "value": [1.0, 2.0]})
         st.altair_chart(bar_chart(hours, title="b", y_title="h", colors={}, labels={}), key="test_bars")
+        # what the app draws: the spec with Arrow datasets, shipped as they are
+        spec = metric_chart_spec(long, title="s", y_title="y", colors={}, labels={}, max_points=3_000, arrow=True)
+        st.session_state["arrow_names"] = sorted(spec["datasets"])
+        st.vega_lite_chart(spec=spec, width="stretch")
 
     at = AppTest.from_function(app, default_timeout=60).run()
     assert not at.exception
     charts = at.get("vega_lite_chart")
-    assert len(charts) == 2
+    assert len(charts) == 3
     spec = json.loads(charts[0].proto.spec)
     assert [param["name"] for param in spec["params"]] == ["legend", "hover"]
+    shipped = charts[2].proto
+    assert sorted(named.name for named in shipped.datasets) == at.session_state["arrow_names"]
+    main_name = json.loads(shipped.spec)["data"]["name"]
+    (main,) = [named.data.data for named in shipped.datasets if named.name == main_name]
+    main_frame = pl.read_ipc_stream(main)
+    per_run = main_frame.group_by("experiment").agg(pl.len(), pl.col("step").max()).sort("experiment")
+    assert per_run["experiment"].to_list() == ["a", "b"]
+    assert all(2_000 < count <= 3_000 for count in per_run["len"])  # beyond Altair's 5,000 rows in all
+    assert per_run["step"].to_list() == [4_000, 4_000]
