@@ -5,9 +5,10 @@
 
 1. First load on the demo root from a cold cache: a fresh process (Streamlit already imported, as in a
    running server), an empty cache folder, the first run of the overview. Target <= 3 s.
-2. A widget change on the demo root (smoothing EMA -> moving average): one rerun. Target <= 300 ms.
+2. A widget change on the demo root (smoothing EMA <-> moving average): one rerun, on the overview and on an
+   experiment's page (17 charts, the explorer's included). Target <= 300 ms.
 3. A widget change on a generated root of 20 experiments x 2,000 steps x 150 keys, after the logs were read
-   once. Target <= 1 s.
+   once: the overview (20 lines per chart) and an experiment's page (35 charts). Target <= 1 s.
 
 Times are the script's own run time (``streamlit_app.py`` records it in session state), without AppTest's
 overhead. AppTest reruns the whole script on a widget change; in the browser a widget inside the page's
@@ -35,6 +36,8 @@ APP = str(ROOT / "streamlit_app.py")
 KEYS = 150
 STEPS = 2000
 EXPERIMENTS = 20
+DEMO_EXPERIMENT = "4b/e2_dapo_4b"
+BIG_EXPERIMENT = "e1_grpo_big"
 
 _FIRST_LOAD = """
 import os, sys, time
@@ -58,9 +61,11 @@ def first_load(log_root: Path, cache_dir: Path) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
-def widget_change(log_root: Path, cache_dir: Path, *, repeats: int) -> tuple[float, float, float, int]:
+def widget_change(
+    log_root: Path, cache_dir: Path, *, repeats: int, experiment: str | None = None
+) -> tuple[float, float, float, int]:
     """(median fragment seconds, worst fragment seconds, median whole-script seconds, most points in one chart
-    line) for a smoothing change after a warm run."""
+    line) for a smoothing change after a warm run: on the overview, or on the page of ``experiment``."""
     os.environ["RLMON_LOG_ROOT"] = str(log_root)
     os.environ["RLMON_CACHE_DIR"] = str(cache_dir)
     # A benchmark harness around the app, not library code: the streamlit ban does not apply.
@@ -69,17 +74,24 @@ def widget_change(log_root: Path, cache_dir: Path, *, repeats: int) -> tuple[flo
     at = AppTest.from_file(APP, default_timeout=600)
     at.run()
     assert not at.exception, [item.value for item in at.exception]
+    prefix = "overview"
+    if experiment is not None:
+        prefix = "experiment"
+        at.switch_page("pages/experiment.py")
+        at.query_params["id"] = experiment
+        at.run()
+        assert not at.exception, [item.value for item in at.exception]
     at.run()  # warm: every log read, every view built
     times = []
     scripts = []
     for index in range(repeats):
         # A value not seen before each time, so no chart comes from the shared spec memo.
         if index % 2 == 0:
-            at.session_state["overview_smoothing"] = "ma"
-            at.session_state["overview_window"] = 3 + index
+            at.session_state[f"{prefix}_smoothing"] = "ma"
+            at.session_state[f"{prefix}_window"] = 3 + index
         else:
-            at.session_state["overview_smoothing"] = "ema"
-            at.session_state["overview_weight"] = round(0.5 + 0.01 * index, 2)
+            at.session_state[f"{prefix}_smoothing"] = "ema"
+            at.session_state[f"{prefix}_weight"] = round(0.5 + 0.01 * index, 2)
         at.run()
         assert not at.exception, [item.value for item in at.exception]
         # The script's own times, without AppTest's: the page fragment (what the browser's widget change
@@ -204,6 +216,18 @@ def main() -> None:
             f"demo root, smoothing change: median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
             f"(target <= 300 ms); whole script {script * 1000:.0f} ms"
         )
+        median, worst, script, points = widget_change(
+            demo, base / "cache-demo", repeats=args.repeats, experiment=DEMO_EXPERIMENT
+        )
+        results |= {
+            "demo_experiment_widget_median_s": median,
+            "demo_experiment_widget_worst_s": worst,
+            "demo_experiment_max_points": points,
+        }
+        print(
+            f"demo root, experiment page, smoothing change: median {median * 1000:.0f} ms, "
+            f"worst {worst * 1000:.0f} ms (target <= 300 ms); whole script {script * 1000:.0f} ms"
+        )
         if not args.quick:
             big = base / "big"
             start = time.perf_counter()
@@ -224,6 +248,19 @@ def main() -> None:
                 f"generated root, smoothing change: median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
                 f"(target <= 1 s); whole script {script * 1000:.0f} ms; most points in one line: {points} "
                 "(limit 2000)"
+            )
+            median, worst, script, points = widget_change(
+                big, base / "cache-big", repeats=args.repeats, experiment=BIG_EXPERIMENT
+            )
+            results |= {
+                "big_experiment_widget_median_s": median,
+                "big_experiment_widget_worst_s": worst,
+                "big_experiment_max_points": points,
+            }
+            print(
+                f"generated root, experiment page, smoothing change: median {median * 1000:.0f} ms, "
+                f"worst {worst * 1000:.0f} ms (target <= 1 s); whole script {script * 1000:.0f} ms; "
+                f"most points in one line: {points} (limit 2000)"
             )
     print(json.dumps(results))
 
