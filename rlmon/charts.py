@@ -686,37 +686,64 @@ def _hover_table(
 ) -> tuple[pl.DataFrame, list[tuple[str, str, str | None]]]:
     """One row per x with every experiment's value there (nearest logged point within the run's range).
 
-    Also returns the tooltip entries: (column, title, d3 format or None for full precision).
+    Columns: ``x``, then per experiment ``i`` (in ``experiments`` order) ``r<i>`` (the value) and, with
+    smoothing on, ``s<i>`` (the smoothed value). Also returns the tooltip entries: (column, title, d3 format
+    or None for full precision).
     """
     xs = grid.unique().sort()
     if xs.len() > max_points:
         # Evenly spaced grid positions, always including the last x.
         picks = pl.int_range(0, max_points, eager=True) * (xs.len() - 1) // (max_points - 1)
         xs = xs.gather(picks.unique().sort())
-    table = pl.DataFrame({x: xs})
+    index_of = {experiment: i for i, experiment in enumerate(experiments)}
+    runs = (
+        smoothed.filter(pl.col(EXPERIMENT).is_in(list(experiments)))
+        .select(
+            pl.col(EXPERIMENT).replace_strict(index_of, return_dtype=pl.Int64).alias("_i"),
+            *[pl.col(name) for name in dict.fromkeys([x, STEP])],
+            pl.col(VALUE).alias("r"),
+            pl.col(SMOOTHED).alias("s"),
+        )
+        # Sorted within each experiment, as the as-of join needs. Of points sharing an x (hours that did not
+        # advance) the join takes the last one: the later step.
+        .sort("_i", x, STEP)
+        .select("_i", x, "r", "s")
+    )
+    bounds = runs.group_by("_i").agg(pl.col(x).min().alias("_lo"), pl.col(x).max().alias("_hi"))
+    # Every (x, experiment) pair at once (in x order: xs is sorted), one as-of join grouped by experiment,
+    # then one row per x.
+    pairs = pl.DataFrame({x: xs}).join(
+        pl.DataFrame({"_i": list(range(len(experiments)))}, schema={"_i": pl.Int64}), how="cross"
+    )
+    inside = pl.col(x).is_between(pl.col("_lo"), pl.col("_hi"))
+    cells = (
+        pairs.join_asof(runs, on=x, by="_i", strategy="nearest", check_sortedness=False)
+        .join(bounds, on="_i", how="left")
+        .select(
+            pl.col(x),
+            pl.col("_i"),
+            pl.when(inside).then(pl.col("r")).alias("r"),
+            pl.when(inside).then(pl.col("s")).alias("s"),
+        )
+    )
+    wide = cells.pivot(on="_i", index=x, values=["r", "s"], maintain_order=True).sort(x)
+
+    def column(name: str, i: int) -> pl.Expr:
+        found = f"{name}_{i}"  # the pivot's name; absent only when the grid is empty
+        return (pl.col(found) if found in wide.columns else pl.lit(None, dtype=pl.Float64)).alias(f"{name}{i}")
+
+    columns: list[pl.Expr] = [pl.col(x)]
     tooltip: list[tuple[str, str, str | None]] = []
     for i, experiment in enumerate(experiments):
-        run = (
-            smoothed.filter(pl.col(EXPERIMENT) == experiment)
-            .select(pl.col(x), pl.col(VALUE).alias(f"r{i}"), pl.col(SMOOTHED).alias(f"s{i}"))
-            .sort(x)
-        )
-        lo, hi = run[x].min(), run[x].max()
-        joined = table.join_asof(run, on=x, strategy="nearest")
-        inside = pl.col(x).is_between(lo, hi)
-        table = joined.with_columns(
-            pl.when(inside).then(pl.col(f"r{i}")).alias(f"r{i}"),
-            pl.when(inside).then(pl.col(f"s{i}")).alias(f"s{i}"),
-        )
         label = label_of[experiment]
+        columns.append(column("r", i))
         if smoothing_on:
+            columns.append(column("s", i))
             tooltip.append((f"s{i}", label, fmt))
             tooltip.append((f"r{i}", f"{label}{raw_suffix}", fmt))
         else:
             tooltip.append((f"r{i}", label, fmt))
-    if not smoothing_on:
-        table = table.drop([f"s{i}" for i in range(len(experiments))])
-    return table, tooltip
+    return wide.select(columns), tooltip
 
 
 def _hover_rule(

@@ -216,6 +216,20 @@ def test_hover_on_hours_uses_the_nearest_point_of_each_run() -> None:
     assert spec["layer"][0]["encoding"]["x"]["field"] == "hours"
 
 
+def test_hover_on_hours_shows_the_later_step_where_hours_stood_still() -> None:
+    # steps 1 and 2 share 1.0 h (the clock did not advance): the tooltip at 1.0 h shows step 2's value
+    long = pl.DataFrame(
+        [("e1", 1, 1.0, "m", 1.0), ("e1", 2, 1.0, "m", 5.0), ("e1", 3, 2.0, "m", 3.0), ("e2", 1, 1.5, "m", 7.0)],
+        schema=LONG_SCHEMA,
+        orient="row",
+    )
+    spec = simple_chart(long, x="hours")
+    rows = {row["hours"]: row for row in rows_of(spec, hover_rule(spec))}
+    assert rows[1.0]["r0"] == 5.0 and rows[1.0]["r1"] is None
+    assert rows[1.5]["r1"] == 7.0
+    assert rows[2.0]["r0"] == 3.0 and rows[2.0]["r1"] is None
+
+
 def test_hours_axis_leaves_out_steps_with_unknown_hours() -> None:
     long = long_frame({"e1": [1.0, 2.0, 3.0]}).with_columns(
         pl.when(pl.col("step") == 1).then(None).otherwise(pl.col("hours")).alias("hours")
