@@ -470,22 +470,22 @@ def stacked_area_chart_spec(
 
 def metric_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
     """:func:`metric_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
-    return _to_altair(metric_chart_spec(long, **options))
+    return _to_altair(metric_chart_spec(long, **options, arrow=False))
 
 
 def validation_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
     """:func:`validation_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
-    return _to_altair(validation_chart_spec(long, **options))
+    return _to_altair(validation_chart_spec(long, **options, arrow=False))
 
 
 def bar_chart(values: pl.DataFrame, **options: Any) -> alt.LayerChart:
     """:func:`bar_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
-    return _to_altair(bar_chart_spec(values, **options))
+    return _to_altair(bar_chart_spec(values, **options, arrow=False))
 
 
 def stacked_area_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
     """:func:`stacked_area_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
-    return _to_altair(stacked_area_chart_spec(long, **options))
+    return _to_altair(stacked_area_chart_spec(long, **options, arrow=False))
 
 
 def sparkline_values(series: pl.Series, *, max_points: int = 60) -> list[float]:
