@@ -14,6 +14,7 @@ import streamlit as st
 
 from rlmon import charts, i18n, ui
 from rlmon.experiment import SETTING_GROUPS, settings_diff
+from rlmon.insights import KINDS
 from rlmon.metrics import VALIDATION_PREFIX
 from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.smoothing import Smoothing
@@ -128,6 +129,11 @@ def header(views: Sequence[ui.ExperimentView]) -> None:
     )
 
 
+def kind_name(kind: str) -> str:
+    """A signal kind as the reader's language names it (``validation_drop`` -> "validation drop" / "验证回落")."""
+    return KINDS.get(kind, {}).get(lang, kind)
+
+
 def summary_and_signals(views: Sequence[ui.ExperimentView], insights: ui.Insights) -> None:
     with st.container(border=True):
         st.markdown(f"#### {i18n.t('summary_title', lang)}")
@@ -155,7 +161,7 @@ def summary_and_signals(views: Sequence[ui.ExperimentView], insights: ui.Insight
                     "severity": i18n.t("severity_" + severity, lang)
                     if f"severity_{severity}" in i18n.MESSAGES
                     else severity,
-                    "kind": str(getattr(signal, "kind", "")),
+                    "kind": kind_name(str(getattr(signal, "kind", ""))),
                     "step": where,
                     "message": ui.signal_text(signal, lang),
                     "page": app.slugs.get(experiment, ""),

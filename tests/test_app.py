@@ -154,6 +154,23 @@ def test_experiments_table(app_env: Path) -> None:
     assert len(table["spark"][0]) > 10
 
 
+def test_signals_table_names_kinds_in_the_reader_language(app_env: Path) -> None:
+    # demo 4B: E1's aime24 drop at 150, E2's grad_norm spikes at 43 and 59 and its rising entropy (seed page)
+    at = run_app()
+    signals = next(item for item in at.dataframe if "kind" in item.value.columns).value
+    rows = sorted(zip(signals["experiment"], signals["kind"], signals["step"], strict=True))
+    assert rows == [
+        ("E1 · GRPO", "validation drop", "150"),
+        ("E2 · DAPO", "entropy rising", "1–150"),
+        ("E2 · DAPO", "spike", "43"),
+        ("E2 · DAPO", "spike", "59"),
+    ]
+    at.session_state["app_lang"] = "zh"
+    at.run()
+    signals = next(item for item in at.dataframe if "kind" in item.value.columns).value
+    assert sorted(signals["kind"]) == sorted(["验证回落", "熵持续走高", "尖峰", "尖峰"])
+
+
 def test_url_selects_experiments(app_env: Path) -> None:
     at = run_app({"exp": ["4b/e2_dapo_4b", "4b/e3_drgrpo_4b"]})
     assert not at.exception
