@@ -314,12 +314,15 @@ def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: fl
 
 
 class _ViewMemo:
-    """Experiment id -> (identity, view): rebuilt only when a file of the experiment changes (or each minute,
-    so a quiet run can turn 'stalled'). Holds one view per experiment, not one per version."""
+    """Experiment id -> (identity, minute, view): rebuilt only when a file of the experiment changes, or - for
+    a run whose status depends on the clock (running, stalled, not started) - each minute, so a quiet run can
+    turn 'stalled'. A finished or crashed run stays as it is. Holds one view per experiment, not per version."""
+
+    _CLOCK_STATUSES = frozenset({"running", "stalled", "not started"})
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._views: dict[tuple[str, str], tuple[tuple[Any, ...], ExperimentView]] = {}
+        self._views: dict[tuple[str, str], tuple[tuple[Any, ...], int, ExperimentView]] = {}
 
     def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
         key = (str(ref.root), ref.id)
@@ -327,17 +330,19 @@ class _ViewMemo:
             str(ref.path),
             tuple((str(item.path), item.size, item.mtime) for item in ref.files),
             ref.overrides,
-            int(now // 60),
             settings.stall_factor,
             settings.stall_min_s,
         )
+        minute = int(now // 60)
         with self._lock:
             known = self._views.get(key)
         if known is not None and known[0] == identity:
-            return known[1]
+            old_minute, view = known[1], known[2]
+            if old_minute == minute or view.experiment.status not in self._CLOCK_STATUSES:
+                return view
         view = _build_view(ref, cache, settings, now)
         with self._lock:
-            self._views[key] = (identity, view)
+            self._views[key] = (identity, minute, view)
         return view
 
     def forget_missing(self, keys: set[tuple[str, str]]) -> None:
