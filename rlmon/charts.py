@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from rlmon.errors import SettingError
-from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
+from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, PALETTE, STEP, VALUE
 from rlmon.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
 
 if TYPE_CHECKING:
@@ -63,18 +63,7 @@ XAxis = Literal["step", "hours"]
 SCHEMA_URL = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 """The Vega-Lite schema the specs follow (Altair 6.3's ``alt.SCHEMA_URL``; a test keeps them equal)."""
 
-DEFAULT_PALETTE: tuple[str, ...] = (
-    "#4c78a8",
-    "#f58518",
-    "#54a24b",
-    "#e45756",
-    "#72b7b2",
-    "#b279a2",
-    "#eeca3b",
-    "#9d755d",
-    "#ff9da6",
-    "#bab0ac",
-)
+DEFAULT_PALETTE = PALETTE
 """Colours for experiments (or phases) the caller gave no colour for, in order."""
 
 LABEL = "label"

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import polars as pl
 
 from rlmon.metrics import step_seconds_expr
-from rlmon.schema import STEP, RunMeta
+from rlmon.schema import PALETTE, STEP, RunMeta
 
 __all__ = [
     "ALGORITHMS",
@@ -62,20 +62,6 @@ SourceRole = Literal["start-up only", "resumed", "crashed attempt", "steps", "no
 ``not RL`` (verl SFT or no verl content; skipped), ``unreadable`` (vanished or unreadable; skipped)."""
 
 SETTING_GROUPS = ("model", "hardware", "rollout", "algorithm", "optimisation", "schedule")
-
-PALETTE = (
-    "#4c78a8",
-    "#f58518",
-    "#54a24b",
-    "#e45756",
-    "#72b7b2",
-    "#b279a2",
-    "#eeca3b",
-    "#9d755d",
-    "#ff9da6",
-    "#bab0ac",
-)
-"""Tableau-10 colours; experiment ``E<n>`` gets colour n-1 so E2 looks the same on every track."""
 
 
 # --------------------------------------------------------------------------------------------- dataclasses

@@ -25,6 +25,7 @@ __all__ = [
     "HOURS",
     "LONG_SCHEMA",
     "METRIC",
+    "PALETTE",
     "STEP",
     "VALUE",
     "LogKind",
@@ -45,6 +46,20 @@ LONG_SCHEMA: dict[str, pl.DataType] = {
     METRIC: pl.String(),
     VALUE: pl.Float64(),
 }
+
+PALETTE: tuple[str, ...] = (
+    "#4c78a8",
+    "#f58518",
+    "#54a24b",
+    "#e45756",
+    "#72b7b2",
+    "#b279a2",
+    "#eeca3b",
+    "#9d755d",
+    "#ff9da6",
+    "#bab0ac",
+)
+"""Tableau-10: experiment ``E<n>`` gets colour n-1 so it looks the same on every track and chart."""
 
 LogKind = Literal["rl", "sft", "none"]
 """``rl``: a verl RL trainer log; ``sft``: verl's SFT trainer (``train/loss`` lines); ``none``: no verl content."""
