@@ -223,7 +223,7 @@ class LogCache:
             entry.offset += end
             tail = complete[-_TAIL_BYTES:]
             if len(tail) < _TAIL_BYTES and entry.offset > len(tail):
-                tail = self._tail_from_file(entry, entry.offset - len(tail), tail)
+                tail = _bytes_before(handle, entry.offset - len(tail), _TAIL_BYTES - len(tail)) + tail
             entry.tail_crc = _crc(tail)
         entry.device, entry.inode = stat.st_dev, stat.st_ino
         entry.size, entry.mtime_ns = stat.st_size, stat.st_mtime_ns
@@ -245,16 +245,6 @@ class LogCache:
                 steps = merge_steps([steps, extra])
             collector = provisional
         entry.result = ParsedLog(steps=steps, meta=collector.snapshot(steps))
-
-    def _tail_from_file(self, entry: _Entry, old_offset: int, tail: bytes) -> bytes:
-        want = _TAIL_BYTES - len(tail)
-        start = max(0, old_offset - want)
-        try:
-            with open(entry.path, "rb") as handle:
-                handle.seek(start)
-                return handle.read(old_offset - start) + tail
-        except OSError:
-            return tail
 
     # -- disk --
     def _folder(self, key: str) -> Path | None:
@@ -332,6 +322,16 @@ class LogCache:
             return
         for item in folder.iterdir():
             item.unlink(missing_ok=True)
+
+
+def _bytes_before(handle: Any, end: int, count: int) -> bytes:
+    """Up to ``count`` bytes ending at offset ``end`` of the open file; its position is left unchanged."""
+    position = handle.tell()
+    start = max(0, end - count)
+    handle.seek(start)
+    data: bytes = handle.read(end - start)
+    handle.seek(position)
+    return data
 
 
 def _write_parquet(frame: pl.DataFrame, target: Path) -> None:
