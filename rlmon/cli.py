@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 
 from rlmon.cache import LogCache, read_logs
+from rlmon.catalog import LOG_SUFFIXES, describe_root, list_log_files
 from rlmon.errors import LogReadError, RlmonError
 from rlmon.settings import load_settings
 
@@ -38,21 +39,13 @@ def _log_files(inputs: Sequence[str]) -> list[Path]:
         if not path.exists():
             raise LogReadError("no such file or folder", path=path)
         if path.is_dir():
-            found = _experiment_files(path)
+            found = list_log_files(path)
             if not found:
                 raise LogReadError("no .log or .jsonl files in this folder", path=path)
             files.extend(found)
         else:
             files.append(path)
     return files
-
-
-def _experiment_files(folder: Path) -> list[Path]:
-    try:
-        from rlmon.catalog import list_log_files
-    except ImportError:  # the catalog orders by timestamp in the name; fall back to name order
-        return sorted(p for p in folder.iterdir() if p.suffix in (".log", ".jsonl") and p.is_file())
-    return list(list_log_files(folder))
 
 
 def _write_frame(frame: pl.DataFrame, out: Path) -> None:
@@ -121,13 +114,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 def _looks_like_root(folder: Path) -> bool:
     """A folder whose log files sit in subfolders (a log root), rather than an experiment folder."""
-    has_direct = any(p.suffix in (".log", ".jsonl") and p.is_file() for p in folder.iterdir())
+    has_direct = any(p.suffix in LOG_SUFFIXES and p.is_file() for p in folder.iterdir())
     return not has_direct
 
 
 def _root_info(root: Path, cache: LogCache, *, as_json: bool) -> int:
-    from rlmon.catalog import describe_root
-
     described = describe_root([root], cache)
     if as_json:
         print(json.dumps(described, indent=2, ensure_ascii=False, default=str))
