@@ -25,6 +25,7 @@ from rlmon.schema import STEP
 
 __all__ = [
     "DERIVED_METRICS",
+    "METRIC_ALIASES",
     "PASS_RATE_MODES",
     "V01_PHASES",
     "VALIDATION_DESCRIPTION",
@@ -32,8 +33,10 @@ __all__ = [
     "VALIDATION_UNIT",
     "DerivedMetric",
     "add_derived_metrics",
+    "alias_of",
     "derived_metric",
     "detect_pass_rate_mode",
+    "resolve_key",
     "step_seconds_expr",
     "validation_keys",
 ]
@@ -41,6 +44,66 @@ __all__ = [
 PASS_RATE_MODES = ("pm1", "01", "raw")
 VALIDATION_PREFIX = "val_score/"
 """Derived validation columns are ``val_score/<data source>``."""
+
+
+METRIC_ALIASES: dict[str, tuple[str, ...]] = {
+    "actor/entropy": ("actor/entropy", "actor/entropy_loss"),
+    "actor/lr": ("actor/lr", "actor/lr(1e-4)"),
+    "critic/lr": ("critic/lr", "critic/lr(1e-4)"),
+    "actor/reward_kl_penalty": ("actor/reward_kl_penalty", "critic/kl"),
+    "actor/reward_kl_penalty_coeff": ("actor/reward_kl_penalty_coeff", "critic/kl_coeff"),
+    "perf/throughput": ("perf/throughput", "Tokens/Sec/GPU"),
+    "perf/mfu/actor": ("perf/mfu/actor", "mfu/actor"),
+    "perf/mfu/critic": ("perf/mfu/critic", "mfu/critic"),
+    "perf/time_per_step": ("perf/time_per_step", "time_per_step"),
+    "perf/total_num_tokens": ("perf/total_num_tokens", "total_num_tokens"),
+    "timing_s/step": ("timing_s/step", "timing/step"),
+    "timing_s/gen": ("timing_s/gen", "timing/gen"),
+    "timing_s/testing": ("timing_s/testing", "timing/testing"),
+}
+"""Metrics that verl logged under other names in other versions: the current name -> every name it had,
+newest first (format reference §1 and §3). Charts, headline numbers and signals read a metric through
+:func:`resolve_key`, so the chart of a metric shows the same series the written summary talks about.
+
+* ``actor/entropy_loss`` became ``actor/entropy`` (PR #1943, 2025-06-10);
+* v0.1 wrote learning rates scaled: ``actor/lr(1e-4)``, ``critic/lr(1e-4)``;
+* the KL-in-reward penalty was ``critic/kl`` / ``critic/kl_coeff`` before PR #644 (2025-04-01);
+* ``perf/*`` replaced ``Tokens/Sec/GPU``, ``mfu/*``, ``time_per_step``, ``total_num_tokens`` (PR #599);
+* v0.1 timed phases as ``timing/<phase>``, later ``timing_s/<phase>`` (PR #120).
+"""
+
+
+def resolve_key(name: str, columns: Sequence[str]) -> str | None:
+    """The logged key that holds metric ``name`` in a frame with ``columns``: ``name`` itself when logged,
+    else its first older name (:data:`METRIC_ALIASES`) that is; None when none is.
+
+    Examples
+    --------
+    >>> resolve_key("actor/entropy", ["step", "actor/entropy_loss"])
+    'actor/entropy_loss'
+    >>> resolve_key("actor/grad_norm", ["step", "actor/grad_norm"])
+    'actor/grad_norm'
+    >>> resolve_key("actor/entropy", ["step"]) is None
+    True
+    """
+    present = set(columns)
+    for key in METRIC_ALIASES.get(name, (name,)):
+        if key in present:
+            return key
+    return None
+
+
+def alias_of(key: str) -> str:
+    """The current name of a logged key (``actor/entropy_loss`` -> ``actor/entropy``); the key itself when it
+    has no other name.
+
+    >>> alias_of("actor/entropy_loss")
+    'actor/entropy'
+    """
+    for name, keys in METRIC_ALIASES.items():
+        if key in keys:
+            return name
+    return key
 
 
 @dataclass(frozen=True)
