@@ -8,36 +8,18 @@ Every experiment page in the navigation runs this module; the frame says which e
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 import streamlit as st
 
-from rlmon import charts, i18n, ui
+from rlmon import i18n, panels, ui
 from rlmon.experiment import SETTING_GROUPS
-from rlmon.metrics import VALIDATION_PREFIX, validation_keys
-from rlmon.schema import EXPERIMENT, HOURS, METRIC, STEP, VALUE
+from rlmon.metrics import resolve_key
 from rlmon.smoothing import Smoothing
 
-PHASES = (
-    "gen",
-    "reward",
-    "old_log_prob",
-    "ref",
-    "values",
-    "adv",
-    "update_critic",
-    "update_actor",
-    "update_weights",
-    "testing",
-    "save_checkpoint",
-)
-"""verl's top-level step phases (``timing_s/<phase>``, v0.1 ``timing/<phase>``); their sum is the step time."""
 STATUS_COLORS = {"finished": "green", "running": "blue", "stalled": "orange", "crashed": "red", "not started": "gray"}
-EXPLORER_LIMIT = 24
-SMALL_HEIGHT = 170
 
 app = ui.app_state()
 lang = ui.lang()
@@ -84,11 +66,20 @@ def title_block(view: ui.ExperimentView) -> None:
             else "–",
         ),
     ]
-    for column, (label, value) in zip(st.columns(len(cells)), cells, strict=True):
-        column.metric(label, value)
+    # Two rows of three: each number has room to be read whole, in either language.
+    for start in range(0, len(cells), 3):
+        for column, (label, value) in zip(st.columns(3), cells[start : start + 3], strict=False):
+            column.metric(label, value)
     if experiment.failure:
-        st.error(i18n.t("exp_failure", lang), icon=":material/error:")
-        st.code(experiment.failure, language=None)
+        failure_step = getattr(experiment, "failure_step", None)
+        st.error(
+            i18n.t("exp_failure_at", lang, step=failure_step)
+            if failure_step is not None
+            else i18n.t("exp_failure", lang),
+            icon=":material/error:",
+        )
+        frames = tuple(getattr(experiment, "failure_frames", ()) or ())
+        st.code("\n".join([*frames, experiment.failure]), language=None, wrap_lines=True)
     if experiment.missing_steps:
         shown = ", ".join(str(step) for step in experiment.missing_steps[:20])
         more = " …" if len(experiment.missing_steps) > 20 else ""
@@ -176,193 +167,44 @@ def sources_block(view: ui.ExperimentView) -> None:
     )
 
 
-def series_frame(view: ui.ExperimentView, keys: dict[str, str]) -> pl.DataFrame:
-    """A long frame with one series per metric key (the ``experiment`` column names the series)."""
-    parts = [
-        view.steps.select(
-            pl.lit(key, dtype=pl.String).alias(EXPERIMENT),
-            pl.col(STEP),
-            pl.col(HOURS),
-            pl.lit(key, dtype=pl.String).alias(METRIC),
-            pl.col(key).cast(pl.Float64).alias(VALUE),
-        ).filter(pl.col(VALUE).is_not_null())
-        for key in keys
-        if key in view.steps.columns
-    ]
-    if not parts:
-        return ui.long_frame([], "")
-    return pl.concat(parts)
-
-
-def first_key(view: ui.ExperimentView, *keys: str) -> str | None:
-    return next((key for key in keys if key in view.steps.columns), None)
-
-
 def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Any]) -> None:
-    colors = {view.id: view.color}
-    labels = {view.id: view.label}
-    x_title = i18n.t("x_" + x, lang)
-    common: dict[str, Any] = {
-        "x": x,
-        "x_title": x_title,
-        "smoothing": smoothing,
-        "raw_suffix": i18n.t("raw_suffix", lang),
-        "experiment_title": i18n.t("col_experiment", lang),
-        "empty_text": i18n.t("no_data", lang),
-        "max_points": settings.max_points,
-        "marker_title": i18n.t("signal_marker", lang),
-        "arrow": True,
-    }
-
-    def single(key: str, title: str, **extra: Any) -> Any:
-        return charts.metric_chart_spec(
-            ui.long_frame([view], key),
-            title=title,
-            y_title=ui.axis_title(key),
-            colors=colors,
-            labels=labels,
-            markers=ui.signal_markers(signals, key, [view], lang),
-            **common,
-            **extra,
-        )
-
-    def multi(keys: dict[str, str], title: str, palette: Sequence[str]) -> Any:
-        present = {key: label for key, label in keys.items() if key in view.steps.columns}
-        series_colors = dict(zip(present, palette, strict=False))
-        return charts.metric_chart_spec(
-            series_frame(view, present),
-            title=title,
-            y_title="%",
-            colors=series_colors,
-            labels=present,
-            **common,
-        )
-
-    cap = view.experiment.setting("max_response_length")
-    cap_value = float(cap.value) if cap is not None and isinstance(cap.value, int | float) else None
-    cap_label = i18n.t("reference_cap", lang, cap=cap.display) if cap is not None else None
-    phase_keys = [
-        key for phase in PHASES for key in (f"timing_s/{phase}", f"timing/{phase}") if key in view.steps.columns
-    ]
-    has = view.steps.columns.__contains__
-    clip_keys = {"pg_clipfrac_pct": i18n.t("series_upper", lang), "pg_clipfrac_lower_pct": i18n.t("series_lower", lang)}
-    # (name, drawn?, builder) in display order; a chart whose metric was not logged is left out.
-    plan: list[tuple[str, bool, Any]] = [
-        ("pass_rate", has("pass_rate"), lambda: single("pass_rate", i18n.t("chart_pass_rate", lang))),
-        (
-            "response_length",
-            has("response_length/mean"),
-            lambda: single(
-                "response_length/mean",
-                i18n.t("chart_response_length", lang),
-                reference=cap_value,
-                reference_label=cap_label,
-            ),
-        ),
-        ("clip", has("response_clip_pct"), lambda: single("response_clip_pct", i18n.t("chart_response_clip", lang))),
-        ("entropy", has("actor/entropy"), lambda: single("actor/entropy", i18n.t("chart_entropy", lang))),
-        ("grad_norm", has("actor/grad_norm"), lambda: single("actor/grad_norm", i18n.t("chart_grad_norm", lang))),
-        (
-            "clipfrac",
-            any(has(key) for key in clip_keys),
-            lambda: multi(clip_keys, i18n.t("chart_clipfrac", lang), (view.color, "#9ca3af")),
-        ),
-        ("kl_loss", has("actor/kl_loss"), lambda: single("actor/kl_loss", i18n.t("chart_kl_loss", lang))),
-        ("mismatch", has("rollout_mismatch"), lambda: single("rollout_mismatch", i18n.t("chart_mismatch", lang))),
-        (
-            "phases",
-            bool(phase_keys),
-            lambda: charts.stacked_area_chart_spec(
-                series_frame(view, dict.fromkeys(phase_keys, "")).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
-                title=i18n.t("chart_step_time", lang),
-                y_title="s",
-                x=x,  # type: ignore[arg-type]
-                x_title=x_title,
-                total_title=i18n.t("chart_step_total", lang),
-                empty_text=i18n.t("no_data", lang),
-                max_points=settings.max_points,
-                arrow=True,
-            ),
-        ),
-        ("throughput", has("perf/throughput"), lambda: single("perf/throughput", i18n.t("chart_throughput", lang))),
-    ]
-    marks = tuple((ui.signal_experiment(s), getattr(s, "step", None), getattr(s, "metric", None)) for s in signals)
-    drawn = [
-        (("experiment", name, view.id, view.serial, smoothing, x, lang, settings.max_points, marks), build)
-        for name, present, build in plan
-        if present
-    ]
-    ui.prepare_charts(drawn, legend_columns=2)
-    for start in range(0, len(drawn), 3):
-        for column, (memo_key, build) in zip(st.columns(3), drawn[start : start + 3], strict=False):
-            with column:
-                ui.guarded(
-                    lambda memo_key=memo_key, build=build: ui.show_chart(build, key=memo_key, legend_columns=2),
-                    lang=lang,
-                )
+    focus = focused(view)
+    plans = panels.detail_charts(
+        view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
+    )
+    ui.chart_grid(plans, key="experiment_grid", lang=lang)
 
 
-def validation_block(view: ui.ExperimentView) -> None:
+def focused(view: ui.ExperimentView) -> panels.Focus | None:
+    """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when the experiment logs it."""
+    key = st.query_params.get("focus")
+    if not key or resolve_key(key, view.steps.columns) is None:
+        return None
+    at = st.query_params.get("at", "")
+    return panels.Focus(key=key, step=int(at) if at.isdigit() else None)
+
+
+def validation_block(view: ui.ExperimentView, x: str) -> None:
     st.markdown(f"#### {i18n.t('exp_validation', lang)}")
-    sources = validation_keys([name for name in view.logged_keys])
-    if not sources:
+    found = panels.validation_panels(view, x=x, lang=lang)
+    if not found:
         st.caption(i18n.t("exp_validation_none", lang))
         return
-    columns = st.columns(min(3, len(sources)))
-    for index, (source, headline_key) in enumerate(sources.items()):
-        prefix_core = f"val-core/{source}/"
-        related = [
-            name
-            for name in view.logged_keys
-            if name != headline_key and (name.startswith(prefix_core) or name.startswith(f"val-aux/{source}/"))
-        ]
-        keys = [headline_key, *related[:8]]
-        table = (
-            view.steps.select(STEP, *keys)
-            .filter(pl.any_horizontal(pl.col(key).is_not_null() for key in keys))
-            .rename({key: key.removeprefix(prefix_core) for key in keys if key.startswith(prefix_core)})
-        )
-        with columns[index % len(columns)]:
-            st.caption(source)
-            st.dataframe(table, hide_index=True, width="stretch", key=f"experiment_validation_{index}")
-            score = f"{VALIDATION_PREFIX}{source}"
-            if score in view.steps.columns:
-                ui.show_chart(
-                    lambda score=score, source=source: charts.validation_chart_spec(
-                        ui.long_frame([view], score),
-                        title=i18n.t("chart_validation", lang, source=source),
-                        y_title=source,
-                        colors={view.id: view.color},
-                        labels={view.id: view.label},
-                        empty_text=i18n.t("no_data", lang),
-                        height=200,
-                        arrow=True,
-                    ),
-                    key=("experiment-validation", score, view.id, view.serial, lang),
-                )
-
-
-def family_of(key: str) -> str:
-    return key.split("/", 1)[0] + "/" if "/" in key else key
+    ui.chart_grid([item.chart for item in found if item.chart is not None], key="experiment_validation", lang=lang)
+    for index, item in enumerate(found):
+        with st.expander(i18n.t("exp_validation_table", lang, source=item.source)):
+            st.dataframe(item.table, hide_index=True, width="stretch", key=f"experiment_validation_{index}")
 
 
 def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
     st.markdown(f"#### {i18n.t('exp_explorer', lang)}")
-    keys = sorted(view.logged_keys)
-    families = list(dict.fromkeys(family_of(key) for key in keys))
+    families = list(dict.fromkeys(panels.family_of(key) for key in sorted(view.logged_keys)))
     all_label = "*"
-    left, right = st.columns([1, 2], vertical_alignment="bottom")
     # Start on the actor's keys (what the team reads first) rather than drawing every key at once.
     st.session_state.setdefault("experiment_family", "actor/" if "actor/" in families else all_label)
     if st.session_state["experiment_family"] not in [all_label, *families]:
         st.session_state["experiment_family"] = all_label
-    family = left.selectbox(
-        i18n.t("exp_explorer_family", lang),
-        [all_label, *families],
-        key="experiment_family",
-        format_func=lambda value: i18n.t("exp_explorer_all", lang) if value == all_label else value,
-        persist_state="session",
-    )
+    left, right = st.columns([1, 2], vertical_alignment="bottom")
     text = right.text_input(
         i18n.t("exp_explorer_filter", lang),
         key="experiment_filter",
@@ -370,52 +212,30 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
         help=i18n.t("exp_explorer_filter_help", lang),
         persist_state="session",
     )
-    chosen = [key for key in keys if family == all_label or family_of(key) == family]
-    if text:
-        try:
-            pattern = re.compile(text)
-            chosen = [key for key in chosen if pattern.search(key)]
-        except re.error:
-            chosen = [key for key in chosen if text.lower() in key.lower()]
-    st.caption(i18n.t("exp_explorer_count", lang, shown=min(len(chosen), EXPLORER_LIMIT), total=len(keys)))
-    colors = {view.id: view.color}
-    labels = {view.id: view.label}
-    grouped: dict[str, list[str]] = {}
-    for key in chosen[:EXPLORER_LIMIT]:
-        grouped.setdefault(family_of(key), []).append(key)
-
-    def small_chart(key: str) -> Any:
-        return charts.metric_chart_spec(
-            ui.long_frame([view], key),
-            title=key,
-            y_title="",
-            colors=colors,
-            labels=labels,
-            smoothing=smoothing,
-            x=x,  # type: ignore[arg-type]
-            x_title=i18n.t("x_" + x, lang),
-            raw_suffix=i18n.t("raw_suffix", lang),
-            empty_text=i18n.t("no_data", lang),
-            max_points=min(settings.max_points, 500),
-            height=SMALL_HEIGHT,
-            arrow=True,
-        )
-
-    def memo_key(key: str) -> tuple[Any, ...]:
-        return ("experiment-explorer", key, view.id, view.serial, smoothing, x, lang)
-
-    ui.prepare_charts(
-        [(memo_key(key), lambda key=key: small_chart(key)) for members in grouped.values() for key in members],
-        legend_columns=2,
+    family = left.selectbox(
+        i18n.t("exp_explorer_family", lang),
+        [all_label, *families],
+        key="experiment_family",
+        format_func=lambda value: i18n.t("exp_explorer_all", lang) if value == all_label else value,
+        persist_state="session",
+        disabled=bool(text),
     )
-    for name, members in grouped.items():
+    found = panels.explorer(
+        view, family=None if family == all_label else family, pattern=text, smoothing=smoothing, x=x, lang=lang,
+        max_points=settings.max_points,
+    )  # fmt: skip
+    shown = sum(len(plans) for plans in found.groups.values())
+    note = i18n.t("exp_explorer_count", lang, shown=shown, total=found.total)
+    if text:
+        note = i18n.t("exp_explorer_matched", lang, matched=found.matched, total=found.total)
+        if not found.regex:
+            note += " · " + i18n.t("exp_explorer_literal", lang)
+    st.caption(note)
+    for index, (name, plans) in enumerate(found.groups.items()):
         st.markdown(f"**{ui.escape_markdown(name)}**")
-        for start in range(0, len(members), 4):
-            for column, key in zip(st.columns(4), members[start : start + 4], strict=False):
-                with column:
-                    ui.show_chart(lambda key=key: small_chart(key), key=memo_key(key), legend_columns=2)
-    if len(chosen) > EXPLORER_LIMIT:
-        st.caption(i18n.t("exp_explorer_more", lang, shown=EXPLORER_LIMIT))
+        ui.chart_grid(plans, key=f"experiment_explorer_{index}", lang=lang, wide=4)
+    if found.limited:
+        st.caption(i18n.t("exp_explorer_more", lang, shown=panels.EXPLORER_LIMIT))
 
 
 FIELDS = [
@@ -423,6 +243,7 @@ FIELDS = [
     ui.UrlField(
         "experiment_filter", "f", parse=lambda values: values[-1][:200], render=lambda value: [value], default=""
     ),
+    ui.UrlField("experiment_family", "fam", parse=lambda values: values[-1][:200], render=lambda value: [value]),
 ]
 
 
@@ -447,7 +268,7 @@ def body() -> None:
     ui.write_url(FIELDS)
     insights = ui.insights_for(peers, settings, lang)
     ui.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang)
-    ui.guarded(lambda: validation_block(view), lang=lang)
+    ui.guarded(lambda: validation_block(view, x), lang=lang)
     ui.guarded(lambda: explorer(view, smoothing, x), lang=lang)
     if view.experiment.problems:
         with st.expander(i18n.t("log_notes", lang, count=len(view.experiment.problems)), icon=":material/info:"):

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_PALETTE",
+    "PLOT_HEIGHT",
     "SCHEMA_URL",
     "XAxis",
     "bar_chart",
@@ -69,11 +70,16 @@ DEFAULT_PALETTE = PALETTE
 LABEL = "label"
 """Column holding the display label (experiment label or phase label) that colours the marks."""
 
-_LEGEND_PARAM = "legend"
+_HIGHLIGHTED = "hl"
+"""Boolean column: the row's experiment is drawn in full (highlighted, or nothing is highlighted)."""
 _HOVER_PARAM = "hover"
 # View names (a parameter names the views it listens on); distinct from the parameter names.
-_LINES_VIEW = "view_lines"
 _HOVER_VIEW = "view_hover"
+_AXIS_STYLE = {"labelFontSize": 11, "titleFontSize": 11, "titleFontWeight": "normal", "labelOverlap": True}
+_Y_TICKS = 5
+_X_TICKS = 6
+PLOT_HEIGHT = 220
+"""Default height of a chart's plot area (the data rectangle), in pixels."""
 _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
 _REFERENCE_DASH = [6, 4]
@@ -104,10 +110,14 @@ def metric_chart_spec(
     experiment_title: str = "experiment",
     empty_text: str = "no data",
     max_points: int = 2000,
-    height: int = 260,
+    height: int = PLOT_HEIGHT,
+    axis_format: str | None = None,
+    highlight: Sequence[str] = (),
+    legend: bool = False,
+    note: str | None = None,
     arrow: bool = False,
 ) -> dict[str, Any]:
-    """One metric for several experiments: lines, hover tooltip, clickable legend (a Vega-Lite dict).
+    """One metric for several experiments: lines, hover tooltip, highlighted runs (a Vega-Lite dict).
 
     Layers, in order: the raw line per experiment (faded to opacity 0.25 under the smoothed line when
     smoothing is on; it carries the legend selection, which Vega-Lite only honours on the first layer), the
@@ -143,7 +153,17 @@ def metric_chart_spec(
     max_points
         Points per experiment line sent to the browser (downsampling bound).
     height
-        Chart height in pixels.
+        Height of the plot area in pixels; titles, axes and a legend are added around it.
+    axis_format
+        d3 format of the y-axis labels (e.g. ``~s`` for token counts: 5k, 10k); default: Vega's own.
+    highlight
+        Experiment ids drawn in full while the others are dimmed; empty: every line in full. The page's
+        legend (outside the chart) sets it, so one click highlights a run in every chart.
+    legend
+        Draw a colour legend below the plot (for series that are not experiments, e.g. the clip fractions
+        of one run). It grows the chart; labels are never cut.
+    note
+        A line of small text under the title (e.g. "logged with 3 decimals").
     arrow
         Datasets as Arrow IPC stream bytes (for ``st.vega_lite_chart``) instead of lists of row dicts.
 
@@ -179,6 +199,10 @@ def metric_chart_spec(
         empty_text=empty_text,
         max_points=max_points,
         height=height,
+        axis_format=axis_format,
+        highlight=highlight,
+        legend=legend,
+        note=note,
         with_points=False,
         arrow=arrow,
     )
@@ -201,7 +225,9 @@ def validation_chart_spec(
     experiment_title: str = "experiment",
     empty_text: str = "no data",
     max_points: int = 2000,
-    height: int = 260,
+    height: int = PLOT_HEIGHT,
+    axis_format: str | None = None,
+    highlight: Sequence[str] = (),
     arrow: bool = False,
 ) -> dict[str, Any]:
     """Validation scores at their test steps: a point per test step, joined per experiment.
@@ -236,6 +262,10 @@ def validation_chart_spec(
         empty_text=empty_text,
         max_points=max_points,
         height=height,
+        axis_format=axis_format,
+        highlight=highlight,
+        legend=False,
+        note=None,
         with_points=True,
         arrow=arrow,
     )
@@ -250,34 +280,44 @@ def bar_chart_spec(
     labels: Mapping[str, str],
     value_format: str = ",.1f",
     experiment_title: str = "experiment",
+    projected_title: str = "projected",
     empty_text: str = "no data",
-    height: int = 260,
+    height: int = PLOT_HEIGHT,
+    highlight: Sequence[str] = (),
     arrow: bool = False,
 ) -> dict[str, Any]:
-    """One bar per experiment with its value written on the bar (e.g. total training hours).
+    """One bar per experiment with its value written on it (e.g. total training hours).
+
+    A bar whose row has a ``projected`` value (a run still going: its hours so far, and where it will end)
+    is drawn lighter with a dashed outline, with a faint dashed bar up to the projection behind it.
 
     Parameters
     ----------
     values
-        Frame with ``experiment`` (String) and ``value`` (numeric); rows with a non-finite value are left out.
-        An experiment listed twice gets the value of its last row.
+        Frame with ``experiment`` (String) and ``value`` (numeric); optional ``projected`` (numeric, null for
+        a finished run) and ``text`` (String: what is written over the bar, lines separated by ``\n``;
+        default: the value in ``value_format``). Rows with a non-finite value are left out. An experiment
+        listed twice gets its last row.
     title, y_title
         Chart and y-axis titles.
     colors, labels
         As in :func:`metric_chart_spec`; bars follow their order.
     value_format
-        d3 format of the value text and tooltip.
-    experiment_title, empty_text
-        Tooltip title for the experiment; text shown when there is nothing to draw.
+        d3 format of the value in the tooltip (and over the bar without ``text``).
+    experiment_title, projected_title, empty_text
+        Tooltip titles of the experiment and of the projection; text shown when there is nothing to draw.
     height
-        Chart height in pixels.
+        Height of the plot area in pixels.
+    highlight
+        Experiment ids drawn in full while the others are dimmed (see :func:`metric_chart_spec`).
     arrow
         Datasets as Arrow IPC stream bytes instead of lists of row dicts.
 
     Returns
     -------
     dict
-        The Vega-Lite spec; its main dataset has the columns ``experiment``, ``value`` and ``label``.
+        The Vega-Lite spec; its main dataset has the columns ``experiment``, ``value``, ``projected``,
+        ``text``, ``label`` and ``hl``.
 
     Raises
     ------
@@ -285,51 +325,105 @@ def bar_chart_spec(
         ``values`` lacks a column.
     """
     _require_columns(values, [EXPERIMENT, VALUE], "bar_chart")
+    projected = pl.col("projected").cast(pl.Float64) if "projected" in values.columns else pl.lit(None, pl.Float64)
     bars = (
-        values.select(pl.col(EXPERIMENT).cast(pl.String), pl.col(VALUE).cast(pl.Float64))
+        values.select(
+            pl.col(EXPERIMENT).cast(pl.String),
+            pl.col(VALUE).cast(pl.Float64),
+            _finite_or_null(projected).alias("projected"),
+            (pl.col("text").cast(pl.String) if "text" in values.columns else pl.lit(None, pl.String)).alias("text"),
+        )
         .filter(pl.col(VALUE).is_finite())
         .unique(EXPERIMENT, keep="last", maintain_order=True)
     )
     if bars.is_empty():
         return _empty_spec(title=title, text=empty_text, height=height, arrow=arrow)
     domain, color_range, label_of = _color_scale(bars[EXPERIMENT].to_list(), colors, labels)
-    bars = bars.with_columns(pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL))
+    shown_in_full = set(highlight) & set(label_of) or set(label_of)
+    bars = bars.with_columns(
+        pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
+        pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
+        pl.col("projected").is_not_null().alias("running"),
+        pl.max_horizontal(VALUE, "projected").alias("top"),
+    )
+    top = float(bars["top"].max())  # type: ignore[arg-type]
+    lines = max((len(str(text).split("\n")) for text in bars["text"].drop_nulls().to_list()), default=1)
     datasets = _Datasets(arrow=arrow)
     main = datasets.add(bars)
+    many = len(domain) > 4
 
     def x_enc() -> dict[str, Any]:
         return {
-            "axis": {"labelAngle": 0},
+            "axis": {"labelAngle": -35 if many else 0, "labelLimit": 0, "labelAlign": "right" if many else "center"},
             "field": LABEL,
             "sort": list(domain),
             "title": None,
             "type": "nominal",
         }
 
-    def y_enc() -> dict[str, Any]:
-        return {"field": VALUE, "title": y_title, "type": "quantitative"}
+    def y_enc(field: str) -> dict[str, Any]:
+        # Room above the tallest bar for its text, so no value is pushed out of the plot.
+        headroom = 1.0 + 0.09 * (lines + 1) * 220 / max(height, 80)
+        return {
+            "axis": {"tickCount": _Y_TICKS},
+            "field": field,
+            "scale": {"domainMax": top * headroom, "domainMin": 0},
+            "title": y_title,
+            "type": "quantitative",
+        }
 
-    bar_layer = {
-        "mark": {"type": "bar"},
+    def color() -> dict[str, Any]:
+        return {"field": LABEL, "legend": None, "scale": _scale(domain, color_range), "type": "nominal"}
+
+    tooltip = [
+        {"field": LABEL, "title": experiment_title, "type": "nominal"},
+        {"field": VALUE, "format": value_format, "title": y_title, "type": "quantitative"},
+        {"field": "projected", "format": value_format, "title": projected_title, "type": "quantitative"},
+    ]
+    dim = {"condition": {"test": f"datum.{_HIGHLIGHTED}", "value": 1.0}, "value": _DIMMED_OPACITY}
+    projection_layer = {
+        "mark": {"type": "bar", "fillOpacity": 0.12, "strokeDash": [4, 3], "strokeWidth": 1.2},
         "encoding": {
-            "color": {"field": LABEL, "legend": None, "scale": _scale(domain, color_range), "type": "nominal"},
-            "tooltip": [
-                {"field": LABEL, "title": experiment_title, "type": "nominal"},
-                {"field": VALUE, "format": value_format, "title": y_title, "type": "quantitative"},
-            ],
+            "color": color(),
+            "stroke": color(),
+            "opacity": dim,
+            "tooltip": tooltip,
             "x": x_enc(),
-            "y": y_enc(),
+            "y": y_enc("projected"),
+        },
+        "transform": [{"filter": "datum.running"}],
+    }
+    bar_layer = {
+        "mark": {"type": "bar", "strokeWidth": 1.5},
+        "encoding": {
+            "color": color(),
+            "fillOpacity": {"condition": {"test": "datum.running", "value": 0.45}, "value": 1.0},
+            "opacity": dim,
+            "stroke": color(),
+            "strokeDash": {"condition": {"test": "datum.running", "value": [4, 3]}, "value": [1, 0]},
+            "tooltip": tooltip,
+            "x": x_enc(),
+            "y": y_enc(VALUE),
         },
     }
     text_layer = {
-        "mark": {"type": "text", "baseline": "bottom", "dy": -3},
+        "mark": {"type": "text", "baseline": "bottom", "dy": -3, "fontSize": 11, "lineBreak": "\n"},
         "encoding": {
-            "text": {"field": VALUE, "format": value_format, "type": "quantitative"},
+            "text": {"field": "_text", "type": "nominal"},
+            "opacity": dim,
             "x": x_enc(),
-            "y": y_enc(),
+            "y": y_enc("top"),
         },
+        "transform": [
+            {
+                "calculate": f"isValid(datum.text) ? datum.text : format(datum.{VALUE}, {json.dumps(value_format)})",
+                "as": "_text",
+            }
+        ],
     }
-    return _top_level([bar_layer, text_layer], data=main, title=title, height=height, datasets=datasets)
+    return _top_level(
+        [projection_layer, bar_layer, text_layer], data=main, title=title, height=height, datasets=datasets
+    )
 
 
 def stacked_area_chart_spec(
@@ -345,7 +439,7 @@ def stacked_area_chart_spec(
     total_title: str = "total",
     empty_text: str = "no data",
     max_points: int = 2000,
-    height: int = 260,
+    height: int = PLOT_HEIGHT,
     arrow: bool = False,
 ) -> dict[str, Any]:
     """Per-step time of one experiment, stacked by phase (``timing_s/gen``, ``timing_s/update_actor``, …).
@@ -443,14 +537,20 @@ def stacked_area_chart_spec(
         "encoding": {
             "color": {
                 "field": LABEL,
-                "legend": {"orient": "bottom", "title": None},
+                "legend": {**_bottom_legend(domain), "symbolType": "square"},
                 "scale": _scale(domain, [color_of[key] for key in order]),
                 "sort": list(domain),
                 "type": "nominal",
             },
             "order": {"field": "_order", "type": "quantitative"},
             "x": _x_encoding(x, x_title),
-            "y": {"field": VALUE, "stack": "zero", "title": y_title, "type": "quantitative"},
+            "y": {
+                "axis": {"tickCount": _Y_TICKS},
+                "field": VALUE,
+                "stack": "zero",
+                "title": y_title,
+                "type": "quantitative",
+            },
         },
     }
     rule = _hover_rule(datasets.add(tooltip_rows), x=x, x_title=x_title, values=values)
@@ -526,6 +626,10 @@ def _line_spec(
     empty_text: str,
     max_points: int,
     height: int,
+    axis_format: str | None,
+    highlight: Sequence[str],
+    legend: bool,
+    note: str | None,
     with_points: bool,
     arrow: bool,
 ) -> dict[str, Any]:
@@ -539,7 +643,11 @@ def _line_spec(
     points = downsample(smoothed, max_points=max_points, x=x)
     experiments = _ordered_experiments(points[EXPERIMENT].unique().to_list(), colors)
     domain, color_range, label_of = _color_scale(experiments, colors, labels)
-    points = points.with_columns(pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL))
+    shown_in_full = set(highlight) & set(experiments) or set(experiments)
+    points = points.with_columns(
+        pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
+        pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
+    )
     fmt = value_format or (".2%" if percent else None)
     faded = smoothing.enabled
     tooltip_rows, tooltip = _hover_table(
@@ -559,7 +667,7 @@ def _line_spec(
         marker_rows = _marker_rows(markers, long=frame, label_of=label_of, x=x, log_scale=log_scale)
 
     datasets = _Datasets(arrow=arrow)
-    main = datasets.add(points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, SMOOTHED))
+    main = datasets.add(points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, SMOOTHED, _HIGHLIGHTED))
 
     def x_enc() -> dict[str, Any]:
         return _x_encoding(x, x_title)
@@ -571,24 +679,28 @@ def _line_spec(
             "title": y_title,
             "type": "quantitative",
         }
+        axis: dict[str, Any] = {"tickCount": _Y_TICKS}
         if percent:
-            encoding["axis"] = {"format": ".0%"}
+            axis["format"] = ".0%"
+        elif axis_format:
+            axis["format"] = axis_format
+        encoding["axis"] = axis
         return encoding
 
     def color() -> dict[str, Any]:
         return {
             "field": LABEL,
-            "legend": {"orient": "bottom", "title": None},
+            "legend": _bottom_legend(domain) if legend else None,
             "scale": _scale(domain, color_range),
             "sort": list(domain),
             "type": "nominal",
         }
 
-    def highlight() -> dict[str, Any]:
-        return {"condition": [{"param": _LEGEND_PARAM, "value": 1.0}], "value": _DIMMED_OPACITY}
+    def dimmed() -> dict[str, Any]:
+        return {"condition": [{"test": f"datum.{_HIGHLIGHTED}", "value": 1.0}], "value": _DIMMED_OPACITY}
 
-    # The legend selection sits on this first layer: Vega-Lite ignores a legend binding on later layers.
-    # The fading is the mark's strokeOpacity, not the opacity encoding, which the legend symbols copy.
+    # The fading of the raw line is the mark's strokeOpacity, not the opacity encoding, which a legend's
+    # symbols would copy.
     layers: list[dict[str, Any]] = [
         {
             "mark": {
@@ -597,8 +709,7 @@ def _line_spec(
                 "strokeOpacity": _RAW_OPACITY if faded else 1.0,
                 "strokeWidth": 1.2 if faded else 1.8,
             },
-            "encoding": {"color": color(), "opacity": highlight(), "x": x_enc(), "y": y_enc(VALUE)},
-            "name": _LINES_VIEW,
+            "encoding": {"color": color(), "opacity": dimmed(), "x": x_enc(), "y": y_enc(VALUE)},
         }
     ]
     shown = SMOOTHED if faded else VALUE
@@ -606,7 +717,7 @@ def _line_spec(
         layers.append(
             {
                 "mark": {"type": "line", "strokeWidth": 2},
-                "encoding": {"color": color(), "opacity": highlight(), "x": x_enc(), "y": y_enc(SMOOTHED)},
+                "encoding": {"color": color(), "opacity": dimmed(), "x": x_enc(), "y": y_enc(SMOOTHED)},
                 "transform": [{"filter": f"isValid(datum.{SMOOTHED})"}],
             }
         )
@@ -649,14 +760,8 @@ def _line_spec(
                 },
             }
         )
-    legend = {
-        "name": _LEGEND_PARAM,
-        "select": {"type": "point", "fields": [LABEL]},
-        "bind": "legend",
-        "views": [_LINES_VIEW],
-    }
     return _top_level(
-        layers, data=main, title=title, height=height, datasets=datasets, params=[legend, _hover_param(x)]
+        layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)], note=note
     )
 
 
@@ -863,17 +968,29 @@ def _top_level(
     height: int,
     datasets: _Datasets,
     params: list[dict[str, Any]] | None = None,
+    note: str | None = None,
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {
-        # Altair's default view size: the spec draws at a sensible size outside Streamlit too.
-        "config": {"view": {"continuousWidth": 300, "continuousHeight": 300}},
+        # Altair's default view width: the spec draws at a sensible size outside Streamlit too.
+        "config": {
+            "view": {"continuousWidth": 300, "continuousHeight": 300},
+            "axis": dict(_AXIS_STYLE),
+            "title": {"anchor": "start", "fontSize": 13, "offset": 6},
+        },
         "layer": layers,
         "data": data,
         "height": height,
+        # ``height`` is the plot area's height: axes, titles and any legend are added around it (the chart
+        # element grows), and only the width follows the page column.
+        "autosize": {"type": "fit-x", "contains": "padding"},
+        # SVG: crisp text, and the page's own tests measure the drawn chart in it.
+        "usermeta": {"embedOptions": {"renderer": "svg"}},
     }
     if params:
         spec["params"] = params
-    spec["title"] = title
+    spec["title"] = (
+        {"text": title, "subtitle": note, "subtitleFontSize": 10, "subtitleColor": "#6b7280"} if note else title
+    )
     spec["$schema"] = SCHEMA_URL
     spec["datasets"] = datasets.named
     return spec
@@ -951,8 +1068,24 @@ def _unique_labels(label_of: Mapping[str, str]) -> dict[str, str]:
     return {key: label if counts[label] == 1 else f"{label} ({key})" for key, label in label_of.items()}
 
 
+def _bottom_legend(labels: Sequence[str]) -> dict[str, Any]:
+    """A legend under the plot, in as many columns as fit a phone-width chart: it adds to the chart's height
+    (autosize fit-x) instead of taking plot height, and never cuts a label."""
+    longest = max((len(label) for label in labels), default=0)
+    columns = 1 if longest > 22 else 2 if longest > 12 else 3
+    return {
+        "orient": "bottom",
+        "title": None,
+        "columns": columns,
+        "labelLimit": 0,
+        "symbolType": "stroke",
+        "columnPadding": 14,
+    }
+
+
 def _x_encoding(x: str, x_title: str | None) -> dict[str, Any]:
-    axis = {"format": "d", "tickMinStep": 1} if x == STEP else {"format": ",.1f"}
+    axis: dict[str, Any] = {"format": "~s", "tickMinStep": 1} if x == STEP else {"format": "~r"}
+    axis["tickCount"] = _X_TICKS
     return {"axis": axis, "field": x, "scale": {"nice": False}, "title": x_title or x, "type": "quantitative"}
 
 

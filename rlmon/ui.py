@@ -31,19 +31,20 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import streamlit as st
 
-from rlmon import i18n
+from rlmon import i18n, panels
 from rlmon.cache import LogCache
 from rlmon.catalog import Catalog, ExperimentRef, discover_experiments, load_experiment
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.experiment import Experiment
 from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics
-from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
+from rlmon.schema import EXPERIMENT, HOURS, STEP
 from rlmon.settings import Settings, load_settings
 
 __all__ = [
@@ -61,8 +62,8 @@ __all__ = [
     "UrlField",
     "app_settings",
     "app_state",
-    "axis_title",
     "build_spec",
+    "chart_grid",
     "chip_css",
     "choice_field",
     "color_dot",
@@ -75,6 +76,7 @@ __all__ = [
     "guarded",
     "hash_text",
     "headline",
+    "highlight_legend",
     "insights_for",
     "is_validation_key",
     "lang",
@@ -92,6 +94,8 @@ __all__ = [
     "script_argv",
     "set_app_state",
     "show_chart",
+    "show_experiments_table",
+    "show_signals_table",
     "signal_experiment",
     "signal_markers",
     "signal_text",
@@ -379,33 +383,8 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     return LoadedViews(views=tuple(views), errors=tuple(errors))
 
 
-CHART_POINTS = 6_000
-"""Points one comparison chart ships at most, over all its lines: with many experiments each line gets fewer
-points (never more than the ``max_points`` setting, never fewer than :data:`MIN_LINE_POINTS`)."""
-MIN_LINE_POINTS = 200
-
-
-def line_points(max_points: int, lines: int) -> int:
-    """Points per line for a chart of ``lines`` lines (downsampling keeps each bucket's min, max and last)."""
-    return max(min(max_points, MIN_LINE_POINTS), min(max_points, CHART_POINTS // max(1, lines)))
-
-
-def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
-    """The long frame (schema.py) of one metric over several experiments; rows without a value left out."""
-    parts = [
-        view.steps.select(
-            pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
-            pl.col(STEP).cast(pl.Int64),
-            pl.col(HOURS).cast(pl.Float64),
-            pl.lit(metric, dtype=pl.String).alias(METRIC),
-            pl.col(metric).cast(pl.Float64).alias(VALUE),
-        ).filter(pl.col(VALUE).is_not_null())
-        for view in views
-        if metric in view.steps.columns
-    ]
-    if not parts:
-        return pl.DataFrame(schema=LONG_SCHEMA)
-    return pl.concat(parts, how="vertical")
+line_points = panels.line_points
+long_frame = panels.long_frame
 
 
 # ---------------------------------------------------------------------------------------------- headline
@@ -593,30 +572,7 @@ def signal_text(signal: Any, lang: str) -> str:
     return str(message)
 
 
-def signal_markers(
-    signals: Sequence[Any], metric: str, views: Sequence[ExperimentView], lang: str
-) -> pl.DataFrame | None:
-    """Marker rows (experiment, step, value, text) for the signals about ``metric`` (or its logged key)."""
-    rows: list[dict[str, Any]] = []
-    by_id = {view.id: view for view in views}
-    for signal in signals:
-        if getattr(signal, "metric", None) != metric:
-            continue
-        experiment = signal_experiment(signal)
-        step = getattr(signal, "step", None)
-        view = by_id.get(experiment)
-        if view is None or step is None or metric not in view.steps.columns:
-            continue
-        found = view.steps.filter(pl.col(STEP) == int(step)).get_column(metric)
-        value = found[0] if found.len() else None
-        if value is None:
-            continue
-        rows.append({EXPERIMENT: experiment, STEP: int(step), VALUE: float(value), "text": signal_text(signal, lang)})
-    if not rows:
-        return None
-    return pl.DataFrame(
-        rows, schema={EXPERIMENT: pl.String, STEP: pl.Int64, VALUE: pl.Float64, "text": pl.String}, orient="row"
-    )
+signal_markers = panels.signal_markers
 
 
 # -------------------------------------------------------------------------------------------------- state
@@ -945,12 +901,7 @@ def fresh_views(app: AppState) -> tuple[tuple[ExperimentView, ...], tuple[Experi
     return views, tuple(view for view in views if view.id in wanted)
 
 
-def display_labels(views: Sequence[ExperimentView]) -> dict[str, str]:
-    """Experiment id -> chart label; the track is added when the experiments span several tracks."""
-    tracks = {view.experiment.track for view in views}
-    if len(tracks) <= 1:
-        return {view.id: view.label for view in views}
-    return {view.id: f"{view.label} ({view.experiment.track})" for view in views}
+display_labels = panels.display_labels
 
 
 def live_fragment(body: Callable[[], None], app: AppState, *, key: str) -> None:
@@ -982,12 +933,12 @@ class _SpecMemo:
         self._size = size
         self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
 
-    def get(self, key: tuple[Any, ...], build: Callable[[], Any], *, legend_columns: int) -> dict[str, Any]:
+    def get(self, key: tuple[Any, ...], build: Callable[[], Any]) -> dict[str, Any]:
         with self._lock:
             known = self._specs.get(key)
         if known is not None:
             return known
-        spec = build_spec(build, legend_columns=legend_columns)
+        spec = build_spec(build)
         with self._lock:
             if len(self._specs) >= self._size:
                 for old in list(self._specs)[: self._size // 4]:
@@ -1001,9 +952,9 @@ def _spec_memo() -> _SpecMemo:
     return _SpecMemo()
 
 
-def _to_spec(chart: Any, *, legend_columns: int) -> dict[str, Any]:
-    """The chart as a Vega-Lite dict; the legend wraps into rows so every experiment stays visible in a
-    narrow chart.
+def _to_spec(chart: Any) -> dict[str, Any]:
+    """The chart as a Vega-Lite dict; legend labels are never cut (a legend sits below the plot and grows the
+    chart, see :mod:`rlmon.charts`).
 
     ``chart`` is a spec from :mod:`rlmon.charts` (a fresh dict, changed in place) or an Altair chart, whose
     JSON-schema validation - the slowest part of turning it into a dict - is skipped: rlmon's builders
@@ -1017,13 +968,7 @@ def _to_spec(chart: Any, *, legend_columns: int) -> dict[str, Any]:
         with debug_mode(False):
             spec = chart.to_dict(validate=False)
     config = spec.setdefault("config", {})
-    config["legend"] = {
-        **config.get("legend", {}),
-        "columns": legend_columns,
-        "labelLimit": 160,
-        "symbolSize": 70,
-        "labelFontSize": 11,
-    }
+    config["legend"] = {**config.get("legend", {}), "labelLimit": 0, "symbolSize": 70, "labelFontSize": 11}
     view = config.get("view")
     if isinstance(view, dict):  # Altair's default view is 300x300; Streamlit sizes the chart itself
         view.pop("continuousWidth", None)
@@ -1031,10 +976,10 @@ def _to_spec(chart: Any, *, legend_columns: int) -> dict[str, Any]:
     return spec
 
 
-def build_spec(build: Callable[[], Any], *, legend_columns: int = 3) -> dict[str, Any]:
+def build_spec(build: Callable[[], Any]) -> dict[str, Any]:
     """The Vega-Lite dict of what ``build()`` returns: a spec from an ``rlmon.charts.*_spec`` function
     (best with ``arrow=True``: Streamlit ships Arrow datasets as they are) or an Altair chart."""
-    return _to_spec(build(), legend_columns=legend_columns)
+    return _to_spec(build())
 
 
 def views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
@@ -1045,43 +990,140 @@ def views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
 _BUILDERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlmon-chart")
 
 
-def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]], *, legend_columns: int = 3) -> None:
+def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]]) -> None:
     """Build the specs of several charts at once (the polars work of the builders runs in parallel), so the
     :func:`show_chart` calls that follow find them in the memo. A failing build is left for show_chart to
     report in its place."""
     memo = _spec_memo()
-    futures = [_BUILDERS.submit(memo.get, key, build, legend_columns=legend_columns) for key, build in items]
+    futures = [_BUILDERS.submit(memo.get, key, build) for key, build in items]
     for future in futures:
         future.exception()
 
 
-def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, legend_columns: int = 3) -> None:
+def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None) -> None:
     """Draw the chart ``build()`` returns (see :func:`build_spec`) across its column. With a ``key``, the
     finished spec is shared by every session asking for the same key (see :class:`_SpecMemo`)."""
-    if key is None:
-        spec = build_spec(build, legend_columns=legend_columns)
-    else:
-        spec = _spec_memo().get(key, build, legend_columns=legend_columns)
+    spec = build_spec(build) if key is None else _spec_memo().get(key, build)
     st.vega_lite_chart(spec=spec, width="stretch")
 
 
-_VALIDATION_KEY = re.compile(r"^(val_score/|val-core/|val-aux/|val/|test_score/)")
+_GRID_CSS = """
+.st-key-{key} {{ flex-wrap: wrap !important; align-items: flex-start !important; gap: 1rem !important; }}
+.st-key-{key} > div {{ flex: 0 0 calc((100% - {narrow_gaps}rem) / {narrow}) !important;
+    width: calc((100% - {narrow_gaps}rem) / {narrow}) !important; min-width: 0 !important; }}
+@media (min-width: 1600px) {{ .st-key-{key} > div {{ flex-basis: calc((100% - {wide_gaps}rem) / {wide}) !important;
+    width: calc((100% - {wide_gaps}rem) / {wide}) !important; }} }}
+@media (max-width: 640px) {{ .st-key-{key} > div {{ flex-basis: 100% !important; width: 100% !important; }} }}
+"""
 
 
-def is_validation_key(key: str) -> bool:
-    """Validation keys (logged every ``test_freq`` steps) are drawn as points joined per experiment."""
-    return bool(_VALIDATION_KEY.match(key))
+def chart_grid(plans: Sequence[panels.ChartPlan], *, key: str, lang: str, wide: int = 3) -> None:
+    """Draw ``plans`` in a grid: ``wide - 1`` charts per row up to a 1600 px window, ``wide`` beyond, one
+    column on a phone (the browser chooses, so a resized window re-flows without a rerun)."""
+    prepare_charts([(plan.key, plan.build) for plan in plans])
+    narrow = wide - 1
+    st.html(
+        "<style>"
+        + _GRID_CSS.format(key=key, narrow=narrow, narrow_gaps=narrow - 1, wide=wide, wide_gaps=wide - 1)
+        + "</style>"
+    )
+    with st.container(key=key, horizontal=True, gap="medium"):
+        for plan in plans:
+            guarded(partial(show_chart, plan.build, key=plan.key), lang=lang)
 
 
-def axis_title(key: str) -> str:
-    """A short y-axis title for a metric (the chart title says what the metric is)."""
-    if key == "pass_rate" or key.endswith("_pct"):
-        return "%"
-    if key.startswith("response_length/"):
-        return "tokens"
-    if key.startswith(VALIDATION_PREFIX):
-        return key.removeprefix(VALIDATION_PREFIX)
-    return key.rsplit("/", 1)[-1]
+def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) -> list[str]:
+    """The page's one colour legend: a chip per experiment in its colour; clicking chips highlights those runs
+    in every chart of the page (the others are dimmed). Returns the highlighted experiment ids."""
+    labels = display_labels(views)
+    ids = [view.id for view in views]
+    if key in st.session_state:
+        st.session_state[key] = [value for value in st.session_state[key] or [] if value in ids]
+    rules = []
+    for index, view in enumerate(views, start=1):
+        color = view.color if re.fullmatch(r"#[0-9a-fA-F]{6}", view.color) else "#888888"
+        rules.append(
+            f".st-key-{key} button:nth-of-type({index})::before {{ content: ''; display: inline-block; "
+            f"width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.4em; background: {color}; }}"
+        )
+    st.html("<style>" + "\n".join(rules) + "</style>")
+    picked = st.pills(
+        i18n.t("legend_highlight", lang),
+        ids,
+        selection_mode="multi",
+        key=key,
+        format_func=lambda value: labels.get(value, value),
+        help=i18n.t("legend_highlight_help", lang),
+        label_visibility="collapsed",
+        width="stretch",
+    )
+    return [value for value in picked or [] if value in ids]
+
+
+def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
+    """The overview's experiments table (:func:`rlmon.panels.experiments_frame`); a click on any cell of a
+    row - its name included - returns that row's index (the page opens the experiment), else None.
+
+    Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open.
+    """
+    columns: dict[str, Any] = {
+        "experiment": st.column_config.TextColumn(i18n.t("col_experiment", lang), pinned=True, width=150),
+        "track": st.column_config.TextColumn(i18n.t("col_track", lang), width=60),
+        "status": st.column_config.TextColumn(i18n.t("col_status", lang), width=135),
+        "progress": st.column_config.ProgressColumn(
+            i18n.t("col_progress", lang), min_value=0.0, max_value=100.0, format="%.0f%%", width=85
+        ),
+        "hours": st.column_config.TextColumn(i18n.t("col_hours", lang), width=62),
+        "eta": st.column_config.TextColumn(i18n.t("col_eta", lang), width=62),
+        "first5": st.column_config.TextColumn(
+            i18n.t("col_first5", lang), help=i18n.t("table_help_first5", lang), width=95
+        ),
+        "last10": st.column_config.TextColumn(
+            i18n.t("col_last10", lang), help=i18n.t("table_help_last10", lang), width=95
+        ),
+        "best_val": st.column_config.TextColumn(i18n.t("col_best_val", lang), width=110),
+        "last_val": st.column_config.TextColumn(i18n.t("col_last_val", lang), width=70),
+        # Each run's sparkline on its own scale: the shape of its curve, not its place on 0-100.
+        "spark": st.column_config.LineChartColumn(i18n.t("col_sparkline", lang), width=100),
+        "page": None,
+    }
+    event = st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        on_select="rerun",
+        selection_mode="single-cell",
+        column_config={name: config for name, config in columns.items() if name in frame.columns},
+    )
+    cells = getattr(getattr(event, "selection", None), "cells", None) or []
+    if not cells:
+        return None
+    row = cells[0][0] if isinstance(cells[0], list | tuple) else getattr(cells[0], "row", None)
+    return int(row) if isinstance(row, int) and 0 <= row < frame.height else None
+
+
+def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
+    """The signals table (:func:`rlmon.panels.signals_frame`); each row links to its chart."""
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_config={
+            "experiment": st.column_config.TextColumn(i18n.t("col_experiment", lang), width="small"),
+            "severity": st.column_config.TextColumn(i18n.t("col_severity", lang), width="small"),
+            "kind": st.column_config.TextColumn(i18n.t("col_kind", lang), width="small"),
+            "step": st.column_config.TextColumn(i18n.t("col_step", lang), width="small"),
+            "message": st.column_config.TextColumn(i18n.t("col_message", lang), width="large"),
+            "chart": st.column_config.LinkColumn(
+                i18n.t("col_chart", lang), display_text=i18n.t("chart_link", lang), width="small"
+            ),
+        },
+    )
+
+
+is_validation_key = panels.is_validation_key
 
 
 def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[str], smoothing: Any) -> pl.DataFrame:

@@ -143,7 +143,8 @@ def test_experiments_table(app_env: Path) -> None:
     at = run_app()
     table = next(item for item in at.dataframe if "first5" in item.value.columns).value
     assert list(table["experiment"]) == ["E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO", "E4 · RLOO", "E5 · REINFORCE++"]
-    assert list(table["steps"]) == ["150/150"] * 4 + ["21/150"]
+    assert list(table["status"]) == ["✓ finished 150/150"] * 4 + ["▶ running 21/150"]
+    assert "track" not in table.columns  # one track in view
     # seed: E2 fastest at 32.6h, E1 slowest at 37.2h
     assert table["hours"][1] == "32.6h"
     assert table["hours"][0] == "37.2h"
@@ -528,7 +529,7 @@ def test_a_rewritten_log_is_read_again(own_root: Path) -> None:
     at.run()
     assert not at.exception
     table = next(item for item in at.dataframe if "first5" in item.value.columns).value
-    assert table["steps"][0] == "10/150"
+    assert table["status"][0].endswith(" 10/150")
 
 
 def test_a_new_experiment_appears_without_restart(own_root: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from rlmon.charts import (
     DEFAULT_PALETTE,
+    PLOT_HEIGHT,
     SCHEMA_URL,
     bar_chart,
     bar_chart_spec,
@@ -144,18 +145,47 @@ def test_smoothing_changes_the_plotted_values() -> None:
     assert [row["smoothed"] for row in averaged] == [1.0, 1.5, 2.5]
 
 
-def test_legend_selection_sits_on_the_first_layer() -> None:
-    spec = simple_chart(
-        long_frame({"e1": [1.0, 2.0], "e2": [2.0, 1.0]}),
-        smoothing=Smoothing("ema"),
-        reference=3.0,
-        markers=pl.DataFrame({"experiment": ["e1"], "step": [2], "value": [2.0], "text": ["spike"]}),
-    )
-    (legend,) = [param for param in spec["params"] if param.get("bind") == "legend"]
-    assert legend["select"]["fields"] == ["label"]
-    assert legend["views"] == [spec["layer"][0]["name"]]
-    condition = spec["layer"][0]["encoding"]["opacity"]["condition"][0]
-    assert condition["param"] == legend["name"]
+def test_highlighted_runs_are_drawn_in_full_and_the_others_dimmed() -> None:
+    long = long_frame({"e1": [1.0, 2.0], "e2": [2.0, 1.0]})
+    spec = simple_chart(long, smoothing=Smoothing("ema"), highlight=["e2"])
+    assert {row["experiment"]: row["hl"] for row in main_rows(spec)} == {"e1": False, "e2": True}
+    lines = layers_with_mark(spec, "line")
+    assert len(lines) == 2  # raw and smoothed
+    for layer in lines:
+        assert layer["encoding"]["opacity"] == {"condition": [{"test": "datum.hl", "value": 1.0}], "value": 0.15}
+    # nothing highlighted (or only runs that are not drawn): every line in full
+    assert all(row["hl"] for row in main_rows(simple_chart(long, highlight=["e7"])))
+    # no legend inside the chart: the page's legend maps colours to runs
+    assert all(layer["encoding"]["color"].get("legend") is None for layer in lines)
+    assert not [param for param in spec["params"] if param.get("bind") == "legend"]
+
+
+def test_plot_height_is_the_data_rectangle_and_the_chart_grows_around_it() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0, 2.0]}), height=230)
+    assert spec["height"] == 230
+    assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
+    assert spec["usermeta"]["embedOptions"]["renderer"] == "svg"
+
+
+def test_series_legend_sits_below_the_plot_and_never_cuts_a_label() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0, 2.0], "e2": [2.0, 1.0]}), legend=True)
+    legend = layers_with_mark(spec, "line")[0]["encoding"]["color"]["legend"]
+    assert legend["orient"] == "bottom"
+    assert legend["labelLimit"] == 0
+    assert legend["columns"] == 3  # "E3 · Dr.GRPO" is 12 characters: three columns fit a phone-width chart
+
+
+def test_axes_ask_for_a_readable_number_of_ticks_and_token_counts_in_si() -> None:
+    spec = simple_chart(long_frame({"e1": [5100.0, 9700.0]}), axis_format="~s")
+    line = layers_with_mark(spec, "line")[0]
+    assert line["encoding"]["y"]["axis"] == {"tickCount": 5, "format": "~s"}
+    assert line["encoding"]["x"]["axis"]["tickCount"] == 6
+
+
+def test_a_note_is_a_subtitle() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0, 2.0]}), note="logged with 3 decimals")
+    assert spec["title"]["text"] == "T"
+    assert spec["title"]["subtitle"] == "logged with 3 decimals"
 
 
 def test_colours_follow_the_given_order_and_are_stable() -> None:
@@ -368,7 +398,7 @@ def test_titles_come_from_the_caller() -> None:
     assert spec["title"] == "通过率"
     assert spec["layer"][0]["encoding"]["y"]["title"] == "%"
     assert spec["layer"][0]["encoding"]["x"]["title"] == "训练步"
-    assert spec["height"] == 260
+    assert spec["height"] == PLOT_HEIGHT == 220
 
 
 # --- validation_chart --------------------------------------------------------------------------------
@@ -401,15 +431,42 @@ def test_validation_chart_joins_test_steps_only() -> None:
 def test_bar_chart_one_bar_per_experiment_with_value_text() -> None:
     hours = pl.DataFrame({"experiment": ["e2", "e1", "e3"], "value": [32.55, 35.1, 37.2]})
     spec = spec_of(bar_chart(hours, title="hours", y_title="h", colors=COLORS, labels=LABELS, value_format=".1f"))
-    bars, text = spec["layer"]
+    projection, bars, text = spec["layer"]
     assert bars["mark"]["type"] == "bar"
+    assert projection["transform"] == [{"filter": "datum.running"}]
     assert text["mark"]["type"] == "text"
-    assert text["encoding"]["text"]["format"] == ".1f"
+    # every bar carries its value: the text is the given text, else the value in the given format
+    assert text["transform"][0]["calculate"] == 'isValid(datum.text) ? datum.text : format(datum.value, ".1f")'
+    assert text["encoding"]["y"]["field"] == "top"
     rows = main_rows(spec)
     assert len(rows) == 3
     assert {row["label"]: row["value"] for row in rows} == {"E1 · GRPO": 35.1, "E2 · DAPO": 32.55, "E3 · Dr.GRPO": 37.2}
+    assert not any(row["running"] for row in rows)
     assert bars["encoding"]["x"]["sort"] == ["E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO"]
     assert bars["encoding"]["color"]["scale"]["range"] == ["#1f77b4", "#ff7f0e", "#2ca02c"]
+    # room above the tallest bar (37.2) for its value
+    assert bars["encoding"]["y"]["scale"]["domainMax"] > 37.2 * 1.1
+
+
+def test_a_running_run_bar_is_lighter_dashed_and_shows_its_projection() -> None:
+    hours = pl.DataFrame(
+        {
+            "experiment": ["e1", "e5"],
+            "value": [35.1, 4.4],
+            "projected": [None, 33.0],
+            "text": ["35.1h", "4.4h running\n→ 33.0h"],
+        }
+    )
+    spec = spec_of(bar_chart(hours, title="hours", y_title="h", colors=COLORS, labels=LABELS))
+    projection, bars, _text = spec["layer"]
+    rows = {row["experiment"]: row for row in main_rows(spec)}
+    assert rows["e5"]["running"] is True and rows["e1"]["running"] is False
+    assert rows["e5"]["top"] == 33.0 and rows["e1"]["top"] == 35.1
+    assert rows["e5"]["text"] == "4.4h running\n→ 33.0h"
+    assert bars["encoding"]["fillOpacity"] == {"condition": {"test": "datum.running", "value": 0.45}, "value": 1.0}
+    assert bars["encoding"]["strokeDash"]["condition"]["value"] == [4, 3]
+    assert projection["encoding"]["y"]["field"] == "projected"
+    assert projection["mark"]["strokeDash"] == [4, 3]
 
 
 def test_bar_chart_requires_its_columns() -> None:
@@ -666,7 +723,7 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
     charts = at.get("vega_lite_chart")
     assert len(charts) == 3
     spec = json.loads(charts[0].proto.spec)
-    assert [param["name"] for param in spec["params"]] == ["legend", "hover"]
+    assert [param["name"] for param in spec["params"]] == ["hover"]
     shipped = charts[2].proto
     assert sorted(named.name for named in shipped.datasets) == at.session_state["arrow_names"]
     main_name = json.loads(shipped.spec)["data"]["name"]

@@ -1,0 +1,967 @@
+"""What the pages show, assembled from experiment views: chart plans, table frames and header lines.
+
+Pure (no streamlit): the pages pick widgets, call one or two functions here and render what they get.
+
+* Overview: :func:`metric_options`, :func:`default_metrics`, :func:`comparison_charts`,
+  :func:`shared_settings_line`, :func:`progress_line`, :func:`experiments_frame`, :func:`signals_frame`,
+  :func:`settings_diff_frame`.
+* Experiment page: :func:`detail_charts`, :func:`validation_panels`, :func:`explorer`.
+
+A chart comes as a :class:`ChartPlan`: its memo key (everything the chart is drawn from, so every visitor
+asking for the same chart shares one build) and a builder returning the Vega-Lite spec
+(:mod:`rlmon.charts`). Metric names are the current verl names; each experiment's column is found through
+:func:`rlmon.metrics.resolve_key`, so an older log's ``actor/entropy_loss`` is drawn as its entropy.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import polars as pl
+
+from rlmon import charts, i18n
+from rlmon.experiment import SETTING_GROUPS, Experiment, settings_diff
+from rlmon.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
+from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
+from rlmon.smoothing import Smoothing
+
+__all__ = [
+    "COMPARISON_HEIGHT",
+    "DEFAULT_METRICS",
+    "DETAIL_HEIGHT",
+    "EXPLORER_HEIGHT",
+    "HOURS_TOTAL",
+    "ChartPlan",
+    "Explorer",
+    "Focus",
+    "ValidationPanel",
+    "View",
+    "axis_title",
+    "comparison_charts",
+    "default_metrics",
+    "detail_charts",
+    "display_labels",
+    "experiments_frame",
+    "explorer",
+    "is_validation_key",
+    "line_points",
+    "long_frame",
+    "match_keys",
+    "metric_options",
+    "progress_line",
+    "settings_diff_frame",
+    "shared_settings_line",
+    "short_tracks",
+    "signal_link",
+    "signals_frame",
+    "validation_panels",
+]
+
+HOURS_TOTAL = "hours_total"
+"""Pseudo metric: one bar per experiment with its total training hours."""
+DEFAULT_METRICS = ("pass_rate", "response_length/mean", "actor/entropy", "actor/grad_norm", HOURS_TOTAL)
+CAPPED_KEYS = ("response_length/mean", "response_length/max")
+"""Charts drawn with the response cap as a dashed rule."""
+COMPARISON_HEIGHT = 230
+"""Plot-area height of the overview's comparison charts (px)."""
+DETAIL_HEIGHT = 190
+"""Plot-area height of an experiment page's charts (px)."""
+EXPLORER_HEIGHT = 125
+"""Plot-area height of the explorer's small multiples (px)."""
+EXPLORER_LIMIT = 24
+CHART_POINTS = 6_000
+"""Points one comparison chart ships at most, over all its lines: with many experiments each line gets fewer
+points (never more than the ``max_points`` setting, never fewer than :data:`MIN_LINE_POINTS`)."""
+MIN_LINE_POINTS = 200
+PHASES = (
+    "gen",
+    "reward",
+    "old_log_prob",
+    "ref",
+    "values",
+    "adv",
+    "update_critic",
+    "update_actor",
+    "update_weights",
+    "testing",
+    "save_checkpoint",
+)
+"""verl's top-level step phases (``timing_s/<phase>``, v0.1 ``timing/<phase>``); their sum is the step time."""
+_VALIDATION = re.compile(r"^(val_score/|val-core/|val-aux/|val/|test_score/)")
+_SERIES_GREY = "#9ca3af"
+
+
+class View(Protocol):
+    """An experiment ready for the pages (:class:`rlmon.ui.ExperimentView` is one)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def color(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def experiment(self) -> Experiment: ...
+    @property
+    def steps(self) -> pl.DataFrame: ...
+    @property
+    def logged_keys(self) -> tuple[str, ...]: ...
+    @property
+    def derived_keys(self) -> tuple[str, ...]: ...
+    @property
+    def serial(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class ChartPlan:
+    """One chart of a page: ``build()`` returns its Vega-Lite spec; ``key`` is everything it is drawn from."""
+
+    name: str
+    """What it shows (a metric key or a chart name); the page's anchor for links to it."""
+    key: tuple[Any, ...]
+    build: Callable[[], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Focus:
+    """A chart a link asked for: metric ``key`` of the experiment, with ``step`` marked (a signal's step)."""
+
+    key: str
+    step: int | None = None
+
+
+# ----------------------------------------------------------------------------------------------- shared
+
+
+def is_validation_key(key: str) -> bool:
+    """Validation keys (logged every ``test_freq`` steps) are drawn as points joined per experiment."""
+    return bool(_VALIDATION.match(key))
+
+
+def line_points(max_points: int, lines: int) -> int:
+    """Points per line for a chart of ``lines`` lines (downsampling keeps each bucket's min, max and last)."""
+    return max(min(max_points, MIN_LINE_POINTS), min(max_points, CHART_POINTS // max(1, lines)))
+
+
+def long_frame(views: Sequence[View], metric: str) -> pl.DataFrame:
+    """The long frame (schema.py) of one metric over several experiments; rows without a value left out.
+
+    Each experiment's column is the metric's logged name there (:func:`rlmon.metrics.resolve_key`).
+    """
+    parts = []
+    for view in views:
+        column = resolve_key(metric, view.steps.columns)
+        if column is None:
+            continue
+        parts.append(
+            view.steps.select(
+                pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
+                pl.col(STEP).cast(pl.Int64),
+                pl.col(HOURS).cast(pl.Float64),
+                pl.lit(metric, dtype=pl.String).alias(METRIC),
+                pl.col(column).cast(pl.Float64).alias(VALUE),
+            ).filter(pl.col(VALUE).is_not_null())
+        )
+    if not parts:
+        return pl.DataFrame(schema=LONG_SCHEMA)
+    return pl.concat(parts, how="vertical")
+
+
+def short_tracks(tracks: Sequence[str]) -> dict[str, str]:
+    """Track -> the part that tells it from the others: ``Qwen3.5-4B``/``Qwen3.5-2B`` -> ``4B``/``2B``.
+
+    The common prefix is cut at a separator (``-``, ``_``, ``/``, ``.``, space); a track whose rest would be
+    empty keeps its full name.
+
+    >>> short_tracks(["Qwen3.5-4B", "Qwen3.5-2B"])
+    {'Qwen3.5-4B': '4B', 'Qwen3.5-2B': '2B'}
+    >>> short_tracks(["Qwen2-7B", "gemma-2-2b"])
+    {'Qwen2-7B': 'Qwen2-7B', 'gemma-2-2b': 'gemma-2-2b'}
+    """
+    unique = list(dict.fromkeys(tracks))
+    if len(unique) < 2:
+        return {track: track for track in unique}
+    prefix = unique[0]
+    for track in unique[1:]:
+        while not track.startswith(prefix):
+            prefix = prefix[:-1]
+    cut = max((prefix.rfind(sep) + 1 for sep in "-_/. "), default=0)
+    return {track: (track[cut:] or track) for track in unique}
+
+
+def display_labels(views: Sequence[View]) -> dict[str, str]:
+    """Experiment id -> label; ``E1 · GRPO · 2B`` (the short track) when the experiments span several tracks."""
+    tracks = [view.experiment.track for view in views]
+    if len(set(tracks)) <= 1:
+        return {view.id: view.label for view in views}
+    short = short_tracks(tracks)
+    return {view.id: f"{view.label} · {short[view.experiment.track]}" for view in views}
+
+
+def axis_title(key: str, lang: str) -> str:
+    """A short y-axis title for a metric, in ``lang`` (the chart title says what the metric is)."""
+    if key == "pass_rate" or key.endswith("_pct"):
+        return "%"
+    if key.startswith("response_length/"):
+        return i18n.t("axis_tokens", lang)
+    if key.startswith(VALIDATION_PREFIX):
+        return i18n.t("axis_score", lang)
+    known = "axis_" + key.replace("/", "_")
+    if known in i18n.MESSAGES:
+        return i18n.t(known, lang)
+    return key.rsplit("/", 1)[-1]
+
+
+def _axis_format(key: str) -> str | None:
+    if key.startswith("response_length/") or key in ("perf/throughput", "perf/total_num_tokens"):
+        return "~s"
+    return None
+
+
+def _is_fraction(long: pl.DataFrame) -> bool:
+    values = long.get_column(VALUE).filter(long.get_column(VALUE).is_finite())
+    return bool(values.len()) and float(values.min()) >= 0.0 and float(values.max()) <= 1.0  # type: ignore[arg-type]
+
+
+def signal_link(slug: str, signal: Any) -> str:
+    """The link from a signal to its chart on the experiment page: ``<slug>?focus=<key>&at=<step>``."""
+    query: dict[str, str] = {}
+    metric = getattr(signal, "metric", None)
+    if metric:
+        query["focus"] = str(metric)
+    step = getattr(signal, "step", None)
+    if step is not None:
+        query["at"] = str(int(step))
+    return slug + ("?" + urllib.parse.urlencode(query) if query else "")
+
+
+# ------------------------------------------------------------------------------------------------ overview
+
+
+def metric_options(views: Sequence[View]) -> list[str]:
+    """Every chartable key of the experiments: derived metrics, the hours bars, then logged keys by their
+    current verl name."""
+    derived: dict[str, None] = {}
+    logged: dict[str, None] = {}
+    for view in views:
+        derived.update(dict.fromkeys(view.derived_keys))
+        logged.update(dict.fromkeys(alias_of(key) for key in view.logged_keys))
+    ordered = [key for key in derived if key != "elapsed_h"] + (["elapsed_h"] if "elapsed_h" in derived else [])
+    return [*ordered, HOURS_TOTAL, *sorted(logged)]
+
+
+def default_metrics(options: Sequence[str]) -> list[str]:
+    """The seed page's charts that the experiments allow, then their first two validation scores."""
+    chosen = [key for key in DEFAULT_METRICS if key in options]
+    chosen += [key for key in options if key.startswith(VALIDATION_PREFIX)][:2]
+    return chosen
+
+
+def match_keys(keys: Sequence[str], pattern: str) -> tuple[list[str], bool]:
+    """The keys matching ``pattern`` and whether it was used as a regular expression.
+
+    The pattern runs in polars' regex engine (linear time: no pattern a visitor types can hang the server);
+    one it rejects is matched as plain text, case-insensitively.
+
+    >>> match_keys(["actor/entropy", "timing_s/gen", "timing_s/update_actor"], "timing_s/(gen|update)")
+    (['timing_s/gen', 'timing_s/update_actor'], True)
+    >>> match_keys(["actor/lr(1e-4)"], "lr(1e")
+    (['actor/lr(1e-4)'], False)
+    """
+    series = pl.Series("key", list(keys), dtype=pl.String)
+    try:
+        found = series.str.contains(pattern)
+        regex = True
+    except pl.exceptions.PolarsError:
+        found = series.str.to_lowercase().str.contains(pattern.lower(), literal=True)
+        regex = False
+    return series.filter(found).to_list(), regex
+
+
+def _response_cap(views: Sequence[View], lang: str) -> tuple[float | None, str | None]:
+    caps = [view.experiment.setting("max_response_length") for view in views]
+    known = [item for item in caps if item is not None and isinstance(item.value, int | float)]
+    if not known:
+        return None, None
+    top = max(known, key=lambda item: float(item.value))
+    return float(top.value), i18n.t("reference_cap", lang, cap=top.display)
+
+
+def signal_markers(signals: Sequence[Any], metric: str, views: Sequence[View], lang: str) -> pl.DataFrame | None:
+    """Marker rows (experiment, step, value, text) for the signals about ``metric`` (or its older name)."""
+    rows: list[dict[str, Any]] = []
+    by_id = {view.id: view for view in views}
+    for signal in signals:
+        if alias_of(str(getattr(signal, "metric", None))) != alias_of(metric):
+            continue
+        view = by_id.get(_signal_experiment(signal))
+        step = getattr(signal, "step", None)
+        column = None if view is None else resolve_key(metric, view.steps.columns)
+        if view is None or step is None or column is None:
+            continue
+        found = view.steps.filter(pl.col(STEP) == int(step)).get_column(column)
+        value = found[0] if found.len() else None
+        if value is None:
+            continue
+        rows.append({EXPERIMENT: view.id, STEP: int(step), VALUE: float(value), "text": _signal_text(signal, lang)})
+    if not rows:
+        return None
+    return pl.DataFrame(
+        rows, schema={EXPERIMENT: pl.String, STEP: pl.Int64, VALUE: pl.Float64, "text": pl.String}, orient="row"
+    )
+
+
+def _signal_experiment(signal: Any) -> str:
+    experiment = getattr(signal, "experiment", "")
+    return str(getattr(experiment, "id", experiment))
+
+
+def _signal_text(signal: Any, lang: str) -> str:
+    text = getattr(signal, "text", None)
+    if callable(text):
+        return str(text(lang))
+    message = getattr(signal, "message", {})
+    if isinstance(message, Mapping):
+        return str(message.get(lang) or message.get("en") or "")
+    return str(message)
+
+
+def _views_key(views: Sequence[View]) -> tuple[tuple[str, int], ...]:
+    return tuple((view.id, view.serial) for view in views)
+
+
+def _hours_bars(views: Sequence[View], lang: str) -> pl.DataFrame:
+    """One row per experiment with elapsed hours; a running run also gets its projected total and says so."""
+    rows = []
+    for view in views:
+        experiment = view.experiment
+        if experiment.elapsed_h is None:
+            continue
+        projected = None
+        text = i18n.format_hours(experiment.elapsed_h, lang)
+        if view.status in ("running", "stalled"):
+            if experiment.eta_h is not None:
+                projected = experiment.elapsed_h + experiment.eta_h
+                text = i18n.t("bar_running_projection", lang, hours=text, total=i18n.format_hours(projected, lang))
+            else:
+                text = i18n.t("bar_running", lang, hours=text)
+        rows.append({EXPERIMENT: view.id, VALUE: experiment.elapsed_h, "projected": projected, "text": text})
+    return pl.DataFrame(
+        rows,
+        schema={EXPERIMENT: pl.String, VALUE: pl.Float64, "projected": pl.Float64, "text": pl.String},
+        orient="row",
+    )
+
+
+def comparison_charts(
+    metrics: Sequence[str],
+    views: Sequence[View],
+    *,
+    smoothing: Smoothing,
+    x: str,
+    log_scale: bool,
+    signals: Sequence[Any],
+    highlight: Sequence[str],
+    lang: str,
+    max_points: int,
+) -> list[ChartPlan]:
+    """The overview's charts of ``metrics`` over ``views``: lines (smoothed, raw faded beneath, signal markers,
+    the response cap), validation points, or the hours bars for :data:`HOURS_TOTAL`."""
+    colors = {view.id: view.color for view in views}
+    labels = display_labels(views)
+    points = line_points(max_points, len(views))
+    common: dict[str, Any] = {
+        "colors": colors,
+        "labels": labels,
+        "experiment_title": i18n.t("col_experiment", lang),
+        "empty_text": i18n.t("no_data", lang),
+        "height": COMPARISON_HEIGHT,
+        "highlight": tuple(highlight),
+        "arrow": True,
+    }
+    identity = (_views_key(views), tuple(labels.values()), tuple(highlight), lang)
+    plans: list[ChartPlan] = []
+    for key in metrics:
+        if key == HOURS_TOTAL:
+            plans.append(
+                ChartPlan(
+                    key,
+                    ("overview", key, identity),
+                    lambda: charts.bar_chart_spec(
+                        _hours_bars(views, lang),
+                        title=i18n.t("hours_chart", lang),
+                        y_title=i18n.t("hours_axis", lang),
+                        projected_title=i18n.t("bar_projected", lang),
+                        **common,
+                    ),
+                )
+            )
+            continue
+        marks = tuple(
+            (_signal_experiment(signal), getattr(signal, "step", None), _signal_text(signal, lang))
+            for signal in signals
+            if alias_of(str(getattr(signal, "metric", None))) == alias_of(key)
+        )
+        if is_validation_key(key):
+            plans.append(
+                ChartPlan(key, ("overview", key, identity, x, log_scale, points), _validation_builder(
+                    key, views, x=x, log_scale=log_scale, lang=lang, points=points, common=common
+                ))
+            )  # fmt: skip
+            continue
+        plans.append(
+            ChartPlan(
+                key,
+                ("overview", key, identity, smoothing, x, log_scale, points, marks),
+                _line_builder(
+                    key, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=signals, lang=lang,
+                    points=points, common=common,
+                ),
+            )
+        )  # fmt: skip
+    return plans
+
+
+def _validation_builder(
+    key: str, views: Sequence[View], *, x: str, log_scale: bool, lang: str, points: int, common: dict[str, Any]
+) -> Callable[[], dict[str, Any]]:
+    def build() -> dict[str, Any]:
+        long = long_frame(views, key)
+        return charts.validation_chart_spec(
+            long, title=i18n.metric_title(key, lang), y_title=axis_title(key, lang), x=x,  # type: ignore[arg-type]
+            x_title=i18n.t("x_" + x, lang), log_scale=log_scale, percent=_is_fraction(long), max_points=points,
+            **common,
+        )  # fmt: skip
+
+    return build
+
+
+def _line_builder(
+    key: str,
+    views: Sequence[View],
+    *,
+    smoothing: Smoothing,
+    x: str,
+    log_scale: bool,
+    signals: Sequence[Any],
+    lang: str,
+    points: int,
+    common: dict[str, Any],
+    title: str | None = None,
+    note: str | None = None,
+    focus_step: int | None = None,
+) -> Callable[[], dict[str, Any]]:
+    def build() -> dict[str, Any]:
+        reference, reference_label = _response_cap(views, lang) if key in CAPPED_KEYS else (None, None)
+        markers = signal_markers(signals, key, views, lang)
+        return charts.metric_chart_spec(
+            long_frame(views, key),
+            title=title or i18n.metric_title(key, lang),
+            y_title=axis_title(key, lang),
+            smoothing=smoothing,
+            x=x,  # type: ignore[arg-type]
+            x_title=i18n.t("x_" + x, lang),
+            log_scale=log_scale,
+            reference=reference,
+            reference_label=reference_label,
+            markers=markers,
+            marker_title=i18n.t("signal_marker", lang),
+            raw_suffix=i18n.t("raw_suffix", lang),
+            max_points=points,
+            axis_format=_axis_format(key),
+            note=note,
+            **common,
+        )
+
+    return build
+
+
+# -------------------------------------------------------------------------------------------- header lines
+
+
+def _compress_codes(codes: Sequence[str]) -> str:
+    """``E1, E2, E3, E4`` -> ``E1–E4`` when the codes are consecutive numbers with one prefix."""
+    parsed = [re.fullmatch(r"([A-Za-z]+)(\d+)", code) for code in codes]
+    if len(codes) > 2 and all(parsed):
+        prefixes = {match.group(1) for match in parsed if match}
+        numbers = [int(match.group(2)) for match in parsed if match]
+        if len(prefixes) == 1 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+            return f"{codes[0]}–{codes[-1]}"
+    return ", ".join(codes)
+
+
+def shared_settings_line(views: Sequence[View], lang: str) -> str:
+    """``4 GPUs · TP=4 · offload off · non-thinking · 16K response · 32×8/step``: what every experiment
+    shares; a setting they do not share is left out."""
+
+    def common(key: str) -> Any:
+        found = [view.experiment.setting(key) for view in views]
+        if any(item is None for item in found):
+            return None
+        values = {repr(item.value) for item in found if item is not None}
+        return found[0] if len(values) == 1 else None
+
+    parts: list[str] = []
+    gpus = common("gpus")
+    if gpus is not None:
+        parts.append(i18n.t("shared_gpus", lang, n=gpus.value))
+    tp = common("rollout_tp")
+    if tp is not None:
+        parts.append(f"TP={tp.value}")
+    known = [item for item in (common("param_offload"), common("optimizer_offload")) if item is not None]
+    if known:
+        on = any(bool(item.value) for item in known)
+        parts.append(i18n.t("shared_offload_on" if on else "shared_offload_off", lang))
+    thinking = common("thinking")
+    if thinking is not None:
+        parts.append(i18n.t("shared_thinking" if thinking.value else "shared_non_thinking", lang))
+    cap = common("max_response_length")
+    if cap is not None:
+        parts.append(i18n.t("shared_response", lang, cap=cap.display))
+    batch = common("batch")
+    if batch is not None:
+        parts.append(i18n.t("shared_batch", lang, batch=batch.display))
+    return " · ".join(parts)
+
+
+def progress_line(views: Sequence[View], lang: str) -> str:
+    """``E1–E4 finished 150/150 · E5 running 21/150 (4h23m, ETA 27h)``; codes carry the short track when the
+    experiments span several tracks (``E1 · 2B``)."""
+    tracks = [view.experiment.track for view in views]
+    short = short_tracks(tracks) if len(set(tracks)) > 1 else {}
+    groups: dict[tuple[str, str, str], list[View]] = {}
+    parts: list[str] = []
+    for view in views:
+        track = short.get(view.experiment.track, "")
+        code = f"{view.code} · {track}" if track else view.code
+        if view.status in ("running", "stalled"):
+            elapsed = i18n.format_duration(view.experiment.elapsed_h, lang)
+            detail = (
+                elapsed
+                if view.experiment.eta_h is None
+                else i18n.t(
+                    "progress_detail", lang, elapsed=elapsed, eta=i18n.format_duration(view.experiment.eta_h, lang)
+                )
+            )
+            status = i18n.t("status_" + view.status, lang)
+            parts.append(f"{code} {status} {view.experiment.progress_text} ({detail})")
+            continue
+        groups.setdefault((track, view.status, view.experiment.progress_text), []).append(view)
+    grouped = []
+    for (track, status, progress), members in groups.items():
+        codes = _compress_codes([view.code for view in members])
+        grouped.append(
+            i18n.t(
+                "progress_group",
+                lang,
+                codes=f"{codes} · {track}" if track else codes,
+                status=i18n.t("status_" + status, lang),
+                progress=progress,
+            )
+        )
+    return " · ".join(grouped + parts)
+
+
+# ----------------------------------------------------------------------------------------------- tables
+
+STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
+
+
+def experiments_frame(
+    views: Sequence[View], numbers: Mapping[str, Any], *, slugs: Mapping[str, str], lang: str
+) -> pl.DataFrame:
+    """The overview's experiments table, one row per experiment.
+
+    ``numbers`` maps experiment id -> its headline (``first5_pass``, ``last10_pass``, ``best_val``,
+    ``best_val_step``, ``last_val``, ``sparkline``; see :class:`rlmon.ui.Headline`). Columns: ``experiment``
+    (label), ``track`` (only when several tracks are in view), ``status`` (glyph, status, steps), ``progress``
+    (0–100), ``hours``, ``eta``, ``first5``, ``last10``, ``best_val``, ``last_val``, ``spark`` (the pass rate,
+    each on its own scale), ``page`` (the experiment page's path).
+    """
+    tracks = [view.experiment.track for view in views]
+    several = len(set(tracks)) > 1
+    short = short_tracks(tracks)
+    unknown = i18n.t("fmt_unknown", lang)
+    rows = []
+    for view in views:
+        experiment = view.experiment
+        headline = numbers.get(view.id)
+        total = experiment.total_steps
+        best_val = getattr(headline, "best_val", None)
+        best = (
+            f"{i18n.format_score(best_val, lang)} @{getattr(headline, 'best_val_step', '')}"
+            if best_val is not None
+            else unknown
+        )
+        row: dict[str, Any] = {"experiment": view.label}
+        if several:
+            row["track"] = short[experiment.track]
+        row |= {
+            "status": f"{STATUS_GLYPHS.get(view.status, '')} {i18n.t('status_' + view.status, lang)} "
+            f"{experiment.progress_text}",
+            "progress": 100.0 * experiment.steps_done / total if total else None,
+            "hours": i18n.format_hours(experiment.elapsed_h, lang),
+            "eta": i18n.format_duration(experiment.eta_h, lang) if experiment.eta_h is not None else "",
+            "first5": i18n.format_percent(getattr(headline, "first5_pass", None), lang),
+            "last10": i18n.format_percent(getattr(headline, "last10_pass", None), lang),
+            "best_val": best,
+            "last_val": i18n.format_score(getattr(headline, "last_val", None), lang),
+            "spark": list(getattr(headline, "sparkline", ()) or ()),
+            "page": slugs.get(view.id, ""),
+        }
+        rows.append(row)
+    schema: dict[str, Any] = {"experiment": pl.String}
+    if several:
+        schema["track"] = pl.String
+    schema |= {
+        "status": pl.String,
+        "progress": pl.Float64,
+        "hours": pl.String,
+        "eta": pl.String,
+        "first5": pl.String,
+        "last10": pl.String,
+        "best_val": pl.String,
+        "last_val": pl.String,
+        "spark": pl.List(pl.Float64),
+        "page": pl.String,
+    }
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def signals_frame(
+    views: Sequence[View],
+    signals: Sequence[Any],
+    *,
+    kinds: Mapping[str, Mapping[str, str]],
+    slugs: Mapping[str, str],
+    lang: str,
+) -> pl.DataFrame:
+    """The signals table: experiment, severity, kind, step, message, and ``chart`` — the link to the signal's
+    chart on the experiment page, with its step marked (:func:`signal_link`)."""
+    labels = display_labels(views)
+    rows = []
+    for signal in signals:
+        experiment = _signal_experiment(signal)
+        if experiment not in labels:
+            continue
+        step = getattr(signal, "step", None)
+        step_end = getattr(signal, "step_end", None)
+        where = "" if step is None else (f"{step}–{step_end}" if step_end not in (None, step) else str(step))
+        severity = str(getattr(signal, "severity", ""))
+        kind = str(getattr(signal, "kind", ""))
+        rows.append(
+            {
+                "experiment": labels[experiment],
+                "severity": i18n.t("severity_" + severity, lang)
+                if f"severity_{severity}" in i18n.MESSAGES
+                else severity,
+                "kind": kinds.get(kind, {}).get(lang, kind),
+                "step": where,
+                "message": _signal_text(signal, lang),
+                "chart": signal_link(slugs.get(experiment, ""), signal),
+            }
+        )
+    names = ("experiment", "severity", "kind", "step", "message", "chart")
+    return pl.DataFrame(rows, schema={name: pl.String for name in names}, orient="row")
+
+
+def settings_diff_frame(views: Sequence[View], lang: str) -> pl.DataFrame | None:
+    """What differs between the experiments' settings: group, setting, then one column per experiment; None
+    when fewer than two experiments, an empty frame when nothing differs."""
+    if len(views) < 2:
+        return None
+    diffs = settings_diff([view.experiment for view in views])
+    labels = display_labels(views)
+    group_names = {group: i18n.t("group_" + group, lang) for group in SETTING_GROUPS}
+    columns: dict[str, list[str]] = {
+        i18n.t("col_group", lang): [group_names.get(diff.group, diff.group) for diff in diffs],
+        i18n.t("col_setting", lang): [i18n.setting_label(diff.key, diff.label, lang) for diff in diffs],
+    }
+    for view in views:
+        columns[labels[view.id]] = [diff.displays.get(view.id, "—") for diff in diffs]
+    return pl.DataFrame(columns, schema={name: pl.String for name in columns})
+
+
+# -------------------------------------------------------------------------------------- experiment page
+
+
+def _series_frame(view: View, keys: Mapping[str, str]) -> pl.DataFrame:
+    """A long frame with one series per metric key (the ``experiment`` column names the series)."""
+    parts = [
+        view.steps.select(
+            pl.lit(key, dtype=pl.String).alias(EXPERIMENT),
+            pl.col(STEP),
+            pl.col(HOURS),
+            pl.lit(key, dtype=pl.String).alias(METRIC),
+            pl.col(key).cast(pl.Float64).alias(VALUE),
+        ).filter(pl.col(VALUE).is_not_null())
+        for key in keys
+        if key in view.steps.columns
+    ]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=LONG_SCHEMA)
+
+
+@dataclass(frozen=True)
+class _Detail:
+    name: str
+    key: str | None
+    """The metric drawn (single-series charts), for signal markers and links."""
+    build: Callable[[], dict[str, Any]]
+
+
+def detail_charts(
+    view: View,
+    *,
+    smoothing: Smoothing,
+    x: str,
+    signals: Sequence[Any],
+    lang: str,
+    max_points: int,
+    focus: Focus | None = None,
+) -> list[ChartPlan]:
+    """An experiment page's training curves, in reading order: pass rate, response length (with the cap),
+    clipped responses, entropy, grad norm, clip fractions, KL loss, rollout↔training mismatch (noted when the
+    log has 3 decimals), the critic's curves (PPO with a value model), step time by phase, throughput.
+
+    A chart whose metric was not logged is left out. With ``focus`` (a link from a signal), the focused
+    metric's chart comes first with the signal's step marked, even when it is none of the above.
+    """
+    columns = view.steps.columns
+    colors = {view.id: view.color}
+    labels = {view.id: view.label}
+    x_title = i18n.t("x_" + x, lang)
+    common: dict[str, Any] = {
+        "colors": colors,
+        "labels": labels,
+        "experiment_title": i18n.t("col_experiment", lang),
+        "empty_text": i18n.t("no_data", lang),
+        "height": DETAIL_HEIGHT,
+        "arrow": True,
+    }
+    signal_marks = tuple(
+        (_signal_experiment(signal), getattr(signal, "step", None), getattr(signal, "metric", None))
+        for signal in signals
+        if _signal_experiment(signal) == view.id
+    )
+
+    def single(key: str, title: str, *, note: str | None = None, focus_step: int | None = None) -> _Detail:
+        marked = list(signals)
+        if focus_step is not None:
+            marked.append(_FocusMark(experiment=view.id, metric=key, step=focus_step))
+        return _Detail(
+            key,
+            key,
+            _line_builder(
+                key, [view], smoothing=smoothing, x=x, log_scale=False, signals=marked, lang=lang,
+                points=max_points, common=common, title=title, note=note,
+            ),
+        )  # fmt: skip
+
+    def multi(name: str, keys: Mapping[str, str], title: str, y_title: str) -> _Detail | None:
+        present = {key: label for key, label in keys.items() if key in columns}
+        if not present:
+            return None
+        palette = [view.color, _SERIES_GREY, *charts.DEFAULT_PALETTE]
+        series_colors = dict(zip(present, palette, strict=False))
+
+        def build() -> dict[str, Any]:
+            return charts.metric_chart_spec(
+                _series_frame(view, present), title=title, y_title=y_title, colors=series_colors,
+                labels=present, smoothing=smoothing, x=x, x_title=x_title,  # type: ignore[arg-type]
+                raw_suffix=i18n.t("raw_suffix", lang), empty_text=i18n.t("no_data", lang),
+                experiment_title=i18n.t("col_series", lang), max_points=max_points, height=DETAIL_HEIGHT,
+                legend=True, arrow=True,
+            )  # fmt: skip
+
+        return _Detail(name, None, build)
+
+    def has(name: str) -> bool:
+        return resolve_key(name, columns) is not None
+
+    three_decimals = bool(getattr(view.experiment, "three_decimals", False))
+    phase_keys = [key for phase in PHASES for key in (f"timing_s/{phase}", f"timing/{phase}") if key in columns]
+    details: list[_Detail | None] = [
+        single("pass_rate", i18n.t("chart_pass_rate", lang)) if has("pass_rate") else None,
+        single("response_length/mean", i18n.t("chart_response_length", lang)) if has("response_length/mean") else None,
+        single("response_clip_pct", i18n.t("chart_response_clip", lang)) if has("response_clip_pct") else None,
+        single("actor/entropy", i18n.t("chart_entropy", lang)) if has("actor/entropy") else None,
+        single("actor/grad_norm", i18n.t("chart_grad_norm", lang)) if has("actor/grad_norm") else None,
+        multi(
+            "clipfrac",
+            {"pg_clipfrac_pct": "pg_clipfrac", "pg_clipfrac_lower_pct": "pg_clipfrac_lower"},
+            i18n.t("chart_clipfrac", lang),
+            "%",
+        ),
+        single("actor/kl_loss", i18n.t("chart_kl_loss", lang)) if has("actor/kl_loss") else None,
+        single(
+            "rollout_mismatch",
+            i18n.t("chart_mismatch", lang),
+            note=i18n.t("note_three_decimals", lang) if three_decimals else None,
+        )
+        if has("rollout_mismatch")
+        else None,
+        single("critic/vf_loss", i18n.t("chart_vf_loss", lang)) if has("critic/vf_loss") else None,
+        single("critic/vf_explained_var", i18n.t("chart_vf_explained_var", lang))
+        if has("critic/vf_explained_var")
+        else None,
+        single("critic/grad_norm", i18n.t("chart_critic_grad_norm", lang)) if has("critic/grad_norm") else None,
+        # Every algorithm logs critic/returns/mean (for GRPO it is the advantage); values exist only with a
+        # value model (PPO/GAE).
+        multi(
+            "critic_values",
+            {"critic/vpred_mean": "vpred", "critic/values/mean": "values", "critic/returns/mean": "returns"},
+            i18n.t("chart_values_returns", lang),
+            i18n.t("axis_value", lang),
+        )
+        if has("critic/vpred_mean") or has("critic/values/mean")
+        else None,
+        _Detail("phases", None, lambda: _phases_spec(view, phase_keys, x=x, lang=lang, max_points=max_points))
+        if phase_keys
+        else None,
+        single("perf/throughput", i18n.t("chart_throughput", lang)) if has("perf/throughput") else None,
+    ]
+    drawn = [detail for detail in details if detail is not None]
+    if focus is not None and has(focus.key):
+        drawn = [detail for detail in drawn if detail.key is None or alias_of(detail.key) != alias_of(focus.key)]
+        title = i18n.t("chart_focus", lang, metric=i18n.metric_title(focus.key, lang))
+        drawn.insert(0, single(focus.key, title, focus_step=focus.step))
+    identity = (view.id, view.serial, smoothing, x, lang, max_points, signal_marks)
+    return [
+        ChartPlan(detail.name, ("experiment", detail.name, *identity, focus if index == 0 else None), detail.build)
+        for index, detail in enumerate(drawn)
+    ]
+
+
+@dataclass(frozen=True)
+class _FocusMark:
+    """A marker at the step a link asked for (drawn like a signal's marker)."""
+
+    experiment: str
+    metric: str
+    step: int
+    kind: str = "focus"
+
+    def text(self, lang: str) -> str:
+        return i18n.t("focus_marker", lang, step=self.step)
+
+
+def _phases_spec(view: View, phase_keys: Sequence[str], *, x: str, lang: str, max_points: int) -> dict[str, Any]:
+    return charts.stacked_area_chart_spec(
+        _series_frame(view, dict.fromkeys(phase_keys, "")).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
+        title=i18n.t("chart_step_time", lang),
+        y_title=i18n.t("axis_seconds", lang),
+        x=x,  # type: ignore[arg-type]
+        x_title=i18n.t("x_" + x, lang),
+        total_title=i18n.t("chart_step_total", lang),
+        empty_text=i18n.t("no_data", lang),
+        max_points=max_points,
+        height=DETAIL_HEIGHT,
+        arrow=True,
+    )
+
+
+@dataclass(frozen=True)
+class ValidationPanel:
+    """One validation data source of an experiment: its scores per test step and their chart."""
+
+    source: str
+    table: pl.DataFrame
+    chart: ChartPlan | None
+
+
+def validation_panels(view: View, *, x: str, lang: str) -> list[ValidationPanel]:
+    """Per data source: the headline score and up to 8 related keys per test step (a table), and the
+    headline score's chart (in % when the scores are fractions, as the team's page showed them)."""
+    panels = []
+    for source, headline_key in validation_keys(list(view.logged_keys)).items():
+        prefix_core = f"val-core/{source}/"
+        related = [
+            name
+            for name in view.logged_keys
+            if name != headline_key and (name.startswith(prefix_core) or name.startswith(f"val-aux/{source}/"))
+        ]
+        keys = [headline_key, *related[:8]]
+        table = (
+            view.steps.select(STEP, *keys)
+            .filter(pl.any_horizontal(pl.col(key).is_not_null() for key in keys))
+            .rename({key: key.removeprefix(prefix_core) for key in keys if key.startswith(prefix_core)})
+        )
+        score = f"{VALIDATION_PREFIX}{source}"
+        chart = None
+        if score in view.steps.columns:
+
+            def build(score: str = score, source: str = source) -> dict[str, Any]:
+                long = long_frame([view], score)
+                return charts.validation_chart_spec(
+                    long, title=i18n.t("chart_validation", lang, source=source), y_title=axis_title(score, lang),
+                    colors={view.id: view.color}, labels={view.id: view.label}, x=x,  # type: ignore[arg-type]
+                    x_title=i18n.t("x_" + x, lang), percent=_is_fraction(long), empty_text=i18n.t("no_data", lang),
+                    experiment_title=i18n.t("col_experiment", lang), height=DETAIL_HEIGHT, arrow=True,
+                )  # fmt: skip
+
+            chart = ChartPlan(score, ("experiment-validation", score, view.id, view.serial, x, lang), build)
+        panels.append(ValidationPanel(source=source, table=table, chart=chart))
+    return panels
+
+
+def family_of(key: str) -> str:
+    """``actor/entropy`` -> ``actor/``; a key without a slash is its own family."""
+    return key.split("/", 1)[0] + "/" if "/" in key else key
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """The explorer's choice: the keys matched, the charts drawn (grouped by family) and what to say."""
+
+    families: list[str]
+    matched: int
+    total: int
+    groups: dict[str, list[ChartPlan]] = field(default_factory=dict)
+    regex: bool = True
+    limited: bool = False
+    """More keys matched than are drawn (:data:`EXPLORER_LIMIT`)."""
+
+
+def explorer(
+    view: View, *, family: str | None, pattern: str, smoothing: Smoothing, x: str, lang: str, max_points: int
+) -> Explorer:
+    """Small multiples of every logged key: those of ``family`` (None: all families), or - with a ``pattern`` -
+    every key that matches it in any family (:func:`match_keys`)."""
+    keys = sorted(view.logged_keys)
+    families = list(dict.fromkeys(family_of(key) for key in keys))
+    regex = True
+    if pattern:
+        chosen, regex = match_keys(keys, pattern)
+    else:
+        chosen = [key for key in keys if family is None or family_of(key) == family]
+    points = min(max_points, 500)
+    groups: dict[str, list[ChartPlan]] = {}
+    for key in chosen[:EXPLORER_LIMIT]:
+
+        def build(key: str = key) -> dict[str, Any]:
+            return charts.metric_chart_spec(
+                long_frame([view], key), title=key, y_title="", colors={view.id: view.color},
+                labels={view.id: view.label}, smoothing=smoothing, x=x,  # type: ignore[arg-type]
+                x_title=i18n.t("x_" + x, lang), raw_suffix=i18n.t("raw_suffix", lang),
+                empty_text=i18n.t("no_data", lang), experiment_title=i18n.t("col_experiment", lang),
+                max_points=points, height=EXPLORER_HEIGHT, arrow=True,
+            )  # fmt: skip
+
+        plan = ChartPlan(key, ("experiment-explorer", key, view.id, view.serial, smoothing, x, lang), build)
+        groups.setdefault(family_of(key), []).append(plan)
+    return Explorer(
+        families=families,
+        matched=len(chosen),
+        total=len(keys),
+        groups=groups,
+        regex=regex,
+        limited=len(chosen) > EXPLORER_LIMIT,
+    )
