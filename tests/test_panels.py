@@ -1,0 +1,272 @@
+"""What the pages show (rlmon.panels): chart plans, tables and header lines, on hand-made views and on real logs
+from ``../shared/realdata/verl`` (read in place; skipped with the reason when that folder is absent)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from rlmon import panels
+from rlmon.cache import LogCache
+from rlmon.catalog import discover_experiments, load_experiment
+from rlmon.experiment import Experiment
+from rlmon.metrics import add_derived_metrics
+from rlmon.schema import HOURS, STEP
+from rlmon.settings import load_settings
+from rlmon.smoothing import Smoothing
+
+
+@dataclass(frozen=True)
+class FakeView:
+    """The part of rlmon.ui.ExperimentView the panels read."""
+
+    experiment: Experiment
+    steps: pl.DataFrame
+    logged_keys: tuple[str, ...]
+    derived_keys: tuple[str, ...] = ()
+    serial: int = 1
+    signals: list[Any] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.experiment.id
+
+    @property
+    def label(self) -> str:
+        return self.experiment.label
+
+    @property
+    def color(self) -> str:
+        return self.experiment.color
+
+    @property
+    def status(self) -> str:
+        return self.experiment.status
+
+    @property
+    def code(self) -> str:
+        return self.label.split(" · ")[0]
+
+
+def view_of(experiment: Experiment) -> FakeView:
+    logged = tuple(name for name in experiment.steps.columns if name != STEP)
+    steps, _ = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
+    derived = tuple(name for name in steps.columns if name != STEP and name not in logged)
+    hours = pl.col("elapsed_h") if "elapsed_h" in steps.columns else pl.lit(None, dtype=pl.Float64)
+    return FakeView(experiment, steps.with_columns(hours.alias(HOURS)), logged, derived)
+
+
+def real_view(realdata_dir: Path, tmp_path: Path, name: str) -> FakeView:
+    """One real log as an experiment: its own folder under a root (a link to the file, nothing copied)."""
+    folder = tmp_path / "root" / Path(name).stem
+    folder.mkdir(parents=True)
+    (folder / name).symlink_to(realdata_dir / name)
+    (ref,) = discover_experiments([tmp_path / "root"]).experiments
+    settings = load_settings([], {})
+    return view_of(load_experiment(ref, LogCache(None), now=time.time(), settings=settings))
+
+
+def demo_views(tmp_path: Path) -> list[FakeView]:
+    from rlmon.demo import write_demo_root
+
+    root = tmp_path / "demo"
+    write_demo_root(root)
+    settings = load_settings([], {})
+    cache = LogCache(None)
+    refs = discover_experiments([root]).experiments
+    return [view_of(load_experiment(ref, cache, now=time.time(), settings=settings)) for ref in refs]
+
+
+def spec_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(spec["datasets"][spec["data"]["name"]])
+
+
+# --- labels and header lines ---------------------------------------------------------------------------
+
+
+def test_labels_say_the_track_when_several_tracks_are_in_view(tmp_path: Path) -> None:
+    views = demo_views(tmp_path)
+    labels = panels.display_labels(views)
+    by_folder = {view.experiment.path.rsplit("/", 1)[-1]: labels[view.id] for view in views}
+    assert by_folder["e1_grpo_2b"] == "E1 · GRPO · 2B"
+    assert by_folder["e1_grpo_4b"] == "E1 · GRPO · 4B"
+    four_b = [view for view in views if view.experiment.track == "Qwen3.5-4B"]
+    assert panels.display_labels(four_b)[four_b[0].id] == "E1 · GRPO"
+
+
+def test_progress_line_names_the_track_of_each_group_across_tracks(tmp_path: Path) -> None:
+    views = demo_views(tmp_path)
+    line = panels.progress_line(views, "en")
+    # demo: 4B E1–E4 finished 150/150, E5 running at 21/150; 2B E1–E4 finished 150/150 (seed page)
+    assert "E1–E4 · 4B finished 150/150" in line
+    assert "E1–E4 · 2B finished 150/150" in line
+    assert "E5 · 4B running 21/150" in line
+
+
+def test_experiments_table_has_a_track_column_only_across_tracks(tmp_path: Path) -> None:
+    views = demo_views(tmp_path)
+    numbers: dict[str, Any] = {}
+    both = panels.experiments_frame(views, numbers, slugs={}, lang="en")
+    assert both["track"].to_list().count("2B") == 4
+    assert both["track"].to_list().count("4B") == 5
+    one = panels.experiments_frame([view for view in views if view.experiment.track == "Qwen3.5-2B"], numbers,
+                                   slugs={}, lang="zh")  # fmt: skip
+    assert "track" not in one.columns
+    assert one["status"].to_list() == ["✓ 已完成 150/150"] * 4
+
+
+def test_hours_bars_mark_a_running_run_and_project_its_end(tmp_path: Path) -> None:
+    views = [view for view in demo_views(tmp_path) if view.experiment.track == "Qwen3.5-4B"]
+    (plan,) = panels.comparison_charts(
+        [panels.HOURS_TOTAL], views, smoothing=Smoothing(), x="step", log_scale=False, signals=[], highlight=[],
+        lang="en", max_points=2000,
+    )  # fmt: skip
+    rows = {row["experiment"].rsplit("/", 1)[-1]: row for row in spec_rows(plan.build())}
+    running = rows["e5_reinforce_pp_4b"]
+    experiment = next(view.experiment for view in views if view.id.endswith("e5_reinforce_pp_4b"))
+    assert experiment.eta_h is not None and experiment.elapsed_h is not None
+    assert running["projected"] == pytest.approx(experiment.elapsed_h + experiment.eta_h)
+    # seed page: E5 at 21/150 after about 4h23m; its projection is the elapsed time plus the ETA
+    assert running["text"].startswith("4.4h running\n→ ")
+    assert rows["e2_dapo_4b"]["projected"] is None
+    assert rows["e2_dapo_4b"]["text"] == "32.6h"  # seed: E2 32.6h
+
+
+# --- metric names across verl versions ------------------------------------------------------------------
+
+
+def test_entropy_chart_draws_the_older_entropy_loss_key(realdata_dir: Path, tmp_path: Path) -> None:
+    view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log")
+    assert "actor/entropy" not in view.steps.columns
+    long = panels.long_frame([view], "actor/entropy")
+    # "step:1 - ... actor/entropy_loss:0.389 ..." and "step:2 - ... actor/entropy_loss:0.392 ..."
+    assert long.filter(pl.col(STEP) <= 2)["value"].to_list() == [0.389, 0.392]
+    assert "actor/entropy" in panels.metric_options([view])
+    plans = panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang="en", max_points=2000)
+    entropy = next(plan for plan in plans if plan.name == "actor/entropy")
+    assert [row["value"] for row in spec_rows(entropy.build())][:2] == [0.389, 0.392]
+
+
+def test_ppo_with_a_critic_gets_critic_charts(realdata_dir: Path, tmp_path: Path) -> None:
+    view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log")
+    names = [plan.name for plan in panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
+                                                        lang="zh", max_points=2000)]  # fmt: skip
+    assert {"critic/vf_loss", "critic/vf_explained_var", "critic/grad_norm", "critic_values"} <= set(names)
+    vf_loss = next(plan for plan in panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
+                                                         lang="en", max_points=2000) if plan.name == "critic/vf_loss")  # fmt: skip
+    # "step:1 - ... critic/vf_loss:0.161 ..."
+    assert spec_rows(vf_loss.build())[0]["value"] == 0.161
+
+
+def test_grpo_gets_no_values_chart(realdata_dir: Path, tmp_path: Path) -> None:
+    # a GRPO run logs critic/returns/mean (the advantage) but has no value model
+    view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log")
+    names = [plan.name for plan in panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
+                                                        lang="en", max_points=2000)]  # fmt: skip
+    assert "critic_values" not in names
+    assert "critic/vf_loss" not in names
+
+
+# --- signals lead to their chart -------------------------------------------------------------------------
+
+
+@dataclass
+class Signal:
+    experiment: str
+    metric: str
+    step: int
+    kind: str = "spike"
+    severity: str = "warning"
+
+    def text(self, lang: str) -> str:
+        return f"{self.metric} spike at step {self.step}"
+
+
+def test_a_signal_links_to_its_chart_with_the_step_marked(realdata_dir: Path, tmp_path: Path) -> None:
+    view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log")
+    signal = Signal(view.id, "critic/vf_loss", 2)
+    assert panels.signal_link("ppo", signal) == "ppo?focus=critic%2Fvf_loss&at=2"
+    rows = panels.signals_frame([view], [signal], kinds={}, slugs={view.id: "ppo"}, lang="en")
+    assert rows["chart"].to_list() == ["ppo?focus=critic%2Fvf_loss&at=2"]
+    plans = panels.detail_charts(
+        view, smoothing=Smoothing(), x="step", signals=[], lang="en", max_points=2000,
+        focus=panels.Focus("critic/vf_loss", 2),
+    )  # fmt: skip
+    first = plans[0].build()
+    assert first["title"] == "critic/vf_loss (from the signal)"
+    marker_layers = [layer for layer in first["layer"] if layer.get("mark", {}).get("shape") == "triangle-down"]
+    (marker,) = marker_layers
+    marks = list(first["datasets"][marker["data"]["name"]])
+    step2 = next(line for line in (realdata_dir / "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log").open()
+                 if "step:2 - " in line)  # fmt: skip
+    assert "critic/vf_loss:" in step2
+    value = float(step2.split("critic/vf_loss:")[1].split(" ")[0])
+    assert [(mark["step"], mark["value"]) for mark in marks] == [(2, value)]
+    # the focused key is not drawn twice
+    assert [plan.name for plan in plans].count("critic/vf_loss") == 1
+
+
+# --- the explorer --------------------------------------------------------------------------------------
+
+
+def test_explorer_filter_searches_every_family(tmp_path: Path) -> None:
+    view = demo_views(tmp_path)[0]
+    found = panels.explorer(
+        view, family="actor/", pattern="timing_s/(gen|update)", smoothing=Smoothing(), x="step", lang="en",
+        max_points=2000,
+    )  # fmt: skip
+    keys = [plan.name for plans in found.groups.values() for plan in plans]
+    assert keys and all(key.startswith(("timing_s/gen", "timing_s/update")) for key in keys)
+    assert found.matched == len(keys)
+    assert found.regex
+
+
+def test_a_catastrophic_pattern_cannot_hang_the_filter() -> None:
+    keys = ["actor/" + "a/" * 40 + "x"] * 2000
+    started = time.perf_counter()
+    matched, regex = panels.match_keys(keys, r"^([\w/]+)+#")
+    assert time.perf_counter() - started < 1.0  # Python's re takes minutes on this (nested quantifiers)
+    assert matched == [] and regex
+
+
+def test_an_invalid_pattern_is_matched_as_text() -> None:
+    assert panels.match_keys(["actor/lr(1e-4)", "critic/lr"], "LR(1E") == (["actor/lr(1e-4)"], False)
+
+
+def test_explorer_small_multiples_are_tall_enough(tmp_path: Path) -> None:
+    view = demo_views(tmp_path)[0]
+    found = panels.explorer(view, family="actor/", pattern="", smoothing=Smoothing(), x="step", lang="en",
+                            max_points=2000)  # fmt: skip
+    spec = next(iter(found.groups.values()))[0].build()
+    assert spec["height"] == panels.EXPLORER_HEIGHT >= 110
+    assert spec["autosize"]["type"] == "fit-x"
+
+
+def test_comparison_and_detail_plot_heights_meet_the_floor(tmp_path: Path) -> None:
+    views = demo_views(tmp_path)
+    plans = panels.comparison_charts(
+        ["pass_rate", "val_score/aime24", panels.HOURS_TOTAL], views, smoothing=Smoothing("ema"), x="step",
+        log_scale=False, signals=[], highlight=[views[0].id], lang="en", max_points=2000,
+    )  # fmt: skip
+    assert [plan.build()["height"] for plan in plans] == [panels.COMPARISON_HEIGHT] * 3
+    assert panels.COMPARISON_HEIGHT >= 200 and panels.DETAIL_HEIGHT >= 160
+    # validation scores (accuracy 0–1) are shown in %, as the team's page did
+    validation = plans[1].build()
+    line = next(layer for layer in validation["layer"] if layer["mark"]["type"] == "line")
+    assert line["encoding"]["y"]["axis"]["format"] == ".0%"
+
+
+def test_mismatch_chart_says_when_the_log_has_three_decimals(tmp_path: Path) -> None:
+    view = demo_views(tmp_path)[0]
+    three = replace(view, experiment=replace(view.experiment, three_decimals=True))  # type: ignore[call-arg]
+    for candidate, noted in ((view, False), (three, True)):
+        plans = panels.detail_charts(candidate, smoothing=Smoothing(), x="step", signals=[], lang="en",
+                                     max_points=2000)  # fmt: skip
+        spec = next(plan for plan in plans if plan.name == "rollout_mismatch").build()
+        subtitle = spec["title"].get("subtitle") if isinstance(spec["title"], dict) else None
+        assert (subtitle is not None and "3 decimals" in subtitle) is noted
