@@ -21,8 +21,9 @@ Every builder
 - takes every visible text (titles, tooltip titles, the empty-chart text) from the caller; the defaults are
   neutral column names.
 
-Text read from logs only ever reaches the chart as data fields shown in tooltips or legends (plain text);
-only column names and number formats enter Vega expressions.
+Text read from logs only ever reaches the chart as data fields shown in tooltips or legends (plain text), or
+inside the hover tooltip's SVG picture XML-escaped and percent-encoded in Python (:mod:`rlmon.tooltip`);
+only column names, number formats and such percent-encoded literals enter Vega expressions.
 """
 
 from __future__ import annotations
@@ -131,9 +132,10 @@ def metric_chart_spec(
     log_scale
         Logarithmic y axis; values <= 0 are left out.
     percent
-        Values are fractions shown as percent (axis ``.0%``, tooltip ``.2%``).
+        Values are fractions shown as percent (axis ``.0%``, hover tooltip ``.1%``).
     value_format
-        d3 format for tooltip values (default: ``.2%`` when ``percent``, else full precision).
+        d3 format for tooltip values (default: ``.1%`` when ``percent``, ``.1f`` and a ``%`` when ``y_title``
+        is ``%`` (values already in percent, as pass rate), else 3-4 significant digits).
     reference, reference_label
         A horizontal dashed rule at this y value (e.g. the response-length cap) and its label.
     markers
