@@ -21,8 +21,9 @@ Every builder
 - takes every visible text (titles, tooltip titles, the empty-chart text) from the caller; the defaults are
   neutral column names.
 
-Text read from logs only ever reaches the chart as data fields shown in tooltips or legends (plain text);
-only column names and number formats enter Vega expressions.
+Text read from logs only ever reaches the chart as data fields shown in tooltips or legends (plain text), or
+inside the hover tooltip's SVG picture XML-escaped and percent-encoded in Python (:mod:`rlmon.tooltip`);
+only column names, number formats and such percent-encoded literals enter Vega expressions.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from rlmon import tooltip
 from rlmon.errors import SettingError
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, PALETTE, STEP, VALUE
 from rlmon.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
@@ -80,6 +82,7 @@ _Y_TICKS = 5
 _X_TICKS = 6
 PLOT_HEIGHT = 220
 """Default height of a chart's plot area (the data rectangle), in pixels."""
+_TOOLTIP_FIELD = "_tooltip"
 _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
 _REFERENCE_DASH = [6, 4]
@@ -140,9 +143,10 @@ def metric_chart_spec(
     log_scale
         Logarithmic y axis; values <= 0 are left out.
     percent
-        Values are fractions shown as percent (axis ``.0%``, tooltip ``.2%``).
+        Values are fractions shown as percent (axis ``.0%``, hover tooltip ``.1%``).
     value_format
-        d3 format for tooltip values (default: ``.2%`` when ``percent``, else full precision).
+        d3 format for tooltip values (default: ``.1%`` when ``percent``, ``.1f`` and a ``%`` when ``y_title``
+        is ``%`` (values already in percent, as pass rate), else 3-4 significant digits).
     reference, reference_label
         A horizontal dashed rule at this y value (e.g. the response-length cap) and its label.
     markers
@@ -524,12 +528,13 @@ def stacked_area_chart_spec(
         .sort("_order", STEP)
     )
     domain = [label_of[key] for key in order]
-    tooltip_rows = wide.select(
-        pl.col(x), *[pl.col(key).alias(f"p{i}") for i, key in enumerate(order)], pl.col("_total")
+    tooltip_rows = _phase_hover_table(wide, frame, order=order, x=x, x_title=x_title)
+    hover_tooltip = tooltip.tooltip_expr(
+        [tooltip.TooltipSeries(label_of[key], color_of[key]) for key in order],
+        columns=("p",),
+        fmt=value_format,
+        total=("_total", total_title),
     )
-    values = [("_total", total_title, value_format)] + [
-        (f"p{i}", label_of[key], value_format) for i, key in enumerate(order)
-    ]
     datasets = _Datasets(arrow=arrow)
     main = datasets.add(stacked)
     area = {
@@ -553,7 +558,7 @@ def stacked_area_chart_spec(
             },
         },
     }
-    rule = _hover_rule(datasets.add(tooltip_rows), x=x, x_title=x_title, values=values)
+    rule = _hover_rule(datasets.add(tooltip_rows), x=x, tooltip_expr=hover_tooltip)
     return _top_level([area, rule], data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)])
 
 
@@ -650,17 +655,22 @@ def _line_spec(
     )
     fmt = value_format or (".2%" if percent else None)
     faded = smoothing.enabled
-    tooltip_rows, tooltip = _hover_table(
+    tooltip_rows = _hover_table(
         smoothed,
         grid=points[x],
         experiments=experiments,
-        label_of=label_of,
         x=x,
         x_title=x_title,
         smoothing_on=faded,
-        raw_suffix=raw_suffix,
-        fmt=fmt,
         max_points=max_points,
+    )
+    tip_format, tip_suffix = _tooltip_format(percent=percent, value_format=value_format, y_title=y_title)
+    hover_tooltip = tooltip.tooltip_expr(
+        [tooltip.TooltipSeries(label, color) for label, color in zip(domain, color_range, strict=True)],
+        columns=("s", "r") if faded else ("r",),
+        fmt=tip_format,
+        suffix=tip_suffix,
+        column_titles=("", raw_suffix.strip()) if faded else (),
     )
     marker_rows = None
     if markers is not None:
@@ -731,7 +741,7 @@ def _line_spec(
             ],
         }
     )
-    layers.append(_hover_rule(datasets.add(tooltip_rows), x=x, x_title=x_title, values=tooltip))
+    layers.append(_hover_rule(datasets.add(tooltip_rows), x=x, tooltip_expr=hover_tooltip))
     if reference is not None and math.isfinite(reference):
         layers.extend(_reference_layers(reference, reference_label, y_title=y_title, fmt=fmt, datasets=datasets))
     if marker_rows is not None:
@@ -770,38 +780,38 @@ def _hover_table(
     *,
     grid: pl.Series,
     experiments: Sequence[str],
-    label_of: Mapping[str, str],
     x: str,
     x_title: str | None,
     smoothing_on: bool,
-    raw_suffix: str,
-    fmt: str | None,
     max_points: int,
-) -> tuple[pl.DataFrame, list[tuple[str, str, str | None]]]:
+) -> pl.DataFrame:
     """One row per x with every experiment's value there (nearest logged point within the run's range).
 
-    Columns: ``x``, then per experiment ``i`` (in ``experiments`` order) ``r<i>`` (the value) and, with
-    smoothing on, ``s<i>`` (the smoothed value). Also returns the tooltip entries: (column, title, d3 format
-    or None for full precision).
+    Columns: ``x``; per experiment ``i`` (in ``experiments`` order) ``r<i>`` (the value) and, with smoothing
+    on, ``s<i>`` (the smoothed value); the rank columns ``o0 …`` and ``_n`` of :func:`rlmon.tooltip.with_rank_columns`
+    (by the smoothed value when smoothing is on); and the tooltip heading ``_head`` (the x value and the
+    range of the other coordinate - hours on the step axis, steps on the hours axis - over the runs shown).
     """
     xs = grid.unique().sort()
     if xs.len() > max_points:
         # Evenly spaced grid positions, always including the last x.
         picks = pl.int_range(0, max_points, eager=True) * (xs.len() - 1) // (max_points - 1)
         xs = xs.gather(picks.unique().sort())
+    other = HOURS if x == STEP else STEP
     index_of = {experiment: i for i, experiment in enumerate(experiments)}
     runs = (
         smoothed.filter(pl.col(EXPERIMENT).is_in(list(experiments)))
         .select(
             pl.col(EXPERIMENT).replace_strict(index_of, return_dtype=pl.Int64).alias("_i"),
             *[pl.col(name) for name in dict.fromkeys([x, STEP])],
+            pl.col(other).cast(pl.Float64).alias("_other"),
             pl.col(VALUE).alias("r"),
             pl.col(SMOOTHED).alias("s"),
         )
         # Sorted within each experiment, as the as-of join needs. Of points sharing an x (hours that did not
         # advance) the join takes the last one: the later step.
         .sort("_i", x, STEP)
-        .select("_i", x, "r", "s")
+        .select("_i", x, "_other", "r", "s")
     )
     bounds = runs.group_by("_i").agg(pl.col(x).min().alias("_lo"), pl.col(x).max().alias("_hi"))
     # Every (x, experiment) pair at once (in x order: xs is sorted), one as-of join grouped by experiment,
@@ -816,57 +826,75 @@ def _hover_table(
         .select(
             pl.col(x),
             pl.col("_i"),
+            pl.when(inside).then(pl.col("_other")).alias("_other"),
             pl.when(inside).then(pl.col("r")).alias("r"),
             pl.when(inside).then(pl.col("s")).alias("s"),
         )
     )
     wide = cells.pivot(on="_i", index=x, values=["r", "s"], maintain_order=True).sort(x)
+    others = cells.group_by(x).agg(
+        pl.col("_other").filter(pl.col("r").is_not_null()).min().alias("_other_lo"),
+        pl.col("_other").filter(pl.col("r").is_not_null()).max().alias("_other_hi"),
+    )
 
     def column(name: str, i: int) -> pl.Expr:
         found = f"{name}_{i}"  # the pivot's name; absent only when the grid is empty
         return (pl.col(found) if found in wide.columns else pl.lit(None, dtype=pl.Float64)).alias(f"{name}{i}")
 
     columns: list[pl.Expr] = [pl.col(x)]
-    tooltip: list[tuple[str, str, str | None]] = []
-    for i, experiment in enumerate(experiments):
-        label = label_of[experiment]
+    for i in range(len(experiments)):
         columns.append(column("r", i))
         if smoothing_on:
             columns.append(column("s", i))
-            tooltip.append((f"s{i}", label, fmt))
-            tooltip.append((f"r{i}", f"{label}{raw_suffix}", fmt))
-        else:
-            tooltip.append((f"r{i}", label, fmt))
-    return wide.select(columns), tooltip
+    table = wide.select(columns).join(others, on=x, how="left", maintain_order="left")
+    sort_by = "s" if smoothing_on else "r"
+    table = tooltip.with_rank_columns(table, [f"{sort_by}{i}" for i in range(len(experiments))])
+    head = tooltip.heading(
+        x=x,
+        x_title=x_title or x,
+        x_value=pl.col(x),
+        other_low=pl.col("_other_lo"),
+        other_high=pl.col("_other_hi"),
+    )
+    return table.with_columns(head.alias(tooltip.HEAD)).drop("_other_lo", "_other_hi")
 
 
-def _hover_rule(
-    data: dict[str, str],
-    *,
-    x: str,
-    x_title: str | None,
-    values: Sequence[tuple[str, str, str | None]],
-) -> dict[str, Any]:
-    """A vertical rule per x, invisible until the pointer is nearest to it; its tooltip lists every series.
+def _phase_hover_table(
+    wide: pl.DataFrame, frame: pl.DataFrame, *, order: Sequence[str], x: str, x_title: str | None
+) -> pl.DataFrame:
+    """The stacked chart's hover rows: ``x``, ``p<i>`` per phase (in ``order``), ``_total``, the rank
+    columns of the phases and the heading ``_head`` (step and hours)."""
+    if x == STEP:
+        hours = frame.group_by(STEP).agg(pl.col(HOURS).max().alias("_other"))
+        rows = wide.join(hours, on=STEP, how="left", maintain_order="left")
+    else:
+        rows = wide.with_columns(pl.col(STEP).cast(pl.Float64).alias("_other"))
+    table = rows.select(
+        pl.col(x), *[pl.col(key).alias(f"p{i}") for i, key in enumerate(order)], pl.col("_total"), pl.col("_other")
+    )
+    table = tooltip.with_rank_columns(table, [f"p{i}" for i in range(len(order))])
+    head = tooltip.heading(
+        x=x, x_title=x_title or x, x_value=pl.col(x), other_low=pl.col("_other"), other_high=pl.col("_other")
+    )
+    return table.with_columns(head.alias(tooltip.HEAD)).drop("_other")
 
-    Each value is shown through a text field computed in Vega (``t_<column>``), so a run with no point at
-    that x reads "–" instead of "null". Only column names and formats enter the expressions; titles (which
-    may come from configuration) stay plain tooltip titles.
+
+def _hover_rule(data: dict[str, str], *, x: str, tooltip_expr: str) -> dict[str, Any]:
+    """A vertical rule per x, invisible until the pointer is nearest to it; its tooltip is ``tooltip_expr``.
+
+    The tooltip is an expression built by :func:`rlmon.tooltip.tooltip_expr` (a heading and an SVG picture
+    of every series' value there, sorted): only column names, formats and percent-encoded literals enter it.
     """
     return {
         "data": data,
         "mark": {"type": "rule", "color": "#888888", "strokeWidth": 1},
         "encoding": {
             "opacity": {"condition": [{"param": _HOVER_PARAM, "value": 0.6, "empty": False}], "value": 0.0},
-            "tooltip": [{"field": x, "title": x_title or x, "type": "quantitative"}]
-            + [{"field": f"t_{column}", "title": title, "type": "nominal"} for column, title, _fmt in values],
+            "tooltip": {"field": _TOOLTIP_FIELD, "type": "nominal"},
             "x": {"field": x, "type": "quantitative"},
         },
         "name": _HOVER_VIEW,
-        "transform": [
-            {"calculate": f"isValid(datum.{column}) ? {_format_expr(column, fmt)} : '–'", "as": f"t_{column}"}
-            for column, _title, fmt in values
-        ],
+        "transform": [{"calculate": tooltip_expr, "as": _TOOLTIP_FIELD}],
     }
 
 
@@ -878,10 +906,17 @@ def _hover_param(x: str) -> dict[str, Any]:
     }
 
 
-def _format_expr(column: str, fmt: str | None) -> str:
-    if fmt:
-        return f"format(datum.{column}, {json.dumps(fmt)})"
-    return f"toString(datum.{column})"
+def _tooltip_format(*, percent: bool, value_format: str | None, y_title: str) -> tuple[str | None, str]:
+    """(d3 format, suffix) of the hover tooltip's values: the caller's ``value_format``; fractions shown as
+    percent with 1 decimal; values already in percent (y title ``%``, as pass rate) with 1 decimal and a
+    ``%``; otherwise None (3-4 significant digits)."""
+    if value_format:
+        return value_format, ""
+    if percent:
+        return ".1%", ""
+    if y_title.strip() == "%":
+        return ",.1f", "%"
+    return None, ""
 
 
 def _reference_layers(

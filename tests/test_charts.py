@@ -76,17 +76,11 @@ def hover_rule(spec: dict[str, Any]) -> dict[str, Any]:
     return rule
 
 
-def tooltip_columns(rule: dict[str, Any]) -> list[str]:
-    """The hover table columns behind the value entries of a hover rule's tooltip (after the x entry)."""
-    calculated = {step["as"]: step["calculate"] for step in rule.get("transform", []) if "calculate" in step}
-    columns = []
-    for item in rule["encoding"]["tooltip"][1:]:
-        expression = calculated[item["field"]]
-        column = item["field"].removeprefix("t_")
-        # a run with no value at this x shows a dash, not "null"
-        assert expression.startswith(f"isValid(datum.{column}) ?") and expression.endswith(": '–'")
-        columns.append(column)
-    return columns
+def tooltip_expression(rule: dict[str, Any]) -> str:
+    """The Vega expression behind a hover rule's tooltip (see rlmon.tooltip)."""
+    assert rule["encoding"]["tooltip"] == {"field": "_tooltip", "type": "nominal"}
+    (expression,) = [step["calculate"] for step in rule["transform"] if step["as"] == "_tooltip"]
+    return str(expression)
 
 
 def simple_chart(long: pl.DataFrame, **kwargs: Any) -> dict[str, Any]:
@@ -210,12 +204,13 @@ def test_hover_tooltip_lists_every_experiment_at_each_step() -> None:
     long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [10.0, 20.0], "e3": [7.0, 8.0, 9.0]})
     spec = simple_chart(long)
     rule = hover_rule(spec)
-    titles = [item["title"] for item in rule["encoding"]["tooltip"]]
-    assert titles == ["step", "E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO"]
+    assert 'datum["r" + datum.o2]' in tooltip_expression(rule)
     rows = {row["step"]: row for row in rows_of(spec, rule)}
-    columns = tooltip_columns(rule)
+    columns = ["r0", "r1", "r2"]
     assert [rows[2][column] for column in columns] == [2.0, 20.0, 8.0]
     assert [rows[3][column] for column in columns] == [3.0, None, 9.0]
+    # highest first; e2 has no point at step 3 and is left out
+    assert [rows[3][f"o{k}"] for k in range(3)] == [2, 0, None] and rows[3]["_n"] == 2
     (hover,) = [param for param in spec["params"] if param["name"] == "hover"]
     assert hover["select"]["nearest"] is True
     assert hover["select"]["fields"] == ["step"]
@@ -226,10 +221,12 @@ def test_hover_tooltip_shows_smoothed_and_raw_when_smoothing() -> None:
     long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [4.0, 4.0, 4.0]})
     spec = simple_chart(long, smoothing=Smoothing("ema", weight=0.5), raw_suffix=" · raw")
     rule = hover_rule(spec)
-    titles = [item["title"] for item in rule["encoding"]["tooltip"]]
-    assert titles == ["step", "E1 · GRPO", "E1 · GRPO · raw", "E2 · DAPO", "E2 · DAPO · raw"]
+    expression = tooltip_expression(rule)
+    assert 'datum["s" + datum.o0]' in expression and 'datum["r" + datum.o0]' in expression
+    assert "%C2%B7%20raw" in expression  # the raw column's title, percent-encoded
     step3 = next(row for row in rows_of(spec, rule) if row["step"] == 3)
-    assert [step3[column] for column in tooltip_columns(rule)] == pytest.approx([17 / 7, 3.0, 4.0, 4.0])
+    assert [step3[column] for column in ["s0", "r0", "s1", "r1"]] == pytest.approx([17 / 7, 3.0, 4.0, 4.0])
+    assert (step3["o0"], step3["o1"]) == (1, 0)  # sorted by the smoothed value: 4.0 > 17/7
 
 
 def test_hover_on_hours_uses_the_nearest_point_of_each_run() -> None:
@@ -238,8 +235,8 @@ def test_hover_on_hours_uses_the_nearest_point_of_each_run() -> None:
     spec = simple_chart(pl.concat([e1, e2]), x="hours", x_title="elapsed h")
     rule = hover_rule(spec)
     assert rule["encoding"]["x"]["field"] == "hours"
-    assert rule["encoding"]["tooltip"][0] == {"field": "hours", "title": "elapsed h", "type": "quantitative"}
     rows = {row["hours"]: row for row in rows_of(spec, rule)}
+    assert rows[2.2]["_head"] == "elapsed h 2.2 · step 2"
     # at 2.2 h, e1's nearest point is 2 h (value 2); at 1 h, e2 has not started (its first point is 1.1 h)
     assert rows[2.2]["r0"] == 2.0 and rows[2.2]["r1"] == 20.0
     assert rows[1.0]["r0"] == 1.0 and rows[1.0]["r1"] is None
@@ -323,8 +320,7 @@ def test_percent_axis_and_tooltip_format() -> None:
     spec = simple_chart(long_frame({"e1": [0.8, 0.9]}), percent=True)
     assert spec["layer"][0]["encoding"]["y"]["axis"]["format"] == ".0%"
     rule = hover_rule(spec)
-    (calculation,) = [step["calculate"] for step in rule["transform"] if step["as"] == "t_r0"]
-    assert 'format(datum.r0, ".2%")' in calculation
+    assert 'format(datum["r" + datum.o0], ".1%")' in tooltip_expression(rule)
 
 
 def test_non_finite_values_never_reach_the_spec() -> None:
@@ -421,7 +417,9 @@ def test_validation_chart_joins_test_steps_only() -> None:
     assert line["mark"]["point"] is True
     assert line["encoding"]["y"]["axis"]["format"] == ".0%"
     rule = hover_rule(spec)
-    assert [item["title"] for item in rule["encoding"]["tooltip"]] == ["step", "E1 · GRPO", "E2 · DAPO"]
+    expression = tooltip_expression(rule)
+    assert "E1%20%C2%B7%20GRPO" in expression and "E2%20%C2%B7%20DAPO" in expression
+    assert 'datum["s"' not in expression
     assert [row["step"] for row in rows_of(spec, rule)] == [25, 50, 75]
 
 
@@ -640,9 +638,9 @@ def test_labels_and_titles_never_enter_vega_expressions() -> None:
     )
     expressions = [json.dumps(step) for layer in spec["layer"] for step in layer.get("transform", [])]
     assert expressions
-    assert not [text for text in expressions if "alert" in text or "<b>" in text]
-    titles = [item["title"] for item in hover_rule(spec)["encoding"]["tooltip"]]
-    assert titles[1:3] == ["a' + alert(1) + '", "a' + alert(1) + ''"]
+    # in the tooltip expression, labels only appear XML-escaped and percent-encoded inside string literals
+    assert not [text for text in expressions if "a' + alert" in text or "<b>" in text]
+    assert "a%26%2339%3B%20%2B%20alert%281%29%20%2B%20%26%2339%3B" in tooltip_expression(hover_rule(spec))
 
 
 def test_spec_functions_do_not_import_altair() -> None:

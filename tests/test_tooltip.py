@@ -1,0 +1,339 @@
+"""The hover tooltip picture (:mod:`rlmon.tooltip`): rank columns, the expression's make-up, and one real
+hover in headless Chromium through ``streamlit run`` (marked ``browser``)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.parse
+import urllib.request
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from rlmon import tooltip
+from rlmon.charts import metric_chart_spec, stacked_area_chart_spec, validation_chart_spec
+from rlmon.schema import LONG_SCHEMA
+from rlmon.smoothing import Smoothing
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+SVG = "{http://www.w3.org/2000/svg}"
+HOSTILE = "<script>alert(1)</script>\"q' 9% #1 &\n](x)"
+
+
+def long_frame(series: dict[str, list[float | None]], *, hours_per_step: float = 0.25) -> pl.DataFrame:
+    rows = [
+        (experiment, 1 + i, (1 + i) * hours_per_step, "m", value)
+        for experiment, values in series.items()
+        for i, value in enumerate(values)
+    ]
+    return pl.DataFrame(rows, schema=LONG_SCHEMA, orient="row")
+
+
+def hover_rule(spec: dict[str, Any]) -> dict[str, Any]:
+    (rule,) = [layer for layer in spec["layer"] if layer.get("name") == "view_hover"]
+    return rule
+
+
+def hover_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(spec["datasets"][hover_rule(spec)["data"]["name"]])
+
+
+def literals(expression: str) -> list[str]:
+    """The string literals of a Vega expression (double- or single-quoted, no escapes expected)."""
+    return [match.group(1) or match.group(2) or "" for match in re.finditer(r'"([^"\\]*)"|\'([^\'\\]*)\'', expression)]
+
+
+def code_of(expression: str) -> str:
+    """The expression with its string literals blanked."""
+    return re.sub(r'"[^"\\]*"|\'[^\'\\]*\'', '""', expression)
+
+
+# --- rank columns --------------------------------------------------------------------------------------
+
+
+def test_rank_columns_by_hand_with_ties_and_nulls() -> None:
+    frame = pl.DataFrame(
+        {
+            "v0": [3.0, 1.0, None, 2.0, None],
+            "v1": [5.0, 1.0, 4.0, float("nan"), None],
+            "v2": [4.0, 0.5, None, 2.0, None],
+            "v3": [-1.0, 1.0, 9.0, 7.0, None],
+        }
+    )
+    ranked = tooltip.with_rank_columns(frame, ["v0", "v1", "v2", "v3"])
+    orders = ranked.select("o0", "o1", "o2", "o3").rows()
+    # row 0: 5 (v1) > 4 (v2) > 3 (v0) > -1 (v3)
+    # row 1: three-way tie at 1.0 keeps column order v0, v1, v3; then 0.5 (v2)
+    # row 2: 9 (v3) > 4 (v1); v0 and v2 null: left out
+    # row 3: 7 (v3) > 2 (v0) = 2 (v2, later); v1 NaN left out
+    # row 4: nothing
+    assert orders == [(1, 2, 0, 3), (0, 1, 3, 2), (3, 1, None, None), (3, 0, 2, None), (None, None, None, None)]
+    assert ranked["_n"].to_list() == [4, 4, 2, 3, 0]
+    assert ranked.schema["o0"] == pl.Int32 and ranked.schema["_n"] == pl.Int32
+    assert ranked.select("v0", "v1", "v2", "v3").equals(frame)
+
+
+def test_line_chart_ranks_by_smoothed_value_and_omits_runs_without_a_point() -> None:
+    # e2 stops at step 2; at step 1 the values tie (e1, e3 = 5) behind e2
+    long = long_frame({"e1": [5.0, 1.0, 1.0], "e2": [9.0, 0.0], "e3": [5.0, 7.0, 8.0]})
+    spec = metric_chart_spec(long, title="t", y_title="y", colors={}, labels={})
+    rows = {row["step"]: row for row in hover_rows(spec)}
+    assert (rows[1]["o0"], rows[1]["o1"], rows[1]["o2"], rows[1]["_n"]) == (1, 0, 2, 3)
+    assert (rows[2]["o0"], rows[2]["o1"], rows[2]["o2"], rows[2]["_n"]) == (2, 0, 1, 3)
+    assert (rows[3]["o0"], rows[3]["o1"], rows[3]["o2"], rows[3]["_n"]) == (2, 0, None, 2)
+    assert rows[3]["_head"] == "step 3 · 0.8 h"
+    smoothed = metric_chart_spec(long, title="t", y_title="y", colors={}, labels={}, smoothing=Smoothing("ema"))
+    assert "s0" in hover_rows(smoothed)[0]
+
+
+def test_heading_shows_the_spread_of_the_other_coordinate() -> None:
+    e1 = long_frame({"e1": [1.0, 2.0]}, hours_per_step=1.0)
+    e2 = long_frame({"e2": [1.0, 2.0]}, hours_per_step=1.5)
+    spec = metric_chart_spec(pl.concat([e1, e2]), title="t", y_title="y", colors={}, labels={}, x_title="Schritt")
+    assert [row["_head"] for row in hover_rows(spec)] == ["Schritt 1 · 1.0–1.5 h", "Schritt 2 · 2.0–3.0 h"]
+    on_hours = metric_chart_spec(e1, title="t", y_title="y", colors={}, labels={}, x="hours", x_title="h")
+    assert [row["_head"] for row in hover_rows(on_hours)] == ["h 1.0 · step 1", "h 2.0 · step 2"]
+
+
+# --- the expression ------------------------------------------------------------------------------------
+
+ALLOWED_CODE = re.compile(
+    r"(datum(\.[A-Za-z_][A-Za-z0-9_]*|\[\"\" \+ datum\.o\d+\])|isValid|encodeURIComponent|format|abs|"
+    r"title|image|\d+(\.\d+)?(e-?\d+)?|[-+*(){}?:,=|>\s]|\"\")+"
+)
+
+
+def expressions_of(spec: dict[str, Any]) -> list[str]:
+    return [step["calculate"] for step in hover_rule(spec)["transform"]]
+
+
+@pytest.mark.parametrize("smoothing", [Smoothing(), Smoothing("ema", weight=0.5)], ids=["raw", "smoothed"])
+def test_expression_is_column_names_encoded_literals_and_formats(smoothing: Smoothing) -> None:
+    long = long_frame({"e1": [1.0, 2.0], "e2": [3.0, 4.0]})
+    labels = {"e1": HOSTILE, "e2": "](x) <img src=x onerror=alert(2)>"}
+    colors = {"e1": "#AbCdEf", "e2": "red; background:url(x)"}
+    spec = metric_chart_spec(
+        long, title="t", y_title="y", colors=colors, labels=labels, smoothing=smoothing, raw_suffix=" (raw) <i>'"
+    )
+    (expression,) = expressions_of(spec)
+    # outside string literals: only fields, the functions used and numbers
+    assert ALLOWED_CODE.fullmatch(code_of(expression)), code_of(expression)
+    texts = literals(expression)
+    formats = {",.4~r", ".3~e"}
+    for text in texts:
+        assert text in formats or text in {"s", "r", ""} or re.fullmatch(r"[A-Za-z0-9%._~+:,/-]*", text), text
+    joined = "".join(texts)
+    for raw in ["<script", "alert(1)", '"q', "q'", "9% ", "#1", " &", "\n", "](x)", "<img", "onerror=", "<i>"]:
+        assert raw not in joined
+    decoded = urllib.parse.unquote(joined)
+    # XML-escaped inside the SVG; the newline became a space
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;q&#39; 9% #1 &amp; ](x)" in decoded
+    assert "&lt;img src=x onerror=alert(2)&gt;" in decoded
+    assert 'fill="#abcdef"' in decoded
+    assert "red;" not in decoded and "url(x)" not in decoded  # a malformed colour falls back to grey
+    if smoothing.enabled:
+        assert "(raw) &lt;i&gt;&#39;" in decoded
+    # nothing external: the only URL is the SVG namespace
+    assert re.findall(r"https?://[^\"]+", decoded) == ["http://www.w3.org/2000/svg"]
+    assert 'href="#e' in decoded and "xlink" not in decoded
+
+
+def test_value_formats() -> None:
+    long = long_frame({"e1": [0.5, 0.6]})
+    common: dict[str, Any] = {"title": "t", "colors": {}, "labels": {}}
+    plain = expressions_of(metric_chart_spec(long, y_title="loss", **common))[0]
+    assert '",.4~r"' in plain and '".3~e"' in plain
+    fraction = expressions_of(metric_chart_spec(long, y_title="acc", percent=True, **common))[0]
+    assert 'format(datum["r" + datum.o0], ".1%")' in fraction
+    points = expressions_of(metric_chart_spec(long, y_title="%", **common))[0]
+    assert 'format(datum["r" + datum.o0], ",.1f")) + "%25"' in points
+    given = expressions_of(metric_chart_spec(long, y_title="%", value_format=".3f", **common))[0]
+    assert '".3f"' in given and '"%25"' not in given
+    validation = expressions_of(validation_chart_spec(long, y_title="acc", **common))[0]
+    assert 'datum["s"' not in validation  # smoothing off: one value per row
+
+
+def test_stacked_area_tooltip_sorts_phases_and_adds_a_total() -> None:
+    rows = []
+    for step in range(1, 4):
+        rows.append(("e1", step, step / 60, "timing_s/gen", 100.0 if step != 2 else 10.0))
+        rows.append(("e1", step, step / 60, "timing_s/update_actor", 50.0))
+        rows.append(("e1", step, step / 60, "timing_s/old_log_prob", 20.0))
+    long = pl.DataFrame(rows, schema=LONG_SCHEMA, orient="row")
+    spec = stacked_area_chart_spec(
+        long, title="t", y_title="s", phase_labels={"timing_s/gen": "gen <&>"}, total_title="Σ 'total'"
+    )
+    table = {row["step"]: row for row in hover_rows(spec)}
+    assert [table[1][f"o{k}"] for k in range(3)] == [0, 1, 2]
+    assert [table[2][f"o{k}"] for k in range(3)] == [1, 2, 0]
+    assert table[2]["_total"] == 80.0 and table[2]["_n"] == 3
+    assert table[2]["_head"] == "step 2 · 0.0 h"
+    (expression,) = expressions_of(spec)
+    assert ALLOWED_CODE.fullmatch(code_of(expression)), code_of(expression)
+    decoded = urllib.parse.unquote("".join(literals(expression)))
+    assert "gen &lt;&amp;&gt;" in decoded and "Σ &#39;total&#39;" in decoded
+    assert "datum._total" in expression
+
+
+# --- in a browser --------------------------------------------------------------------------------------
+
+APP = """
+import polars as pl
+import streamlit as st
+
+from rlmon.charts import metric_chart_spec
+from rlmon.smoothing import Smoothing
+
+n = 40
+series = {"e1": 50.0, "e2": 80.0, "e3": 20.0, "e4": 65.0}
+long = pl.DataFrame(
+    {
+        "experiment": [e for e in series for _ in range(n)],
+        "step": [s for _ in series for s in range(1, n + 1)],
+        "hours": [s * 0.25 for _ in series for s in range(1, n + 1)],
+        "metric": "pass_rate",
+        "value": [v + (s % 3) for v in series.values() for s in range(1, n + 1)],
+    }
+)
+spec = metric_chart_spec(
+    long,
+    title="pass rate",
+    y_title="%",
+    colors=COLORS,
+    labels=LABELS,
+    smoothing=Smoothing("ema", weight=0.6),
+    arrow=True,
+)
+st.vega_lite_chart(spec=spec, width="stretch")
+"""
+COLORS = {"e1": "#4c78a8", "e2": "#f58518", "e3": "#54a24b", "e4": "#e45756"}
+LABELS = {"e1": "E1 · GRPO", "e2": "E2 · <b>DAPO</b> & 'co'", "e3": "E3 · 中文标签", "e4": "E4 · RLOO 100%"}
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not found")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    folder = tmp_path_factory.mktemp("tooltip")
+    script = folder / "app.py"
+    script.write_text(f"COLORS = {COLORS!r}\nLABELS = {LABELS!r}\n" + textwrap.dedent(APP))
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_")}
+    env["PYTHONPATH"] = str(ROOT)
+    log = (folder / "server.log").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "streamlit", "run", str(script),
+            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+            "--browser.gatherUsageStats", "false",
+        ],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail("streamlit did not come up: " + (folder / "server.log").read_text(errors="replace")[-2000:])
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def row_labels_and_fills(root: ET.Element) -> list[tuple[str, str]]:
+    """(label, swatch fill) of the picture's rows, top to bottom, resolving each ``<use href="#e<i>">``."""
+    defs = {}
+    for group in root.iter(f"{SVG}g"):
+        rect, text = group.find(f"{SVG}rect"), group.find(f"{SVG}text")
+        assert rect is not None and text is not None
+        defs[group.get("id")] = (text.text or "", rect.get("fill", ""))
+    uses = sorted(root.iter(f"{SVG}use"), key=lambda use: float(use.get("y", "0")))
+    return [defs[(use.get("href") or "").removeprefix("#")] for use in uses]
+
+
+@pytest.mark.browser
+def test_hover_shows_sorted_coloured_rows(app_url: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 700}, locale="en-US")
+            errors: list[str] = []
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            page.goto(app_url)
+            chart = page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').first
+            chart.wait_for(timeout=60_000)
+            page.wait_for_timeout(1000)
+            box = chart.bounding_box()
+            assert box is not None
+            # step 20 of 40 sits near the middle of the plot; move there in small steps (pointerover + move)
+            x, y = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.4
+            page.mouse.move(x - 40, y)
+            page.mouse.move(x, y, steps=8)
+            tip = page.locator("#vg-tooltip-element")
+            tip.locator("img").wait_for(state="visible", timeout=10_000)
+            page.wait_for_timeout(300)
+            assert tip.is_visible()
+            heading = tip.locator("h2").inner_text()
+            match = re.fullmatch(r"step (\d+) · ([\d.]+) h", heading)
+            assert match, heading
+            step = int(match.group(1))
+            src = tip.locator("img").get_attribute("src") or ""
+            assert src.startswith("data:image/svg+xml,")
+            size = tip.locator("img").evaluate("img => [img.complete, img.naturalWidth, img.naturalHeight]")
+            assert size[0] and size[1] > 0 and size[2] > 0, size
+            ARTIFACTS.mkdir(exist_ok=True)
+            tip_box = tip.bounding_box()
+            assert tip_box is not None
+            page.screenshot(path=str(ARTIFACTS / "tooltip.png"), clip={
+                "x": max(tip_box["x"] - 40, 0), "y": max(tip_box["y"] - 40, 0),
+                "width": tip_box["width"] + 80, "height": tip_box["height"] + 80,
+            })  # fmt: skip
+            page.screenshot(path=str(ARTIFACTS / "tooltip-page.png"))
+        finally:
+            browser.close()
+    root = ET.fromstring(urllib.parse.unquote(src.removeprefix("data:image/svg+xml,")))
+    expected = sorted(LABELS, key=lambda e: {"e1": 50.0, "e2": 80.0, "e3": 20.0, "e4": 65.0}[e], reverse=True)
+    assert row_labels_and_fills(root) == [(LABELS[e], COLORS[e]) for e in expected]
+    values = [text.text for text in root.iter(f"{SVG}text") if text.get("text-anchor") == "end"]
+    # a "(raw)" title, then per row the smoothed and the raw value, 1 decimal and a percent sign
+    assert values[0] == "(raw)"
+    assert all(re.fullmatch(r"\d+\.\d%", value or "") for value in values[1:]), values
+    assert len(values) == 1 + 2 * len(LABELS)
+    raw_of_top = float((values[2] or "").rstrip("%"))
+    assert raw_of_top == 80.0 + step % 3
+    assert not [error for error in errors if "tooltip" in error.lower() or "expression" in error.lower()]
