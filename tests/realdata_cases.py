@@ -224,6 +224,14 @@ CASES: list[RealCase] = [
             final_validation_metrics={"val/test_score/openai/gsm8k": 0.6974981046247157},  # line 2552
         ),
         config=None,
+        # pasted command, lines 10-45 joined at their backslashes (lines 11, 32 and the last one, 45)
+        contains={
+            "launch_command": (
+                "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_files",
+                "actor_rollout_ref.rollout.n=5",
+                "trainer.total_epochs=160",
+            )
+        },
     ),
     # AMD MI300 PPO (GAE) counterpart: steps 1..1119 + val-only step:1120 (line 2667); Final line 2666.
     RealCase(
@@ -248,6 +256,10 @@ CASES: list[RealCase] = [
             final_validation_metrics={"val/test_score/openai/gsm8k": 0.7005307050796058},  # line 2666
         ),
         config=None,
+        # pasted command from line 15 on, joined at its backslashes (lines 16 and 35)
+        contains={
+            "launch_command": ("python3 -m verl.trainer.main_ppo data.train_files=$train_files", "critic.optim.lr=1e-5")
+        },
     ),
     # GPG FSDP, two data sources. All tqdm lines come before the step lines; wrapped 4-line Initial (line 952)
     # and Final (line 2795) prints; `step:0` val line (line 956); step 210 (line 2794) after segfault
