@@ -31,6 +31,7 @@ import polars as pl
 from rlmon.cache import LogCache, merge_steps
 from rlmon.errors import CatalogError, LogReadError, UnknownExperimentError
 from rlmon.experiment import (
+    ConfigSource,
     Experiment,
     SourceFile,
     SourceRole,
@@ -43,6 +44,7 @@ from rlmon.experiment import (
     summarize_progress,
     training_rows,
 )
+from rlmon.overrides import config_from_command, merge_configs
 from rlmon.rlmon_toml import ExperimentOverrides, RootConfig, read_root_config
 from rlmon.schema import STEP, RunMeta, empty_steps
 from rlmon.settings import Settings
@@ -578,8 +580,11 @@ def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings
         frame_names.append(log.name)
     steps = merge_steps(frames) if frames else empty_steps()
     last_modified = max(mtimes, default=None)
-    config = next((meta.config for meta in reversed(metas) if meta.config is not None), None)
+    dump = next((meta.config for meta in reversed(metas) if meta.config is not None), None)
     launch = next((meta.launch_command for meta in reversed(metas) if meta.launch_command), None)
+    # a dump value wins; the command's overrides fill what the dump lacks, or stand alone without a dump
+    config = merge_configs(dump, config_from_command(launch))
+    config_source: ConfigSource | None = "dump" if dump is not None else ("command" if config is not None else None)
     algorithm = infer_algorithm(config, launch_command=launch, columns=steps.columns)
     progress = summarize_progress(
         steps,
@@ -589,6 +594,8 @@ def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings
         stall_factor=settings.stall_factor,
         stall_min_s=settings.stall_min_s,
     )
+    current = metas[-1] if metas else None
+    crashed = progress.status == "crashed"
     overrides = ref.overrides
     folder_name = ref.path.name if ref.relative != "." else ref.id
     if not metas and ref.files:
@@ -623,6 +630,10 @@ def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings
         pass_rate_mode=overrides.pass_rate,
         last_modified=last_modified,
         config=config,
+        config_source=config_source,
+        failure_frames=tuple(current.failure_frames) if crashed and current is not None else (),
+        failure_step=current.failure_step if crashed and current is not None else None,
+        three_decimals=any(meta.three_decimals for meta in metas),
     )
 
 

@@ -28,13 +28,14 @@ from typing import Any, Literal
 import polars as pl
 
 from rlmon.metrics import step_seconds_expr
-from rlmon.schema import PALETTE, STEP, RunMeta
+from rlmon.schema import NON_TRAINING_KEY, PALETTE, STEP, RunMeta
 
 __all__ = [
     "ALGORITHMS",
     "PALETTE",
     "SETTING_GROUPS",
     "Algorithm",
+    "ConfigSource",
     "Experiment",
     "Progress",
     "Setting",
@@ -56,6 +57,8 @@ __all__ = [
 ]
 
 Status = Literal["finished", "running", "stalled", "crashed", "not started"]
+ConfigSource = Literal["dump", "command"]
+"""Where an experiment's config comes from: its config dump, or only its launch command's overrides."""
 SourceRole = Literal["start-up only", "resumed", "crashed attempt", "steps", "not RL", "unreadable"]
 """What a file contributes: ``steps`` (training steps), ``resumed`` (steps, after a resume),
 ``start-up only`` (config/metadata, no training step), ``crashed attempt`` (a failure ended it),
@@ -207,7 +210,22 @@ class Experiment:
     last_modified: float | None = None
     """Newest mtime of its files."""
     config: dict[str, Any] | None = field(default=None, repr=False)
-    """The config dump of the newest file that has one."""
+    """The config dump of the newest file that has one, completed by the Hydra overrides of the newest launch
+    command (:func:`rlmon.overrides.merge_configs`: a dump value wins, overrides fill keys the dump lacks);
+    without a dump, the overrides alone (see ``config_source``)."""
+    config_source: ConfigSource | None = None
+    """Where ``config`` (and so ``settings`` and ``algorithm``) comes from: ``dump`` (a config dump, perhaps
+    completed by the command's overrides), ``command`` (no dump: only the launch command's overrides, i.e. the
+    explicitly set values and none of verl's defaults); None when the logs hold neither."""
+    failure_frames: tuple[str, ...] = ()
+    """Crashed experiments: the last (innermost) frames of the failure's traceback, outermost first, each
+    ``path:line in function`` as logged (``RunMeta.failure_frames``; at most 5); empty otherwise."""
+    failure_step: int | None = None
+    """Crashed experiments: the last training step logged before the failure, as logged (0-based in v0.1
+    logs); None when it died before its first training step (or did not crash)."""
+    three_decimals: bool = False
+    """The step values were printed with 3 decimals (verl <= 0.4.1; ``RunMeta.three_decimals`` of any of its
+    files): small quantities (mismatch, KL, lr) move in 0.001 stairs."""
 
     @property
     def progress_text(self) -> str:
@@ -240,6 +258,10 @@ class Experiment:
             "eta_h": self.eta_h,
             "idle_s": self.idle_s,
             "failure": self.failure,
+            "failure_frames": list(self.failure_frames),
+            "failure_step": self.failure_step,
+            "three_decimals": self.three_decimals,
+            "config_source": self.config_source,
             "settings": {item.key: {"group": item.group, "value": item.value, "display": item.display}
                          for item in self.settings},
             "sources": [asdict(source) for source in self.sources],
@@ -433,7 +455,8 @@ def model_track(config: Mapping[str, Any] | None) -> str | None:
     Hugging Face cache paths (``models--Qwen--Qwen2-7B-Instruct/snapshots/<hash>``) give ``Qwen2-7B-Instruct``.
     """
     path = config_get(config, "actor_rollout_ref.model.path")
-    if not isinstance(path, str) or not path.strip():
+    if not isinstance(path, str) or not path.strip() or "$" in path:
+        # ``$MODEL_PATH`` from a launch command: the log does not say which model it was
         return None
     parts = [part for part in re.split(r"[\\/]+", path.strip()) if part]
     for part in parts:
@@ -655,7 +678,7 @@ def settings_diff(experiments: Sequence[Experiment]) -> list[SettingDiff]:
 
 # --------------------------------------------------------------------------------------- status, progress
 
-_NON_TRAINING = re.compile(r"^(val-core/|val-aux/|val/|test_score/|timing/save_checkpoint$|timing_s/testing$)")
+_NON_TRAINING = re.compile(NON_TRAINING_KEY)
 
 
 def training_rows(steps: pl.DataFrame) -> pl.DataFrame:

@@ -29,7 +29,8 @@ Detectors (signal ``kind``, severity):
 * ``kl_blowup`` (warning): the KL (``actor/kl_loss``, ``critic/kl``) averages ``kl_blowup_factor`` x its
   earlier median at the end, and at least ``kl_floor``.
 * ``crashed`` (critical), ``stalled`` (warning): from the experiment status; ``crashed`` carries the first
-  exception line; a run with no step whose log has been quiet for long is ``stalled`` too.
+  exception line, the last training step before it (``Experiment.failure_step``) and the innermost traceback
+  frame (``Experiment.failure_frames``); a run with no step whose log has been quiet for long is ``stalled`` too.
 
 Windows: the "first" and "last" windows of the trend detectors hold ``drift_window`` steps (at most half the
 run); the numbers *reported* use the headline definitions (start = first 5 steps, end = last 10).
@@ -159,9 +160,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{metric} 失控：末 {window} 步 {end}，是此前中位数 {base} 的 {ratio} 倍",
     },
     "crashed": {
-        "en": "crashed after {steps} step(s): {failure}",
-        "zh": "已崩溃（完成 {steps} 步）：{failure}",
+        "en": "crashed after step {step}: {failure}{frame}",
+        "zh": "在 step {step} 之后崩溃：{failure}{frame}",
     },
+    "crashed_start": {
+        "en": "crashed before step 1: {failure}{frame}",
+        "zh": "在第 1 步之前崩溃：{failure}{frame}",
+    },
+    "crashed_frame": {"en": " (in {frame})", "zh": "（位于 {frame}）"},
     "stalled": {
         "en": "stalled at {progress}: the log has not grown for {idle}",
         "zh": "已停滞于 {progress}：日志已 {idle} 没有更新",
@@ -340,6 +346,15 @@ def _message(key: str, **fields: str | dict[str, str]) -> dict[str, str]:
         filled = {name: (value[lang] if isinstance(value, dict) else value) for name, value in fields.items()}
         out[lang] = MESSAGES[key][lang].format(**filled)
     return out
+
+
+def _short_frame(frame: str) -> str:
+    """``/root/x/verl/utils/reward_score/__init__.py:37 in f`` -> ``utils/reward_score/__init__.py:37 in f``."""
+    path, colon, rest = frame.rpartition(":")
+    if not colon:
+        return frame
+    parts = [part for part in path.replace("\\", "/").split("/") if part]
+    return "/".join(parts[-3:]) + ":" + rest
 
 
 def _short_metric(key: str) -> str:
@@ -796,6 +811,16 @@ def _detect_status(context: _Context, settings: Settings) -> None:
     last_step = experiment.steps_done or None
     if experiment.status == "crashed":
         failure = experiment.failure or "?"
+        # the last training step logged before the failure; a resumed run that died before its first new
+        # step has none, but it had done steps_done
+        died_after = experiment.failure_step if experiment.failure_step is not None else last_step
+        frame: str | dict[str, str] = ""
+        if experiment.failure_frames:
+            frame = _message("crashed_frame", frame=_short_frame(experiment.failure_frames[-1]))
+        if died_after is None:
+            message = _message("crashed_start", failure=failure, frame=frame)
+        else:
+            message = _message("crashed", step=str(died_after), failure=failure, frame=frame)
         context.add(
             "crashed",
             "critical",
@@ -803,7 +828,7 @@ def _detect_status(context: _Context, settings: Settings) -> None:
             step=last_step,
             step_end=last_step,
             values={"steps_done": float(experiment.steps_done)},
-            message=_message("crashed", steps=str(experiment.steps_done), failure=failure),
+            message=message,
         )
     elif experiment.status == "stalled":
         idle = experiment.idle_s or 0.0

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import bisect
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from typing import Any
 
 import polars as pl
 
-from rlmon.schema import STEP, RunMeta, empty_steps
+from rlmon.schema import NON_TRAINING_KEY, STEP, RunMeta, empty_steps
 
 __all__ = [
     "BLOCK_BYTES",
@@ -42,7 +43,7 @@ __all__ = [
     "split_lines",
 ]
 
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 BLOCK_BYTES = 16 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
@@ -66,7 +67,8 @@ _TRAIN_DL_RE = re.compile(r"Size of train dataloader: (\d+)")
 _TQDM_RE = re.compile(r"Training Progress:\s*\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 _RESUME_STEP_RE = re.compile(r"Setting global step to (\d+)|setting global step to (\d+)")
 _RESUME_PATH_RE = re.compile(r"Resuming from (\S+?),?(?: setting global step|\s*$)|Load from checkpoint folder: (\S+)")
-_CMD_RE = re.compile(r"^\++ (?:python3?|torchrun)\b.*-m (?:verl\.|recipe\.)\S*.*$")
+# the ``set -x`` echo (``+ python3 -m verl...``) or a command pasted into the log as it was typed
+_CMD_RE = re.compile(r"^(?:\++ )?(?:python3?|torchrun)\b.*-m (?:verl\.|recipe\.)\S*.*$")
 _HYDRA_RE = re.compile(r"^Error executing job with overrides")
 _RAYTASK_RE = re.compile(r"ray\.exceptions\.RayTaskError|^✗ Error: .*ray::")
 _ACTOR_DIED_RE = re.compile(r"ray\.exceptions\.ActorDiedError")
@@ -78,6 +80,19 @@ _RAY_WRAPPER_RE = re.compile(r"^ray\.exceptions\.RayTaskError\(")
 _GLUED_RE = re.compile(r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\).*$")
 _CONTINUATION_RE = re.compile(r"""^\s+(?:['"\[{(\d\-.]|None\b|True\b|False\b|inf\b|nan\b)""")
 _VAL_PAIR_RE = re.compile(r"'([^']+)': (?:np\.\w+\()?([-+\w.]+)\)?")
+_FRAME_RE = re.compile(r'^File "([^"]+)", line (\d+), in (.+?)\s*$')
+_TRACEBACK_START_RE = re.compile(r"^Traceback \(most recent call last\)|^ray\.exceptions\.RayTaskError\(|^✗ Error: ")
+# Logs captured through wandb (``files/output.log``) cut every line at this many characters.
+WANDB_LINE_CHARS = 4096
+# A value printed by verl <= 0.4.1 (``f"{v:.3f}"``) vs one printed at full precision (v0.5+: repr, np wrappers).
+_SHORT_DECIMAL_RUST = r":[-+]?\d+\.\d{1,3}(?: - |$)"
+_LONG_DECIMAL_RUST = r":(?:[-+]?\d*\.\d{4}|[-+]?\d+(?:\.\d*)?[eE][-+]?\d|np\.)"
+_THREE_DECIMALS_MIN = 20
+"""Values with a decimal point a log needs before it can be called a 3-decimal log."""
+_FRAMES_KEPT = 5
+_FRAME_PREFIXES_KEPT = 8
+_JSON_NAN_TOKEN_RE = re.compile(r"[:\[,]\s*-?(?:NaN|Infinity)\s*[,}\]]")
+_CMD_WINDOW = 200
 
 # Literal markers that make a line worth a look by the metadata collector (one Aho-Corasick pass). tqdm bars
 # are not among them: only the last one counts, and it is picked out separately.
@@ -98,6 +113,8 @@ _META_MARKERS = [
     "Keep generating",
     "-m verl.",
     "-m recipe.",
+    'File "',
+    "Traceback (most recent call last)",
 ]
 _META_PATTERN = "|".join(re.escape(marker) for marker in _META_MARKERS)
 _FATAL_MARKERS = ["Error executing job", "RayTaskError", "ActorDiedError", "✗ Error", "max_num_gen_batches"]
@@ -198,15 +215,30 @@ def _value_exprs(values: pl.DataFrame) -> list[pl.Expr]:
 
 
 def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
-    """Rows ``_line`` (1-based), ``step``, ``rest`` (the text after ``step:N - ``) for every metrics record."""
+    """Rows ``_line`` (1-based), ``step``, ``rest`` (the text after ``step:N - ``) for every metrics record,
+    and ``cut`` (the line is exactly :data:`WANDB_LINE_CHARS` long: wandb cut it, its last pair was dropped)."""
     frame = pl.DataFrame({"text": lines}).with_row_index(LINE, offset=first_line)
     frame = frame.filter(pl.col("text").str.contains("step:", literal=True))
     if frame.is_empty():
-        return pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64, "rest": pl.String})
+        return pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64, "rest": pl.String, "cut": pl.Boolean})
     frame = frame.with_columns(pl.col("text").str.extract(_MARK_RUST, 1).cast(pl.Int64, strict=False).alias(STEP))
     frame = frame.filter(pl.col(STEP).is_not_null())
     # drop everything up to the marker (Ray prefix, ANSI codes, tqdm text glued before it)
-    frame = frame.select(LINE, STEP, pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"))
+    frame = frame.select(
+        LINE,
+        STEP,
+        pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"),
+        (pl.col("text").str.len_chars() == WANDB_LINE_CHARS).alias("cut"),
+    )
+    if frame.get_column("cut").any():
+        # The cut may have fallen inside the last value (``mean@1:0.12`` of ``0.1234``): a wrong number is
+        # worse than none, so the last pair of such a line is dropped (the greedy group ends at the last " - ").
+        frame = frame.with_columns(
+            pl.when(pl.col("cut") & pl.col("rest").str.contains(" - ", literal=True))
+            .then(pl.col("rest").str.replace(r"^(.*) - .*$", "${1}"))
+            .otherwise(pl.col("rest"))
+            .alias("rest")
+        )
     glued = frame.get_column("rest").str.contains("pid=", literal=True)
     if glued.any():
         # another process's output glued after the record starts with a Ray prefix: cut it off
@@ -286,8 +318,26 @@ def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, 
     return wide, [(int(line), int(pos), str(key)) for key, line, pos in firsts.iter_rows()]
 
 
-def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, list[int], int]:
-    """Step lines -> (wide frame with ``_line``, sorted line numbers of step lines, unparsable key count).
+@dataclass
+class _StepLines:
+    """What the step lines of one chunk hold."""
+
+    steps: pl.DataFrame
+    """Wide frame with ``_line``."""
+    line_numbers: list[int]
+    """Sorted line numbers of the step lines."""
+    bad_keys: int = 0
+    """Keys whose every value failed to parse (dropped)."""
+    short_decimals: int = 0
+    """Values printed with a decimal point and at most 3 decimals (``0.125``, ``1.000``)."""
+    long_decimals: int = 0
+    """Values printed with more than 3 decimals, an exponent or an ``np.`` wrapper (full precision)."""
+    cut_lines: int = 0
+    """Lines cut at :data:`WANDB_LINE_CHARS` characters."""
+
+
+def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
+    """Step lines of a chunk -> :class:`_StepLines`.
 
     Lines with the same key sequence (almost all of them) are unpacked column by column against a template
     taken from one of them; every row is checked against the template, and rows that do not fit go through
@@ -295,8 +345,13 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, 
     """
     records = _step_records(lines, first_line)
     if records.is_empty():
-        return pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}), [], 0
+        return _StepLines(pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}), [])
     step_line_numbers = records.get_column(LINE).to_list()
+    short_decimals, long_decimals, cut_lines = records.select(
+        pl.col("rest").str.count_matches(_SHORT_DECIMAL_RUST).sum().alias("short"),
+        pl.col("rest").str.count_matches(_LONG_DECIMAL_RUST).sum().alias("long"),
+        pl.col("cut").sum(),
+    ).row(0)
     records = records.select(LINE, STEP, pl.col("rest").str.split(" - ").alias("parts"))
     records = records.with_columns(pl.col("parts").list.len().alias("_n"))
     frames: list[pl.DataFrame] = []
@@ -332,7 +387,14 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> tuple[pl.DataFrame, 
     bad = [name for name in metric_columns if wide.get_column(name).null_count() == wide.height]
     if bad:
         wide = wide.drop(bad)
-    return wide, step_line_numbers, len(bad)
+    return _StepLines(
+        wide,
+        step_line_numbers,
+        bad_keys=len(bad),
+        short_decimals=int(short_decimals or 0),
+        long_decimals=int(long_decimals or 0),
+        cut_lines=int(cut_lines or 0),
+    )
 
 
 def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
@@ -421,6 +483,19 @@ class MetaCollector:
     failure_pending_text: str = ""
     saw_verl: bool = False
     last_step_line: int = 0
+    last_training_step: int | None = None
+    """Step of the last step line (in file order) that logged a training key, not validation alone."""
+    frames: dict[str, list[str]] = field(default_factory=dict)
+    """Per Ray prefix (``""`` for the driver), the last ``path:line in function`` frames of the traceback it
+    is printing (processes print tracebacks at the same time; the few most recent prefixes are kept)."""
+    command_lines: list[str] = field(default_factory=list)
+    """A pasted launch command continued with ``\\`` that is still being read."""
+    initial_fill_line: int = 0
+    """Line of an ``Initial validation metrics`` print whose step row is not yet found (0: none pending)."""
+    short_decimals: int = 0
+    long_decimals: int = 0
+    jsonl_nan_tokens: bool = False
+    """A file-logger record held a ``NaN``/``Infinity`` token: the json.dumps era, where ``null`` is None."""
 
     # -- state --
     def to_state(self) -> dict[str, Any]:
@@ -435,6 +510,13 @@ class MetaCollector:
             "failure_pending_text": self.failure_pending_text,
             "saw_verl": self.saw_verl,
             "last_step_line": self.last_step_line,
+            "last_training_step": self.last_training_step,
+            "frames": self.frames,
+            "command_lines": self.command_lines,
+            "initial_fill_line": self.initial_fill_line,
+            "short_decimals": self.short_decimals,
+            "long_decimals": self.long_decimals,
+            "jsonl_nan_tokens": self.jsonl_nan_tokens,
         }
 
     @classmethod
@@ -449,6 +531,19 @@ class MetaCollector:
         collector.failure_pending_text = state.get("failure_pending_text", "")
         collector.saw_verl = bool(state.get("saw_verl", False))
         collector.last_step_line = int(state.get("last_step_line", 0))
+        last_training = state.get("last_training_step")
+        collector.last_training_step = None if last_training is None else int(last_training)
+        frames = state.get("frames", {})
+        collector.frames = (
+            {str(key): [str(item) for item in value] for key, value in frames.items()}
+            if isinstance(frames, dict)
+            else {}
+        )
+        collector.command_lines = [str(line) for line in state.get("command_lines", [])]
+        collector.initial_fill_line = int(state.get("initial_fill_line", 0))
+        collector.short_decimals = int(state.get("short_decimals", 0))
+        collector.long_decimals = int(state.get("long_decimals", 0))
+        collector.jsonl_nan_tokens = bool(state.get("jsonl_nan_tokens", False))
         return collector
 
     # -- feeding --
@@ -456,6 +551,8 @@ class MetaCollector:
         """How many lines at the start of the next chunk this collector needs to see regardless of markers."""
         if self.block == "config":
             return _CONFIG_WINDOW
+        if self.command_lines:
+            return _CMD_WINDOW
         if self.block is not None:
             return _VAL_WINDOW
         if self.failure_pending is not None:
@@ -466,6 +563,14 @@ class MetaCollector:
         """Read lines (1-based number, raw text) in file order; ``step_lines`` are this chunk's step lines."""
         for number, raw in numbered_lines:
             prefix, text = _strip_prefix(raw)
+            if self.command_lines:
+                # a pasted command goes on while its lines end with a backslash; the first line that does
+                # not is its last
+                piece = text.strip()
+                self.command_lines.append(piece.removesuffix("\\").strip())
+                if not piece.endswith("\\") or len(self.command_lines) > _CMD_WINDOW:
+                    self._finish_command()
+                continue
             # pprint continuation lines start with a space; anything else from any process is not part of
             # the block (a worker warning printed in the middle of the config dump, say)
             if self.block is not None and prefix == self.block_prefix and _CONTINUATION_RE.match(text):
@@ -507,14 +612,35 @@ class MetaCollector:
                 meta.resume_paths.append(path)
         if "Training from scratch" in text:
             meta.from_scratch = True
-        if meta.launch_command is None and _CMD_RE.match(stripped):
+        if meta.launch_command is None and not self.command_lines and _CMD_RE.match(stripped):
             self.saw_verl = True
-            meta.launch_command = stripped.lstrip("+ ")
+            command = stripped.lstrip("+ ")
+            if command.endswith("\\"):
+                self.command_lines = [command.removesuffix("\\").strip()]
+            else:
+                meta.launch_command = command
+        if (frame := _FRAME_RE.match(stripped)) is not None:
+            path, line, function = frame.groups()
+            kept = self.frames.pop(prefix, [])  # re-inserted last: the dict stays ordered by recent use
+            kept.append(f"{path}:{line} in {function}")
+            self.frames[prefix] = kept[-_FRAMES_KEPT:]
+            for stale in list(self.frames)[:-_FRAME_PREFIXES_KEPT]:
+                del self.frames[stale]
+            return
+        if _TRACEBACK_START_RE.match(stripped):
+            # a new traceback starts (or Ray's wrapper, after which the remote traceback follows): the
+            # frames this process printed so far belong to another one
+            self.frames.pop(prefix, None)
         if "Keep generating" in text:
             meta.dapo_keep_generating += 1
-        self._read_failure(number, stripped, step_lines)
+        self._read_failure(number, prefix, stripped, step_lines)
 
-    def _read_failure(self, number: int, text: str, step_lines: Sequence[int]) -> None:
+    def _finish_command(self) -> None:
+        if self.meta.launch_command is None:
+            self.meta.launch_command = " ".join(line for line in self.command_lines if line)
+        self.command_lines = []
+
+    def _read_failure(self, number: int, prefix: str, text: str, step_lines: Sequence[int]) -> None:
         meta = self.meta
         if meta.final_validation:
             return  # shutdown noise after a finished run is not a failure (format reference §6.2)
@@ -533,19 +659,20 @@ class MetaCollector:
             # exceptions say more than the Hydra wrapper around them
             specific = kind if kind in ("dapo_max_gen_batches", "actor_died") else None
             self.failure_pending = specific or self.failure_pending
-            self._set_failure(exception, number)
+            self._set_failure(exception, number, prefix)
             return
         if kind is not None and self.failure_pending is None:
             self.failure_pending = kind
             self.failure_pending_line = number
             self.failure_pending_text = text[:500]
             if exception is not None and kind in ("dapo_max_gen_batches", "actor_died"):
-                self._set_failure(exception, number)
+                self._set_failure(exception, number, prefix)
 
-    def _set_failure(self, text: str, number: int) -> None:
+    def _set_failure(self, text: str, number: int, prefix: str) -> None:
         self.meta.failure = text[:500]
         self.meta.failure_kind = self.failure_pending
         self.meta.failure_line = number
+        self.meta.failure_frames = list(self.frames.get(prefix, []))
         self.failure_pending = None
 
     def _steps_between(self, start: int, end: int, step_lines: Sequence[int]) -> bool:
@@ -611,6 +738,8 @@ class MetaCollector:
     def _close_validation(self, pairs: dict[str, float]) -> None:
         if self.block == "initial":
             self.meta.initial_validation = pairs
+            self.meta.initial_validation_step = None
+            self.initial_fill_line = self.block_start if pairs else 0
         else:
             self.meta.final_validation = True
             self.meta.final_validation_metrics = pairs
@@ -632,8 +761,18 @@ class MetaCollector:
             meta.failure = source.failure_pending_text
             meta.failure_kind = source.failure_pending
             meta.failure_line = source.failure_pending_line
+            meta.failure_frames = list(source.frames.get("", []))
         if meta.failure_line is not None and source.last_step_line > meta.failure_line:
             meta.failure = meta.failure_kind = meta.failure_line = None  # training went on afterwards
+        if meta.failure is None:
+            meta.failure_frames = []
+        else:
+            # no step line follows the failure (else it was dropped above): the last training step logged
+            # is the one the run died at (as logged: 0-based in v0.1 logs)
+            meta.failure_step = source.last_training_step
+        if meta.launch_command is None and source.command_lines:
+            meta.launch_command = " ".join(line for line in source.command_lines if line)
+        meta.three_decimals = source.long_decimals == 0 and source.short_decimals >= _THREE_DECIMALS_MIN
         if source.block == "config" and meta.lines > source.block_start + len(source.block_lines) + 200:
             meta.warnings.append(f"line {source.block_start}: the config dump could not be read (damaged or cut)")
         if meta.total_steps is None and meta.config is not None:
@@ -719,6 +858,8 @@ def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
             rows.update(range(row, min(row + _VAL_WINDOW, len(lines))))
         elif any(marker in text for marker in _FATAL_MARKERS):
             rows.update(range(row, min(row + _EXC_WINDOW, len(lines))))
+        elif ("-m verl." in text or "-m recipe." in text) and text.rstrip().endswith("\\"):
+            rows.update(range(row, min(row + _CMD_WINDOW, len(lines))))
     return sorted(rows)
 
 
@@ -727,19 +868,71 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
 
     ``first_line`` is the 1-based number of the first line in the whole file.
     """
-    steps, step_line_numbers, bad = _parse_step_lines(lines, first_line)
+    parsed = _parse_step_lines(lines, first_line)
+    steps, step_line_numbers, bad = parsed.steps, parsed.line_numbers, parsed.bad_keys
     rows = _candidate_rows(lines, head=collector.wants_lines())
     numbered = ((first_line + row, lines[row]) for row in rows)
     collector.feed(numbered, step_line_numbers)
     meta = collector.meta
     meta.lines = first_line - 1 + len(lines)
     meta.step_lines += len(step_line_numbers)
+    meta.cut_lines += parsed.cut_lines
+    collector.short_decimals += parsed.short_decimals
+    collector.long_decimals += parsed.long_decimals
     if step_line_numbers:
         collector.last_step_line = max(collector.last_step_line, step_line_numbers[-1])
         collector.saw_verl = True
+        training = _training_step_rows(steps)
+        if training.height:
+            collector.last_training_step = int(training.get_column(STEP)[-1])
+    if collector.initial_fill_line and steps.height:
+        steps = _fill_initial_validation(steps, collector)
     if bad:
         meta.warnings.append(f"lines {first_line}-{meta.lines}: {bad} logged key(s) had no numeric value")
     return steps
+
+
+def _training_step_rows(steps: pl.DataFrame) -> pl.DataFrame:
+    """Rows of a chunk frame (sorted by ``_line``) that logged a training key, not validation alone."""
+    pattern = re.compile(NON_TRAINING_KEY)
+    columns = [name for name in steps.columns if name not in _RESERVED and not pattern.match(name)]
+    if not columns:
+        return steps.clear()
+    return steps.filter(pl.any_horizontal([pl.col(name).is_not_null() for name in columns]))
+
+
+def _fill_initial_validation(steps: pl.DataFrame, collector: MetaCollector) -> pl.DataFrame:
+    """Fill the step row logged right after an ``Initial validation metrics`` print from that print.
+
+    The row is that of the first step line after the print (``step:0``, or the resumed step; in v0.1 logs the
+    first training step, which is where v0.1 logs its own initial validation too). Only keys the line lacks
+    are filled: a line cut by wandb at 4096 characters keeps what it has and gets the rest from the print.
+    """
+    later = steps.filter(pl.col(LINE) > collector.initial_fill_line)
+    if later.is_empty():
+        return steps
+    target_line = later.get_column(LINE)[0]
+    target = pl.col(LINE) == target_line
+    fills: list[pl.Expr] = []
+    for key, value in collector.meta.initial_validation.items():
+        if key in _RESERVED:
+            continue
+        current = pl.col(key) if key in steps.columns else pl.lit(None, dtype=pl.Float64)
+        fills.append(
+            pl.when(target & current.is_null()).then(pl.lit(value, dtype=pl.Float64)).otherwise(current).alias(key)
+        )
+    collector.meta.initial_validation_step = int(later.get_column(STEP)[0])
+    collector.initial_fill_line = 0
+    if not fills:
+        return steps
+    # new columns go right after the target line's own keys, as if that line had logged them (so the column
+    # order does not depend on where the file was cut into chunks)
+    row = steps.filter(target).drop(LINE, STEP).row(0, named=True)
+    present = [name for name, value in row.items() if value is not None]
+    after = max((steps.columns.index(name) for name in present), default=steps.columns.index(STEP))
+    added = [key for key in collector.meta.initial_validation if key not in steps.columns and key not in _RESERVED]
+    order = [*steps.columns[: after + 1], *added, *steps.columns[after + 1 :]]
+    return steps.with_columns(fills).select(order)
 
 
 def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog:
@@ -793,6 +986,8 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
     rows: list[dict[str, Any]] = []
     meta = collector.meta
     text = data.decode("utf-8", errors="replace")
+    if not collector.jsonl_nan_tokens and _JSON_NAN_TOKEN_RE.search(text):
+        collector.jsonl_nan_tokens = True
     number = first_line - 1
     bad: list[int] = []
     for number, line in enumerate(text.splitlines(), start=first_line):
@@ -816,6 +1011,10 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
                     row[str(key)] = 1.0 if value else 0.0
                 elif isinstance(value, int | float):
                     row[str(key)] = float(value)
+                elif value is None and not collector.jsonl_nan_tokens:
+                    # verl's orjson file logger (2026+) writes NaN and +-inf as null; the older json.dumps
+                    # one wrote NaN/Infinity, so in its files a null is a None value (dropped, as on the console)
+                    row[str(key)] = math.nan
         rows.append(row)
         meta.step_lines += 1
     meta.lines = max(meta.lines, number)

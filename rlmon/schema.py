@@ -25,6 +25,7 @@ __all__ = [
     "HOURS",
     "LONG_SCHEMA",
     "METRIC",
+    "NON_TRAINING_KEY",
     "PALETTE",
     "STEP",
     "VALUE",
@@ -60,6 +61,9 @@ PALETTE: tuple[str, ...] = (
     "#bab0ac",
 )
 """Tableau-10: experiment ``E<n>`` gets colour n-1 so it looks the same on every track and chart."""
+
+NON_TRAINING_KEY = r"^(val-core/|val-aux/|val/|test_score/|timing/save_checkpoint$|timing_s/testing$)"
+"""Keys a step line can hold without being a training step: validation, and the DAPO end-of-data save."""
 
 LogKind = Literal["rl", "sft", "none"]
 """``rl``: a verl RL trainer log; ``sft``: verl's SFT trainer (``train/loss`` lines); ``none``: no verl content."""
@@ -100,11 +104,20 @@ class RunMeta:
     final_validation_metrics: dict[str, float] = field(default_factory=dict)
     initial_validation: dict[str, float] = field(default_factory=dict)
     """The pretty-printed ``Initial validation metrics`` dict (v0.1 logs have it only there)."""
+    initial_validation_step: int | None = None
+    """The step row the print's keys were filled into where its line lacked them (the first step line after
+    the print: ``step:0``, the resumed step, or v0.1's first training step); None when no step line followed."""
     failure: str | None = None
     """The first exception line of a fatal failure, e.g. ``NotImplementedError: Reward function ...``."""
     failure_kind: str | None = None
     """``hydra`` | ``ray_task_error`` | ``actor_died`` | ``dapo_max_gen_batches`` | ``traceback``."""
     failure_line: int | None = None
+    failure_frames: list[str] = field(default_factory=list)
+    """The last (innermost) frames of the failure's traceback, outermost first, each ``path:line in function``
+    as logged (at most 5; for a Ray task error, frames of the remote traceback after Ray's wrapper line)."""
+    failure_step: int | None = None
+    """The last training step logged before the failure (as logged: 0-based in v0.1 logs); None when the run
+    failed before its first training step."""
     tqdm_n: int | None = None
     """The last ``Training Progress`` bar's n in ``n/N``."""
     tqdm_total: int | None = None
@@ -114,6 +127,12 @@ class RunMeta:
     last_step: int | None = None
     zero_based: bool = False
     """v0.1 trainer: the first training step is logged as ``step:0``."""
+    three_decimals: bool = False
+    """Every value of the step lines that has a decimal point has at most 3 decimals (verl <= 0.4.1 printed
+    ``f"{v:.3f}"``), and there are at least 20 of them: curves of small quantities are staircases."""
+    cut_lines: int = 0
+    """Step lines exactly 4096 characters long (captured through wandb, which cuts lines there); their last
+    pair was dropped, it may have been cut inside its value."""
     dapo_keep_generating: int = 0
     """DAPO dynamic sampling: how many ``num_gen_batches=N. Keep generating...`` lines."""
     lines: int = 0

@@ -56,6 +56,10 @@ def _meta(**fields: Any) -> dict[str, Any]:
         "tqdm_n": None,
         "tqdm_total": None,
         "failure_kind": None,
+        "failure_frames": [],
+        "failure_step": None,
+        "three_decimals": False,
+        "cut_lines": 0,
     }
     expected.update(fields)
     return expected
@@ -69,24 +73,30 @@ CASES: list[RealCase] = [
         kind="rl",
         steps=(0, 434, 435),
         step_lines=435,
-        keys=42,  # 40 on line 252 + timing/testing + val/test_score/openai/gsm8k (line 297)
+        # 40 on line 252 + timing/testing + val/test_score/openai/gsm8k (line 297) + the initial validation's
+        # test_score/openai/gsm8k (line 251, printed only), filled into step 0, the first step line after it
+        keys=43,
         spots=(
             (0, "critic/kl", -0.0),  # line 252 `critic/kl:-0.000`
             (0, "actor/lr(1e-4)", 0.010),  # line 252, key with parentheses
             (0, "critic/vpred_mean", -1.928),  # line 252
             (0, "val/test_score/openai/gsm8k", None),  # no validation on step 0 (v0.1: (step+1) % 10)
+            (0, "test_score/openai/gsm8k", 0.0007621951219512195),  # line 251, the Initial validation print
+            (1, "test_score/openai/gsm8k", None),
             (9, "val/test_score/openai/gsm8k", 0.013),  # line 297
             (429, "val/test_score/openai/gsm8k", 0.543),  # line 1985
             (434, "critic/advantages/min", -8.766),  # line 1990, last step
             (434, "response_length/mean", 272.527),  # line 1990
         ),
         meta=_meta(
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
             # v0.1 prints no total (format reference §5.2): 29 batches x trainer.total_epochs 15 from the dump
             total_steps=435,
             train_batches=29,  # line 139 `Size of train dataloader: 29`
             final_validation=True,  # line 2047
             zero_based=True,
             initial_validation={"test_score/openai/gsm8k": 0.0007621951219512195},  # line 251
+            initial_validation_step=0,  # line 252 `step:0 - timing/gen:18.859 - ...` follows the print
             final_validation_metrics={"test_score/openai/gsm8k": 0.5685975609756098},  # line 2047
         ),
         config={
@@ -104,21 +114,24 @@ CASES: list[RealCase] = [
         kind="rl",
         steps=(0, 434, 435),
         step_lines=435,
-        keys=42,
+        keys=43,  # 42 logged keys + test_score/openai/gsm8k of the Initial validation print (line 271)
         spots=(
             (0, "critic/vpred_mean", 0.255),  # line 272
+            (0, "test_score/openai/gsm8k", 0.0),  # line 271 `{'test_score/openai/gsm8k': 0.0}`, filled into step 0
             (0, "critic/lr(1e-4)", 0.100),  # line 272
             (9, "val/test_score/openai/gsm8k", 0.0),  # line 305 `val/test_score/openai/gsm8k:0.000`
             (434, "actor/pg_loss", -0.021),  # line 1302, last step
             (434, "response_length/max", 256.0),  # line 1302
         ),
         meta=_meta(
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
             # v0.1 prints no total (format reference §5.2): 29 batches (line 165) x total_epochs 15 (line 160)
             total_steps=435,
             train_batches=29,  # line 165
             final_validation=True,  # line 1316
             zero_based=True,
             initial_validation={"test_score/openai/gsm8k": 0.0},  # line 271
+            initial_validation_step=0,  # line 272 `step:0 - timing/gen:20.251 - ...` follows the print
             final_validation_metrics={"test_score/openai/gsm8k": 0.5190548780487805},  # line 1316
         ),
         config={
@@ -150,6 +163,8 @@ CASES: list[RealCase] = [
             (105, "actor/pg_loss", 0.005),  # line 530
         ),
         meta=_meta(
+            initial_validation_step=0,  # line 334 `step:0 - test_score/openai/gsm8k:0.521` follows line 333
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
             train_batches=14,  # line 180
             zero_based=True,
             initial_validation={"test_score/openai/gsm8k": 0.520579268292683},  # line 333
@@ -176,7 +191,9 @@ CASES: list[RealCase] = [
             (58, "val/loss", 0.411),  # line 132
             (58, "train/loss", None),
         ),
-        meta=_meta(),
+        meta=_meta(
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
+        ),
         config=None,
         contains={"launch_command": ("verl.trainer.fsdp_sft_trainer",)},  # line 21
     ),
@@ -201,11 +218,20 @@ CASES: list[RealCase] = [
             (1120, "critic/score/mean", None),
         ),
         meta=_meta(
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
             from_scratch=True,
             final_validation=True,
             final_validation_metrics={"val/test_score/openai/gsm8k": 0.6974981046247157},  # line 2552
         ),
         config=None,
+        # pasted command, lines 10-45 joined at their backslashes (lines 11, 32 and the last one, 45)
+        contains={
+            "launch_command": (
+                "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_files",
+                "actor_rollout_ref.rollout.n=5",
+                "trainer.total_epochs=160",
+            )
+        },
     ),
     # AMD MI300 PPO (GAE) counterpart: steps 1..1119 + val-only step:1120 (line 2667); Final line 2666.
     RealCase(
@@ -224,11 +250,16 @@ CASES: list[RealCase] = [
             (1120, "critic/kl", None),
         ),
         meta=_meta(
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
             from_scratch=True,  # line 58
             final_validation=True,
             final_validation_metrics={"val/test_score/openai/gsm8k": 0.7005307050796058},  # line 2666
         ),
         config=None,
+        # pasted command from line 15 on, joined at its backslashes (lines 16 and 35)
+        contains={
+            "launch_command": ("python3 -m verl.trainer.main_ppo data.train_files=$train_files", "critic.optim.lr=1e-5")
+        },
     ),
     # GPG FSDP, two data sources. All tqdm lines come before the step lines; wrapped 4-line Initial (line 952)
     # and Final (line 2795) prints; `step:0` val line (line 956); step 210 (line 2794) after segfault
@@ -251,6 +282,8 @@ CASES: list[RealCase] = [
             (210, "critic/advantages/min", -0.854),  # line 2794
         ),
         meta=_meta(
+            initial_validation_step=0,  # line 956 `step:0 - ...` follows the print opened on line 952
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
             total_steps=210,  # line 851
             train_batches=14,  # line 850
             from_scratch=True,  # line 901
@@ -290,6 +323,8 @@ CASES: list[RealCase] = [
             (105, "timing_s/save_checkpoint", 175.280),  # line 1367
         ),
         meta=_meta(
+            initial_validation_step=0,  # line 795 `step:0 - ...` follows the print opened on line 793
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
             total_steps=105,  # line 670
             train_batches=7,  # line 669
             from_scratch=True,  # line 760
@@ -325,6 +360,7 @@ CASES: list[RealCase] = [
             (435, "training/epoch", 11.0),  # line 2762
         ),
         meta=_meta(
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
             total_steps=435,  # line 236
             train_batches=29,  # line 235
             resume_steps=[100],  # line 368
@@ -368,7 +404,20 @@ CASES: list[RealCase] = [
         step_lines=0,
         keys=0,
         spots=(),
-        meta=_meta(total_steps=30, train_batches=2, from_scratch=True, failure_kind="hydra"),
+        meta=_meta(
+            total_steps=30,
+            train_batches=2,
+            from_scratch=True,
+            failure_kind="hydra",
+            # lines 283-291, the remote traceback after Ray's wrapper (line 282), before `NotImplementedError`
+            failure_frames=[
+                "/root/LLM-Reasoning-Maze/verl/verl/trainer/main_ppo.py:159 in main_task",
+                "/root/LLM-Reasoning-Maze/verl/verl/trainer/ppo/ray_trainer.py:996 in fit",
+                "/root/LLM-Reasoning-Maze/verl/verl/workers/reward_manager/naive.py:64 in __call__",
+                "/root/LLM-Reasoning-Maze/verl/verl/utils/reward_score/__init__.py:37 in _default_compute_score",
+            ],
+            failure_step=None,  # no step line at all: it died before step 1
+        ),
         failure="NotImplementedError",
         config={
             ("algorithm", "adv_estimator"): "gae",  # line 66
@@ -389,7 +438,19 @@ CASES: list[RealCase] = [
         step_lines=0,
         keys=0,
         spots=(),
-        meta=_meta(total_steps=560, train_batches=112, failure_kind="hydra"),
+        meta=_meta(
+            total_steps=560,
+            train_batches=112,
+            failure_kind="hydra",
+            # lines 260-266, after Ray's wrapper `ray.exceptions.RayTaskError(AssertionError)` (line 259)
+            failure_frames=[
+                "/home/tri/zhiyuan/Logic-RL/verl/trainer/main_ppo.py:190 in main_task",
+                "/home/tri/zhiyuan/Logic-RL/verl/trainer/ppo/ray_trainer.py:528 in init_workers",
+                "/home/tri/zhiyuan/Logic-RL/verl/single_controller/ray/base.py:197 in __init__",
+                "/home/tri/zhiyuan/Logic-RL/verl/single_controller/ray/base.py:274 in _init_with_resource_pool",
+            ],
+            failure_step=None,  # no step line
+        ),
         failure="AssertionError",
         config={
             ("algorithm", "adv_estimator"): "grpo",  # line 60
@@ -464,7 +525,23 @@ CASES: list[RealCase] = [
         step_lines=0,
         keys=0,
         spots=(),
-        meta=_meta(failure_kind="ray_task_error"),
+        meta=_meta(
+            failure_kind="ray_task_error",
+            # the last 5 of the 9 frames on lines 72-88 (after `✗ Error: ray::TaskRunner.run()`, line 71)
+            failure_frames=[
+                "/home/nickatomlin/georgiazhou/self_play/test_venv/lib/python3.10/site-packages/omegaconf/_utils.py"
+                ":797 in _raise",  # line 80
+                "/home/nickatomlin/georgiazhou/self_play/test_venv/lib/python3.10/site-packages/omegaconf/"
+                "dictconfig.py:351 in __getattr__",  # line 82
+                "/home/nickatomlin/georgiazhou/self_play/test_venv/lib/python3.10/site-packages/omegaconf/"
+                "dictconfig.py:442 in _get_impl",  # line 84
+                "/home/nickatomlin/georgiazhou/self_play/test_venv/lib/python3.10/site-packages/omegaconf/"
+                "basecontainer.py:73 in _get_child",  # line 86
+                "/home/nickatomlin/georgiazhou/self_play/test_venv/lib/python3.10/site-packages/omegaconf/"
+                "dictconfig.py:480 in _get_node",  # line 88
+            ],
+            failure_step=None,  # no step line
+        ),
         failure="Missing key enable",
         config={
             ("algorithm", "adv_estimator"): "grpo",  # line 43
@@ -491,6 +568,7 @@ CASES: list[RealCase] = [
             (1, "val-core/char_count/reward/mean@3", None),
         ),
         meta=_meta(
+            initial_validation_step=0,  # line 442 `step:0 - ...` follows the print opened on line 430
             total_steps=140,  # line 341
             train_batches=70,  # line 340
             from_scratch=True,  # line 399
@@ -610,7 +688,9 @@ CASES: list[RealCase] = [
             (1, "actor/reward_kl_penalty_coeff", None),
             (1, "critic/values/min", -16.0),  # line 3
         ),
-        meta=_meta(),
+        meta=_meta(
+            three_decimals=True,  # grep of the step lines: no value with 4+ decimals, an exponent or np.
+        ),
         config=None,
     ),
 ]

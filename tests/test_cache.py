@@ -644,3 +644,55 @@ def test_read_logs_with_a_missing_file(log_dir: Path) -> None:
     with pytest.raises(LogReadError) as caught:
         read_logs([present, log_dir / "b.log"])
     assert "b.log" in str(caught.value)
+
+
+# --- state that spans lines: pasted command, initial validation fill, traceback frames ----------------------------
+SPANNING = (
+    b"python3 -m verl.trainer.main_ppo \\\n"
+    b"    algorithm.adv_estimator=grpo \\\n"
+    b"    actor_rollout_ref.rollout.n=8\n"
+    b"(\"Initial validation metrics: {'val-core/d/acc/mean@1': 0.25, \"\n"
+    b" \"'val-aux/d/acc/std@1': 0.5}\")\n"
+    b"step:0 - val-core/d/acc/mean@1:0.125\n"
+    b"step:1 - actor/grad_norm:0.5 - critic/score/mean:0.25\n"
+    b"step:2 - actor/grad_norm:0.75 - critic/score/mean:0.5\n"
+    b"Error executing job with overrides: []\n"
+    b"Traceback (most recent call last):\n"
+    b'  File "/a/main_ppo.py", line 53, in main\n'
+    b"    run_ppo(config)\n"
+    b'  File "/a/ray_trainer.py", line 996, in fit\n'
+    b"    reward_tensor = self.reward_fn(batch)\n"
+    b"ValueError: bad reward\n"
+)
+
+
+def test_spanning_state_survives_every_split_and_restart(tmp_path: Path) -> None:
+    expected = parse_log_bytes(SPANNING)
+    meta = expected.meta
+    # what the text says: the command's three lines, the print's keys filled into step 0 where the line
+    # lacks them (the line's 0.125 wins over the print's 0.25), the two frames and the last step before the error
+    assert meta.launch_command == (
+        "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=8"
+    )
+    assert expected.steps.filter(pl.col("step") == 0).select("val-core/d/acc/mean@1", "val-aux/d/acc/std@1").row(0) == (
+        0.125,
+        0.5,
+    )
+    assert (meta.failure, meta.failure_step) == ("ValueError: bad reward", 2)
+    assert meta.failure_frames == ["/a/main_ppo.py:53 in main", "/a/ray_trainer.py:996 in fit"]
+    for cut in range(1, len(SPANNING)):
+        result = _split_read(tmp_path / f"split-{cut}.log", SPANNING, [cut], LogCache())
+        assert_same_log(result, expected)
+    rng = random.Random(5)
+    for trial in range(15):
+        cuts = sorted(rng.sample(range(1, len(SPANNING)), rng.randint(2, 6)))
+        path = tmp_path / f"run-{trial}.log"
+        path.write_bytes(b"")
+        previous = 0
+        result = None
+        for cut in [*cuts, len(SPANNING)]:
+            append(path, SPANNING[previous:cut])
+            previous = cut
+            result = LogCache(tmp_path / f"cache-{trial}").read(path)
+        assert result is not None
+        assert_same_log(result, expected)

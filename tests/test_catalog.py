@@ -484,3 +484,59 @@ def test_last_file_crashing_after_steps(tmp_path: Path) -> None:
     [source] = experiment.sources
     assert source.role == "steps"
     assert source.note == f"steps 1–3; ended by {tail[0]}"
+
+
+def test_settings_from_the_launch_command_and_crash_details(tmp_path: Path, realdata_dir: Path) -> None:
+    copies = {
+        "amd": "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log",
+        "logicrl": "logicrl-reinforce_plus_plus-raylet-warnings-2025-03.log",
+        "maze": "maze-ppo-main_task-crash-2025-03.log",
+        "charcount": "charcount-grpo-readme-2025-08.log",
+    }
+    for folder, name in copies.items():
+        (tmp_path / folder).mkdir()
+        shutil.copyfile(realdata_dir / name, tmp_path / folder / name)
+    catalog = discover_experiments([tmp_path])
+    # no config dump: algorithm and settings from the pasted command (line 11 `algorithm.adv_estimator=grpo`,
+    # line 14 `data.train_batch_size=1024`, line 32 `actor_rollout_ref.rollout.n=5`)
+    amd = load(catalog, "amd")
+    assert (amd.algorithm.name, amd.config_source, amd.label) == ("GRPO", "command", "amd · GRPO")
+    assert amd.setting("batch") is not None and amd.setting("batch").display == "1024×5"  # type: ignore[union-attr]
+    assert amd.track == "unknown model"  # line 17 `actor_rollout_ref.model.path=$MODEL_PATH`: not a model name
+    assert amd.three_decimals  # v0.2-era `step:1 - global_seqlen/min:171528.000 - ...` (line 54)
+    # a dump and a command: the dump's values (both say rollout n=8 and batch 8 here)
+    logicrl = load(catalog, "logicrl")
+    assert (logicrl.algorithm.name, logicrl.config_source) == ("REINFORCE++", "dump")
+    assert logicrl.setting("batch").display == "8×8"  # type: ignore[union-attr]
+    # crashed before step 1 (no step line); the innermost frame is line 291 of the log
+    maze = load(catalog, "maze")
+    assert (maze.status, maze.failure_step) == ("crashed", None)
+    assert maze.failure_frames[-1] == (
+        "/root/LLM-Reasoning-Maze/verl/verl/utils/reward_score/__init__.py:37 in _default_compute_score"
+    )
+    assert len(maze.failure_frames) == 4  # lines 283, 285, 288, 291
+    # full precision (`step:1 - ...:0.3159...`), not crashed: no failure details
+    charcount = load(catalog, "charcount")
+    assert (charcount.three_decimals, charcount.failure_frames, charcount.failure_step) == (False, (), None)
+    summary = json.loads(json.dumps(maze.to_summary_dict()))
+    assert summary["failure_step"] is None and len(summary["failure_frames"]) == 4
+    assert summary["config_source"] == "dump"
+
+
+def test_failure_step_after_some_steps(tmp_path: Path) -> None:
+    folder = tmp_path / "e1"
+    folder.mkdir()
+    (folder / "train.log").write_text(
+        "Total training steps: 10\n"
+        "step:1 - actor/grad_norm:0.5 - timing_s/step:10.0\n"
+        "step:2 - actor/grad_norm:0.25 - timing_s/step:10.0\n"
+        "step:3 - actor/grad_norm:0.125 - timing_s/step:10.0\n"
+        "Error executing job with overrides: []\n"
+        "Traceback (most recent call last):\n"
+        '  File "/a/ray_trainer.py", line 996, in fit\n'
+        "ValueError: boom\n",
+        encoding="utf-8",
+    )
+    experiment = load(discover_experiments([tmp_path]), "e1")
+    assert (experiment.status, experiment.failure, experiment.failure_step) == ("crashed", "ValueError: boom", 3)
+    assert experiment.failure_frames == ("/a/ray_trainer.py:996 in fit",)

@@ -198,6 +198,12 @@ def test_algorithms_of_real_config_dumps(realdata_dir: Path) -> None:
 # ------------------------------------------------------------------------------------------------ identity
 
 
+def test_model_track_of_an_unexpanded_shell_variable_is_unknown() -> None:
+    # a launch command pasted with `actor_rollout_ref.model.path=$MODEL_PATH` does not say which model it was
+    assert model_track({"actor_rollout_ref": {"model": {"path": "$MODEL_PATH"}}}) is None
+    assert model_track({"actor_rollout_ref": {"model": {"path": "/models/Qwen3.5-4B"}}}) == "Qwen3.5-4B"
+
+
 def test_experiment_code_and_label() -> None:
     dapo = infer_algorithm(config_4b(filter_groups={"enable": True}))
     assert experiment_code("e2_dapo_4b") == "E2"

@@ -13,6 +13,7 @@ Three tiers:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -358,6 +359,34 @@ def test_crashed_run_reports_the_first_exception_line() -> None:
     assert signals[0].severity == "critical"
     assert "NotImplementedError: Reward function is not implemented" in signals[0].text("en")
     assert "NotImplementedError" in signals[0].text("zh")
+
+
+def test_crashed_names_the_step_and_the_innermost_frame() -> None:
+    experiment = dataclasses.replace(
+        make_experiment({"actor/grad_norm": [0.2, 0.3, 0.4]}, status="crashed", failure="ValueError: boom"),
+        failure_step=3,
+        failure_frames=(
+            "/root/x/verl/trainer/main_ppo.py:53 in main",
+            "/root/x/verl/utils/reward_score/math.py:9 in f",
+        ),
+    )
+    [signal] = detect_signals(experiment, settings=SETTINGS)
+    assert signal.text("en") == "crashed after step 3: ValueError: boom (in utils/reward_score/math.py:9 in f)"
+    assert signal.text("zh") == "在 step 3 之后崩溃：ValueError: boom（位于 utils/reward_score/math.py:9 in f）"
+    early = dataclasses.replace(experiment, failure_step=None, steps_done=0, failure_frames=())
+    [signal] = detect_signals(early, settings=SETTINGS)
+    assert signal.text("en") == "crashed before step 1: ValueError: boom"
+    assert "ValueError: boom" in signal.text("zh")
+
+
+def test_real_crash_signal_mentions_the_frame(real_experiments: list[Experiment]) -> None:
+    maze = next(experiment for experiment in real_experiments if experiment.id.startswith("maze"))
+    [signal] = [signal for signal in detect_all([maze], settings=SETTINGS) if signal.kind == "crashed"]
+    # log lines 291-293: `File ".../verl/utils/reward_score/__init__.py", line 37, in _default_compute_score`,
+    # then `NotImplementedError`; no step line before it
+    assert signal.text("en") == (
+        "crashed before step 1: NotImplementedError (in utils/reward_score/__init__.py:37 in _default_compute_score)"
+    )
 
 
 def test_stalled_and_not_started() -> None:

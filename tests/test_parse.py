@@ -803,5 +803,129 @@ def test_jsonl_orjson_style_records(tmp_path: Path) -> None:
     steps = read_log(path).steps
     assert_contract(steps)
     assert set(steps.columns) == {"step", "a", "b", "e", "f"}
-    assert_row(steps, 1, {"a": 0.5, "b": None, "e": 1.0, "f": 7.0})
+    # "b":null is orjson's NaN: the metric was logged and was not finite, so it is NaN, not missing
+    assert_row(steps, 1, {"a": 0.5, "b": math.nan, "e": 1.0, "f": 7.0})
     assert_row(steps, 2, {"a": 1e-06, "b": 2.5, "e": None, "f": None})
+
+
+# --- wandb output.log: lines cut at 4096 characters; step 0 filled from the Initial validation print -------------
+def test_wandb_cut_step0_is_filled_from_the_initial_validation_print() -> None:
+    parsed = parse_file("wandb_output_cut_step0.log")
+    steps = parsed.steps
+    assert_contract(steps)
+    assert steps["step"].to_list() == [0, 1, 2]
+    # line 126 is exactly 4096 characters and stops at `val-aux/aime_2025/acc/best@2/mean:0.80`; the print
+    # (line 3 on) has `'val-aux/aime_2025/acc/best@2/mean': 0.804569484514`: the cut 0.80 must not be read
+    assert parsed.meta.cut_lines == 1
+    assert parsed.meta.initial_validation_step == 0
+    assert len(parsed.meta.initial_validation) == 120  # 6 data sources x 2 vars x 10 metrics in the print
+    assert_row(steps, 0, {
+        "val-aux/aime_2025/acc/best@2/mean": 0.804569484514,  # from the print only
+        "val-aux/aime_2025/acc/std@4": 0.458,  # line 126 (and the print) `...acc/std@4:0.458`
+        "val-aux/char_count/acc/worst@4/std": 0.8279131566567798,  # last key of the print (line 125), not on line 126
+        "actor/grad_norm": None,
+    })  # fmt: skip
+    validation = [name for name in steps.columns if name.startswith("val-")]
+    assert len(validation) == 120
+    assert steps.filter(pl.col("step") == 0).select(validation).null_count().sum_horizontal().item() == 0
+    assert steps.filter(pl.col("step") == 1).select(validation).null_count().sum_horizontal().item() == 120
+    assert_row(steps, 1, {"actor/grad_norm": 0.3125, "critic/score/mean": 0.5})  # line 127
+
+
+def test_initial_validation_fills_only_what_the_line_lacks() -> None:
+    text = (
+        "\"Initial validation metrics: {'val-core/d/acc/mean@1': 0.2513, 'val-aux/d/acc/std@1': 0.5}\"\n"
+        "step:0 - val-core/d/acc/mean@1:0.251\n"  # 3-decimal line: its value wins over the print's
+        "step:1 - actor/grad_norm:0.5\n"
+    )
+    steps = parse_log_text(text).steps
+    assert_row(steps, 0, {"val-core/d/acc/mean@1": 0.251, "val-aux/d/acc/std@1": 0.5})
+    assert_row(steps, 1, {"val-core/d/acc/mean@1": None, "val-aux/d/acc/std@1": None})
+
+
+def test_only_a_line_of_exactly_4096_characters_loses_its_last_pair() -> None:
+    head = "step:1 - actor/grad_norm:0.5 - critic/score/mean:0.25 - pad:"
+    cut = head + "1" * (4096 - len(head))
+    whole = head + "1" * (4095 - len(head))
+    assert (len(cut), len(whole)) == (4096, 4095)
+    cut_log = parse_log_text(cut + "\n")
+    assert cut_log.meta.cut_lines == 1
+    assert "pad" not in cut_log.steps.columns
+    assert_row(cut_log.steps, 1, {"actor/grad_norm": 0.5, "critic/score/mean": 0.25})
+    whole_log = parse_log_text(whole + "\n")
+    assert whole_log.meta.cut_lines == 0
+    assert_row(whole_log.steps, 1, {"pad": float("1" * (4095 - len(head)))})
+
+
+# --- orjson file logger: null is NaN --------------------------------------------------------------------------------
+def test_jsonl_orjson_null_is_nan() -> None:
+    lines = (DATA / "file_logger_orjson_nulls.jsonl").read_bytes().splitlines(keepends=True)
+    assert lines[0].startswith(b"# built from")
+    parsed = parse_jsonl_bytes(b"".join(lines[1:]))
+    steps = parsed.steps
+    assert_contract(steps)
+    assert steps["step"].to_list() == [1, 2, 3]
+    assert_row(steps, 1, {"actor/grad_norm": 0.3125, "actor/pg_loss": -0.002})
+    assert_row(steps, 2, {"actor/grad_norm": math.nan, "actor/pg_loss": math.nan, "critic/score/mean": 0.625})
+    assert_row(steps, 3, {"actor/grad_norm": 0.28125, "critic/score/mean": math.nan})
+
+
+# --- launch command, failure frames and step, 3-decimal values --------------------------------------------------
+def test_pasted_launch_command_with_continuations() -> None:
+    text = (
+        "MODEL_PATH=/models/x\n"
+        "python3 -m verl.trainer.main_ppo \\\n"
+        "    algorithm.adv_estimator=grpo \\\n"
+        "    actor_rollout_ref.model.path=$MODEL_PATH \\\n"
+        "    trainer.total_epochs=3\n"
+        "Training from scratch\n"
+        "step:1 - actor/grad_norm:0.5\n"
+    )
+    meta = parse_log_text(text).meta
+    assert meta.launch_command == (
+        "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.model.path=$MODEL_PATH "
+        "trainer.total_epochs=3"
+    )
+    assert meta.from_scratch
+
+
+def test_failure_frames_and_the_step_it_died_at() -> None:
+    text = (
+        "(TaskRunner pid=1) step:1 - actor/grad_norm:0.5\n"
+        "(TaskRunner pid=1) step:2 - actor/grad_norm:0.25\n"
+        "(TaskRunner pid=1) step:2 - val-core/d/acc/mean@1:0.5\n"  # a val-only line is not a training step
+        "(WorkerDict pid=2) Traceback (most recent call last):\n"
+        '(WorkerDict pid=2)   File "/w/other.py", line 1, in noise\n'
+        "Error executing job with overrides: []\n"
+        "Traceback (most recent call last):\n"
+        '  File "/a/1.py", line 1, in f1\n'
+        '  File "/a/2.py", line 2, in f2\n'
+        "ray.exceptions.RayTaskError(KeyError): ray::TaskRunner.run() (pid=1)\n"
+        '  File "/b/3.py", line 3, in f3\n'
+        '(WorkerDict pid=2)   File "/w/other.py", line 9, in noise\n'
+        '  File "/b/4.py", line 4, in f4\n'
+        "KeyError: 'x'\n"
+    )
+    meta = parse_log_text(text).meta
+    assert (meta.failure, meta.failure_kind, meta.failure_step) == ("KeyError: 'x'", "hydra", 2)
+    # the remote traceback after Ray's wrapper (f1, f2 came before it), without the worker's interleaved frame
+    assert meta.failure_frames == ["/b/3.py:3 in f3", "/b/4.py:4 in f4"]
+    deep = text.replace("KeyError: 'x'\n", "".join(f'  File "/c/{n}.py", line {n}, in g{n}\n' for n in range(5, 9)))
+    meta = parse_log_text(deep + "KeyError: 'x'\n").meta
+    assert meta.failure_frames == [  # the last 5 of f3, f4, g5..g8
+        "/b/4.py:4 in f4",
+        "/c/5.py:5 in g5",
+        "/c/6.py:6 in g6",
+        "/c/7.py:7 in g7",
+        "/c/8.py:8 in g8",
+    ]
+
+
+def test_no_failure_no_frames_and_three_decimals() -> None:
+    three = "\n".join(f"step:{n} - a:0.{n:03d} - b:1.000 - c:-0.000 - d:nan" for n in range(1, 8)) + "\n"
+    meta = parse_log_text(three).meta
+    assert (meta.failure, meta.failure_frames, meta.failure_step) == (None, [], None)
+    assert meta.three_decimals  # 7 lines x 3 values with exactly 3 decimals (nan does not count)
+    assert not parse_log_text(three.replace("a:0.001", "a:0.0011")).meta.three_decimals
+    assert not parse_log_text(three.replace("a:0.001", "a:1e-06")).meta.three_decimals
+    assert not parse_log_text("step:1 - a:0.125 - b:1.000\n").meta.three_decimals  # too few values to tell

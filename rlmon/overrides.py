@@ -1,0 +1,186 @@
+"""Hydra overrides on a verl launch command -> a nested config dict. Pure: no filesystem, no environment.
+
+A log without a config dump often still holds the command that started the run: the ``set -x`` echo
+(``+ python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo ...``) or a command pasted above the
+output (``python3 -m verl.trainer.main_ppo \\`` with one override per line). Its overrides are the settings the
+user chose explicitly (verl's defaults are not in it), in Hydra's ``key=value`` grammar (format reference §5.1):
+
+* ``key=value``, ``+key=value`` (add), ``++key=value`` (add or override); ``~key`` (delete) is skipped;
+* values: ``true``/``false`` (any case), ``null``, ints, floats (``1e-6``), quoted strings (``'x'``, ``"x"``),
+  lists (``['console','wandb']``, ``[console,wandb]``); anything else is a string, shell variables included
+  (``$MODEL_PATH`` is kept as text: the log does not say what it held);
+* the command is split like a POSIX shell would (quotes, ``\\``-newline continuations); only the words after
+  the ``-m <module>`` word count, words starting with ``-`` (``--config-name=...``) are not overrides;
+* a key given twice: the later one wins (Hydra applies overrides in order).
+
+:func:`config_from_command` builds the nested dict :func:`rlmon.experiment.extract_settings` and
+:func:`rlmon.experiment.infer_algorithm` read; :func:`merge_configs` lays it under a config dump.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["config_from_command", "merge_configs", "parse_override_value", "parse_overrides", "split_command"]
+
+_KEY_RE = re.compile(r"^[A-Za-z_][\w\-]*(?:\.[\w\-@]+)*$")
+_INT_RE = re.compile(r"^[-+]?\d+$")
+_FLOAT_RE = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
+
+
+def split_command(command: str) -> list[str]:
+    """The words of a shell command line: quotes removed, ``\\``-newline continuations joined.
+
+    Unbalanced quotes (a command cut short) fall back to splitting on whitespace.
+
+    Examples
+    --------
+    >>> split_command("python3 -m verl.trainer.main_ppo \\\\\\n  'trainer.logger=[console,wandb]'")
+    ['python3', '-m', 'verl.trainer.main_ppo', 'trainer.logger=[console,wandb]']
+    """
+    joined = re.sub(r"\\\r?\n", " ", command)
+    try:
+        return shlex.split(joined, posix=True)
+    except ValueError:
+        return joined.replace("\\", " ").split()
+
+
+def _split_list_items(text: str) -> list[str]:
+    """Top-level comma-separated items of a list body (commas inside quotes or brackets do not split)."""
+    items: list[str] = []
+    depth = 0
+    quote = ""
+    current: list[str] = []
+    for char in text:
+        if quote:
+            current.append(char)
+            if char == quote:
+                quote = ""
+            continue
+        if char in "'\"":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    items.append("".join(current))
+    return [item for item in (part.strip() for part in items) if item]
+
+
+def parse_override_value(text: str) -> Any:
+    """One override value in Hydra's grammar -> bool, None, int, float, str or list.
+
+    Examples
+    --------
+    >>> parse_override_value("1e-6"), parse_override_value("True"), parse_override_value("['console','wandb']")
+    (1e-06, True, ['console', 'wandb'])
+    >>> parse_override_value("$MODEL_PATH")
+    '$MODEL_PATH'
+    """
+    value = text.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    if value.startswith("[") and value.endswith("]"):
+        return [parse_override_value(item) for item in _split_list_items(value[1:-1])]
+    lowered = value.lower()
+    if lowered == "true":
+        return True
+    if lowered == "false":
+        return False
+    if lowered == "null":
+        return None
+    if _INT_RE.match(value):
+        return int(value)
+    if _FLOAT_RE.match(value) or lowered in ("inf", "-inf", "+inf", "nan"):
+        return float(value)
+    return value
+
+
+def parse_overrides(command: str) -> dict[str, Any]:
+    """The Hydra overrides of a launch command, as ``{dotted key: value}`` in command order.
+
+    Only the words after ``-m <module>`` are read (environment assignments before ``python3`` are not
+    overrides); ``--options``, ``~key`` deletions and words that are not ``key=value`` are skipped.
+
+    Examples
+    --------
+    >>> parse_overrides("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo +trainer.val_before_train=False")
+    {'algorithm.adv_estimator': 'grpo', 'trainer.val_before_train': False}
+    """
+    words = split_command(command)
+    start = 0
+    for index, word in enumerate(words[:-1]):
+        if word == "-m":
+            start = index + 2
+            break
+    overrides: dict[str, Any] = {}
+    for word in words[start:]:
+        if word.startswith(("-", "~")) or "=" not in word:
+            continue
+        key, _, raw = word.partition("=")
+        key = key.lstrip("+")
+        if not _KEY_RE.match(key):
+            continue
+        overrides.pop(key, None)  # a repeated key moves to its last place, like Hydra applying it again
+        overrides[key] = parse_override_value(raw)
+    return overrides
+
+
+def config_from_command(command: str | None) -> dict[str, Any] | None:
+    """A nested config dict from a launch command's overrides; None when it holds none.
+
+    ``actor_rollout_ref.rollout.n=8`` becomes ``{"actor_rollout_ref": {"rollout": {"n": 8}}}``. A later key
+    below a path that an earlier one set to a plain value replaces that value.
+
+    Examples
+    --------
+    >>> config_from_command("python3 -m verl.trainer.main_ppo data.train_batch_size=8 actor_rollout_ref.rollout.n=8")
+    {'data': {'train_batch_size': 8}, 'actor_rollout_ref': {'rollout': {'n': 8}}}
+    """
+    if not command:
+        return None
+    overrides = parse_overrides(command)
+    if not overrides:
+        return None
+    config: dict[str, Any] = {}
+    for key, value in overrides.items():
+        node = config
+        *parents, leaf = key.split(".")
+        for part in parents:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = {}
+                node[part] = child
+            node = child
+        node[leaf] = value
+    return config
+
+
+def merge_configs(dump: Mapping[str, Any] | None, command: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A config dump completed by a command's overrides: per key the dump's value wins, the overrides only
+    fill keys the dump lacks (the dump is the resolved config the trainer ran with; the command is what the
+    user typed, possibly through ``$VARIABLES``).
+
+    Examples
+    --------
+    >>> merge_configs({"data": {"train_batch_size": 8}}, {"data": {"train_batch_size": 16, "max_prompt_length": 512}})
+    {'data': {'train_batch_size': 8, 'max_prompt_length': 512}}
+    """
+    if dump is None and command is None:
+        return None
+    merged: dict[str, Any] = dict(command or {})
+    for key, value in (dump or {}).items():
+        below = merged.get(key)
+        if isinstance(value, Mapping) and isinstance(below, Mapping):
+            merged[key] = merge_configs(value, below)
+        else:
+            merged[key] = value
+    return merged
