@@ -3,6 +3,7 @@ from ``../shared/realdata/verl`` (read in place; skipped with the reason when th
 
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -65,7 +66,7 @@ def real_view(realdata_dir: Path, tmp_path: Path, name: str) -> FakeView:
     """One real log as an experiment: its own folder under a root (a link to the file, nothing copied)."""
     folder = tmp_path / "root" / Path(name).stem
     folder.mkdir(parents=True)
-    (folder / name).symlink_to(realdata_dir / name)
+    shutil.copy(realdata_dir / name, folder / name)  # a temporary copy: rlmon reads it like any log
     (ref,) = discover_experiments([tmp_path / "root"]).experiments
     settings = load_settings([], {})
     return view_of(load_experiment(ref, LogCache(None), now=time.time(), settings=settings))
@@ -82,8 +83,13 @@ def demo_views(tmp_path: Path) -> list[FakeView]:
     return [view_of(load_experiment(ref, cache, now=time.time(), settings=settings)) for ref in refs]
 
 
+def dataset_rows(spec: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    data = spec["datasets"][name]
+    return pl.read_ipc_stream(data).to_dicts() if isinstance(data, bytes) else list(data)
+
+
 def spec_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(spec["datasets"][spec["data"]["name"]])
+    return dataset_rows(spec, spec["data"]["name"])
 
 
 # --- labels and header lines ---------------------------------------------------------------------------
@@ -201,7 +207,7 @@ def test_a_signal_links_to_its_chart_with_the_step_marked(realdata_dir: Path, tm
     assert first["title"] == "critic/vf_loss (from the signal)"
     marker_layers = [layer for layer in first["layer"] if layer.get("mark", {}).get("shape") == "triangle-down"]
     (marker,) = marker_layers
-    marks = list(first["datasets"][marker["data"]["name"]])
+    marks = dataset_rows(first, marker["data"]["name"])
     step2 = next(line for line in (realdata_dir / "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log").open()
                  if "step:2 - " in line)  # fmt: skip
     assert "critic/vf_loss:" in step2
