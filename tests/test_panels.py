@@ -163,8 +163,8 @@ def test_ppo_with_a_critic_gets_critic_charts(realdata_dir: Path, tmp_path: Path
     names = [plan.name for plan in panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
                                                         lang="zh", max_points=2000)]  # fmt: skip
     assert {"critic/vf_loss", "critic/vf_explained_var", "critic/grad_norm", "critic_values"} <= set(names)
-    vf_loss = next(plan for plan in panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
-                                                         lang="en", max_points=2000) if plan.name == "critic/vf_loss")  # fmt: skip
+    english = panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang="en", max_points=2000)
+    vf_loss = next(plan for plan in english if plan.name == "critic/vf_loss")
     # "step:1 - ... critic/vf_loss:0.161 ..."
     assert spec_rows(vf_loss.build())[0]["value"] == 0.161
 
