@@ -449,6 +449,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "insight_attention": {"en": "Worth attention: {items}.", "zh": "值得关注：{items}。"},
     "insight_attention_none": {"en": "No signal worth attention.", "zh": "暂无值得关注的信号。"},
+    "insight_attention_info": {"en": "Also noted: {items}.", "zh": "另有提示：{items}。"},
     "insight_attention_item": {"en": "{name}: {text}", "zh": "{name}：{text}"},
     "insight_spike_group": {
         "en": "{metric} spikes at steps {steps} ({values}; otherwise {band})",
@@ -503,7 +504,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "insight_exp_length": {"en": "response length {range}", "zh": "响应长度 {range}"},
     "insight_exp_entropy": {"en": "entropy {range}", "zh": "entropy {range}"},
-    "insight_exp_grad": {"en": "grad_norm typically {range}", "zh": "grad_norm 常规区间 {range}"},
+    "insight_exp_grad": {"en": "grad_norm {range}", "zh": "grad_norm {range}"},
     "insight_exp_val": {
         "en": "{source} best {best} at step {best_step}, last {last} at step {last_step}",
         "zh": "{source} 最高 {best}（step {best_step}），最近 {last}（step {last_step}）",

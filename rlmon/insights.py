@@ -11,7 +11,8 @@ Detectors (signal ``kind``, severity):
   than ``spike_factor`` x the rolling median of the ``spike_window`` steps before it, and above the run's 95th
   percentile x ``spike_margin``. Series that cross zero (losses) measure "far" in units of the run's
   5th–95th percentile spread instead. More than ``max_spikes`` in one metric become one ``spikes`` signal
-  (info: a heavy-tailed metric, not transient spikes).
+  (info: a heavy-tailed metric, not transient spikes). Their "otherwise low–high" is the lowest and highest
+  value of the other steps (min–max, like every range the summary writes).
 * ``entropy_rising`` (warning): entropy's last-window mean above its first-window mean by more than
   ``drift_threshold`` (relative), with a positive slope and the second half above the first: not converging.
 * ``entropy_collapse`` (warning): the last-window mean below ``entropy_collapse_ratio`` x the first-window mean.
@@ -26,8 +27,12 @@ Detectors (signal ``kind``, severity):
 * ``non_finite`` (critical): NaN or inf in a grad norm, a loss, the score/reward or the entropy.
 * ``pass_rate_collapse`` (critical): the last-window pass rate lost ``pass_rate_collapse`` (relative) of its
   best rolling mean, and at least 10 points.
-* ``kl_blowup`` (warning): the KL (``actor/kl_loss``, ``critic/kl``) averages ``kl_blowup_factor`` x its
-  earlier median at the end, and at least ``kl_floor``.
+* ``kl_blowup`` (warning): the KL (``actor/kl_loss``; the KL-in-reward penalty ``actor/reward_kl_penalty``,
+  ``critic/kl`` in older logs) averages ``kl_blowup_factor`` x its earlier median at the end, and at least
+  ``kl_floor``.
+
+Every metric is read through :func:`rlmon.metrics.resolve_key` (a renamed metric under the name the run
+logged), so a signal talks about exactly the series the metric's chart draws.
 * ``crashed`` (critical), ``stalled`` (warning): from the experiment status; ``crashed`` carries the first
   exception line; a run with no step whose log has been quiet for long is ``stalled`` too.
 
@@ -55,7 +60,7 @@ from rlmon import i18n
 from rlmon.cache import LogCache
 from rlmon.experiment import Experiment
 from rlmon.headline import (
-    ENTROPY_KEYS,
+    ENTROPY_KEY,
     PASS_RATE,
     RESPONSE_LENGTH_KEY,
     Headline,
@@ -70,12 +75,13 @@ from rlmon.headline import (
     format_score,
     format_value,
     headline_numbers,
+    metric_series,
     percentile,
     response_cap,
     start_mean,
     training_frame,
 )
-from rlmon.metrics import validation_keys
+from rlmon.metrics import alias_of, resolve_key, validation_keys
 from rlmon.schema import STEP
 from rlmon.settings import Settings
 
@@ -248,8 +254,9 @@ class _Context:
             )
         )
 
-    def series(self, key: str) -> tuple[list[int], list[float]]:
-        return finite_series(self.frame, key)
+    def series(self, name: str) -> tuple[list[int], list[float]]:
+        """Metric ``name`` under the name this run logged it (the series its chart draws)."""
+        return metric_series(self.frame, name)
 
 
 def _find_spikes(values: Sequence[float], thresholds: Settings) -> list[tuple[int, float]]:
@@ -289,8 +296,10 @@ def _detect_spikes(context: _Context) -> None:
             continue
         spike_indices = {index for index, _ in spikes}
         rest = [value for index, value in enumerate(values) if index not in spike_indices]
-        low = percentile(rest, 0.05)
-        high = percentile(rest, 0.95)
+        # "otherwise low–high": the lowest and highest of the other steps, the one range definition (min–max)
+        # every range rlmon writes uses.
+        low = min(rest) if rest else None
+        high = max(rest) if rest else None
         low_text, _, high_text = format_band(low, high).partition("–")
         metric = _short_metric(key)
         if len(spikes) > thresholds.max_spikes:
@@ -357,7 +366,7 @@ def _trend_windows(values: Sequence[float], thresholds: Settings) -> tuple[float
 
 def _detect_entropy(context: _Context) -> None:
     thresholds = context.thresholds
-    key = next((name for name in ENTROPY_KEYS if name in context.frame.columns), None)
+    key = resolve_key(ENTROPY_KEY, context.frame.columns)
     if key is None:
         return
     steps, values = context.series(key)
@@ -526,7 +535,9 @@ def _detect_non_finite(context: _Context) -> None:
         for name in frame.columns
         if name != STEP
         and (
-            name in _spike_keys([name]) or name in ENTROPY_KEYS or name in ("critic/score/mean", "critic/rewards/mean")
+            name in _spike_keys([name])
+            or alias_of(name) == ENTROPY_KEY
+            or name in ("critic/score/mean", "critic/rewards/mean")
         )
     ]
     for key in watched:
@@ -581,7 +592,10 @@ def _detect_pass_rate(context: _Context) -> None:
 
 def _detect_kl(context: _Context) -> None:
     thresholds = context.thresholds
-    for key in ("actor/kl_loss", "critic/kl"):
+    for name in ("actor/kl_loss", "actor/reward_kl_penalty"):
+        key = resolve_key(name, context.frame.columns)
+        if key is None:
+            continue
         steps, values = context.series(key)
         if len(values) < thresholds.min_steps:
             continue
@@ -1027,18 +1041,28 @@ def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
 
 
 def _attention_sentence(track: _Track, signals: Sequence[Signal], lang: str) -> str:
-    items: list[str] = []
+    """What the track's signals say: the warnings and critical ones ("Worth attention: ..."), then the info ones
+    ("Also noted: ..."); "No signal worth attention." only when the track has no signal at all, so the sentence
+    never contradicts the signals table beside it."""
+    urgent: list[str] = []
+    notes: list[str] = []
     for experiment in track.experiments:
-        mine = [s for s in signals if s.experiment == experiment.id and s.severity in ("warning", "critical")]
-        if not mine:
-            continue
+        mine = [s for s in signals if s.experiment == experiment.id]
         mine.sort(key=lambda s: (s.severity != "critical", _KIND_ORDER.get(s.kind, 99), s.step or 0))
-        text = _word("sentence_sep", lang).join(_signal_texts(mine, lang))
-        items.append(_fill("attention_item", lang, name=_name(experiment), text=text))
-    if not items:
+        for target, chosen in (
+            (urgent, [s for s in mine if s.severity in ("warning", "critical")]),
+            (notes, [s for s in mine if s.severity == "info"]),
+        ):
+            if chosen:
+                text = _word("sentence_sep", lang).join(_signal_texts(chosen, lang))
+                target.append(_fill("attention_item", lang, name=_name(experiment), text=text))
+    if not urgent and not notes:
         return _word("attention_none", lang)
     separator = _word("item_sep", lang)
-    return _fill("attention", lang, items=separator.join(items))
+    sentences = [_fill("attention", lang, items=separator.join(urgent))] if urgent else []
+    if notes:
+        sentences.append(_fill("attention_info", lang, items=separator.join(notes)))
+    return ("" if lang == "zh" else " ").join(sentences)
 
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
@@ -1243,8 +1267,8 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
         facts.append(_fill("exp_length", lang, range=_length_range(headline)))
     if headline.entropy_start is not None:
         facts.append(_fill("exp_entropy", lang, range=_entropy_range(headline)))
-    if headline.grad_norm_p05 is not None:
-        facts.append(_fill("exp_grad", lang, range=format_range(headline.grad_norm_p05, headline.grad_norm_p95)))
+    if headline.grad_norm_min is not None:
+        facts.append(_fill("exp_grad", lang, range=_grad_range(headline)))
     best, last = headline.best(), headline.last()
     if last is not None and last.step <= 0 and headline.validation_source is not None:
         facts.append(
@@ -1341,7 +1365,8 @@ def summary_for_root(
         where = "" if signal.step is None else f" @{signal.step}"
         if signal.step_end is not None and signal.step is not None and signal.step_end != signal.step:
             where = f" @{signal.step}–{signal.step_end}"
-        lines.append(f"- [{signal.severity}] {signal.label or signal.experiment}{where}: {signal.text(lang)}")
+        severity = i18n.t(f"severity_{signal.severity}", lang)
+        lines.append(f"- [{severity}] {signal.label or signal.experiment}{where}: {signal.text(lang)}")
     return "\n".join(lines)
 
 

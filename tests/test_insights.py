@@ -13,6 +13,7 @@ Three tiers:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -488,6 +489,36 @@ def test_summary_without_steps_and_without_comparable_tracks() -> None:
     assert "No signal worth attention." in text
 
 
+def test_attention_sentence_agrees_with_the_signals_listed() -> None:
+    # One info signal and nothing else: the table beside the summary lists 1 signal, so the summary must not say
+    # "No signal worth attention."; it names that signal. No signal at all: then, and only then, "none".
+    experiment = make_experiment({"actor/grad_norm": [0.2] * 20}, label="E1 · GRPO")
+    growth = Signal(
+        kind="length_growth",
+        severity="info",
+        experiment=experiment.id,
+        metric="response_length/mean",
+        step=1,
+        step_end=20,
+        values={"start": 1000.0, "end": 2000.0, "ratio": 2.0},
+        message={"en": "response length keeps growing (1k→2k, ×2)", "zh": "响应长度持续增长（1k→2k，×2）"},
+    )
+    english = write_summary([experiment], [growth], lang="en")
+    assert "No signal worth attention." not in english
+    assert english[-1] == "Also noted: E1 (GRPO): response length keeps growing (1k→2k, ×2)."
+    assert (
+        write_summary([experiment], [growth], lang="zh")[-1] == "另有提示：E1 (GRPO)：响应长度持续增长（1k→2k，×2）。"
+    )
+    rising = {"en": "entropy keeps rising (0.2→0.4), no converging trend", "zh": "entropy 持续走高（0.2→0.4）"}
+    warning = dataclasses.replace(growth, kind="entropy_rising", severity="warning", message=rising)
+    both = write_summary([experiment], [warning, growth], lang="en")[-1]
+    assert both == (
+        "Worth attention: E1 (GRPO): entropy keeps rising (0.2→0.4), no converging trend. "
+        "Also noted: E1 (GRPO): response length keeps growing (1k→2k, ×2)."
+    )
+    assert write_summary([experiment], [], lang="en")[-1] == "No signal worth attention."
+
+
 def test_hidden_experiments_are_left_out_of_the_summary() -> None:
     experiments = _two_tracks()[:3]
     experiments[0].hidden = True
@@ -676,6 +707,28 @@ def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Sig
     # seed: "first aime24 validation due in 4 steps" (test_freq=25, 21 steps done)
     assert "next validation at step 25 (in 4 steps)" in e5_en
     assert "下次验证在 step 25（还差 4 步）" in experiment_paragraph(four_b["E5"], signals, lang="zh")
+
+
+def test_demo_grad_norm_range_is_the_same_in_paragraph_and_summary(
+    demo: tuple[Path, list[Experiment], list[Signal]],
+) -> None:
+    # seed page: "E3 lowest and steadiest (0.03–0.23)" and "E3 ... grad_norm 0.03–0.23": min–max of its steps
+    _, experiments, signals = demo
+    e3 = _by_code(experiments, SEED_4B)["E3"]
+    summary = "\n".join(write_summary(experiments, signals, lang="en"))
+    assert "grad_norm is lowest in E3 (Dr.GRPO) (0.03–0.23)." in summary
+    assert "grad_norm 0.03–0.23" in experiment_paragraph(e3, signals, lang="en")
+    assert "grad_norm 0.03–0.23" in experiment_paragraph(e3, signals, lang="zh")
+    # on each track, the run the summary names as lowest gets the same range in its paragraph
+    for track in (SEED_4B, SEED_2B):
+        members = _by_code(experiments, track)
+        text = " ".join(write_summary(list(members.values()), signals, lang="en"))
+        named = text.split("grad_norm is lowest in ", 1)[1].split(").", 1)[0]  # "E3 (Dr.GRPO) (0.07–0.24"
+        code, _, shown = named.partition(" ")
+        shown = shown.rsplit("(", 1)[1]
+        assert f"grad_norm {shown}." in experiment_paragraph(members[code], signals, lang="en") or (
+            f"grad_norm {shown};" in experiment_paragraph(members[code], signals, lang="en")
+        ), (track, code, shown)
 
 
 def test_summary_for_root_text_and_json(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
