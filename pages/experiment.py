@@ -132,7 +132,7 @@ def settings_block(view: ui.ExperimentView) -> None:
                             i18n.t("col_setting", lang): [
                                 i18n.setting_label(item.key, item.label, lang) for item in rows
                             ],
-                            i18n.t("col_value", lang): [item.display for item in rows],
+                            i18n.t("col_value", lang): [i18n.setting_display(item, lang) for item in rows],
                         }
                     ),
                     hide_index=True,
@@ -240,7 +240,7 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
 
     cap = view.experiment.setting("max_response_length")
     cap_value = float(cap.value) if cap is not None and isinstance(cap.value, int | float) else None
-    cap_label = i18n.t("reference_cap", lang, cap=cap.display) if cap is not None else None
+    cap_label = i18n.t("reference_cap", lang, cap=i18n.setting_display(cap, lang)) if cap is not None else None
     phase_keys = [
         key for phase in PHASES for key in (f"timing_s/{phase}", f"timing/{phase}") if key in view.steps.columns
     ]

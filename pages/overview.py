@@ -75,10 +75,10 @@ def shared_settings_line(views: Sequence[ui.ExperimentView]) -> str:
         parts.append(i18n.t("shared_thinking" if thinking.value else "shared_non_thinking", lang))
     cap = common("max_response_length")
     if cap is not None:
-        parts.append(i18n.t("shared_response", lang, cap=cap.display))
+        parts.append(i18n.t("shared_response", lang, cap=i18n.setting_display(cap, lang)))
     batch = common("batch")
     if batch is not None:
-        parts.append(i18n.t("shared_batch", lang, batch=batch.display))
+        parts.append(i18n.t("shared_batch", lang, batch=i18n.setting_display(batch, lang)))
     return " · ".join(parts)
 
 
@@ -335,7 +335,7 @@ def response_cap(views: Sequence[ui.ExperimentView]) -> tuple[float | None, str 
     if not known:
         return None, None
     top = max(known, key=lambda item: float(item.value))
-    return float(top.value), i18n.t("reference_cap", lang, cap=top.display)
+    return float(top.value), i18n.t("reference_cap", lang, cap=i18n.setting_display(top, lang))
 
 
 def build_chart(
@@ -459,7 +459,7 @@ def what_changed(views: Sequence[ui.ExperimentView]) -> None:
         i18n.t("col_setting", lang): [i18n.setting_label(diff.key, diff.label, lang) for diff in diffs],
     }
     for view in views:
-        columns[labels[view.id]] = [diff.displays.get(view.id, "—") for diff in diffs]
+        columns[labels[view.id]] = [i18n.setting_display(view.experiment.setting(diff.key), lang) for diff in diffs]
     st.dataframe(pl.DataFrame(columns), hide_index=True, width="stretch", key="overview_diff")
 
 

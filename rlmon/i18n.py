@@ -14,7 +14,10 @@ Numbers shown to people go through the ``format_*`` functions here, which follow
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rlmon.experiment import Setting
 
 __all__ = [
     "LANGUAGES",
@@ -28,6 +31,7 @@ __all__ = [
     "format_size",
     "language_from_locale",
     "metric_title",
+    "setting_display",
     "setting_label",
     "t",
 ]
@@ -122,9 +126,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "shared_gpus": {"en": "{n} GPUs", "zh": "{n} 卡"},
     "shared_offload_off": {"en": "offload off", "zh": "关闭 offload"},
     "shared_offload_on": {"en": "offload on", "zh": "开启 offload"},
-    "shared_thinking": {"en": "thinking", "zh": "thinking"},
-    "shared_non_thinking": {"en": "non-thinking", "zh": "non-thinking"},
-    "shared_response": {"en": "{cap} response", "zh": "{cap} response"},
+    "shared_thinking": {"en": "thinking", "zh": "思考模式"},
+    "shared_non_thinking": {"en": "non-thinking", "zh": "非思考模式"},
+    "shared_response": {"en": "{cap} response", "zh": "{cap} 响应"},
     "shared_batch": {"en": "{batch}/step", "zh": "{batch}/步"},
     "summary_title": {"en": "Summary", "zh": "小结"},
     "summary_caption": {
@@ -332,6 +336,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "setting_save_freq": {"en": "save every", "zh": "保存间隔"},
     "setting_total_epochs": {"en": "epochs", "zh": "轮数"},
     "setting_total_steps": {"en": "total steps", "zh": "总步数"},
+    # --- setting values that hold words (rlmon.experiment.Setting.message; setting_display) ---
+    "value_on": {"en": "on", "zh": "开启"},
+    "value_off": {"en": "off", "zh": "关闭"},
+    "value_on_detail": {"en": "on {detail}", "zh": "开启 {detail}"},
+    "value_gpus": {"en": "{n} GPUs", "zh": "{n} 卡"},
+    "value_gpus_nodes": {"en": "{n} GPUs ({nodes}×{per_node})", "zh": "{n} 卡（{nodes}×{per_node}）"},
+    "value_thinking": {"en": "thinking", "zh": "思考模式"},
+    "value_non_thinking": {"en": "non-thinking", "zh": "非思考模式"},
+    "value_every_steps": {"en": "{n} steps", "zh": "每 {n} 步"},
     # --- insights: signal kinds (rlmon.insights.KINDS) ---
     "kind_spike": {"en": "spike", "zh": "尖峰"},
     "kind_spikes": {"en": "repeated spikes", "zh": "多次尖峰"},
@@ -575,6 +588,23 @@ def setting_label(key: str, label: str, lang: str) -> str:
     does not know the key."""
     message = "setting_" + key
     return t(message, lang) if message in MESSAGES else label
+
+
+def setting_display(setting: Setting | None, lang: str) -> str:
+    """The value of a setting as people read it in ``lang``: ``4 GPUs`` / ``4 卡``, ``off`` / ``关闭``,
+    ``25 steps`` / ``每 25 步``; values that hold no word (``16K``, ``32×8``, ``vllm``) as they are; ``—`` for a
+    setting an experiment lacks (None). :attr:`Setting.display <rlmon.experiment.Setting.display>` is the English.
+
+    >>> from rlmon.experiment import extract_settings
+    >>> gpus = extract_settings({"trainer": {"n_gpus_per_node": 4, "nnodes": 1}})[0]
+    >>> setting_display(gpus, "zh"), setting_display(gpus, "en"), gpus.display
+    ('4 卡', '4 GPUs', '4 GPUs')
+    """
+    if setting is None:
+        return "—"
+    if setting.message and setting.message in MESSAGES:
+        return t(setting.message, lang, **dict(setting.fields))
+    return setting.display
 
 
 def _finite(value: float | None) -> bool:
