@@ -123,7 +123,7 @@ def settings_block(view: ui.ExperimentView) -> None:
                             i18n.t("col_setting", lang): [
                                 i18n.setting_label(item.key, item.label, lang) for item in rows
                             ],
-                            i18n.t("col_value", lang): [item.display for item in rows],
+                            i18n.t("col_value", lang): [i18n.setting_display(item, lang) for item in rows],
                         }
                     ),
                     hide_index=True,

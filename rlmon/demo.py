@@ -63,6 +63,7 @@ a full write would have contained.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -1347,12 +1348,48 @@ def _nominal_end(run: _Run, file_index: int) -> datetime:
     return end + timedelta(seconds=41.0 if run.steps_done == TOTAL_STEPS else 95.0)
 
 
-def _toml_text() -> str:
+def _toml_text(follow_ups: int = 0) -> str:
     lines = ["# Demo experiments written by `rlmon demo` (seeded, regenerated on each write).", ""]
-    for run in _RUNS:
+    for run in (*_RUNS, *(_follow_up(index) for index in range(1, follow_ups + 1))):
         description = run.description.replace("\\", "\\\\").replace('"', '\\"')
         lines += [f'[experiments."{run.id}"]', f'description = "{description}"', ""]
     return "\n".join(lines)
+
+
+_FOLLOW_UP_RE = re.compile(r"e(\d+)_reinforce_pp_4b")
+_FOLLOW_UP_GAP_S = 600.0
+"""A follow-up run is launched ten minutes (lab time) after the previous one finished."""
+
+
+@functools.cache
+def _follow_up(index: int) -> _Run:
+    """The ``index``-th run launched after the running experiment finished (index 1 is ``e6_reinforce_pp_4b``).
+
+    The lab keeps the GPUs busy: whenever the running run ends, the same REINFORCE++ recipe is launched again as
+    the next experiment of the 4B track, ten minutes (lab time) later. Its data come from its own seed (the run
+    id), so each follow-up is a different but equally plausible run; :func:`advance_running` writes it step by
+    step, never at once.
+    """
+    run = _run_by_id(RUNNING_EXPERIMENT)
+    match = _FOLLOW_UP_RE.fullmatch(run.name)
+    first_code = int(match.group(1)) if match else 5
+    for number in range(1, index + 1):
+        ended = _clock(run).step_end(_series(run), TOTAL_STEPS) + timedelta(seconds=_FOLLOW_UP_GAP_S)
+        run = dataclasses.replace(
+            run,
+            name=f"e{first_code + number}_reinforce_pp_4b",
+            stamps=(ended.strftime("%Y%m%d_%H%M%S"),),
+            description=_DESCRIPTIONS["reinforce_pp"] + " Launched again when the run before it finished.",
+        )
+    return run
+
+
+def _follow_ups_present(root: Path) -> int:
+    """How many follow-up runs :func:`advance_running` has started under ``root``."""
+    count = 0
+    while (root / "4b" / _follow_up(count + 1).name).is_dir():
+        count += 1
+    return count
 
 
 def _run_by_id(experiment: str) -> _Run:
@@ -1380,7 +1417,8 @@ def default_demo_root(cache_dir: Path) -> Path:
 def write_demo_root(root: Path, *, now: datetime | None = None) -> Path:
     """Write the demo log root from scratch: nine experiments' verl logs and an ``rlmon.toml``.
 
-    Every file this function owns is rewritten (the running experiment goes back to step 21); nothing else in
+    Every file this function owns is rewritten (the running experiment goes back to step 21, the runs started
+    after it by :func:`advance_running` are removed); nothing else in
     ``root`` is touched. File modification times are set as if the lab's clock ran to ``now``: finished runs
     ended days ago, the running experiment's log was written at ``now``.
 
@@ -1419,6 +1457,13 @@ def write_demo_root(root: Path, *, now: datetime | None = None) -> Path:
                 path.write_bytes(text.encode("utf-8"))
                 age = (lab_now - _nominal_end(run, index)).total_seconds()
                 os.utime(path, (now_ts - age, now_ts - age))
+        # Runs a previous server started after the running one (advance_running) are this function's files too.
+        for index in range(_follow_ups_present(root), 0, -1):
+            run = _follow_up(index)
+            folder = root / run.track / run.name
+            (folder / f"train_{run.stamps[-1]}.log").unlink(missing_ok=True)
+            if not any(folder.iterdir()):
+                folder.rmdir()
         (root / "rlmon.toml").write_text(_toml_text(), encoding="utf-8")
     except OSError as error:
         raise RlmonError(f"cannot write the demo log root: {error.strerror or error}", path=root) from error
@@ -1431,12 +1476,16 @@ def _last_step(data: bytes) -> int:
 
 
 def advance_running(root: Path) -> bool:
-    """Append the running demo experiment's next training step to its log.
+    """Append the running demo experiment's next training step to its log; start the next run after the last.
 
     The text appended for step ``N`` (tqdm redraw, worker noise, validation every 25 steps, checkpoint lines,
     the ``step:N`` line, and after step 150 the final validation) is exactly what a full write would contain,
-    so the result is deterministic. Safe to call from several threads or processes: the log is locked while
-    it is read and appended.
+    so the result is deterministic. The call that appends the running experiment's last step also launches the
+    next run: a new experiment folder of the same track (``4b/e6_reinforce_pp_4b``, then ``e7_…``, ...) whose log
+    holds the start-up output, the validation before training and step 1, and whose next steps later calls
+    append. So the
+    demo always has a running experiment. Safe to call from several threads or processes: the log is locked
+    while it is read and appended.
 
     Parameters
     ----------
@@ -1446,33 +1495,50 @@ def advance_running(root: Path) -> bool:
     Returns
     -------
     bool
-        True when a step was appended, False when the run already reached step 150.
+        True: a step was appended or the next run was started (the demo never runs out of steps).
 
     Raises
     ------
     RlmonError
         When the running experiment's log is missing or cannot be written.
     """
-    run = _run_by_id(RUNNING_EXPERIMENT)
+    started = _follow_ups_present(root)
+    run = _follow_up(started) if started else _run_by_id(RUNNING_EXPERIMENT)
     path = root / run.track / run.name / f"train_{run.stamps[-1]}.log"
     try:
         with path.open("r+b") as handle:
             _lock(handle.fileno())
             data = handle.read()
             done = _last_step(data[-600_000:])
-            if done >= TOTAL_STEPS:
-                return False
-            text = _step_block(run, done + 1)
-            if done + 1 == TOTAL_STEPS:
-                text += _ending(run)
-            handle.seek(0, os.SEEK_END)
-            handle.write(text.encode("utf-8"))
-            handle.flush()
+            if done < TOTAL_STEPS:
+                text = _step_block(run, done + 1)
+                if done + 1 == TOTAL_STEPS:
+                    text += _ending(run)
+                handle.seek(0, os.SEEK_END)
+                handle.write(text.encode("utf-8"))
+                handle.flush()
+            finished = done + 1 >= TOTAL_STEPS
+        if finished:  # in the same call: there is no moment without a running experiment
+            _start_follow_up(root, started + 1)
     except FileNotFoundError as error:
         raise RlmonError("no demo log to advance (write the demo root first)", path=path) from error
     except OSError as error:
         raise RlmonError(f"cannot advance the demo log: {error.strerror or error}", path=path) from error
     return True
+
+
+def _start_follow_up(root: Path, index: int) -> None:
+    """Write the start of follow-up run ``index`` into its folder: start-up output, the validation before training
+    and its first step (a run with no step yet reads as "not started", and the demo must always show one running)."""
+    run = _follow_up(index)
+    folder = root / run.track / run.name
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with (folder / f"train_{run.stamps[-1]}.log").open("xb") as handle:
+            handle.write(_log_text(run, through=1).encode("utf-8"))
+    except FileExistsError:  # another thread or process started it first
+        return
+    (root / "rlmon.toml").write_text(_toml_text(index), encoding="utf-8")
 
 
 def _lock(fd: int) -> None:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from rlmon import i18n
 from rlmon.metrics import step_seconds_expr
 from rlmon.schema import NON_TRAINING_KEY, PALETTE, STEP, RunMeta
 
@@ -100,9 +101,15 @@ class Setting:
     value: Any
     """JSON-ready value (bool, int, float, str, None)."""
     display: str
-    """Short display form, e.g. ``16K``, ``32×8``, ``off``."""
+    """Short display form in English, e.g. ``16K``, ``32×8``, ``off`` (the CLI's); people see
+    :func:`rlmon.i18n.setting_display`, which follows their language."""
     path: str = ""
     """Config path(s) it comes from, e.g. ``data.max_response_length``."""
+    message: str = ""
+    """The language-neutral form of a display that holds words: a key of :data:`rlmon.i18n.MESSAGES`
+    (``value_off``, ``value_gpus``, ...); empty when the display is a value shown as it is (``16K``, ``vllm``)."""
+    fields: tuple[tuple[str, Any], ...] = ()
+    """The fields of :attr:`message` (``(("n", 4),)``)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,8 @@ class SettingDiff:
     values: dict[str, Any]
     """Experiment id -> value (``None`` when that experiment lacks the setting)."""
     displays: dict[str, str]
-    """Experiment id -> display form (``—`` when absent)."""
+    """Experiment id -> English display form (``—`` when absent); pages show
+    :func:`rlmon.i18n.setting_display` of each experiment's setting instead."""
 
 
 @dataclass(frozen=True)
@@ -477,7 +485,8 @@ def _short_tokens(value: int) -> str:
 
 
 def _on_off(value: Any) -> str:
-    return "on" if value else "off"
+    """The message key of an on/off display."""
+    return "value_on" if value else "value_off"
 
 
 def _number_text(value: Any) -> str:
@@ -514,8 +523,18 @@ def extract_settings(config: Mapping[str, Any] | None, *, total_steps: int | Non
         return ()
     out: list[Setting] = []
 
-    def add(key: str, label: str, group: str, value: Any, display: str, path: str) -> None:
-        out.append(Setting(key=key, label=label, group=group, value=value, display=display, path=path))
+    def add(key: str, label: str, group: str, value: Any, display: str, path: str, **fields: Any) -> None:
+        """``display`` is either the value as shown or, when it names a message (``value_*``), the message
+        filled with ``fields``: the English text becomes :attr:`Setting.display`."""
+        # Config values never look like "value_on": only the calls below name a message this way.
+        if display.startswith("value_") and display in i18n.MESSAGES:
+            message, display = display, i18n.t(display, "en", **fields)
+        else:
+            message = ""
+        out.append(
+            Setting(key=key, label=label, group=group, value=value, display=display, path=path, message=message,
+                    fields=tuple(fields.items()))
+        )  # fmt: skip
 
     actor = "actor_rollout_ref.actor"
     rollout = "actor_rollout_ref.rollout"
@@ -526,15 +545,19 @@ def extract_settings(config: Mapping[str, Any] | None, *, total_steps: int | Non
         add("model", "model", "model", model_path, model_track(config) or model_path, "actor_rollout_ref.model.path")
     thinking = _find_key(config, "enable_thinking")
     if thinking is not None and isinstance(thinking[1], bool):
-        add("thinking", "thinking", "model", thinking[1], "thinking" if thinking[1] else "non-thinking", thinking[0])
+        add("thinking", "thinking", "model", thinking[1], "value_thinking" if thinking[1] else "value_non_thinking",
+            thinking[0])  # fmt: skip
 
     # hardware
     per_node = config_get(config, "trainer.n_gpus_per_node")
     nodes = config_get(config, "trainer.nnodes")
     if _is_int(per_node) and _is_int(nodes):
         gpus = per_node * nodes
-        display = f"{gpus} GPUs" if nodes == 1 else f"{gpus} GPUs ({nodes}×{per_node})"
-        add("gpus", "GPUs", "hardware", gpus, display, "trainer.n_gpus_per_node × trainer.nnodes")
+        path = "trainer.n_gpus_per_node × trainer.nnodes"
+        if nodes == 1:
+            add("gpus", "GPUs", "hardware", gpus, "value_gpus", path, n=gpus)
+        else:
+            add("gpus", "GPUs", "hardware", gpus, "value_gpus_nodes", path, n=gpus, nodes=nodes, per_node=per_node)
     for which, label in (("param_offload", "param offload"), ("optimizer_offload", "optimizer offload")):
         for engine in ("fsdp_config", "megatron"):
             value = config_get(config, f"{actor}.{engine}.{which}")
@@ -580,13 +603,12 @@ def extract_settings(config: Mapping[str, Any] | None, *, total_steps: int | Non
     if isinstance(use_kl, bool):
         kl_type = config_get(config, f"{actor}.kl_loss_type")
         kl_coef = config_get(config, f"{actor}.kl_loss_coef")
-        display = "off"
-        if use_kl:
-            display = " ".join(
-                part for part in ("on", str(kl_type or ""), _number_text(kl_coef) if kl_coef is not None else "")
-                if part
-            )  # fmt: skip
-        add("kl_loss", "KL loss", "algorithm", use_kl, display, f"{actor}.use_kl_loss")
+        detail = " ".join(part for part in (str(kl_type or ""), _number_text(kl_coef) if kl_coef is not None else "")
+                          if part)  # fmt: skip
+        if use_kl and detail:
+            add("kl_loss", "KL loss", "algorithm", use_kl, "value_on_detail", f"{actor}.use_kl_loss", detail=detail)
+        else:
+            add("kl_loss", "KL loss", "algorithm", use_kl, _on_off(use_kl), f"{actor}.use_kl_loss")
         if use_kl and isinstance(kl_type, str):
             add("kl_loss_type", "KL loss type", "algorithm", kl_type, kl_type, f"{actor}.kl_loss_type")
         if use_kl and isinstance(kl_coef, int | float) and not isinstance(kl_coef, bool):
@@ -594,10 +616,13 @@ def extract_settings(config: Mapping[str, Any] | None, *, total_steps: int | Non
     kl_reward = config_get(config, "algorithm.use_kl_in_reward")
     if isinstance(kl_reward, bool):
         coef = config_get(config, "algorithm.kl_ctrl.kl_coef")
-        display = _on_off(kl_reward)
         if kl_reward and isinstance(coef, int | float):
-            display = f"on {_number_text(coef)}"
-        add("kl_in_reward", "KL in reward", "algorithm", kl_reward, display, "algorithm.use_kl_in_reward")
+            add("kl_in_reward", "KL in reward", "algorithm", kl_reward, "value_on_detail", "algorithm.use_kl_in_reward",
+                detail=_number_text(coef))  # fmt: skip
+        else:
+            add(
+                "kl_in_reward", "KL in reward", "algorithm", kl_reward, _on_off(kl_reward), "algorithm.use_kl_in_reward"
+            )
     agg = config_get(config, f"{actor}.loss_agg_mode")
     if isinstance(agg, str):
         add("loss_agg_mode", "loss aggregation", "algorithm", agg, agg, f"{actor}.loss_agg_mode")
@@ -636,7 +661,10 @@ def extract_settings(config: Mapping[str, Any] | None, *, total_steps: int | Non
     for key, label in (("test_freq", "test every"), ("save_freq", "save every")):
         value = config_get(config, f"trainer.{key}")
         if _is_int(value):
-            add(key, label, "schedule", value, "off" if value <= 0 else f"{value} steps", f"trainer.{key}")
+            if value <= 0:
+                add(key, label, "schedule", value, "value_off", f"trainer.{key}")
+            else:
+                add(key, label, "schedule", value, "value_every_steps", f"trainer.{key}", n=value)
     epochs = config_get(config, "trainer.total_epochs")
     if _is_int(epochs):
         add("total_epochs", "epochs", "schedule", epochs, str(epochs), "trainer.total_epochs")

@@ -7,10 +7,15 @@ Definitions (the team's old page used the same ones):
 
 * **start** of a metric = the mean of its first 5 training steps (:data:`START_STEPS`);
 * **end** of a metric = the mean of its last 10 training steps (:data:`END_STEPS`);
-* **typical range** = the 5th–95th percentile of the metric over the run (linear interpolation);
+* **range** of a metric = its lowest–highest value over the run (min–max), the only range rlmon writes (the
+  experiment paragraph, the summary and the spike signals' "otherwise" all use it); the 5th/95th percentiles
+  (:attr:`Headline.grad_norm_p05`/``p95``, linear interpolation) only rank runs ("lowest grad_norm") without
+  letting one spike decide;
 * only training steps count (rows holding validation alone are left out), and only finite values
   (NaN/inf are reported by the insights, not averaged);
 * pass rate in % comes from the derived-metrics registry (:mod:`rlmon.metrics`);
+* a metric verl renamed across versions (``actor/entropy`` was ``actor/entropy_loss``) is read under the name
+  the run logged (:func:`rlmon.metrics.resolve_key`), the same series its chart draws;
 * validation scores are the headline key per data source (:func:`rlmon.metrics.validation_keys`), as logged
   (accuracy 0–1 for ``acc``); the best is the highest value, at its first step. The validation run before
   training (``val_before_train``, logged at the step before the first training step) is the baseline and is
@@ -32,11 +37,12 @@ from typing import Any
 import polars as pl
 
 from rlmon.experiment import Experiment, config_get, training_rows
-from rlmon.metrics import add_derived_metrics, validation_keys
+from rlmon.metrics import METRIC_ALIASES, add_derived_metrics, resolve_key, validation_keys
 from rlmon.schema import STEP
 
 __all__ = [
     "END_STEPS",
+    "ENTROPY_KEY",
     "ENTROPY_KEYS",
     "GRAD_NORM_KEY",
     "PASS_RATE",
@@ -55,6 +61,7 @@ __all__ = [
     "format_score",
     "format_value",
     "headline_numbers",
+    "metric_series",
     "percentile",
     "response_cap",
     "start_mean",
@@ -69,8 +76,10 @@ END_STEPS = 10
 PASS_RATE = "pass_rate"
 RESPONSE_LENGTH_KEY = "response_length/mean"
 GRAD_NORM_KEY = "actor/grad_norm"
-ENTROPY_KEYS = ("actor/entropy", "actor/entropy_loss")
-"""The policy entropy: ``actor/entropy`` (verl after 2025-06), else the older name ``actor/entropy_loss``."""
+ENTROPY_KEY = "actor/entropy"
+"""The policy entropy, by its current name; older logs call it ``actor/entropy_loss``."""
+ENTROPY_KEYS = METRIC_ALIASES[ENTROPY_KEY]
+"""Every name the policy entropy had (:data:`rlmon.metrics.METRIC_ALIASES`), newest first."""
 
 
 # -------------------------------------------------------------------------------------------- formatting
@@ -216,6 +225,13 @@ def finite_series(frame: pl.DataFrame, key: str) -> tuple[list[int], list[float]
     return steps, values
 
 
+def metric_series(frame: pl.DataFrame, name: str) -> tuple[list[int], list[float]]:
+    """:func:`finite_series` of metric ``name`` under whichever name this run logged it
+    (:func:`rlmon.metrics.resolve_key`): the series a chart of ``name`` draws. Empty when not logged."""
+    key = resolve_key(name, frame.columns)
+    return finite_series(frame, key) if key is not None else ([], [])
+
+
 def start_mean(values: Sequence[float]) -> float | None:
     """Mean of the first :data:`START_STEPS` values; None when there are none."""
     head = list(values[:START_STEPS])
@@ -290,9 +306,9 @@ class Headline:
     grad_norm_min: float | None
     grad_norm_max: float | None
     grad_norm_p05: float | None
-    """Typical range of ``actor/grad_norm``: 5th percentile."""
+    """5th percentile of ``actor/grad_norm`` (for ranking runs; the range shown is min–max)."""
     grad_norm_p95: float | None
-    """Typical range of ``actor/grad_norm``: 95th percentile."""
+    """95th percentile of ``actor/grad_norm`` (for ranking runs; the range shown is min–max)."""
     elapsed_h: float | None
     """Training hours (sum of the step times)."""
     validation_source: str | None
@@ -376,13 +392,11 @@ def headline_numbers(experiment: Experiment) -> Headline:
     """
     frame = training_frame(experiment)
     _, pass_rate = finite_series(frame, PASS_RATE)
-    _, length = finite_series(frame, RESPONSE_LENGTH_KEY)
-    _, length_max = finite_series(frame, "response_length/max")
-    entropy_key = next((key for key in ENTROPY_KEYS if key in frame.columns), None)
-    entropy: list[float] = []
-    if entropy_key is not None:
-        _, entropy = finite_series(frame, entropy_key)
-    _, grad_norm = finite_series(frame, GRAD_NORM_KEY)
+    _, length = metric_series(frame, RESPONSE_LENGTH_KEY)
+    _, length_max = metric_series(frame, "response_length/max")
+    entropy_key = resolve_key(ENTROPY_KEY, frame.columns)
+    _, entropy = metric_series(frame, ENTROPY_KEY)
+    _, grad_norm = metric_series(frame, GRAD_NORM_KEY)
     source, key, best, last = _validation(experiment)
     return Headline(
         experiment=experiment.id,

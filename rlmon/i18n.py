@@ -14,7 +14,10 @@ Numbers shown to people go through the ``format_*`` functions here, which follow
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rlmon.experiment import Setting
 
 __all__ = [
     "LANGUAGES",
@@ -28,6 +31,7 @@ __all__ = [
     "format_size",
     "language_from_locale",
     "metric_title",
+    "setting_display",
     "setting_label",
     "t",
 ]
@@ -122,9 +126,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "shared_gpus": {"en": "{n} GPUs", "zh": "{n} 卡"},
     "shared_offload_off": {"en": "offload off", "zh": "关闭 offload"},
     "shared_offload_on": {"en": "offload on", "zh": "开启 offload"},
-    "shared_thinking": {"en": "thinking", "zh": "thinking"},
-    "shared_non_thinking": {"en": "non-thinking", "zh": "non-thinking"},
-    "shared_response": {"en": "{cap} response", "zh": "{cap} response"},
+    "shared_thinking": {"en": "thinking", "zh": "思考模式"},
+    "shared_non_thinking": {"en": "non-thinking", "zh": "非思考模式"},
+    "shared_response": {"en": "{cap} response", "zh": "{cap} 响应"},
     "shared_batch": {"en": "{batch}/step", "zh": "{batch}/步"},
     "summary_title": {"en": "Summary", "zh": "小结"},
     "summary_caption": {
@@ -382,6 +386,214 @@ MESSAGES: dict[str, dict[str, str]] = {
     "setting_save_freq": {"en": "save every", "zh": "保存间隔"},
     "setting_total_epochs": {"en": "epochs", "zh": "轮数"},
     "setting_total_steps": {"en": "total steps", "zh": "总步数"},
+    # --- setting values that hold words (rlmon.experiment.Setting.message; setting_display) ---
+    "value_on": {"en": "on", "zh": "开启"},
+    "value_off": {"en": "off", "zh": "关闭"},
+    "value_on_detail": {"en": "on {detail}", "zh": "开启 {detail}"},
+    "value_gpus": {"en": "{n} GPUs", "zh": "{n} 卡"},
+    "value_gpus_nodes": {"en": "{n} GPUs ({nodes}×{per_node})", "zh": "{n} 卡（{nodes}×{per_node}）"},
+    "value_thinking": {"en": "thinking", "zh": "思考模式"},
+    "value_non_thinking": {"en": "non-thinking", "zh": "非思考模式"},
+    "value_every_steps": {"en": "{n} steps", "zh": "每 {n} 步"},
+    # --- insights: signal kinds (rlmon.insights.KINDS) ---
+    "kind_spike": {"en": "spike", "zh": "尖峰"},
+    "kind_spikes": {"en": "repeated spikes", "zh": "多次尖峰"},
+    "kind_entropy_rising": {"en": "entropy rising", "zh": "熵持续走高"},
+    "kind_entropy_collapse": {"en": "entropy collapse", "zh": "熵塌缩"},
+    "kind_validation_drop": {"en": "validation drop", "zh": "验证回落"},
+    "kind_length_cap": {"en": "length at cap", "zh": "长度触顶"},
+    "kind_length_growth": {"en": "length growth", "zh": "长度增长"},
+    "kind_mismatch_high": {"en": "mismatch high", "zh": "偏离度偏高"},
+    "kind_mismatch_rising": {"en": "mismatch rising", "zh": "偏离度上升"},
+    "kind_non_finite": {"en": "non-finite values", "zh": "非有限值"},
+    "kind_pass_rate_collapse": {"en": "pass-rate collapse", "zh": "pass rate 崩塌"},
+    "kind_kl_blowup": {"en": "KL blow-up", "zh": "KL 失控"},
+    "kind_crashed": {"en": "crashed", "zh": "已崩溃"},
+    "kind_stalled": {"en": "stalled", "zh": "已停滞"},
+    # --- insights: signals and the written summary (rlmon.insights) ---
+    "insight_spike": {
+        "en": "{metric} spike at step {step}: {value} ({ratio}× the median of the {window} steps before; "
+        "otherwise {low}–{high})",
+        "zh": "{metric} 在 step {step} 出现尖峰：{value}（前 {window} 步中位数的 {ratio} 倍；其余步 {low}–{high}）",
+    },
+    "insight_spikes": {
+        "en": "{metric} jumps far above its baseline {count} times (steps {first}–{last}, up to {max}; "
+        "otherwise {low}–{high})",
+        "zh": "{metric} 共 {count} 次远高于基线（step {first}–{last}，最高 {max}；其余步 {low}–{high}）",
+    },
+    "insight_entropy_rising": {
+        "en": "entropy keeps rising ({start}→{end}), no converging trend",
+        "zh": "entropy 持续走高（{start}→{end}），没有收敛趋势",
+    },
+    "insight_entropy_collapse": {
+        "en": "entropy collapses towards zero ({start}→{end})",
+        "zh": "entropy 向 0 塌缩（{start}→{end}）",
+    },
+    "insight_validation_drop": {
+        "en": "{source} drops to {value} at step {step} (previous {previous}, best {best} at step {best_step})",
+        "zh": "{source} 在 step {step} 回落到 {value}（上一次 {previous}，最高 {best} 在 step {best_step}）",
+    },
+    "insight_length_cap": {
+        "en": "responses reach the {cap} length cap: {clip} cut off over the last {window} steps (start {clip_start})",
+        "zh": "响应长度触及 {cap} 上限：末 {window} 步 {clip} 的响应被截断（起步 {clip_start}）",
+    },
+    "insight_length_cap_max": {
+        "en": "responses reach the {cap} length cap: the longest hits it while the mean is {mean}",
+        "zh": "响应长度触及 {cap} 上限：最长响应已到上限，平均长度 {mean}",
+    },
+    "insight_length_growth": {
+        "en": "response length keeps growing ({start}→{end}, ×{ratio})",
+        "zh": "响应长度持续增长（{start}→{end}，×{ratio}）",
+    },
+    "insight_mismatch_high": {
+        "en": "rollout↔training mismatch is high: {end} ×1e-4 over the last {window} steps",
+        "zh": "rollout↔训练概率偏离度偏高：末 {window} 步 {end} ×1e-4",
+    },
+    "insight_mismatch_rising": {
+        "en": "rollout↔training mismatch rises ({start}→{end} ×1e-4)",
+        "zh": "rollout↔训练概率偏离度上升（{start}→{end} ×1e-4）",
+    },
+    "insight_non_finite": {
+        "en": "{metric} is not finite (NaN/inf) at {count} step(s), first at step {step}",
+        "zh": "{metric} 出现非有限值（NaN/inf）共 {count} 步，首次在 step {step}",
+    },
+    "insight_pass_rate_collapse": {
+        "en": "pass rate collapses: {end} over the last {window} steps, down from {peak} around step {peak_step}",
+        "zh": "pass rate 崩塌：末 {window} 步 {end}，此前在 step {peak_step} 附近为 {peak}",
+    },
+    "insight_kl_blowup": {
+        "en": "{metric} blows up: {end} over the last {window} steps, {ratio}× its earlier median {base}",
+        "zh": "{metric} 失控：末 {window} 步 {end}，是此前中位数 {base} 的 {ratio} 倍",
+    },
+    "insight_crashed": {
+        "en": "crashed after step {step}: {failure}{frame}",
+        "zh": "在 step {step} 之后崩溃：{failure}{frame}",
+    },
+    "insight_crashed_start": {
+        "en": "crashed before step 1: {failure}{frame}",
+        "zh": "在第 1 步之前崩溃：{failure}{frame}",
+    },
+    "insight_crashed_frame": {"en": " (in {frame})", "zh": "（位于 {frame}）"},
+    "insight_stalled": {
+        "en": "stalled at {progress}: the log has not grown for {idle}",
+        "zh": "已停滞于 {progress}：日志已 {idle} 没有更新",
+    },
+    "insight_stalled_start": {
+        "en": "no training step yet and the log has not grown for {idle}",
+        "zh": "尚无训练 step，日志已 {idle} 没有更新",
+    },
+    "insight_track_status": {"en": "{track} ({names}): {states}.", "zh": "{track}（{names}）：{states}。"},
+    "insight_state_finished": {"en": "{names} finished {progress}", "zh": "{names} 已完成 {progress}"},
+    "insight_state_running": {"en": "{names} running {progress}", "zh": "{names} 训练中 {progress}"},
+    "insight_state_other": {"en": "{names} {status} {progress}", "zh": "{names} {status} {progress}"},
+    "insight_pass_bands": {
+        "en": "First-5-step mean pass rate {start}, last-10-step mean {end} ({names}).",
+        "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}（{names}）。",
+    },
+    "insight_best_validation": {"en": "Best {source}: {items}.", "zh": "{source} 最高：{items}。"},
+    "insight_best_item": {"en": "{name} {value} at step {step}", "zh": "{name} {value}（step {step}）"},
+    "insight_leaders": {
+        "en": "At the last validation (step {step}) {names} {verb} with {value}.",
+        "zh": "最后一次验证（step {step}）{names} {verb}，为 {value}。",
+    },
+    "insight_drops": {"en": "{items}.", "zh": "{items}。"},
+    "insight_drop_item": {
+        "en": "{name} drops to {value} at step {step} (best {best} at step {best_step})",
+        "zh": "{name} 在 step {step} 回落到 {value}（最高 {best}，step {best_step}）",
+    },
+    "insight_speed": {
+        "en": "{fast} is the fastest ({fast_h}), {slow} the slowest ({slow_h}).",
+        "zh": "{fast} 最快（{fast_h}），{slow} 最慢（{slow_h}）。",
+    },
+    "insight_length": {
+        "en": "Response length grows most in {most} ({most_range}), least in {least} ({least_range}).",
+        "zh": "响应长度 {most} 涨幅最大（{most_range}），{least} 涨幅最小（{least_range}）。",
+    },
+    "insight_entropy_lowest": {
+        "en": "Entropy is lowest in {name} ({range}).",
+        "zh": "entropy {name} 最低（{range}）。",
+    },
+    "insight_entropy_rises": {"en": "Entropy rises in {items}.", "zh": "entropy 持续走高：{items}。"},
+    "insight_grad_lowest": {
+        "en": "grad_norm is lowest in {name} ({range}).",
+        "zh": "grad_norm {name} 最低（{range}）。",
+    },
+    "insight_attention": {"en": "Worth attention: {items}.", "zh": "值得关注：{items}。"},
+    "insight_attention_none": {"en": "No signal worth attention.", "zh": "暂无值得关注的信号。"},
+    "insight_attention_info": {"en": "Also noted: {items}.", "zh": "另有提示：{items}。"},
+    "insight_attention_item": {"en": "{name}: {text}", "zh": "{name}：{text}"},
+    "insight_spike_group": {
+        "en": "{metric} spikes at steps {steps} ({values}; otherwise {band})",
+        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {band}）",
+    },
+    "insight_spike_group_one": {
+        "en": "{metric} spike at step {steps} ({values}; otherwise {band})",
+        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {band}）",
+    },
+    "insight_tracks": {"en": "{a} vs {b}: {items}.", "zh": "{a} 对比 {b}：{items}。"},
+    "insight_tracks_pass": {
+        "en": "first-5-step pass rate {a_band} vs {b_band}",
+        "zh": "首 5 步 pass rate {a_band} 对 {b_band}",
+    },
+    "insight_tracks_hours": {"en": "hours {a_band} vs {b_band}", "zh": "耗时 {a_band} 对 {b_band}"},
+    "insight_reversal": {
+        "en": "on {a} {algorithm}'s {what} {a_order} — the opposite of {b}, where it {b_order}",
+        "zh": "{a} 上 {algorithm} 的{what}{a_order}——与 {b} 相反（{b} 上{b_order}）",
+    },
+    "insight_what_length": {"en": "length", "zh": "响应长度"},
+    "insight_what_pass": {"en": "final pass rate", "zh": "末段 pass rate"},
+    "insight_what_hours": {"en": "wall-clock time", "zh": "墙钟耗时"},
+    "insight_order_length_most": {"en": "grows most", "zh": "涨幅最大"},
+    "insight_order_length_least": {"en": "grows least", "zh": "涨幅最小"},
+    "insight_order_pass_most": {"en": "is highest", "zh": "最高"},
+    "insight_order_pass_least": {"en": "is lowest", "zh": "最低"},
+    "insight_order_hours_most": {"en": "is longest", "zh": "最长"},
+    "insight_order_hours_least": {"en": "is shortest", "zh": "最短"},
+    "insight_and": {"en": " and ", "zh": "、"},
+    "insight_list_sep": {"en": ", ", "zh": "，"},
+    "insight_value_sep": {"en": ", ", "zh": "、"},
+    "insight_step_sep": {"en": " and ", "zh": "/"},
+    "insight_item_sep": {"en": "; ", "zh": "；"},
+    "insight_facts": {"en": "{facts}.", "zh": "{facts}。"},
+    "insight_days": {"en": "{days} days", "zh": "{days} 天"},
+    "insight_unknown_cap": {"en": "?", "zh": "?"},
+    "insight_lead_one": {"en": "leads", "zh": "最高"},
+    "insight_lead_many": {"en": "lead", "zh": "并列最高"},
+    "insight_exp_status_finished": {
+        "en": "{name}: finished {progress} in {hours}.",
+        "zh": "{name}：已完成 {progress}，耗时 {hours}。",
+    },
+    "insight_exp_status_running": {
+        "en": "{name}: running, {progress} after {hours}{eta}.",
+        "zh": "{name}：训练中，{progress}，已用 {hours}{eta}。",
+    },
+    "insight_exp_status_other": {"en": "{name}: {status}, {progress}.", "zh": "{name}：{status}，{progress}。"},
+    "insight_exp_eta": {"en": " (about {eta} to go)", "zh": "（预计还需 {eta}）"},
+    "insight_exp_pass": {
+        "en": "Pass rate {start} → {end} (first-5 → last-10-step mean)",
+        "zh": "pass rate {start} → {end}（首 5 步 → 末 10 步均值）",
+    },
+    "insight_exp_length": {"en": "response length {range}", "zh": "响应长度 {range}"},
+    "insight_exp_entropy": {"en": "entropy {range}", "zh": "entropy {range}"},
+    "insight_exp_grad": {"en": "grad_norm {range}", "zh": "grad_norm {range}"},
+    "insight_exp_val": {
+        "en": "{source} best {best} at step {best_step}, last {last} at step {last_step}",
+        "zh": "{source} 最高 {best}（step {best_step}），最近 {last}（step {last_step}）",
+    },
+    "insight_exp_val_initial": {
+        "en": "{source} {value} before training (step {step})",
+        "zh": "{source} 训练前 {value}（step {step}）",
+    },
+    "insight_exp_next_val": {
+        "en": "next validation at step {step} (in {count} steps)",
+        "zh": "下次验证在 step {step}（还差 {count} 步）",
+    },
+    "insight_exp_signals": {"en": "Signals: {items}.", "zh": "信号：{items}。"},
+    "insight_exp_no_signals": {"en": "No anomaly signal.", "zh": "未见异常信号。"},
+    "insight_sentence_sep": {"en": "; ", "zh": "；"},
+    "insight_summary_empty": {"en": "No experiment with training steps yet.", "zh": "尚无包含训练 step 的实验。"},
+    "insight_signals_heading": {"en": "Signals:", "zh": "信号："},
+    "insight_signals_none": {"en": "No signals.", "zh": "无信号。"},
     # --- severities ---
     "severity_info": {"en": "info", "zh": "提示"},
     "severity_warning": {"en": "warning", "zh": "警告"},
@@ -434,6 +646,23 @@ def setting_label(key: str, label: str, lang: str) -> str:
     does not know the key."""
     message = "setting_" + key
     return t(message, lang) if message in MESSAGES else label
+
+
+def setting_display(setting: Setting | None, lang: str) -> str:
+    """The value of a setting as people read it in ``lang``: ``4 GPUs`` / ``4 卡``, ``off`` / ``关闭``,
+    ``25 steps`` / ``每 25 步``; values that hold no word (``16K``, ``32×8``, ``vllm``) as they are; ``—`` for a
+    setting an experiment lacks (None). :attr:`Setting.display <rlmon.experiment.Setting.display>` is the English.
+
+    >>> from rlmon.experiment import extract_settings
+    >>> gpus = extract_settings({"trainer": {"n_gpus_per_node": 4, "nnodes": 1}})[0]
+    >>> setting_display(gpus, "zh"), setting_display(gpus, "en"), gpus.display
+    ('4 卡', '4 GPUs', '4 GPUs')
+    """
+    if setting is None:
+        return "—"
+    if setting.message and setting.message in MESSAGES:
+        return t(setting.message, lang, **dict(setting.fields))
+    return setting.display
 
 
 def _finite(value: float | None) -> bool:

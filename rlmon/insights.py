@@ -11,7 +11,8 @@ Detectors (signal ``kind``, severity):
   than ``spike_factor`` x the rolling median of the ``spike_window`` steps before it, and above the run's 95th
   percentile x ``spike_margin``. Series that cross zero (losses) measure "far" in units of the run's
   5th–95th percentile spread instead. More than ``max_spikes`` in one metric become one ``spikes`` signal
-  (info: a heavy-tailed metric, not transient spikes).
+  (info: a heavy-tailed metric, not transient spikes). Their "otherwise low–high" is the lowest and highest
+  value of the other steps (min–max, like every range the summary writes).
 * ``entropy_rising`` (warning): entropy's last-window mean above its first-window mean by more than
   ``drift_threshold`` (relative), with a positive slope and the second half above the first: not converging.
 * ``entropy_collapse`` (warning): the last-window mean below ``entropy_collapse_ratio`` x the first-window mean.
@@ -26,8 +27,12 @@ Detectors (signal ``kind``, severity):
 * ``non_finite`` (critical): NaN or inf in a grad norm, a loss, the score/reward or the entropy.
 * ``pass_rate_collapse`` (critical): the last-window pass rate lost ``pass_rate_collapse`` (relative) of its
   best rolling mean, and at least 10 points.
-* ``kl_blowup`` (warning): the KL (``actor/kl_loss``, ``critic/kl``) averages ``kl_blowup_factor`` x its
-  earlier median at the end, and at least ``kl_floor``.
+* ``kl_blowup`` (warning): the KL (``actor/kl_loss``; the KL-in-reward penalty ``actor/reward_kl_penalty``,
+  ``critic/kl`` in older logs) averages ``kl_blowup_factor`` x its earlier median at the end, and at least
+  ``kl_floor``.
+
+Every metric is read through :func:`rlmon.metrics.resolve_key` (a renamed metric under the name the run
+logged), so a signal talks about exactly the series the metric's chart draws.
 * ``crashed`` (critical), ``stalled`` (warning): from the experiment status; ``crashed`` carries the first
   exception line, the last training step before it (``Experiment.failure_step``) and the innermost traceback
   frame (``Experiment.failure_frames``); a run with no step whose log has been quiet for long is ``stalled`` too.
@@ -36,7 +41,8 @@ Windows: the "first" and "last" windows of the trend detectors hold ``drift_wind
 run); the numbers *reported* use the headline definitions (start = first 5 steps, end = last 10).
 
 The summary (:func:`write_summary`, :func:`experiment_paragraph`) is plain text, generated only from the data,
-deterministic, in English or Chinese; every template is in :data:`MESSAGES` in both languages.
+deterministic, in English or Chinese; every template is an ``insight_*`` (signal kinds: ``kind_*``) message of
+the app's one message catalog, :data:`rlmon.i18n.MESSAGES`.
 """
 
 from __future__ import annotations
@@ -51,10 +57,11 @@ from typing import Any, Literal
 
 import polars as pl
 
+from rlmon import i18n
 from rlmon.cache import LogCache
 from rlmon.experiment import Experiment
 from rlmon.headline import (
-    ENTROPY_KEYS,
+    ENTROPY_KEY,
     PASS_RATE,
     RESPONSE_LENGTH_KEY,
     Headline,
@@ -69,19 +76,19 @@ from rlmon.headline import (
     format_score,
     format_value,
     headline_numbers,
+    metric_series,
     percentile,
     response_cap,
     start_mean,
     training_frame,
 )
-from rlmon.metrics import validation_keys
+from rlmon.metrics import alias_of, resolve_key, validation_keys
 from rlmon.schema import STEP
 from rlmon.settings import Settings
 
 __all__ = [
     "KINDS",
     "LANGUAGES",
-    "MESSAGES",
     "SEVERITIES",
     "Severity",
     "Signal",
@@ -98,209 +105,32 @@ __all__ = [
 
 Severity = Literal["info", "warning", "critical"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "critical")
-LANGUAGES = ("en", "zh")
+LANGUAGES = i18n.LANGUAGES
 Lang = Literal["en", "zh"]
 
 # ------------------------------------------------------------------------------------------------ messages
 
-MESSAGES: dict[str, dict[str, str]] = {
-    # signals
-    "spike": {
-        "en": "{metric} spike at step {step}: {value} ({ratio}× the median of the {window} steps before; "
-        "otherwise {low}–{high})",
-        "zh": "{metric} 在 step {step} 出现尖峰：{value}（前 {window} 步中位数的 {ratio} 倍；其余步 {low}–{high}）",
-    },
-    "spikes": {
-        "en": "{metric} jumps far above its baseline {count} times (steps {first}–{last}, up to {max}; "
-        "otherwise {low}–{high})",
-        "zh": "{metric} 共 {count} 次远高于基线（step {first}–{last}，最高 {max}；其余步 {low}–{high}）",
-    },
-    "entropy_rising": {
-        "en": "entropy keeps rising ({start}→{end}), no converging trend",
-        "zh": "entropy 持续走高（{start}→{end}），没有收敛趋势",
-    },
-    "entropy_collapse": {
-        "en": "entropy collapses towards zero ({start}→{end})",
-        "zh": "entropy 向 0 塌缩（{start}→{end}）",
-    },
-    "validation_drop": {
-        "en": "{source} drops to {value} at step {step} (previous {previous}, best {best} at step {best_step})",
-        "zh": "{source} 在 step {step} 回落到 {value}（上一次 {previous}，最高 {best} 在 step {best_step}）",
-    },
-    "length_cap": {
-        "en": "responses reach the {cap} length cap: {clip} cut off over the last {window} steps (start {clip_start})",
-        "zh": "响应长度触及 {cap} 上限：末 {window} 步 {clip} 的响应被截断（起步 {clip_start}）",
-    },
-    "length_cap_max": {
-        "en": "responses reach the {cap} length cap: the longest hits it while the mean is {mean}",
-        "zh": "响应长度触及 {cap} 上限：最长响应已到上限，平均长度 {mean}",
-    },
-    "length_growth": {
-        "en": "response length keeps growing ({start}→{end}, ×{ratio})",
-        "zh": "响应长度持续增长（{start}→{end}，×{ratio}）",
-    },
-    "mismatch_high": {
-        "en": "rollout↔training mismatch is high: {end} ×1e-4 over the last {window} steps",
-        "zh": "rollout↔训练概率偏离度偏高：末 {window} 步 {end} ×1e-4",
-    },
-    "mismatch_rising": {
-        "en": "rollout↔training mismatch rises ({start}→{end} ×1e-4)",
-        "zh": "rollout↔训练概率偏离度上升（{start}→{end} ×1e-4）",
-    },
-    "non_finite": {
-        "en": "{metric} is not finite (NaN/inf) at {count} step(s), first at step {step}",
-        "zh": "{metric} 出现非有限值（NaN/inf）共 {count} 步，首次在 step {step}",
-    },
-    "pass_rate_collapse": {
-        "en": "pass rate collapses: {end} over the last {window} steps, down from {peak} around step {peak_step}",
-        "zh": "pass rate 崩塌：末 {window} 步 {end}，此前在 step {peak_step} 附近为 {peak}",
-    },
-    "kl_blowup": {
-        "en": "{metric} blows up: {end} over the last {window} steps, {ratio}× its earlier median {base}",
-        "zh": "{metric} 失控：末 {window} 步 {end}，是此前中位数 {base} 的 {ratio} 倍",
-    },
-    "crashed": {
-        "en": "crashed after step {step}: {failure}{frame}",
-        "zh": "在 step {step} 之后崩溃：{failure}{frame}",
-    },
-    "crashed_start": {
-        "en": "crashed before step 1: {failure}{frame}",
-        "zh": "在第 1 步之前崩溃：{failure}{frame}",
-    },
-    "crashed_frame": {"en": " (in {frame})", "zh": "（位于 {frame}）"},
-    "stalled": {
-        "en": "stalled at {progress}: the log has not grown for {idle}",
-        "zh": "已停滞于 {progress}：日志已 {idle} 没有更新",
-    },
-    "stalled_start": {
-        "en": "no training step yet and the log has not grown for {idle}",
-        "zh": "尚无训练 step，日志已 {idle} 没有更新",
-    },
-    # summary
-    "track_status": {"en": "{track} ({names}): {states}.", "zh": "{track}（{names}）：{states}。"},
-    "state_finished": {"en": "{names} finished {progress}", "zh": "{names} 已完成 {progress}"},
-    "state_running": {"en": "{names} running {progress}", "zh": "{names} 训练中 {progress}"},
-    "state_other": {"en": "{names} {status} {progress}", "zh": "{names} {status} {progress}"},
-    "pass_bands": {
-        "en": "First-5-step mean pass rate {start}, last-10-step mean {end} ({names}).",
-        "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}（{names}）。",
-    },
-    "best_validation": {"en": "Best {source}: {items}.", "zh": "{source} 最高：{items}。"},
-    "best_item": {"en": "{name} {value} at step {step}", "zh": "{name} {value}（step {step}）"},
-    "leaders": {
-        "en": "At the last validation (step {step}) {names} {verb} with {value}.",
-        "zh": "最后一次验证（step {step}）{names} {verb}，为 {value}。",
-    },
-    "drops": {"en": "{items}.", "zh": "{items}。"},
-    "drop_item": {
-        "en": "{name} drops to {value} at step {step} (best {best} at step {best_step})",
-        "zh": "{name} 在 step {step} 回落到 {value}（最高 {best}，step {best_step}）",
-    },
-    "speed": {
-        "en": "{fast} is the fastest ({fast_h}), {slow} the slowest ({slow_h}).",
-        "zh": "{fast} 最快（{fast_h}），{slow} 最慢（{slow_h}）。",
-    },
-    "length": {
-        "en": "Response length grows most in {most} ({most_range}), least in {least} ({least_range}).",
-        "zh": "响应长度 {most} 涨幅最大（{most_range}），{least} 涨幅最小（{least_range}）。",
-    },
-    "entropy_lowest": {"en": "Entropy is lowest in {name} ({range}).", "zh": "entropy {name} 最低（{range}）。"},
-    "entropy_rises": {"en": "Entropy rises in {items}.", "zh": "entropy 持续走高：{items}。"},
-    "grad_lowest": {"en": "grad_norm is lowest in {name} ({range}).", "zh": "grad_norm {name} 最低（{range}）。"},
-    "attention": {"en": "Worth attention: {items}.", "zh": "值得关注：{items}。"},
-    "attention_none": {"en": "No signal worth attention.", "zh": "暂无值得关注的信号。"},
-    "attention_item": {"en": "{name}: {text}", "zh": "{name}：{text}"},
-    "spike_group": {
-        "en": "{metric} spikes at steps {steps} ({values}; otherwise {band})",
-        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {band}）",
-    },
-    "spike_group_one": {
-        "en": "{metric} spike at step {steps} ({values}; otherwise {band})",
-        "zh": "{metric} 在 step {steps} 出现尖峰（{values}；其余步 {band}）",
-    },
-    "tracks": {"en": "{a} vs {b}: {items}.", "zh": "{a} 对比 {b}：{items}。"},
-    "tracks_pass": {
-        "en": "first-5-step pass rate {a_band} vs {b_band}",
-        "zh": "首 5 步 pass rate {a_band} 对 {b_band}",
-    },
-    "tracks_hours": {"en": "hours {a_band} vs {b_band}", "zh": "耗时 {a_band} 对 {b_band}"},
-    "reversal": {
-        "en": "on {a} {algorithm}'s {what} {a_order} — the opposite of {b}, where it {b_order}",
-        "zh": "{a} 上 {algorithm} 的{what}{a_order}——与 {b} 相反（{b} 上{b_order}）",
-    },
-    "what_length": {"en": "length", "zh": "响应长度"},
-    "what_pass": {"en": "final pass rate", "zh": "末段 pass rate"},
-    "what_hours": {"en": "wall-clock time", "zh": "墙钟耗时"},
-    "order_length_most": {"en": "grows most", "zh": "涨幅最大"},
-    "order_length_least": {"en": "grows least", "zh": "涨幅最小"},
-    "order_pass_most": {"en": "is highest", "zh": "最高"},
-    "order_pass_least": {"en": "is lowest", "zh": "最低"},
-    "order_hours_most": {"en": "is longest", "zh": "最长"},
-    "order_hours_least": {"en": "is shortest", "zh": "最短"},
-    "and": {"en": " and ", "zh": "、"},
-    "lead_one": {"en": "leads", "zh": "最高"},
-    "lead_many": {"en": "lead", "zh": "并列最高"},
-    # experiment paragraph
-    "exp_status_finished": {
-        "en": "{name}: finished {progress} in {hours}.",
-        "zh": "{name}：已完成 {progress}，耗时 {hours}。",
-    },
-    "exp_status_running": {
-        "en": "{name}: running, {progress} after {hours}{eta}.",
-        "zh": "{name}：训练中，{progress}，已用 {hours}{eta}。",
-    },
-    "exp_status_other": {"en": "{name}: {status}, {progress}.", "zh": "{name}：{status}，{progress}。"},
-    "exp_eta": {"en": " (about {eta} to go)", "zh": "（预计还需 {eta}）"},
-    "exp_pass": {
-        "en": "Pass rate {start} → {end} (first-5 → last-10-step mean)",
-        "zh": "pass rate {start} → {end}（首 5 步 → 末 10 步均值）",
-    },
-    "exp_length": {"en": "response length {range}", "zh": "响应长度 {range}"},
-    "exp_entropy": {"en": "entropy {range}", "zh": "entropy {range}"},
-    "exp_grad": {"en": "grad_norm typically {range}", "zh": "grad_norm 常规区间 {range}"},
-    "exp_val": {
-        "en": "{source} best {best} at step {best_step}, last {last} at step {last_step}",
-        "zh": "{source} 最高 {best}（step {best_step}），最近 {last}（step {last_step}）",
-    },
-    "exp_val_initial": {
-        "en": "{source} {value} before training (step {step})",
-        "zh": "{source} 训练前 {value}（step {step}）",
-    },
-    "exp_next_val": {
-        "en": "next validation at step {step} (in {count} steps)",
-        "zh": "下次验证在 step {step}（还差 {count} 步）",
-    },
-    "exp_signals": {"en": "Signals: {items}.", "zh": "信号：{items}。"},
-    "exp_no_signals": {"en": "No anomaly signal.", "zh": "未见异常信号。"},
-    "sentence_sep": {"en": "; ", "zh": "；"},
-    "status_finished": {"en": "finished", "zh": "已完成"},
-    "status_running": {"en": "running", "zh": "训练中"},
-    "status_stalled": {"en": "stalled", "zh": "已停滞"},
-    "status_crashed": {"en": "crashed", "zh": "已崩溃"},
-    "status_not started": {"en": "not started", "zh": "未开始"},
-    "summary_empty": {"en": "No experiment with training steps yet.", "zh": "尚无包含训练 step 的实验。"},
-    "signals_heading": {"en": "Signals:", "zh": "信号："},
-    "signals_none": {"en": "No signals.", "zh": "无信号。"},
-}
-"""Every text template, ``{"en": ..., "zh": ...}``; placeholders are filled with already formatted text."""
 
 KINDS: dict[str, dict[str, str]] = {
-    "spike": {"en": "spike", "zh": "尖峰"},
-    "spikes": {"en": "repeated spikes", "zh": "多次尖峰"},
-    "entropy_rising": {"en": "entropy rising", "zh": "熵持续走高"},
-    "entropy_collapse": {"en": "entropy collapse", "zh": "熵塌缩"},
-    "validation_drop": {"en": "validation drop", "zh": "验证回落"},
-    "length_cap": {"en": "length at cap", "zh": "长度触顶"},
-    "length_growth": {"en": "length growth", "zh": "长度增长"},
-    "mismatch_high": {"en": "mismatch high", "zh": "偏离度偏高"},
-    "mismatch_rising": {"en": "mismatch rising", "zh": "偏离度上升"},
-    "non_finite": {"en": "non-finite values", "zh": "非有限值"},
-    "pass_rate_collapse": {"en": "pass-rate collapse", "zh": "pass rate 崩塌"},
-    "kl_blowup": {"en": "KL blow-up", "zh": "KL 失控"},
-    "crashed": {"en": "crashed", "zh": "已崩溃"},
-    "stalled": {"en": "stalled", "zh": "已停滞"},
+    kind: {lang: i18n.t("kind_" + kind, lang) for lang in LANGUAGES}
+    for kind in (
+        "spike",
+        "spikes",
+        "entropy_rising",
+        "entropy_collapse",
+        "validation_drop",
+        "length_cap",
+        "length_growth",
+        "mismatch_high",
+        "mismatch_rising",
+        "non_finite",
+        "pass_rate_collapse",
+        "kl_blowup",
+        "crashed",
+        "stalled",
+    )
 }
-"""Signal kind -> display name per language."""
+"""Signal kind -> display name per language (the names are ``kind_<kind>`` in :data:`rlmon.i18n.MESSAGES`)."""
 
 
 # ------------------------------------------------------------------------------------------------- signals
@@ -344,7 +174,7 @@ def _message(key: str, **fields: str | dict[str, str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for lang in LANGUAGES:
         filled = {name: (value[lang] if isinstance(value, dict) else value) for name, value in fields.items()}
-        out[lang] = MESSAGES[key][lang].format(**filled)
+        out[lang] = i18n.t("insight_" + key, lang, **filled)
     return out
 
 
@@ -434,8 +264,9 @@ class _Context:
             )
         )
 
-    def series(self, key: str) -> tuple[list[int], list[float]]:
-        return finite_series(self.frame, key)
+    def series(self, name: str) -> tuple[list[int], list[float]]:
+        """Metric ``name`` under the name this run logged it (the series its chart draws)."""
+        return metric_series(self.frame, name)
 
 
 def _find_spikes(values: Sequence[float], thresholds: Settings) -> list[tuple[int, float]]:
@@ -475,8 +306,10 @@ def _detect_spikes(context: _Context) -> None:
             continue
         spike_indices = {index for index, _ in spikes}
         rest = [value for index, value in enumerate(values) if index not in spike_indices]
-        low = percentile(rest, 0.05)
-        high = percentile(rest, 0.95)
+        # "otherwise low–high": the lowest and highest of the other steps, the one range definition (min–max)
+        # every range rlmon writes uses.
+        low = min(rest) if rest else None
+        high = max(rest) if rest else None
         low_text, _, high_text = format_band(low, high).partition("–")
         metric = _short_metric(key)
         if len(spikes) > thresholds.max_spikes:
@@ -543,7 +376,7 @@ def _trend_windows(values: Sequence[float], thresholds: Settings) -> tuple[float
 
 def _detect_entropy(context: _Context) -> None:
     thresholds = context.thresholds
-    key = next((name for name in ENTROPY_KEYS if name in context.frame.columns), None)
+    key = resolve_key(ENTROPY_KEY, context.frame.columns)
     if key is None:
         return
     steps, values = context.series(key)
@@ -619,7 +452,7 @@ def _detect_length(context: _Context) -> None:
     if context.count < thresholds.min_steps:
         return
     cap = response_cap(context.experiment)
-    cap_text = format_count(cap) if cap is not None else "?"
+    cap_text = format_count(cap) if cap is not None else _word("unknown_cap", "en")
     steps, clip = context.series("response_length/clip_ratio")
     fired = False
     if len(clip) >= thresholds.min_steps:
@@ -712,7 +545,9 @@ def _detect_non_finite(context: _Context) -> None:
         for name in frame.columns
         if name != STEP
         and (
-            name in _spike_keys([name]) or name in ENTROPY_KEYS or name in ("critic/score/mean", "critic/rewards/mean")
+            name in _spike_keys([name])
+            or alias_of(name) == ENTROPY_KEY
+            or name in ("critic/score/mean", "critic/rewards/mean")
         )
     ]
     for key in watched:
@@ -767,7 +602,10 @@ def _detect_pass_rate(context: _Context) -> None:
 
 def _detect_kl(context: _Context) -> None:
     thresholds = context.thresholds
-    for key in ("actor/kl_loss", "critic/kl"):
+    for name in ("actor/kl_loss", "actor/reward_kl_penalty"):
+        key = resolve_key(name, context.frame.columns)
+        if key is None:
+            continue
         steps, values = context.series(key)
         if len(values) < thresholds.min_steps:
             continue
@@ -801,7 +639,7 @@ def _idle_text(idle_s: float) -> dict[str, str]:
     hours = idle_s / 3600.0
     if hours >= 48:
         days = f"{hours / 24:.0f}"
-        return {"en": f"{days} days", "zh": f"{days} 天"}
+        return {lang: i18n.t("insight_days", lang, days=days) for lang in LANGUAGES}
     text = format_duration(hours)
     return {"en": text, "zh": text}
 
@@ -914,13 +752,10 @@ def _code(experiment: Experiment) -> str:
 
 
 def _join(items: Sequence[str], lang: str) -> str:
-    if not items:
-        return ""
-    if lang == "zh" or len(items) == 1:
-        return MESSAGES["and"][lang].join(items) if lang == "zh" else items[0]
-    if len(items) == 2:
-        return f"{items[0]} and {items[1]}"
-    return ", ".join(items[:-1]) + f" and {items[-1]}"
+    """``A, B and C`` / ``A、B、C``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return _word("value_sep", lang).join(items[:-1]) + _word("and", lang) + items[-1]
 
 
 def _codes(experiments: Sequence[Experiment]) -> str:
@@ -944,7 +779,13 @@ def _codes(experiments: Sequence[Experiment]) -> str:
 
 
 def _fill(key: str, lang: str, **fields: str) -> str:
-    return MESSAGES[key][lang].format(**fields)
+    """Template ``insight_<key>`` of the message catalog (:data:`rlmon.i18n.MESSAGES`), filled."""
+    return i18n.t("insight_" + key, lang, **fields)
+
+
+def _word(key: str, lang: str) -> str:
+    """Text ``insight_<key>`` of the message catalog, with no field."""
+    return i18n.t("insight_" + key, lang)
 
 
 def _band(values: Sequence[float | None]) -> tuple[float, float] | None:
@@ -1011,9 +852,9 @@ def _status_sentence(track: _Track, lang: str) -> str:
         elif status == "running":
             states.append(_fill("state_running", lang, names=names, progress=progress_text))
         else:
-            status_text = MESSAGES[f"status_{status}"][lang]
+            status_text = i18n.t(f"status_{status}", lang)
             states.append(_fill("state_other", lang, names=names, status=status_text, progress=progress_text))
-    separator = ", " if lang == "en" else "，"
+    separator = _word("list_sep", lang)
     return _fill("track_status", lang, track=track.name, names=_codes(track.experiments), states=separator.join(states))
 
 
@@ -1045,7 +886,7 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
             _fill("best_item", lang, name=_name(experiment), value=format_score(best.value), step=str(best.step))
             for experiment, best in bests
         ]
-        separator = ", " if lang == "en" else "，"
+        separator = _word("list_sep", lang)
         sentences.append(_fill("best_validation", lang, source=source, items=separator.join(items)))
     lasts = []
     for experiment in track.compared:
@@ -1057,7 +898,7 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
         at_final = [(experiment, last) for experiment, last in lasts if last.step == final_step]
         top = max(round(last.value, 6) for _, last in at_final)
         leaders = [experiment for experiment, last in at_final if round(last.value, 6) == top]
-        verb = MESSAGES["lead_one" if len(leaders) == 1 else "lead_many"][lang]
+        verb = _word("lead_one" if len(leaders) == 1 else "lead_many", lang)
         sentences.append(
             _fill(
                 "leaders",
@@ -1087,7 +928,7 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
             )
         )
     if drops:
-        sentences.append(_fill("drops", lang, items=MESSAGES["sentence_sep"][lang].join(drops)))
+        sentences.append(_fill("drops", lang, items=_word("sentence_sep", lang).join(drops)))
     return sentences
 
 
@@ -1202,8 +1043,8 @@ def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
             steps = [str(item.step) for item in group]
             values = [format_value(item.values["value"]) for item in group]
             key = "spike_group" if len(group) > 1 else "spike_group_one"
-            step_joiner = " and " if lang == "en" else "/"
-            value_joiner = ", " if lang == "en" else "、"
+            step_joiner = _word("step_sep", lang)
+            value_joiner = _word("value_sep", lang)
             texts.append(
                 _fill(
                     key,
@@ -1220,18 +1061,28 @@ def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
 
 
 def _attention_sentence(track: _Track, signals: Sequence[Signal], lang: str) -> str:
-    items: list[str] = []
+    """What the track's signals say: the warnings and critical ones ("Worth attention: ..."), then the info ones
+    ("Also noted: ..."); "No signal worth attention." only when the track has no signal at all, so the sentence
+    never contradicts the signals table beside it."""
+    urgent: list[str] = []
+    notes: list[str] = []
     for experiment in track.experiments:
-        mine = [s for s in signals if s.experiment == experiment.id and s.severity in ("warning", "critical")]
-        if not mine:
-            continue
+        mine = [s for s in signals if s.experiment == experiment.id]
         mine.sort(key=lambda s: (s.severity != "critical", _KIND_ORDER.get(s.kind, 99), s.step or 0))
-        text = MESSAGES["sentence_sep"][lang].join(_signal_texts(mine, lang))
-        items.append(_fill("attention_item", lang, name=_name(experiment), text=text))
-    if not items:
-        return MESSAGES["attention_none"][lang]
-    separator = "; " if lang == "en" else "；"
-    return _fill("attention", lang, items=separator.join(items))
+        for target, chosen in (
+            (urgent, [s for s in mine if s.severity in ("warning", "critical")]),
+            (notes, [s for s in mine if s.severity == "info"]),
+        ):
+            if chosen:
+                text = _word("sentence_sep", lang).join(_signal_texts(chosen, lang))
+                target.append(_fill("attention_item", lang, name=_name(experiment), text=text))
+    if not urgent and not notes:
+        return _word("attention_none", lang)
+    separator = _word("item_sep", lang)
+    sentences = [_fill("attention", lang, items=separator.join(urgent))] if urgent else []
+    if notes:
+        sentences.append(_fill("attention_info", lang, items=separator.join(notes)))
+    return ("" if lang == "zh" else " ").join(sentences)
 
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
@@ -1305,14 +1156,14 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
                     a=first.name,
                     b=second.name,
                     algorithm=names[algorithm],
-                    what=MESSAGES[f"what_{what}"][lang],
-                    a_order=MESSAGES[f"order_{what}_{a_rank}"][lang],
-                    b_order=MESSAGES[f"order_{what}_{b_rank}"][lang],
+                    what=_word(f"what_{what}", lang),
+                    a_order=_word(f"order_{what}_{a_rank}", lang),
+                    b_order=_word(f"order_{what}_{b_rank}", lang),
                 )
             )
     if not items:
         return None
-    separator = "; " if lang == "en" else "；"
+    separator = _word("item_sep", lang)
     return _fill("tracks", lang, a=first.name, b=second.name, items=separator.join(items))
 
 
@@ -1355,7 +1206,7 @@ def write_summary(
     lang = lang if lang in LANGUAGES else "en"
     tracks = _tracks(experiments, settings or Settings())
     if not any(track.compared for track in tracks):
-        return [MESSAGES["summary_empty"][lang]]
+        return [_word("summary_empty", lang)]
     space = " " if lang == "en" else ""
     paragraphs: list[str] = []
     for track in tracks:
@@ -1419,7 +1270,7 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
             "exp_status_other",
             lang,
             name=name,
-            status=MESSAGES[f"status_{experiment.status}"][lang],
+            status=i18n.t(f"status_{experiment.status}", lang),
             progress=experiment.progress_text,
         )
     facts: list[str] = []
@@ -1436,8 +1287,8 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
         facts.append(_fill("exp_length", lang, range=_length_range(headline)))
     if headline.entropy_start is not None:
         facts.append(_fill("exp_entropy", lang, range=_entropy_range(headline)))
-    if headline.grad_norm_p05 is not None:
-        facts.append(_fill("exp_grad", lang, range=format_range(headline.grad_norm_p05, headline.grad_norm_p95)))
+    if headline.grad_norm_min is not None:
+        facts.append(_fill("exp_grad", lang, range=_grad_range(headline)))
     best, last = headline.best(), headline.last()
     if last is not None and last.step <= 0 and headline.validation_source is not None:
         facts.append(
@@ -1466,13 +1317,13 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
         facts.append(_fill("exp_next_val", lang, step=str(next_step), count=str(next_step - experiment.steps_done)))
     parts = [status]
     if facts:
-        parts.append(MESSAGES["sentence_sep"][lang].join(facts) + ("." if lang == "en" else "。"))
+        parts.append(_fill("facts", lang, facts=_word("sentence_sep", lang).join(facts)))
     mine = [signal for signal in signals if signal.experiment == experiment.id]
     if mine:
         mine.sort(key=lambda s: (SEVERITIES.index(s.severity) * -1, _KIND_ORDER.get(s.kind, 99), s.step or 0))
-        parts.append(_fill("exp_signals", lang, items=MESSAGES["sentence_sep"][lang].join(_signal_texts(mine, lang))))
+        parts.append(_fill("exp_signals", lang, items=_word("sentence_sep", lang).join(_signal_texts(mine, lang))))
     elif headline.steps > 0:
-        parts.append(MESSAGES["exp_no_signals"][lang])
+        parts.append(_word("exp_no_signals", lang))
     return (" " if lang == "en" else "").join(parts)
 
 
@@ -1527,14 +1378,15 @@ def summary_for_root(
             "problems": list(catalog.problems),
         }
         return json.dumps(payload, indent=2, ensure_ascii=False)
-    lines = [*_paragraph_lines(paragraphs), "", MESSAGES["signals_heading"][lang if lang in LANGUAGES else "en"]]
+    lines = [*_paragraph_lines(paragraphs), "", _word("signals_heading", lang)]
     if not signals:
-        lines.append(MESSAGES["signals_none"][lang if lang in LANGUAGES else "en"])
+        lines.append(_word("signals_none", lang))
     for signal in signals:
         where = "" if signal.step is None else f" @{signal.step}"
         if signal.step_end is not None and signal.step is not None and signal.step_end != signal.step:
             where = f" @{signal.step}–{signal.step_end}"
-        lines.append(f"- [{signal.severity}] {signal.label or signal.experiment}{where}: {signal.text(lang)}")
+        severity = i18n.t(f"severity_{signal.severity}", lang)
+        lines.append(f"- [{severity}] {signal.label or signal.experiment}{where}: {signal.text(lang)}")
     return "\n".join(lines)
 
 

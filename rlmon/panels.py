@@ -292,7 +292,7 @@ def _response_cap(views: Sequence[View], lang: str) -> tuple[float | None, str |
     if not known:
         return None, None
     top = max(known, key=lambda item: float(item.value))
-    return float(top.value), i18n.t("reference_cap", lang, cap=top.display)
+    return float(top.value), i18n.t("reference_cap", lang, cap=i18n.setting_display(top, lang))
 
 
 def signal_markers(signals: Sequence[Any], metric: str, views: Sequence[View], lang: str) -> pl.DataFrame | None:
@@ -525,10 +525,10 @@ def shared_settings_line(views: Sequence[View], lang: str) -> str:
         parts.append(i18n.t("shared_thinking" if thinking.value else "shared_non_thinking", lang))
     cap = common("max_response_length")
     if cap is not None:
-        parts.append(i18n.t("shared_response", lang, cap=cap.display))
+        parts.append(i18n.t("shared_response", lang, cap=i18n.setting_display(cap, lang)))
     batch = common("batch")
     if batch is not None:
-        parts.append(i18n.t("shared_batch", lang, batch=batch.display))
+        parts.append(i18n.t("shared_batch", lang, batch=i18n.setting_display(batch, lang)))
     return " · ".join(parts)
 
 
@@ -686,7 +686,7 @@ def settings_diff_frame(views: Sequence[View], lang: str) -> pl.DataFrame | None
         i18n.t("col_setting", lang): [i18n.setting_label(diff.key, diff.label, lang) for diff in diffs],
     }
     for view in views:
-        columns[labels[view.id]] = [diff.displays.get(view.id, "—") for diff in diffs]
+        columns[labels[view.id]] = [i18n.setting_display(view.experiment.setting(diff.key), lang) for diff in diffs]
     return pl.DataFrame(columns, schema={name: pl.String for name in columns})
 
 

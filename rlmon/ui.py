@@ -192,7 +192,8 @@ def start_demo(cache_dir: Path, step_s: float) -> Path:
     again from its 21st step with a fresh file time instead of looking stalled after a restart.
 
     One background thread per server appends the running demo experiment's next step every ``step_s``
-    seconds until it reaches its last step.
+    seconds; when a run finishes, :func:`rlmon.demo.advance_running` starts the next one, so the demo always
+    has a running experiment (the loop stops only if that function returns False or fails).
     """
     from rlmon import demo  # imported lazily: only a server without log roots needs it
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rlmon.cache import merge_steps, read_log
+from rlmon.cache import LogCache, merge_steps, read_log
 from rlmon.demo import RUNNING_EXPERIMENT, TOTAL_STEPS, advance_running, default_demo_root, write_demo_root
 from rlmon.errors import RlmonError
 from rlmon.parse import ParsedLog
@@ -571,11 +571,8 @@ def test_advance_appends_exactly_the_next_step(root: Path, tmp_path: Path) -> No
 
 def test_advance_to_the_end(tmp_path: Path) -> None:
     demo = write_demo_root(tmp_path / "full", now=NOW)
-    appended = 0
-    while advance_running(demo):
-        appended += 1
-    assert appended == TOTAL_STEPS - 21
-    assert advance_running(demo) is False
+    for _ in range(TOTAL_STEPS - 21):
+        assert advance_running(demo) is True
     parsed = read_log(next((demo / RUNNING_EXPERIMENT).glob("*.log")))
     assert parsed.steps.get_column("step").to_list() == list(range(0, 151))
     assert parsed.meta.final_validation
@@ -585,6 +582,42 @@ def test_advance_to_the_end(tmp_path: Path) -> None:
     assert max(by_step.values()) < 0.833 and by_step[150] <= 0.767  # E4 stays best, no new tie at 150
     grad = parsed.steps.filter(pl.col("step") > 0).get_column("actor/grad_norm").to_list()
     assert rolling_median_spikes(grad) == [] and robust_outliers(grad) == []
+
+
+def test_the_demo_always_has_a_running_experiment(tmp_path: Path) -> None:
+    """The call that writes E5's last step starts the next run of the 4B track (E6), then written step by step;
+    E6's last step starts E7. A restart removes them and puts E5 back at 21/150."""
+    from rlmon.catalog import discover_experiments, load_experiment
+    from rlmon.settings import Settings
+
+    def running(root: Path) -> list[tuple[str, str, str, str]]:
+        catalog = discover_experiments([root])
+        now = max(log.mtime for ref in catalog.experiments for log in ref.files) + 1.0
+        loaded = [load_experiment(ref, LogCache(None), now=now, settings=Settings()) for ref in catalog.experiments]
+        return [(e.id, e.label, e.track, e.progress_text) for e in loaded if e.status == "running"]
+
+    demo = write_demo_root(tmp_path / "chain", now=NOW)
+    for _ in range(TOTAL_STEPS - 22):  # E5: 22 .. 149
+        assert advance_running(demo) is True
+    assert running(demo) == [(RUNNING_EXPERIMENT, "E5 · REINFORCE++", "Qwen3.5-4B", "149/150")]
+    # E5's last step, and in the same call E6 starts (start-up, validation at step 0, step 1)
+    assert advance_running(demo) is True
+    e6 = next((demo / "4b" / "e6_reinforce_pp_4b").glob("train_*.log"))
+    assert read_log(e6).steps.get_column("step").to_list() == [0, 1]
+    assert running(demo) == [("4b/e6_reinforce_pp_4b", "E6 · REINFORCE++", "Qwen3.5-4B", "1/150")]
+    assert advance_running(demo) is True
+    assert read_log(e6).steps.get_column("step").to_list() == [0, 1, 2]
+    assert running(demo) == [("4b/e6_reinforce_pp_4b", "E6 · REINFORCE++", "Qwen3.5-4B", "2/150")]
+    for _ in range(TOTAL_STEPS - 2):
+        assert advance_running(demo) is True
+    assert read_log(e6).meta.final_validation
+    assert [item[0] for item in running(demo)] == ["4b/e7_reinforce_pp_4b"]
+    # E6 is another run, not a copy of E5: its own seed
+    e5_text = next((demo / RUNNING_EXPERIMENT).glob("*.log")).read_text(encoding="utf-8")
+    assert e5_text.split("step:1 - ", 1)[1][:200] != e6.read_text(encoding="utf-8").split("step:1 - ", 1)[1][:200]
+    write_demo_root(demo, now=NOW)
+    assert not (demo / "4b" / "e6_reinforce_pp_4b").exists() and not (demo / "4b" / "e7_reinforce_pp_4b").exists()
+    assert running(demo) == [(RUNNING_EXPERIMENT, "E5 · REINFORCE++", "Qwen3.5-4B", "21/150")]
 
 
 def test_advance_without_demo_root(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ Expected values come from hand-made frames and from the text of the real logs in
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -281,6 +282,43 @@ def test_settings_of_dapo_and_missing_config() -> None:
     assert settings["algorithm"].display == "DAPO"
     assert extract_settings(None) == ()
     assert extract_settings({}) == ()
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def test_setting_values_follow_the_language() -> None:
+    """Values that hold words are translated; the English (``Setting.display``, the CLI's) is unchanged."""
+    from rlmon.i18n import setting_display
+
+    config = config_4b(filter_groups={"enable": True})
+    config["trainer"].update(nnodes=2, save_freq=-1)
+    config["actor_rollout_ref"]["model"]["enable_thinking"] = True
+    settings = settings_by_key(extract_settings(config))
+    chinese = {key: setting_display(item, "zh") for key, item in settings.items()}
+    english = {key: setting_display(item, "en") for key, item in settings.items()}
+    # 4 GPUs per node x 2 nodes; offload False; thinking True; test_freq 25; save_freq -1 (never)
+    assert (chinese["gpus"], english["gpus"], settings["gpus"].display) == (
+        "8 卡（2×4）",
+        "8 GPUs (2×4)",
+        "8 GPUs (2×4)",
+    )
+    assert (chinese["param_offload"], english["param_offload"]) == ("关闭", "off")
+    assert (chinese["optimizer_offload"], english["optimizer_offload"]) == ("关闭", "off")
+    assert (chinese["thinking"], english["thinking"]) == ("思考模式", "thinking")
+    assert (chinese["dynamic_sampling"], english["dynamic_sampling"]) == ("开启", "on")
+    assert (chinese["test_freq"], english["test_freq"]) == ("每 25 步", "25 steps")
+    assert (chinese["save_freq"], english["save_freq"]) == ("关闭", "off")
+    # KL loss low_var_kl 1e-3: the method's name and number stay as logged, the word around them is translated
+    assert (chinese["kl_loss"], english["kl_loss"]) == ("开启 low_var_kl 0.001", "on low_var_kl 0.001")
+    for key in ("gpus", "param_offload", "optimizer_offload", "thinking", "dynamic_sampling", "test_freq",
+                "save_freq", "kl_in_reward", "norm_adv_by_std"):  # fmt: skip
+        if key in chinese:
+            assert not _LATIN_WORD.search(chinese[key]), (key, chinese[key])
+    assert all(english[key] == item.display for key, item in settings.items())
+    non_thinking = settings_by_key(extract_settings(config_4b()))["thinking"]
+    assert (setting_display(non_thinking, "zh"), non_thinking.display) == ("非思考模式", "non-thinking")
+    assert setting_display(None, "zh") == "—"
 
 
 def test_settings_of_real_config_dumps(realdata_dir: Path) -> None:

@@ -7,7 +7,9 @@ in the comments from the input series.
 from __future__ import annotations
 
 import math
+import shutil
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -290,3 +292,45 @@ def test_headline_validation_before_training_is_the_baseline_not_a_result() -> N
     )
     assert headline_numbers(early).best() is None
     assert headline_numbers(early).last() is None
+
+
+def test_old_entropy_name_on_a_real_log(realdata_dir: Path, tmp_path: Path) -> None:
+    """A March-2025 verl log names the entropy ``actor/entropy_loss``; the headline, the signal and the paragraph
+    read that series, the one ``resolve_key("actor/entropy", columns)`` gives a chart. Values from the log's
+    step lines, by hand:
+
+    * steps 1-5: ``actor/entropy_loss:0.389``, ``0.392``, ``0.361``, ``0.355``, ``0.295`` -> mean 1.792/5 = 0.3584;
+    * steps 1110-1119 (the last training steps; step 1120 is validation only): 0.023, 0.022, 0.023, 0.023,
+      0.022, 0.022, 0.023, 0.024, 0.022, 0.022 -> mean 0.226/10 = 0.0226;
+    * ``actor/grad_norm`` over the 1119 training steps: lowest 0.008 (step 659), highest 19.057.
+    """
+    from rlmon.cache import LogCache
+    from rlmon.catalog import discover_experiments, load_experiment
+    from rlmon.insights import detect_signals, experiment_paragraph, write_summary
+    from rlmon.metrics import resolve_key
+    from rlmon.settings import Settings
+
+    name = "amd-mi300-deepseek7b-grpo-gsm8k-2025-03"
+    folder = tmp_path / "root" / name
+    folder.mkdir(parents=True)
+    shutil.copyfile(realdata_dir / f"{name}.log", folder / f"{name}.log")  # a tmp root: the catalog reads folders
+    catalog = discover_experiments([tmp_path / "root"])
+    now = (folder / f"{name}.log").stat().st_mtime + 60.0
+    experiment = load_experiment(catalog.experiments[0], LogCache(None), now=now, settings=Settings())
+    assert resolve_key("actor/entropy", experiment.steps.columns) == "actor/entropy_loss"
+
+    headline = headline_numbers(experiment)
+    assert headline.entropy_key == "actor/entropy_loss"
+    assert headline.entropy_start == pytest.approx(0.3584, abs=1e-9)
+    assert headline.entropy_end == pytest.approx(0.0226, abs=1e-9)
+    assert (headline.grad_norm_min, headline.grad_norm_max) == (pytest.approx(0.008), pytest.approx(19.057))
+
+    signals = detect_signals(experiment, settings=Settings())
+    collapse = [signal for signal in signals if signal.kind == "entropy_collapse"]
+    assert [signal.metric for signal in collapse] == ["actor/entropy_loss"]
+    assert collapse[0].values["start"] == pytest.approx(0.3584, abs=1e-9)
+    assert collapse[0].text("en") == "entropy collapses towards zero (0.358→0.023)"
+    paragraph = experiment_paragraph(experiment, signals, lang="en")
+    assert "entropy 0.358→0.023" in paragraph
+    assert "grad_norm 0.008–19.06" in paragraph
+    assert "entropy collapses towards zero (0.358→0.023)" in " ".join(write_summary([experiment], signals))

@@ -18,8 +18,8 @@ import json
 import math
 import os
 import random
+import re
 import shutil
-import string
 import time
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_headline import make_experiment
 
+from rlmon import i18n
 from rlmon.cache import LogCache
 from rlmon.catalog import discover_experiments, load_experiment
 from rlmon.experiment import Experiment
@@ -35,7 +36,6 @@ from rlmon.headline import format_band, headline_numbers
 from rlmon.insights import (
     KINDS,
     LANGUAGES,
-    MESSAGES,
     Signal,
     detect_all,
     detect_signals,
@@ -68,15 +68,18 @@ def _assert_bilingual(signals: list[Signal]) -> None:
 # ------------------------------------------------------------------------------------------- templates
 
 
-def _placeholders(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
-def test_every_template_has_both_languages_with_the_same_placeholders() -> None:
-    for key, texts in MESSAGES.items():
-        assert set(texts) == {"en", "zh"}, f"template {key} lacks a language"
-        assert all(texts[lang].strip() or key in ("and",) for lang in LANGUAGES), key
-        assert _placeholders(texts["en"]) == _placeholders(texts["zh"]), key
+def test_every_insight_template_is_in_the_one_message_catalog() -> None:
+    """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of rlmon.i18n
+    (whose tests check both languages and the same fields), including the keys it builds from a prefix."""
+    source = (Path(__file__).resolve().parent.parent / "rlmon" / "insights.py").read_text(encoding="utf-8")
+    assert "MESSAGES: dict" not in source
+    used = set(re.findall(r'\b_(?:fill|message|word)\(\s*"([a-z0-9_]+)"', source))
+    assert {"spike", "attention", "exp_pass", "and"} <= used
+    used |= {f"what_{what}" for what in ("length", "pass", "hours")}
+    used |= {f"order_{what}_{rank}" for what in ("length", "pass", "hours") for rank in ("most", "least")}
+    missing = sorted(key for key in used if "insight_" + key not in i18n.MESSAGES)
+    assert not missing
+    assert all(f"kind_{kind}" in i18n.MESSAGES for kind in KINDS)
 
 
 def test_every_kind_is_named_in_both_languages() -> None:
@@ -514,6 +517,36 @@ def test_summary_without_steps_and_without_comparable_tracks() -> None:
     assert "No signal worth attention." in text
 
 
+def test_attention_sentence_agrees_with_the_signals_listed() -> None:
+    # One info signal and nothing else: the table beside the summary lists 1 signal, so the summary must not say
+    # "No signal worth attention."; it names that signal. No signal at all: then, and only then, "none".
+    experiment = make_experiment({"actor/grad_norm": [0.2] * 20}, label="E1 · GRPO")
+    growth = Signal(
+        kind="length_growth",
+        severity="info",
+        experiment=experiment.id,
+        metric="response_length/mean",
+        step=1,
+        step_end=20,
+        values={"start": 1000.0, "end": 2000.0, "ratio": 2.0},
+        message={"en": "response length keeps growing (1k→2k, ×2)", "zh": "响应长度持续增长（1k→2k，×2）"},
+    )
+    english = write_summary([experiment], [growth], lang="en")
+    assert "No signal worth attention." not in english
+    assert english[-1] == "Also noted: E1 (GRPO): response length keeps growing (1k→2k, ×2)."
+    assert (
+        write_summary([experiment], [growth], lang="zh")[-1] == "另有提示：E1 (GRPO)：响应长度持续增长（1k→2k，×2）。"
+    )
+    rising = {"en": "entropy keeps rising (0.2→0.4), no converging trend", "zh": "entropy 持续走高（0.2→0.4）"}
+    warning = dataclasses.replace(growth, kind="entropy_rising", severity="warning", message=rising)
+    both = write_summary([experiment], [warning, growth], lang="en")[-1]
+    assert both == (
+        "Worth attention: E1 (GRPO): entropy keeps rising (0.2→0.4), no converging trend. "
+        "Also noted: E1 (GRPO): response length keeps growing (1k→2k, ×2)."
+    )
+    assert write_summary([experiment], [], lang="en")[-1] == "No signal worth attention."
+
+
 def test_hidden_experiments_are_left_out_of_the_summary() -> None:
     experiments = _two_tracks()[:3]
     experiments[0].hidden = True
@@ -702,6 +735,28 @@ def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Sig
     # seed: "first aime24 validation due in 4 steps" (test_freq=25, 21 steps done)
     assert "next validation at step 25 (in 4 steps)" in e5_en
     assert "下次验证在 step 25（还差 4 步）" in experiment_paragraph(four_b["E5"], signals, lang="zh")
+
+
+def test_demo_grad_norm_range_is_the_same_in_paragraph_and_summary(
+    demo: tuple[Path, list[Experiment], list[Signal]],
+) -> None:
+    # seed page: "E3 lowest and steadiest (0.03–0.23)" and "E3 ... grad_norm 0.03–0.23": min–max of its steps
+    _, experiments, signals = demo
+    e3 = _by_code(experiments, SEED_4B)["E3"]
+    summary = "\n".join(write_summary(experiments, signals, lang="en"))
+    assert "grad_norm is lowest in E3 (Dr.GRPO) (0.03–0.23)." in summary
+    assert "grad_norm 0.03–0.23" in experiment_paragraph(e3, signals, lang="en")
+    assert "grad_norm 0.03–0.23" in experiment_paragraph(e3, signals, lang="zh")
+    # on each track, the run the summary names as lowest gets the same range in its paragraph
+    for track in (SEED_4B, SEED_2B):
+        members = _by_code(experiments, track)
+        text = " ".join(write_summary(list(members.values()), signals, lang="en"))
+        named = text.split("grad_norm is lowest in ", 1)[1].split(").", 1)[0]  # "E3 (Dr.GRPO) (0.07–0.24"
+        code, _, shown = named.partition(" ")
+        shown = shown.rsplit("(", 1)[1]
+        assert f"grad_norm {shown}." in experiment_paragraph(members[code], signals, lang="en") or (
+            f"grad_norm {shown};" in experiment_paragraph(members[code], signals, lang="en")
+        ), (track, code, shown)
 
 
 def test_summary_for_root_text_and_json(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:

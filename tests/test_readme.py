@@ -26,3 +26,19 @@ def test_first_two_commands_install_and_run() -> None:
     commands = [line for line in block.splitlines() if line and not line.startswith("#")]
     assert commands[0] == "pip install -e . && streamlit run streamlit_app.py"
     assert commands[1] == 'pip install -e ".[dev]" && pytest'
+
+
+def test_every_metric_alias_is_documented() -> None:
+    """Each row of the alias table (current name -> older names) appears in the README's section on it."""
+    from rlmon.metrics import METRIC_ALIASES
+
+    section = README.split("## Metric names across verl versions", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("|")[1].strip(): line for line in section.splitlines() if line.startswith("| `")}
+    missing = []
+    for name, keys in METRIC_ALIASES.items():
+        row = rows.get(f"`{name}`")
+        if row is None:
+            missing.append(name)
+            continue
+        missing += [key for key in keys if key != name and f"`{key}`" not in row]
+    assert not missing, f"metric aliases missing from README.md: {missing}"
