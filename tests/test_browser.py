@@ -7,6 +7,8 @@ Screenshots of each page are saved to ``test-artifacts/`` (gitignored). Skipped,
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
@@ -16,10 +18,13 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_geometry import ChartGeometry, charts_per_row, measure_charts, require_svg
+from browser_roots import GeneratedRoot, write_generated_root
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -42,16 +47,18 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def _serve(folder: Path, env_extra: dict[str, str], log_name: str) -> Iterator[str]:
+    """``streamlit run`` on a free loopback port with rlmon's settings from ``env_extra`` only; yields its URL
+    once ``/_stcore/health`` answers. The server's output goes to a file, copied to ``test-artifacts/``."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found (CI installs Debian's chromium with apt)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    folder = tmp_path_factory.mktemp("browser")
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_") and key != "XDG_CACHE_HOME"}
-    env |= {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_DEMO_STEP_S": "1", "RLMON_REFRESH_S": "2"}
-    log = (folder / "server.log").open("wb")
+    env |= env_extra
+    log_path = folder / "server.log"
+    log = log_path.open("wb")
     process = subprocess.Popen(
         [
             sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
@@ -71,7 +78,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 log.flush()
-                output = (folder / "server.log").read_text(errors="replace")[-3000:]
+                output = log_path.read_text(errors="replace")[-3000:]
                 pytest.fail(f"streamlit did not come up on {url}:\n{output}")
             time.sleep(0.3)
         yield url
@@ -83,7 +90,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.kill()
         log.close()
         ARTIFACTS.mkdir(exist_ok=True)
-        shutil.copy(folder / "server.log", ARTIFACTS / "server.log")
+        shutil.copy(log_path, ARTIFACTS / log_name)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app on the built-in demo root; its running experiment gains a step every second."""
+    folder = tmp_path_factory.mktemp("browser")
+    env = {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_DEMO_STEP_S": "1", "RLMON_REFRESH_S": "2"}
+    with _serve(folder, env, "server.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, GeneratedRoot]]:
+    """The app on a generated root of 20 experiments in two tracks, some with labels over 30 characters."""
+    folder = tmp_path_factory.mktemp("browser-generated")
+    written = write_generated_root(folder / "logs")
+    env = {"RLMON_LOG_ROOT": str(written.root), "RLMON_CACHE_DIR": str(folder / "cache")}
+    with _serve(folder, env, "server-generated.log") as url:
+        yield url, written
 
 
 @pytest.fixture(scope="module")
@@ -236,3 +262,229 @@ def test_table_row_opens_the_experiment_page(page: Any, server: str) -> None:
     no_exceptions(page)
     # the sidebar kept its state: the five 4B experiments are still picked
     assert page.locator('[data-testid="stSidebar"] span[data-tag]').count() == 5
+
+
+# ------------------------------------------------------------------------------------------ what is drawn
+#
+# Charts a person can read, measured in the rendered SVG (tests/browser_geometry.py): the plot area of every
+# chart, texts cut by a box, legend labels cut with "…", and the distinct line colours. Each test opens one
+# page in a fresh browser context at 1440x900, measures, then narrows the same page to 390x844 and measures
+# again, saving a full-page screenshot at each width.
+
+WIDE = {"width": 1440, "height": 900}
+NARROW = {"width": 390, "height": 844}
+OVERVIEW_MIN_PLOT = (300, 200)  # width, height at 1440 px
+NARROW_MIN_PLOT_HEIGHT = 160
+DETAIL_MIN_PLOT_HEIGHT = 160
+EXPLORER_MIN_PLOT_HEIGHT = 110
+WIDE_CHARTS_PER_ROW = 2  # up to about 1600 px of width
+DEMO_TRACKS = {"Qwen3.5-4B": 5, "Qwen3.5-2B": 4}
+# The explorer's family picker: the charts after it on an experiment page are the explorer's small multiples.
+EXPLORER_ANCHOR = ".st-key-experiment_family"
+# Charts a page draws at the least (today: 6 on the overview, 17-19 on an experiment page with its explorer).
+OVERVIEW_MIN_CHARTS = 5
+EXPERIMENT_PAGE_MIN_CHARTS = 12
+
+
+def wait_for_charts(page: Any, *, at_least: int, timeout_s: float = 90) -> list[ChartGeometry]:
+    """Until the script is done, at least ``at_least`` charts are drawn and all of them held still for two
+    polls in a row; then the charts, measured. (A loaded machine draws a page in bursts: a pause of one poll
+    with only the first charts drawn is common.)"""
+    page.wait_for_selector('[data-testid="stVegaLiteChart"]', timeout=timeout_s * 1000)
+    deadline = time.monotonic() + timeout_s
+    history: list[list[tuple[Any, ...]]] = []
+    charts: list[ChartGeometry] = []
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(700)
+        if page.locator('[data-testid="stStatusWidget"]').count():
+            continue  # the script is still running
+        charts = measure_charts(page)
+        shape = [(chart.renderer, chart.element, chart.plots, len(chart.legend_labels)) for chart in charts]
+        history.append(shape)
+        drawn = len(charts) >= at_least and all(chart.renderer != "none" for chart in charts)
+        if drawn and len(history) >= 3 and history[-3] == history[-2] == shape:
+            return charts
+    return charts
+
+
+def full_page_screenshot(page: Any, name: str, viewport: dict[str, int]) -> None:
+    """A screenshot of the whole page: Streamlit scrolls inside ``stMain``, so the viewport is stretched to
+    its content for the shot (chart widths do not depend on the height), then set back."""
+    height = page.evaluate(
+        '() => Math.max(...[...document.querySelectorAll(\'[data-testid="stMain"], [data-testid="stSidebar"]\')]'
+        ".map((e) => e.scrollHeight), 0)"
+    )
+    page.set_viewport_size({"width": viewport["width"], "height": max(viewport["height"], int(height) + 40)})
+    page.wait_for_timeout(800)
+    screenshot(page, name)
+    page.set_viewport_size(viewport)
+
+
+def explorer_flags(page: Any) -> list[bool]:
+    """For each chart element in document order: does it come after the explorer's family picker?"""
+    flags = page.evaluate(
+        """(anchor) => {
+          const mark = document.querySelector(anchor);
+          if (!mark) return null;
+          return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].map(
+            (chart) => Boolean(mark.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING));
+        }""",
+        EXPLORER_ANCHOR,
+    )
+    assert flags is not None, f"the explorer ({EXPLORER_ANCHOR}) is not on the experiment page"
+    return list(flags)
+
+
+def measure_both_widths(browser: Any, url: str, name: str, *, explorer: bool = False) -> dict[int, list[Drawn]]:
+    """The charts of ``url`` at 1440x900, then (same page, narrowed) at 390x844; screenshots of both. With
+    ``explorer``, each chart also says whether it is one of the explorer's small multiples."""
+    context = browser.new_context(viewport=WIDE, locale="en-US")
+    try:
+        page = context.new_page()
+        page.goto(url)
+        measured: dict[int, list[Drawn]] = {}
+        for viewport in (WIDE, NARROW):
+            page.set_viewport_size(viewport)
+            charts = wait_for_charts(page, at_least=EXPERIMENT_PAGE_MIN_CHARTS if explorer else OVERVIEW_MIN_CHARTS)
+            no_exceptions(page)
+            require_svg(charts)
+            flags = explorer_flags(page) if explorer else [False] * len(charts)
+            measured[viewport["width"]] = [Drawn(chart, flag) for chart, flag in zip(charts, flags, strict=True)]
+            full_page_screenshot(page, f"{name}-{viewport['width']}", viewport)
+        # The numbers beside the screenshots, to compare a layout change before and after.
+        record = {width: [{"title": item.chart.title, "explorer": item.in_explorer, "describe": item.chart.describe(),
+                           "plots": [asdict(plot) for plot in item.chart.plots], "clipped": list(item.chart.clipped),
+                           "legend_labels": list(item.chart.legend_labels),
+                           "line_colors": list(item.chart.line_colors)} for item in drawn]
+                  for width, drawn in measured.items()}  # fmt: skip
+        (ARTIFACTS / f"{name}.json").write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
+        return measured
+    finally:
+        context.close()
+
+
+@dataclass(frozen=True)
+class Drawn:
+    chart: ChartGeometry
+    in_explorer: bool
+
+
+def text_problems(charts: list[ChartGeometry], width: int) -> list[str]:
+    """Texts outside their chart's boxes and legend labels cut with "…", one line per chart."""
+    problems = []
+    for chart in charts:
+        if chart.clipped:
+            cut = "; ".join(f"{item['text']!r} ({item['role']}) by {item['by']}" for item in chart.clipped)
+            problems.append(f"at {width} px, {chart.name} has {len(chart.clipped)} clipped texts: {cut}")
+        if chart.ellipsized_legend_labels:
+            problems.append(f"at {width} px, {chart.name} cuts legend labels: {chart.ellipsized_legend_labels}")
+    return problems
+
+
+def check_overview(measured: dict[int, list[Drawn]], *, experiments: int) -> None:
+    problems: list[str] = []
+    for width, drawn in measured.items():
+        charts = [item.chart for item in drawn]
+        lines = [chart for chart in charts if chart.is_line_chart]
+        if not lines:
+            problems.append(f"at {width} px the overview draws no line chart")
+            continue
+        for chart in lines:
+            if width == WIDE["width"]:
+                low_width, low_height = OVERVIEW_MIN_PLOT
+                if chart.plot_height < low_height or chart.plot_width < low_width:
+                    problems.append(f"at {width} px, {chart.describe()}; wanted >= {low_width}x{low_height}")
+            elif chart.plot_height < NARROW_MIN_PLOT_HEIGHT:
+                problems.append(f"at {width} px, {chart.describe()}; wanted >= {NARROW_MIN_PLOT_HEIGHT} tall")
+            if len(chart.line_colors) != experiments:
+                problems.append(
+                    f"at {width} px, {chart.name} draws {experiments} experiments in {len(chart.line_colors)} "
+                    f"distinct line colours: {list(chart.line_colors)}"
+                )
+        every_colour = {colour for chart in lines for colour in chart.line_colors}
+        if len(every_colour) != experiments:
+            problems.append(f"at {width} px the overview's line charts use {len(every_colour)} colours "
+                            f"for {experiments} experiments")  # fmt: skip
+        rows = charts_per_row(lines if width == WIDE["width"] else charts)
+        wanted = WIDE_CHARTS_PER_ROW if width == WIDE["width"] else 1
+        if max(rows) != wanted and not (width == WIDE["width"] and len(lines) == 1):
+            problems.append(f"at {width} px the overview's charts per row are {rows}; wanted {wanted}")
+        problems += text_problems(charts, width)
+    assert not problems, "\n".join(problems)
+
+
+def check_experiment_page(measured: dict[int, list[Drawn]]) -> None:
+    problems: list[str] = []
+    for width, drawn in measured.items():
+        details = [item.chart for item in drawn if not item.in_explorer]
+        explorer = [item.chart for item in drawn if item.in_explorer]
+        if not details or not explorer:
+            problems.append(f"at {width} px: {len(details)} detail charts, {len(explorer)} explorer charts")
+        for chart in details:
+            if chart.plot_height < DETAIL_MIN_PLOT_HEIGHT:
+                problems.append(f"at {width} px, detail chart {chart.describe()}; wanted >= "
+                                f"{DETAIL_MIN_PLOT_HEIGHT} tall")  # fmt: skip
+        for chart in explorer:
+            if chart.plot_height < EXPLORER_MIN_PLOT_HEIGHT:
+                problems.append(f"at {width} px, explorer chart {chart.describe()}; wanted >= "
+                                f"{EXPLORER_MIN_PLOT_HEIGHT} tall")  # fmt: skip
+        if width == WIDE["width"]:
+            rows = charts_per_row(details)
+            if max(rows, default=0) > WIDE_CHARTS_PER_ROW:
+                problems.append(f"at {width} px the detail charts per row are {rows}; wanted <= {WIDE_CHARTS_PER_ROW}")
+        else:
+            rows = charts_per_row(details + explorer)
+            if max(rows, default=0) != 1:
+                problems.append(f"at {width} px the charts per row are {rows}; wanted one column")
+        problems += text_problems(details + explorer, width)
+    assert not problems, "\n".join(problems)
+
+
+def overview_url(server_url: str, *, all_tracks: bool, lang: str) -> str:
+    # live=0: no timed reruns while measuring (the demo's running experiment keeps gaining steps).
+    query = "live=0" + ("&track=*" if all_tracks else "") + ("&lang=zh" if lang == "zh" else "")
+    return f"{server_url}/?{query}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("view", ["track", "all-tracks"])
+def test_demo_overview_charts_are_readable(browser: Any, server: str, view: str, lang: str) -> None:
+    """Demo root, overview of the newest track (5 experiments) or of all tracks (9)."""
+    all_tracks = view == "all-tracks"
+    measured = measure_both_widths(
+        browser, overview_url(server, all_tracks=all_tracks, lang=lang), f"geometry-demo-overview-{view}-{lang}"
+    )
+    check_overview(measured, experiments=sum(DEMO_TRACKS.values()) if all_tracks else DEMO_TRACKS["Qwen3.5-4B"])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_demo_experiment_page_charts_are_readable(browser: Any, server: str, lang: str) -> None:
+    """Demo root, E2 · DAPO's page: the detail charts and the explorer's small multiples."""
+    url = f"{server}/4b-e2-dapo-4b?live=0" + ("&lang=zh" if lang == "zh" else "")
+    check_experiment_page(measure_both_widths(browser, url, f"geometry-demo-experiment-{lang}", explorer=True))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("view", ["track", "all-tracks"])
+def test_generated_overview_charts_are_readable(
+    browser: Any, generated: tuple[str, GeneratedRoot], view: str, lang: str
+) -> None:
+    """Generated root: the newest track (12 experiments, long labels) or all tracks (20 series)."""
+    url, written = generated
+    all_tracks = view == "all-tracks"
+    measured = measure_both_widths(
+        browser, overview_url(url, all_tracks=all_tracks, lang=lang), f"geometry-generated-overview-{view}-{lang}"
+    )
+    check_overview(measured, experiments=len(written.experiments) if all_tracks else len(written.tracks["Qwen3-8B"]))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_generated_experiment_page_charts_are_readable(
+    browser: Any, generated: tuple[str, GeneratedRoot], lang: str
+) -> None:
+    """Generated root, the page of an experiment whose label is over 50 characters."""
+    url, _ = generated
+    page_url = f"{url}/qwen3-8b-e02-dapo" + ("?lang=zh" if lang == "zh" else "")
+    check_experiment_page(
+        measure_both_widths(browser, page_url, f"geometry-generated-experiment-{lang}", explorer=True)
+    )

@@ -1,0 +1,137 @@
+"""A generated log root for the browser tests: many experiments in two tracks, with long labels.
+
+The demo root has at most five experiments per track and short labels; the chart layout has to hold for 1 to
+20 series and for labels of any length, so :func:`write_generated_root` writes 20 small experiments (150 steps,
+the keys the overview and the experiment page draw, validation every 25 steps) as verl console logs, in two
+tracks (12 x Qwen3-8B, 8 x Qwen3-1.7B), plus an ``rlmon.toml`` that gives some of them labels longer than 30
+characters. Modelled on ``benchmarks/bench_app.py``'s generator, smaller.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+STEPS = 150
+TEST_FREQ = 25
+
+# (folder, model path, experiments): the 8B track is written last, so it is the newest and the overview opens on it.
+_TRACKS = (
+    ("qwen3-1.7b", "Qwen/Qwen3-1.7B", 8),
+    ("qwen3-8b", "Qwen/Qwen3-8B", 12),
+)
+_ALGORITHMS = ("grpo", "dapo", "drgrpo", "rloo", "reinforce_plus_plus")
+# Labels set in rlmon.toml (the others keep the default label), some well over 30 characters.
+_LABELS = {
+    "qwen3-8b/e01_grpo": "E1 · GRPO baseline, KL 1e-3, lr 1e-6, 16K response cap",
+    "qwen3-8b/e02_dapo": "E2 · DAPO clip-higher 0.28 + overlong reward shaping 4K",
+    "qwen3-8b/e08_drgrpo": "E8 · Dr.GRPO seq-mean-token-sum-norm (no std division)",
+    "qwen3-8b/e12_dapo": "E12 · DAPO with dynamic sampling, 32 prompts × 16 responses",
+    "qwen3-1.7b/e03_drgrpo": "E3 · Dr.GRPO 1.7B — 长回复上限 16K, no KL loss",
+}
+
+_KEYS = (
+    "critic/score/mean",
+    "critic/score/min",
+    "critic/score/max",
+    "critic/rewards/mean",
+    "response_length/mean",
+    "response_length/max",
+    "response_length/clip_ratio",
+    "actor/entropy",
+    "actor/grad_norm",
+    "actor/pg_loss",
+    "actor/pg_clipfrac",
+    "actor/pg_clipfrac_lower",
+    "actor/kl_loss",
+    "actor/ppo_kl",
+    "actor/lr",
+    "training/rollout_actor_probs_pearson_corr",
+    "perf/throughput",
+    "timing_s/step",
+    "timing_s/gen",
+    "timing_s/old_log_prob",
+    "timing_s/ref",
+    "timing_s/adv",
+    "timing_s/update_actor",
+)
+
+
+@dataclass(frozen=True)
+class GeneratedRoot:
+    """What was written: the root, the experiment ids per track name (as the app names tracks)."""
+
+    root: Path
+    tracks: dict[str, list[str]]
+
+    @property
+    def experiments(self) -> list[str]:
+        return [experiment for ids in self.tracks.values() for experiment in ids]
+
+
+def _value(key: str, step: int, number: int, rng: random.Random) -> float:
+    u = step / STEPS
+    skill = 0.5 + 0.03 * number
+    if key == "critic/score/mean":
+        return -0.4 + skill * u + rng.gauss(0, 0.05)
+    if key == "critic/score/min":
+        return -1.0
+    if key == "critic/score/max":
+        return 1.0
+    if key == "timing_s/step":
+        return 60.0 + number + rng.gauss(0, 3)
+    if key.startswith("timing_s/"):
+        return 10.0 + rng.gauss(0, 1)
+    if key == "response_length/mean":
+        return 3000 + (2000 + 150 * number) * u + rng.gauss(0, 200)
+    if key == "response_length/max":
+        return 16384.0
+    if key == "response_length/clip_ratio":
+        return max(0.0, 0.02 + 0.05 * u + rng.gauss(0, 0.01))
+    if key == "training/rollout_actor_probs_pearson_corr":
+        return 0.999 + rng.gauss(0, 0.0002)
+    if key == "actor/lr":
+        return 1e-6
+    if key == "perf/throughput":
+        return 1500 + 20 * number + rng.gauss(0, 50)
+    return abs(math.sin(step / 30 + number)) * 0.3 + rng.gauss(0, 0.02)
+
+
+def _log_text(number: int, model: str, algorithm: str) -> str:
+    rng = random.Random(number)
+    lines = [
+        "(TaskRunner pid=1) {'actor_rollout_ref': {'model': {'path': '" + model + "'}}, "
+        f"'algorithm': {{'adv_estimator': '{algorithm}'}}, 'data': {{'max_response_length': 16384, "
+        f"'train_batch_size': 32}}, 'trainer': {{'n_gpus_per_node': 8, 'nnodes': 1, 'test_freq': {TEST_FREQ}}}}}",
+        f"(TaskRunner pid=1) Total training steps: {STEPS}",
+    ]
+    for step in range(1, STEPS + 1):
+        pairs = [f"{key}:{_value(key, step, number, rng):.6g}" for key in _KEYS]
+        if step % TEST_FREQ == 0:
+            pairs.append(f"val-core/aime24/acc/mean@1:{0.2 + 0.01 * number + 0.3 * step / STEPS:.4f}")
+        lines.append(f"(TaskRunner pid=1) step:{step} - " + " - ".join(pairs))
+    return "\n".join(lines) + "\n"
+
+
+def write_generated_root(root: Path) -> GeneratedRoot:
+    """Write 20 experiments in two tracks and an ``rlmon.toml`` with long labels into ``root``."""
+    tracks: dict[str, list[str]] = {}
+    mtime = 1_767_225_600.0  # 2026-01-01: the files age in the order written
+    number = 0
+    for folder, model, count in _TRACKS:
+        ids = tracks.setdefault(model.rsplit("/", 1)[-1], [])
+        for index in range(1, count + 1):
+            number += 1
+            experiment = f"{folder}/e{index:02d}_{_ALGORITHMS[(index - 1) % len(_ALGORITHMS)]}"
+            path = root / experiment / "train_20260101_000000.log"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(_log_text(number, model, _ALGORITHMS[(index - 1) % len(_ALGORITHMS)]), encoding="utf-8")
+            mtime += 3600
+            os.utime(path, (mtime, mtime))
+            ids.append(experiment)
+    toml = [f'[experiments."{experiment}"]\nlabel = "{label}"\n' for experiment, label in _LABELS.items()]
+    (root / "rlmon.toml").write_text("\n".join(toml), encoding="utf-8")
+    return GeneratedRoot(root=root, tracks=tracks)
