@@ -39,9 +39,9 @@ import streamlit as st
 
 from rlmon import i18n
 from rlmon.cache import LogCache
-from rlmon.catalog import Catalog, ExperimentRef, discover_experiments, load_experiment
+from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_experiments, load_experiment
 from rlmon.errors import CatalogError, RlmonError
-from rlmon.experiment import Experiment
+from rlmon.experiment import Experiment, short_track_names
 from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.settings import Settings, load_settings
@@ -323,6 +323,7 @@ class _ViewMemo:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._views: dict[tuple[str, str], tuple[tuple[Any, ...], int, ExperimentView]] = {}
+        self._recolored: dict[str, tuple[tuple[int, str], ExperimentView]] = {}
 
     def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
         key = (str(ref.root), ref.id)
@@ -345,10 +346,29 @@ class _ViewMemo:
             self._views[key] = (identity, minute, view)
         return view
 
+    def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
+        """``view`` with the colour the whole catalog assigned it; the same object while neither changes, a
+        new one (new serial, so memoised charts are redrawn) when the colour moves."""
+        if view.color == color:
+            return view
+        key = (view.serial, color)
+        with self._lock:
+            known = self._recolored.get(view.id)
+            if known is not None and known[0] == key:
+                return known[1]
+        experiment = dataclasses.replace(view.experiment, color=color)
+        fresh = dataclasses.replace(view, experiment=experiment, serial=next(_SERIALS))
+        with self._lock:
+            self._recolored[view.id] = (key, fresh)
+        return fresh
+
     def forget_missing(self, keys: set[tuple[str, str]]) -> None:
         with self._lock:
             for key in [key for key in self._views if key not in keys]:
                 del self._views[key]
+            ids = {key[1] for key in keys}
+            for experiment_id in [item for item in self._recolored if item not in ids]:
+                del self._recolored[experiment_id]
 
 
 @st.cache_resource(show_spinner=False)
@@ -364,7 +384,8 @@ class LoadedViews:
 
 
 def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
-    """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`)."""
+    """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`), each with its
+    own colour (:func:`~rlmon.catalog.catalog_colors`)."""
     cache = log_cache(settings.cache_dir)
     memo = _view_memo(settings.cache_dir)
     now = time.time()
@@ -376,6 +397,9 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
         except RlmonError as error:
             errors.append((ref.id, error.describe()))
     memo.forget_missing({(str(ref.root), ref.id) for ref in catalog.experiments})
+    # Colours are handed out over the whole catalog, so no two experiments in view share one.
+    colors = catalog_colors(catalog, [view.experiment for view in views])
+    views = [memo.recolored(view, colors.get(view.id, view.color)) for view in views]
     return LoadedViews(views=tuple(views), errors=tuple(errors))
 
 
@@ -844,14 +868,17 @@ def color_dot(color: str) -> str:
     return f'<span style="display:inline-block;width:0.75em;height:0.75em;border-radius:2px;background:{safe}"></span>'
 
 
-def legend_html(views: Sequence[ExperimentView], lang: str) -> str:
-    """Colour chip, label and status of each experiment as HTML (labels escaped)."""
+def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[str, str] | None = None) -> str:
+    """Colour chip, label, status glyph and progress of each experiment as HTML (labels escaped).
+
+    ``labels`` maps id -> label (default :func:`display_labels` of ``views``)."""
+    names = display_labels(views) if labels is None else labels
     items = []
     for view in views:
         status = i18n.t("status_" + view.status, lang)
         items.append(
             f'<div style="display:flex;gap:0.45em;align-items:center;font-size:0.86rem;line-height:1.5">'
-            f"{color_dot(view.color)}<span>{html.escape(view.label)}</span>"
+            f"{color_dot(view.color)}<span>{html.escape(names.get(view.id, view.label))}</span>"
             f'<span style="margin-left:auto;color:#6b7280" title="{html.escape(status)}">'
             f"{STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
         )
@@ -946,11 +973,16 @@ def fresh_views(app: AppState) -> tuple[tuple[ExperimentView, ...], tuple[Experi
 
 
 def display_labels(views: Sequence[ExperimentView]) -> dict[str, str]:
-    """Experiment id -> chart label; the track is added when the experiments span several tracks."""
-    tracks = {view.experiment.track for view in views}
-    if len(tracks) <= 1:
+    """Experiment id -> the label every part of the app shows for it among ``views`` (the experiments in view).
+
+    One track: the label (``E1 · GRPO``). Several: the label and the track's short name
+    (:func:`~rlmon.experiment.short_track_names`), ``E1 · GRPO · 2B``. Used by the sidebar's chips and
+    legend, the charts, tables and summaries alike.
+    """
+    short = short_track_names([view.experiment.track for view in views])
+    if len(short) <= 1:
         return {view.id: view.label for view in views}
-    return {view.id: f"{view.label} ({view.experiment.track})" for view in views}
+    return {view.id: f"{view.label} · {short[view.experiment.track]}" for view in views}
 
 
 def live_fragment(body: Callable[[], None], app: AppState, *, key: str) -> None:
