@@ -63,9 +63,11 @@ __all__ = [
     "app_state",
     "axis_title",
     "build_spec",
+    "came_through_pages_folder",
     "chip_css",
     "choice_field",
     "color_dot",
+    "dismiss_stale_page_not_found",
     "display_labels",
     "download_frame",
     "escape_markdown",
@@ -79,9 +81,11 @@ __all__ = [
     "is_validation_key",
     "lang",
     "legend_html",
+    "legend_views",
     "line_points",
     "list_field",
     "live_fragment",
+    "live_legend",
     "load_catalog",
     "load_views",
     "log_cache",
@@ -89,6 +93,7 @@ __all__ = [
     "number_field",
     "prepare_charts",
     "read_url",
+    "requested_page",
     "script_argv",
     "set_app_state",
     "show_chart",
@@ -883,6 +888,93 @@ def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[s
             f"{STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
         )
     return "".join(items)
+
+
+def legend_views(roots: tuple[Path, ...], settings: Settings, ids: Sequence[str]) -> tuple[ExperimentView, ...]:
+    """The experiments ``ids`` as they are now (status, progress), in the order of ``ids``; ids that are gone
+    are left out. Reads through the shared loaders, so a refresh costs a stat of the files."""
+    views = {view.id: view for view in load_views(load_catalog(roots).catalog, settings).views}
+    return tuple(views[experiment_id] for experiment_id in ids if experiment_id in views)
+
+
+def live_legend(
+    roots: tuple[Path, ...],
+    settings: Settings,
+    ids: Sequence[str],
+    lang: str,
+    *,
+    labels: Mapping[str, str],
+    refresh_s: int | None,
+) -> None:
+    """The sidebar legend (:func:`legend_html`) as a fragment of its own that redraws from fresh views every
+    ``refresh_s`` seconds (None: only with the app).
+
+    Live refresh reruns fragments only; without this the legend would keep the status and progress of the
+    last full run while the page beside it moves on. Call it inside ``with st.sidebar:``.
+    """
+    wanted = tuple(ids)
+
+    def draw() -> None:
+        views = legend_views(roots, settings, wanted)
+        if views:
+            st.html(legend_html(views, lang, labels=labels))
+
+    draw.__qualname__ = "sidebar_legend_fragment"
+    st.fragment(draw, run_every=refresh_s)()
+
+
+def came_through_pages_folder() -> bool:
+    """Whether this script run was started through Streamlit's legacy ``pages/`` folder mode.
+
+    Until the first ``st.navigation`` call of a server process, Streamlit runs every script through its
+    pages-folder mode (the app has a ``pages/`` folder): it first resolves the URL against ``pages/*.py``, sends
+    "Page not found" for an experiment page's path and only then runs this script, whose ``st.navigation``
+    resolves the same path correctly. Read this before the app calls ``st.navigation`` (which ends the mode).
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a Streamlit without it has no such mode
+        return False
+    return PagesManager.uses_pages_directory is True
+
+
+_DISMISS_PAGE_NOT_FOUND = """<script>
+(() => {
+  let tries = 0;
+  const timer = setInterval(() => {
+    tries += 1;
+    for (const dialog of document.querySelectorAll('[role="dialog"]')) {
+      if (dialog.textContent.includes("Page not found")) {
+        const close = dialog.querySelector('button[aria-label="Close"]');
+        if (close) { close.click(); clearInterval(timer); return; }
+      }
+    }
+    if (tries > 200) clearInterval(timer);
+  }, 25);
+})();
+</script>"""
+
+
+def dismiss_stale_page_not_found(requested: str | None, current_path: str) -> None:
+    """Close the "Page not found" box Streamlit's pages-folder mode showed for a path this app does have.
+
+    Call only when :func:`came_through_pages_folder` was true for this run. ``requested`` is the path the
+    browser asked for, ``current_path`` the url_path ``st.navigation`` resolved it to; when they differ the
+    path really is unknown and the box stays. The script is a fixed string: nothing from the URL is in it.
+    """
+    if requested and requested == current_path:
+        st.html(_DISMISS_PAGE_NOT_FOUND, unsafe_allow_javascript=True)
+
+
+def requested_page() -> str | None:
+    """The page path the browser asked for in this run (Streamlit's intended page name), if any."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:
+        return None
+    ctx = get_script_run_ctx()
+    name = getattr(getattr(ctx, "pages_manager", None), "intended_page_name", None)
+    return name if isinstance(name, str) else None
 
 
 # ------------------------------------------------------------------------------------------- view controls
