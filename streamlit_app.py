@@ -17,6 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from rlmon import experiment as experiment_tracks
 from rlmon import i18n, ui
 from rlmon.errors import RlmonError
 
@@ -38,6 +39,8 @@ def _pick_language(settings_language: str) -> str:
 
 
 def main() -> None:
+    # Read before st.navigation ends Streamlit's pages-folder mode (see ui.came_through_pages_folder).
+    pages_folder_run = ui.came_through_pages_folder()
     try:
         settings = ui.app_settings(sys.argv, os.environ)
     except RlmonError as error:
@@ -67,11 +70,9 @@ def main() -> None:
     ids = [view.id for view in visible]
 
     tracks = list(dict.fromkeys(view.experiment.track for view in visible))
-    newest = max(visible, key=lambda view: view.experiment.last_modified or 0.0, default=None)
-    default_track = newest.experiment.track if newest is not None else ALL_TRACKS
+    # First screen: the newest track with runs to compare, else every track (rlmon.experiment.default_track).
+    default_track = experiment_tracks.default_track([view.experiment for view in visible]) or ALL_TRACKS
     track_choices = [*tracks, ALL_TRACKS] if len(tracks) > 1 else [ALL_TRACKS, *tracks]
-    if len(tracks) <= 1:
-        default_track = ALL_TRACKS
 
     # URL -> state (experiments first: they decide the track when a link names them).
     raw_ids = st.query_params.get_all("exp")
@@ -139,6 +140,29 @@ def main() -> None:
     if goto in pages:
         st.switch_page(pages[goto])
 
+    # The navigation comes before the sidebar so the sidebar can follow the page (position="top": the page
+    # menu is drawn in the header whatever the order).
+    current = st.navigation(sections, position="top")
+    if pages_folder_run:
+        ui.dismiss_stale_page_not_found(ui.requested_page(), current.url_path)
+    by_slug = {slug: experiment_id for experiment_id, slug in slugs.items()}
+    current_experiment = by_slug.get(current.url_path)
+    if current.url_path == GENERIC_PATH:
+        current_experiment = st.query_params.get("id")
+    by_id = {view.id: view for view in visible}
+    # Arriving at an experiment's page (menu, link, table click) shows its track with it picked; staying on
+    # the page leaves the sidebar to the visitor.
+    arrived = st.session_state.get("_rlmon_page") != current.url_path
+    st.session_state["_rlmon_page"] = current.url_path
+    if arrived and current_experiment in by_id:
+        own_track = by_id[current_experiment].experiment.track
+        if st.session_state.get("app_track") not in (ALL_TRACKS, own_track):
+            st.session_state["app_track"] = own_track
+            st.session_state["app_experiments"] = in_track(own_track)
+            st.session_state["_rlmon_unknown_ids"] = []
+        elif "app_experiments" in st.session_state and current_experiment not in st.session_state["app_experiments"]:
+            st.session_state["app_experiments"] = [*st.session_state["app_experiments"], current_experiment]
+
     with st.sidebar:
         st.markdown(f"### :material/monitoring: rlmon\n{i18n.t('app_tagline', lang)}")
         track = st.selectbox(
@@ -155,11 +179,8 @@ def main() -> None:
         st.session_state["app_experiments"] = [
             value for value in st.session_state["app_experiments"] if value in options
         ]
-        by_id = {view.id: view for view in visible}
-        chip_labels = {
-            view.id: view.label if track != ALL_TRACKS else f"{view.label} · {view.experiment.track}"
-            for view in visible
-        }
+        # One labelling for chips, legend, charts and tables: "E1 · GRPO", plus " · 2B" over several tracks.
+        chip_labels = ui.display_labels([by_id[value] for value in options])
         picked = st.multiselect(
             i18n.t("sidebar_experiments", lang),
             options,
@@ -178,8 +199,6 @@ def main() -> None:
         if css:
             st.html(f"<style>{css}</style>")
         selected = tuple(view for view in visible if view.id in picked)
-        if selected:
-            st.html(ui.legend_html(selected, lang))
 
         any_running = any(view.status == "running" for view in selected)
         live_field = ui.flag_field("app_live", "live", default=any_running)
@@ -189,6 +208,11 @@ def main() -> None:
         ui.read_url([live_field, every_field])
         st.session_state.setdefault("app_live", any_running)
         st.session_state.setdefault("app_refresh_s", settings.refresh_s)
+        # The legend redraws itself with every live refresh (the rest of the sidebar waits for a full run).
+        legend_every = int(st.session_state["app_refresh_s"]) if st.session_state["app_live"] else None
+        ui.live_legend(
+            roots, settings, [view.id for view in selected], lang, labels=chip_labels, refresh_s=legend_every
+        )
         st.divider()
         st.segmented_control(
             i18n.t("sidebar_language", lang),
@@ -216,13 +240,6 @@ def main() -> None:
             root_list = "<br>".join(html.escape(str(root)) for root in roots)
             st.html(f'<div style="font-size:0.8rem;color:#6b7280">{html.escape(i18n.t("sidebar_roots", lang))}:'
                     f"<br><code>{root_list}</code></div>")  # fmt: skip
-
-    current = st.navigation(sections, position="top")
-
-    by_slug = {slug: experiment_id for experiment_id, slug in slugs.items()}
-    current_experiment = by_slug.get(current.url_path)
-    if current.url_path == GENERIC_PATH:
-        current_experiment = st.query_params.get("id")
 
     ui.set_app_state(
         ui.AppState(

@@ -35,6 +35,7 @@ from rlmon.experiment import (
     Experiment,
     SourceFile,
     SourceRole,
+    assign_colors,
     experiment_code,
     experiment_color,
     experiment_label,
@@ -55,6 +56,7 @@ __all__ = [
     "Catalog",
     "ExperimentRef",
     "LogFile",
+    "catalog_colors",
     "decode_experiment_id",
     "describe_root",
     "discover_experiments",
@@ -637,14 +639,25 @@ def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings
     )
 
 
+def catalog_colors(catalog: Catalog, experiments: Sequence[Experiment]) -> dict[str, str]:
+    """Experiment id -> colour over a whole catalog (every root and track): :func:`~rlmon.experiment.assign_colors`
+    with the colours ``rlmon.toml`` sets kept. The app and ``rlmon info`` both colour through this."""
+    fixed = {ref.id: ref.overrides.color for ref in catalog.experiments if ref.overrides.color}
+    return assign_colors(experiments, fixed=fixed)
+
+
 def load_experiments(
     catalog: Catalog, cache: LogCache, *, now: float, settings: Settings, include_hidden: bool = True
 ) -> list[Experiment]:
-    """:func:`load_experiment` for every experiment of a catalog, in catalog order.
+    """:func:`load_experiment` for every experiment of a catalog, in catalog order, each with its colour
+    from :func:`catalog_colors` (no two alike while the palette lasts).
 
     ``include_hidden=False`` leaves out the experiments ``rlmon.toml`` marks hidden.
     """
     experiments = [load_experiment(ref, cache, now=now, settings=settings) for ref in catalog.experiments]
+    colors = catalog_colors(catalog, experiments)
+    for experiment in experiments:
+        experiment.color = colors.get(experiment.id, experiment.color)
     if include_hidden:
         return experiments
     return [experiment for experiment in experiments if not experiment.hidden]

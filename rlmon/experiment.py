@@ -44,7 +44,9 @@ __all__ = [
     "SourceFile",
     "SourceRole",
     "Status",
+    "assign_colors",
     "config_get",
+    "default_track",
     "experiment_code",
     "experiment_color",
     "experiment_label",
@@ -52,6 +54,7 @@ __all__ = [
     "infer_algorithm",
     "model_track",
     "settings_diff",
+    "short_track_names",
     "step_time_column",
     "summarize_progress",
     "training_rows",
@@ -449,12 +452,127 @@ def experiment_label(folder_name: str, algorithm: Algorithm) -> str:
 
 
 def experiment_color(experiment_id: str) -> str:
-    """A stable palette colour: ``E<n>`` folders get colour n-1, others a hash of the id."""
+    """The preferred palette colour of one experiment: ``E<n>`` folders colour n-1, others a hash of the id.
+
+    Alone it does not keep colours apart (``2B/e1`` and ``4B/e1`` prefer the same one):
+    :func:`assign_colors` gives every experiment of a catalog its own.
+    """
     code = experiment_code(PurePosixPath(experiment_id).name)
     if code is not None:
         number = int(re.sub(r"\D", "", code))
         return PALETTE[(number - 1) % len(PALETTE)]
     return PALETTE[zlib.crc32(experiment_id.encode("utf-8")) % len(PALETTE)]
+
+
+def assign_colors(
+    experiments: Sequence[Experiment],
+    *,
+    fixed: Mapping[str, str] | None = None,
+    palette: Sequence[str] = PALETTE,
+) -> dict[str, str]:
+    """One colour per experiment, distinct while there are no more experiments than palette colours.
+
+    Parameters
+    ----------
+    experiments
+        Every experiment that can be in view together (a whole catalog, all tracks).
+    fixed
+        Experiment id -> colour set in ``rlmon.toml``: kept as it is, and not handed to any other experiment.
+    palette
+        The colours to hand out (:data:`~rlmon.schema.PALETTE`).
+
+    Returns
+    -------
+    dict
+        Experiment id -> ``#rrggbb``. Experiments are served in a fixed order - shown before hidden, then by
+        track, then :attr:`Experiment.order` (``E<n>``), then id - so the result depends only on the set of
+        experiments, not on the order they were read in. Each first takes its preferred colour
+        (:func:`experiment_color`) when no one before it has it, then the first unused palette colour; past
+        the palette's size, colours repeat.
+
+    Examples
+    --------
+    Two tracks with an ``E1`` each: the first track (by name) keeps colour 0, the other gets colour 1.
+    """
+    fixed = {key: value for key, value in (fixed or {}).items() if value}
+    ordered = sorted(experiments, key=lambda item: (item.hidden, item.track, item.order, item.id))
+    colors: dict[str, str] = {}
+    used = {value.lower() for key, value in fixed.items() if any(item.id == key for item in experiments)}
+    waiting: list[Experiment] = []
+    for item in ordered:
+        if item.id in fixed:
+            colors[item.id] = fixed[item.id]
+            continue
+        preferred = experiment_color(item.id)
+        if preferred in palette and preferred.lower() not in used:
+            colors[item.id] = preferred
+            used.add(preferred.lower())
+        else:
+            waiting.append(item)
+    free = [color for color in palette if color.lower() not in used]
+    for index, item in enumerate(waiting):
+        colors[item.id] = free[index] if index < len(free) else palette[(index - len(free)) % len(palette)]
+    return colors
+
+
+_TRACK_SEPARATORS = "-_./ :"
+
+
+def short_track_names(tracks: Sequence[str]) -> dict[str, str]:
+    """Track -> the part that tells it apart from the other tracks: ``Qwen3.5-4B``/``Qwen3.5-2B`` -> ``4B``/``2B``.
+
+    The prefix and the suffix common to every track are stripped where they meet a separator (``- _ . / :``):
+    ``Qwen2-7B``/``Qwen2.5-7B`` give ``Qwen2``/``Qwen2.5`` (no common prefix ends at a separator). When a track
+    would be left empty, or two would read alike, every track keeps its full name; so does a single track.
+
+    Examples
+    --------
+    >>> short_track_names(["Qwen3.5-4B", "Qwen3.5-2B"])
+    {'Qwen3.5-4B': '4B', 'Qwen3.5-2B': '2B'}
+    >>> short_track_names(["Qwen2.5-7B-Instruct", "Qwen2.5-3B-Instruct"])
+    {'Qwen2.5-7B-Instruct': '7B', 'Qwen2.5-3B-Instruct': '3B'}
+    """
+    names = list(dict.fromkeys(tracks))
+    if len(names) < 2:
+        return {name: name for name in names}
+
+    def common_prefix(values: Sequence[str]) -> int:
+        length = len(min(values, key=len))
+        size = 0
+        while size < length and all(value[size] == values[0][size] for value in values):
+            size += 1
+        # cut after the last separator inside the common part
+        cut = max((index + 1 for index in range(size) if values[0][index] in _TRACK_SEPARATORS), default=0)
+        return cut
+
+    start = common_prefix(names)
+    end = common_prefix([name[::-1] for name in names])
+    short = {name: name[start : len(name) - end] if start + end < len(name) else "" for name in names}
+    if any(not value.strip(_TRACK_SEPARATORS) for value in short.values()) or len(set(short.values())) < len(names):
+        return {name: name for name in names}
+    return short
+
+
+def default_track(experiments: Sequence[Experiment]) -> str | None:
+    """The track a visitor sees first; None means all tracks.
+
+    The most recently active track (newest file among its experiments) with at least two experiments that
+    logged training steps - something to compare. When no track has two (every track holds one run, as when
+    each log folder trains another model), or there is only one track, all tracks: then every run is compared.
+    Hidden experiments are the caller's to leave out.
+    """
+    tracks = list(dict.fromkeys(item.track for item in experiments))
+    if len(tracks) < 2:
+        return None
+    newest: dict[str, float] = {}
+    with_steps: dict[str, int] = {}
+    for item in experiments:
+        newest[item.track] = max(newest.get(item.track, -math.inf), item.last_modified or 0.0)
+        with_steps[item.track] = with_steps.get(item.track, 0) + (1 if item.steps_done > 0 else 0)
+    candidates = [track for track in tracks if with_steps[track] >= 2]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda track: (newest[track], track))
 
 
 def model_track(config: Mapping[str, Any] | None) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from rlmon import charts, i18n
-from rlmon.experiment import SETTING_GROUPS, Experiment, settings_diff
+from rlmon.experiment import SETTING_GROUPS, Experiment, settings_diff, short_track_names
 from rlmon.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.smoothing import Smoothing
@@ -55,7 +55,6 @@ __all__ = [
     "progress_line",
     "settings_diff_frame",
     "shared_settings_line",
-    "short_tracks",
     "signal_link",
     "signals_frame",
     "validation_panels",
@@ -175,34 +174,12 @@ def long_frame(views: Sequence[View], metric: str) -> pl.DataFrame:
     return pl.concat(parts, how="vertical")
 
 
-def short_tracks(tracks: Sequence[str]) -> dict[str, str]:
-    """Track -> the part that tells it from the others: ``Qwen3.5-4B``/``Qwen3.5-2B`` -> ``4B``/``2B``.
-
-    The common prefix is cut at a separator (``-``, ``_``, ``/``, ``.``, space); a track whose rest would be
-    empty keeps its full name.
-
-    >>> short_tracks(["Qwen3.5-4B", "Qwen3.5-2B"])
-    {'Qwen3.5-4B': '4B', 'Qwen3.5-2B': '2B'}
-    >>> short_tracks(["Qwen2-7B", "gemma-2-2b"])
-    {'Qwen2-7B': 'Qwen2-7B', 'gemma-2-2b': 'gemma-2-2b'}
-    """
-    unique = list(dict.fromkeys(tracks))
-    if len(unique) < 2:
-        return {track: track for track in unique}
-    prefix = unique[0]
-    for track in unique[1:]:
-        while not track.startswith(prefix):
-            prefix = prefix[:-1]
-    cut = max((prefix.rfind(sep) + 1 for sep in "-_/. "), default=0)
-    return {track: (track[cut:] or track) for track in unique}
-
-
 def display_labels(views: Sequence[View]) -> dict[str, str]:
     """Experiment id -> label; ``E1 · GRPO · 2B`` (the short track) when the experiments span several tracks."""
     tracks = [view.experiment.track for view in views]
     if len(set(tracks)) <= 1:
         return {view.id: view.label for view in views}
-    short = short_tracks(tracks)
+    short = short_track_names(tracks)
     return {view.id: f"{view.label} · {short[view.experiment.track]}" for view in views}
 
 
@@ -536,7 +513,7 @@ def progress_line(views: Sequence[View], lang: str) -> str:
     """``E1–E4 finished 150/150 · E5 running 21/150 (4h23m, ETA 27h)``; codes carry the short track when the
     experiments span several tracks (``E1 · 2B``)."""
     tracks = [view.experiment.track for view in views]
-    short = short_tracks(tracks) if len(set(tracks)) > 1 else {}
+    short = short_track_names(tracks) if len(set(tracks)) > 1 else {}
     groups: dict[tuple[str, str, str], list[View]] = {}
     parts: list[str] = []
     for view in views:
@@ -588,7 +565,7 @@ def experiments_frame(
     """
     tracks = [view.experiment.track for view in views]
     several = len(set(tracks)) > 1
-    short = short_tracks(tracks)
+    short = short_track_names(tracks)
     unknown = i18n.t("fmt_unknown", lang)
     rows = []
     for view in views:

@@ -49,6 +49,7 @@ LONG_SCHEMA: dict[str, pl.DataType] = {
 }
 
 PALETTE: tuple[str, ...] = (
+    # Tableau-10
     "#4c78a8",
     "#f58518",
     "#54a24b",
@@ -59,8 +60,22 @@ PALETTE: tuple[str, ...] = (
     "#9d755d",
     "#ff9da6",
     "#bab0ac",
+    # ten more, each picked to be as far (CIEDE2000) from all before it as possible, among mid-lightness,
+    # moderately saturated colours
+    "#005544",
+    "#662288",
+    "#881100",
+    "#554400",
+    "#aa1155",
+    "#33bbff",
+    "#aaaaee",
+    "#998822",
+    "#336600",
+    "#004477",
 )
-"""Tableau-10: experiment ``E<n>`` gets colour n-1 so it looks the same on every track and chart."""
+"""Experiment colours: Tableau-10, then ten more. Every pair differs by CIEDE2000 >= 18 (the closest pair is
+Tableau's own ``#e45756``/``#ff9da6``; tests/test_experiment.py checks the bound), so up to 20 experiments in
+view get distinguishable colours (see :func:`rlmon.experiment.assign_colors`)."""
 
 NON_TRAINING_KEY = r"^(val-core/|val-aux/|val/|test_score/|timing/save_checkpoint$|timing_s/testing$)"
 """Keys a step line can hold without being a training step: validation, and the DAPO end-of-data save."""

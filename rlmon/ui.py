@@ -40,7 +40,7 @@ import streamlit as st
 
 from rlmon import i18n, panels
 from rlmon.cache import LogCache
-from rlmon.catalog import Catalog, ExperimentRef, discover_experiments, load_experiment
+from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_experiments, load_experiment
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.experiment import Experiment
 from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics
@@ -63,10 +63,12 @@ __all__ = [
     "app_settings",
     "app_state",
     "build_spec",
+    "came_through_pages_folder",
     "chart_grid",
     "chip_css",
     "choice_field",
     "color_dot",
+    "dismiss_stale_page_not_found",
     "display_labels",
     "download_frame",
     "escape_markdown",
@@ -81,9 +83,11 @@ __all__ = [
     "is_validation_key",
     "lang",
     "legend_html",
+    "legend_views",
     "line_points",
     "list_field",
     "live_fragment",
+    "live_legend",
     "load_catalog",
     "load_views",
     "log_cache",
@@ -91,6 +95,7 @@ __all__ = [
     "number_field",
     "prepare_charts",
     "read_url",
+    "requested_page",
     "script_argv",
     "set_app_state",
     "show_chart",
@@ -328,6 +333,7 @@ class _ViewMemo:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._views: dict[tuple[str, str], tuple[tuple[Any, ...], int, ExperimentView]] = {}
+        self._recolored: dict[str, tuple[tuple[int, str], ExperimentView]] = {}
 
     def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
         key = (str(ref.root), ref.id)
@@ -350,10 +356,29 @@ class _ViewMemo:
             self._views[key] = (identity, minute, view)
         return view
 
+    def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
+        """``view`` with the colour the whole catalog assigned it; the same object while neither changes, a
+        new one (new serial, so memoised charts are redrawn) when the colour moves."""
+        if view.color == color:
+            return view
+        key = (view.serial, color)
+        with self._lock:
+            known = self._recolored.get(view.id)
+            if known is not None and known[0] == key:
+                return known[1]
+        experiment = dataclasses.replace(view.experiment, color=color)
+        fresh = dataclasses.replace(view, experiment=experiment, serial=next(_SERIALS))
+        with self._lock:
+            self._recolored[view.id] = (key, fresh)
+        return fresh
+
     def forget_missing(self, keys: set[tuple[str, str]]) -> None:
         with self._lock:
             for key in [key for key in self._views if key not in keys]:
                 del self._views[key]
+            ids = {key[1] for key in keys}
+            for experiment_id in [item for item in self._recolored if item not in ids]:
+                del self._recolored[experiment_id]
 
 
 @st.cache_resource(show_spinner=False)
@@ -369,7 +394,8 @@ class LoadedViews:
 
 
 def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
-    """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`)."""
+    """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`), each with its
+    own colour (:func:`~rlmon.catalog.catalog_colors`)."""
     cache = log_cache(settings.cache_dir)
     memo = _view_memo(settings.cache_dir)
     now = time.time()
@@ -381,6 +407,9 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
         except RlmonError as error:
             errors.append((ref.id, error.describe()))
     memo.forget_missing({(str(ref.root), ref.id) for ref in catalog.experiments})
+    # Colours are handed out over the whole catalog, so no two experiments in view share one.
+    colors = catalog_colors(catalog, [view.experiment for view in views])
+    views = [memo.recolored(view, colors.get(view.id, view.color)) for view in views]
     return LoadedViews(views=tuple(views), errors=tuple(errors))
 
 
@@ -801,18 +830,108 @@ def color_dot(color: str) -> str:
     return f'<span style="display:inline-block;width:0.75em;height:0.75em;border-radius:2px;background:{safe}"></span>'
 
 
-def legend_html(views: Sequence[ExperimentView], lang: str) -> str:
-    """Colour chip, label and status of each experiment as HTML (labels escaped)."""
+def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[str, str] | None = None) -> str:
+    """Colour chip, label, status glyph and progress of each experiment as HTML (labels escaped).
+
+    ``labels`` maps id -> label (default :func:`display_labels` of ``views``)."""
+    names = display_labels(views) if labels is None else labels
     items = []
     for view in views:
         status = i18n.t("status_" + view.status, lang)
         items.append(
             f'<div style="display:flex;gap:0.45em;align-items:center;font-size:0.86rem;line-height:1.5">'
-            f"{color_dot(view.color)}<span>{html.escape(view.label)}</span>"
+            f"{color_dot(view.color)}<span>{html.escape(names.get(view.id, view.label))}</span>"
             f'<span style="margin-left:auto;color:#6b7280" title="{html.escape(status)}">'
             f"{STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
         )
     return "".join(items)
+
+
+def legend_views(roots: tuple[Path, ...], settings: Settings, ids: Sequence[str]) -> tuple[ExperimentView, ...]:
+    """The experiments ``ids`` as they are now (status, progress), in the order of ``ids``; ids that are gone
+    are left out. Reads through the shared loaders, so a refresh costs a stat of the files."""
+    views = {view.id: view for view in load_views(load_catalog(roots).catalog, settings).views}
+    return tuple(views[experiment_id] for experiment_id in ids if experiment_id in views)
+
+
+def live_legend(
+    roots: tuple[Path, ...],
+    settings: Settings,
+    ids: Sequence[str],
+    lang: str,
+    *,
+    labels: Mapping[str, str],
+    refresh_s: int | None,
+) -> None:
+    """The sidebar legend (:func:`legend_html`) as a fragment of its own that redraws from fresh views every
+    ``refresh_s`` seconds (None: only with the app).
+
+    Live refresh reruns fragments only; without this the legend would keep the status and progress of the
+    last full run while the page beside it moves on. Call it inside ``with st.sidebar:``.
+    """
+    wanted = tuple(ids)
+
+    def draw() -> None:
+        views = legend_views(roots, settings, wanted)
+        if views:
+            st.html(legend_html(views, lang, labels=labels))
+
+    draw.__qualname__ = "sidebar_legend_fragment"
+    st.fragment(draw, run_every=refresh_s)()
+
+
+def came_through_pages_folder() -> bool:
+    """Whether this script run was started through Streamlit's legacy ``pages/`` folder mode.
+
+    Until the first ``st.navigation`` call of a server process, Streamlit runs every script through its
+    pages-folder mode (the app has a ``pages/`` folder): it first resolves the URL against ``pages/*.py``, sends
+    "Page not found" for an experiment page's path and only then runs this script, whose ``st.navigation``
+    resolves the same path correctly. Read this before the app calls ``st.navigation`` (which ends the mode).
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a Streamlit without it has no such mode
+        return False
+    return PagesManager.uses_pages_directory is True
+
+
+_DISMISS_PAGE_NOT_FOUND = """<script>
+(() => {
+  let tries = 0;
+  const timer = setInterval(() => {
+    tries += 1;
+    for (const dialog of document.querySelectorAll('[role="dialog"]')) {
+      if (dialog.textContent.includes("Page not found")) {
+        const close = dialog.querySelector('button[aria-label="Close"]');
+        if (close) { close.click(); clearInterval(timer); return; }
+      }
+    }
+    if (tries > 200) clearInterval(timer);
+  }, 25);
+})();
+</script>"""
+
+
+def dismiss_stale_page_not_found(requested: str | None, current_path: str) -> None:
+    """Close the "Page not found" box Streamlit's pages-folder mode showed for a path this app does have.
+
+    Call only when :func:`came_through_pages_folder` was true for this run. ``requested`` is the path the
+    browser asked for, ``current_path`` the url_path ``st.navigation`` resolved it to; when they differ the
+    path really is unknown and the box stays. The script is a fixed string: nothing from the URL is in it.
+    """
+    if requested and requested == current_path:
+        st.html(_DISMISS_PAGE_NOT_FOUND, unsafe_allow_javascript=True)
+
+
+def requested_page() -> str | None:
+    """The page path the browser asked for in this run (Streamlit's intended page name), if any."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:
+        return None
+    ctx = get_script_run_ctx()
+    name = getattr(getattr(ctx, "pages_manager", None), "intended_page_name", None)
+    return name if isinstance(name, str) else None
 
 
 # ------------------------------------------------------------------------------------------- view controls

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -541,3 +542,107 @@ def test_a_new_experiment_appears_without_restart(own_root: Path) -> None:
     assert not at.exception
     assert "4b-e6-grpo-4b" in page_paths(at)
     assert any(option.startswith("E6 · ") for option in at.multiselect(key="app_experiments").options)
+
+
+# ------------------------------------------------------------------------------------------ the frame's state
+
+
+def legend_text(at: AppTest) -> str:
+    return "\n".join(str(item.proto.body) for item in at.get("html") if "display:flex" in str(item.proto.body))
+
+
+def test_several_tracks_in_view_label_chips_and_legend_with_the_short_track(app_env: Path) -> None:
+    at = run_app({"exp": ["4b/e1_grpo_4b", "2b/e1_grpo_2b"]})
+    assert not at.exception
+    assert at.selectbox(key="app_track").value == "*"
+    options = at.multiselect(key="app_experiments").options
+    assert "E1 · GRPO · 4B ✓" in options and "E1 · GRPO · 2B ✓" in options
+    legend = legend_text(at)
+    assert "E1 · GRPO · 4B" in legend and "E1 · GRPO · 2B" in legend
+    # one track in view: the plain label
+    at = run_app()
+    assert "E2 · DAPO ✓" in at.multiselect(key="app_experiments").options
+    assert "E2 · DAPO · 4B" not in legend_text(at)
+
+
+def test_opening_an_experiment_page_shows_its_track(app_env: Path) -> None:
+    at = run_app()
+    assert at.session_state["app_track"] == "Qwen3.5-4B"
+    open_page(at, "2b-e3-drgrpo-2b")
+    assert not at.exception
+    assert at.session_state["app_track"] == "Qwen3.5-2B"
+    assert at.selectbox(key="app_track").value == "Qwen3.5-2B"
+    assert at.multiselect(key="app_experiments").value == [
+        "2b/e1_grpo_2b",
+        "2b/e2_dapo_2b",
+        "2b/e3_drgrpo_2b",
+        "2b/e4_rloo_2b",
+    ]
+    # staying on the page, the visitor may pick another track
+    at.selectbox(key="app_track").set_value("Qwen3.5-4B").run()
+    assert at.session_state["app_track"] == "Qwen3.5-4B"
+
+
+def test_opening_an_experiment_page_adds_it_when_not_picked(app_env: Path) -> None:
+    at = run_app({"exp": ["4b/e1_grpo_4b"]})
+    assert at.multiselect(key="app_experiments").value == ["4b/e1_grpo_4b"]
+    open_page(at, "4b-e2-dapo-4b")
+    assert not at.exception
+    assert at.session_state["app_track"] == "Qwen3.5-4B"
+    assert at.multiselect(key="app_experiments").value == ["4b/e1_grpo_4b", "4b/e2_dapo_4b"]
+    # the hidden ?id= page does the same
+    open_page(at, "exp", {"id": "2b/e4_rloo_2b"})
+    assert at.session_state["app_track"] == "Qwen3.5-2B"
+    assert "2b/e4_rloo_2b" in at.multiselect(key="app_experiments").value
+
+
+REAL_LOGS = (
+    "dstack-ppo-qwen25-7b-resumed-2025-05.log",
+    "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log",
+    "maze-ppo-main_task-crash-2025-03.log",
+    "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log",
+)
+
+
+def test_first_screen_of_real_runs_on_four_tracks_compares_them(
+    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "logs"
+    for name in REAL_LOGS:
+        folder = root / name.removesuffix(".log")
+        folder.mkdir(parents=True)
+        shutil.copyfile(realdata_dir / name, folder / name)
+    # the crashed maze run (no training steps) is the newest log
+    os.utime(root / "maze-ppo-main_task-crash-2025-03" / REAL_LOGS[2], (time.time(), time.time()))
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    assert at.session_state["app_track"] == "*"
+    picked = at.multiselect(key="app_experiments").value
+    assert len(picked) == 4
+    # a comparison: a chart drawing several runs
+    compared = [
+        spec.get("title")
+        for spec, datasets in charts(at)
+        if datasets and main_data(spec, datasets).get_column("experiment").n_unique() >= 2
+    ]
+    assert compared, [spec.get("title") for spec, _ in charts(at)]
+    assert "No experiment with training steps yet" not in texts(at)
+
+
+def test_sidebar_legend_reads_fresh_progress(own_root: Path, tmp_path: Path) -> None:
+    from rlmon.demo import advance_running
+    from rlmon.settings import Settings
+
+    settings = Settings(cache_dir=tmp_path / "legend-cache")
+    ids = ["4b/e5_reinforce_pp_4b", "4b/e1_grpo_4b"]
+    before = ui.legend_views((own_root,), settings, ids)
+    assert [view.id for view in before] == ids
+    assert before[0].experiment.progress_text == "21/150"
+    assert "▶ 21/150" in ui.legend_html(before, "en")
+    assert advance_running(own_root)
+    ui.load_catalog.clear()  # (the catalog is otherwise listed again after CATALOG_TTL_S)
+    after = ui.legend_views((own_root,), settings, ids)
+    assert after[0].experiment.progress_text == "22/150"
+    assert "▶ 22/150" in ui.legend_html(after, "en")

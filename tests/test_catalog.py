@@ -20,6 +20,7 @@ import rlmon.catalog as catalog_module
 from rlmon.cache import LogCache
 from rlmon.catalog import (
     Catalog,
+    catalog_colors,
     decode_experiment_id,
     describe_root,
     discover_experiments,
@@ -540,3 +541,33 @@ def test_failure_step_after_some_steps(tmp_path: Path) -> None:
     experiment = load(discover_experiments([tmp_path]), "e1")
     assert (experiment.status, experiment.failure, experiment.failure_step) == ("crashed", "ValueError: boom", 3)
     assert experiment.failure_frames == ("/a/ray_trainer.py:996 in fit",)
+
+
+# ---------------------------------------------------------------------------------------------------- colours
+
+
+def test_demo_root_gives_nine_experiments_nine_colours(tmp_path: Path) -> None:
+    from rlmon.demo import write_demo_root
+
+    root = write_demo_root(tmp_path / "demo")
+    catalog = discover_experiments([root])
+    experiments = load_experiments(catalog, LogCache(None), now=NOW, settings=Settings())
+    colors = {experiment.id: experiment.color for experiment in experiments}
+    assert len(colors) == 9
+    assert len(set(colors.values())) == 9
+    # before, 2B's E1 and 4B's E1 shared Tableau's first colour
+    assert colors["2b/e1_grpo_2b"] != colors["4b/e1_grpo_4b"]
+    assert catalog_colors(catalog, experiments) == colors
+
+
+def test_rlmon_toml_colour_wins_and_is_not_handed_out_again(tmp_path: Path) -> None:
+    write(tmp_path / "4b" / "e1_grpo" / "train.log", verl_log(cfg=config(), steps=[1]))
+    write(tmp_path / "4b" / "e2_dapo" / "train.log", verl_log(cfg=config(), steps=[1]))
+    write(tmp_path / "2b" / "e1_grpo" / "train.log", verl_log(cfg=config("/models/Qwen3.5-2B"), steps=[1]))
+    # 4B's E2 asks for Tableau's first colour, which 2B's E1 would otherwise take
+    write(tmp_path / "rlmon.toml", '[experiments."4b/e2_dapo"]\ncolor = "#4c78a8"\n')
+    catalog = discover_experiments([tmp_path])
+    assert catalog.problems == ()
+    experiments = load_experiments(catalog, LogCache(None), now=NOW, settings=Settings())
+    colors = {experiment.id: experiment.color for experiment in experiments}
+    assert colors == {"2b/e1_grpo": "#f58518", "4b/e1_grpo": "#54a24b", "4b/e2_dapo": "#4c78a8"}

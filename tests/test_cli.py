@@ -194,6 +194,28 @@ def test_info_json_as_a_module(tmp_path: Path) -> None:
     assert info["steps"] == 3
 
 
+def test_info_of_a_root_gives_each_experiment_its_own_colour(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rlmon.demo import write_demo_root
+
+    root = write_demo_root(tmp_path / "demo")
+    assert main(["info", str(root), "--json"]) == 0
+    colors = {item["id"]: item["color"] for item in json.loads(capsys.readouterr().out)["experiments"]}
+    # 2B sorts before 4B: its E1-E4 keep palette colours 0-3, 4B's E5 keeps colour 4, 4B's E1-E4 take 5-8
+    assert colors == {
+        "2b/e1_grpo_2b": "#4c78a8",
+        "2b/e2_dapo_2b": "#f58518",
+        "2b/e3_drgrpo_2b": "#54a24b",
+        "2b/e4_rloo_2b": "#e45756",
+        "4b/e5_reinforce_pp_4b": "#72b7b2",
+        "4b/e1_grpo_4b": "#b279a2",
+        "4b/e2_dapo_4b": "#eeca3b",
+        "4b/e3_drgrpo_4b": "#9d755d",
+        "4b/e4_rloo_4b": "#ff9da6",
+    }
+
+
 def test_info_of_files_without_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     empty = tmp_path / "empty.log"
     empty.write_bytes(b"")

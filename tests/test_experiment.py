@@ -22,6 +22,8 @@ from rlmon.experiment import (
     Experiment,
     Progress,
     Setting,
+    assign_colors,
+    default_track,
     experiment_code,
     experiment_color,
     experiment_label,
@@ -29,6 +31,7 @@ from rlmon.experiment import (
     infer_algorithm,
     model_track,
     settings_diff,
+    short_track_names,
     summarize_progress,
     training_rows,
 )
@@ -219,7 +222,8 @@ def test_experiment_code_and_label() -> None:
 def test_colors_are_stable_and_follow_the_code() -> None:
     assert experiment_color("4B/e2_dapo_4b") == PALETTE[1]
     assert experiment_color("2B/e2_dapo_2b") == PALETTE[1]
-    assert experiment_color("e11_x") == PALETTE[0]
+    assert experiment_color("e11_x") == PALETTE[10]
+    assert experiment_color("e21_x") == PALETTE[0]
     assert experiment_color("运行 a") == experiment_color("运行 a")
     assert experiment_color("运行 a") in PALETTE
 
@@ -606,3 +610,169 @@ def test_real_v01_elapsed_from_phases(realdata_dir: Path) -> None:
     assert result.last_step_s == pytest.approx(18.859 + 5.501 + 5.664 + 0.058 + 16.185 + 20.611)
     whole = summarize_progress(parsed.steps, [parsed.meta], last_modified=0.0, now=0.0)
     assert whole.elapsed_h is not None and whole.elapsed_h > 0
+
+
+# ------------------------------------------------------------------------------- colours, tracks, first screen
+
+
+def _srgb_to_lab(color: str) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of ``#rrggbb``."""
+    channels = [int(color[index : index + 2], 16) / 255 for index in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047
+    y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b
+    z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def _ciede2000(lab1: tuple[float, float, float], lab2: tuple[float, float, float]) -> float:
+    """CIEDE2000 colour difference (Sharma, Wu & Dalal 2005)."""
+    (l1, a1, b1), (l2, a2, b2) = lab1, lab2
+    c_bar = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - math.sqrt(c_bar**7 / (c_bar**7 + 25**7)))
+    a1p, a2p = (1 + g) * a1, (1 + g) * a2
+    c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
+    h1p = math.degrees(math.atan2(b1, a1p)) % 360 if c1p else 0.0
+    h2p = math.degrees(math.atan2(b2, a2p)) % 360 if c2p else 0.0
+    dh = 0.0
+    if c1p * c2p:
+        dh = h2p - h1p
+        dh = dh - 360 if dh > 180 else dh + 360 if dh < -180 else dh
+    d_big_h = 2 * math.sqrt(c1p * c2p) * math.sin(math.radians(dh / 2))
+    l_bar, cp_bar = (l1 + l2) / 2, (c1p + c2p) / 2
+    if c1p * c2p == 0:
+        h_bar = h1p + h2p
+    elif abs(h1p - h2p) <= 180:
+        h_bar = (h1p + h2p) / 2
+    else:
+        h_bar = (h1p + h2p + 360) / 2 if h1p + h2p < 360 else (h1p + h2p - 360) / 2
+    t = (
+        1
+        - 0.17 * math.cos(math.radians(h_bar - 30))
+        + 0.24 * math.cos(math.radians(2 * h_bar))
+        + 0.32 * math.cos(math.radians(3 * h_bar + 6))
+        - 0.20 * math.cos(math.radians(4 * h_bar - 63))
+    )
+    d_theta = 30 * math.exp(-(((h_bar - 275) / 25) ** 2))
+    r_c = 2 * math.sqrt(cp_bar**7 / (cp_bar**7 + 25**7))
+    s_l = 1 + 0.015 * (l_bar - 50) ** 2 / math.sqrt(20 + (l_bar - 50) ** 2)
+    s_c, s_h = 1 + 0.045 * cp_bar, 1 + 0.015 * cp_bar * t
+    r_t = -math.sin(math.radians(2 * d_theta)) * r_c
+    terms = ((l2 - l1) / s_l, (c2p - c1p) / s_c, d_big_h / s_h)
+    return math.sqrt(terms[0] ** 2 + terms[1] ** 2 + terms[2] ** 2 + r_t * terms[1] * terms[2])
+
+
+def test_ciede2000_matches_the_published_test_data() -> None:
+    # Sharma, Wu & Dalal (2005), table 1, pairs 1 and 25
+    assert _ciede2000((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485)) == pytest.approx(2.0425, abs=1e-4)
+    assert _ciede2000((50.0, 2.5, 0.0), (73.0, 25.0, -18.0)) == pytest.approx(27.1492, abs=1e-4)
+
+
+def test_palette_has_twenty_distinguishable_colours() -> None:
+    assert len(PALETTE) >= 20
+    assert len({color.lower() for color in PALETTE}) == len(PALETTE)
+    labs = [_srgb_to_lab(color) for color in PALETTE]
+    closest = min(
+        (_ciede2000(labs[i], labs[j]), PALETTE[i], PALETTE[j])
+        for i in range(len(labs))
+        for j in range(i + 1, len(labs))
+    )
+    # the closest pair is Tableau-10's own red and pink
+    assert closest[0] >= 15, closest
+    assert closest[1:] == ("#e45756", "#ff9da6")
+
+
+def colored(experiment_id: str, track: str, *, order: int = 10_000, hidden: bool = False, **fields: Any) -> Experiment:
+    experiment = make_experiment(experiment_id, ())
+    experiment.track, experiment.order, experiment.hidden = track, order, hidden
+    for name, value in fields.items():
+        setattr(experiment, name, value)
+    return experiment
+
+
+def test_assign_colors_keeps_experiments_of_two_tracks_apart() -> None:
+    runs = [
+        colored("4B/e2_dapo", "Qwen3.5-4B", order=2),
+        colored("4B/e1_grpo", "Qwen3.5-4B", order=1),
+        colored("2B/e1_grpo", "Qwen3.5-2B", order=1),
+        colored("2B/e2_dapo", "Qwen3.5-2B", order=2),
+    ]
+    colors = assign_colors(runs)
+    # 2B sorts first and keeps E1 -> colour 0, E2 -> colour 1; 4B's E1 and E2 get the next free ones
+    assert colors == {
+        "2B/e1_grpo": "#4c78a8",
+        "2B/e2_dapo": "#f58518",
+        "4B/e1_grpo": "#54a24b",
+        "4B/e2_dapo": "#e45756",
+    }
+    assert assign_colors(list(reversed(runs))) == colors  # reading order does not matter
+
+
+def test_assign_colors_lets_a_fixed_colour_win_and_keeps_it_for_its_owner() -> None:
+    runs = [colored("a/e1", "A", order=1), colored("a/e2", "A", order=2), colored("b/e1", "B", order=1)]
+    colors = assign_colors(runs, fixed={"a/e2": "#4C78A8"})  # E2 takes E1's usual colour
+    assert colors["a/e2"] == "#4C78A8"
+    assert colors["a/e1"] == "#f58518"  # colour 0 is taken: the first free palette colour
+    assert colors["b/e1"] == "#54a24b"
+    assert len(set(colors.values())) == 3
+
+
+def test_assign_colors_serves_shown_before_hidden_and_repeats_past_the_palette() -> None:
+    hidden = colored("a/e1", "A", order=1, hidden=True)
+    shown = colored("b/e1", "B", order=1)
+    assert assign_colors([hidden, shown]) == {"b/e1": "#4c78a8", "a/e1": "#f58518"}
+    many = [colored(f"run{index:02d}", "T", order=index) for index in range(22)]
+    colors = assign_colors(many)
+    assert len(set(colors.values())) == 20
+    assert len(set(colors.values())) == len(PALETTE)
+
+
+def test_short_track_names() -> None:
+    assert short_track_names(["Qwen3.5-4B", "Qwen3.5-2B"]) == {"Qwen3.5-4B": "4B", "Qwen3.5-2B": "2B"}
+    assert short_track_names(["Qwen2.5-7B-Instruct", "Qwen2.5-3B-Instruct"]) == {
+        "Qwen2.5-7B-Instruct": "7B",
+        "Qwen2.5-3B-Instruct": "3B",
+    }
+    # "Qwen2" is common but does not end at a separator; "-7B" is a common suffix that does
+    assert short_track_names(["Qwen2-7B", "Qwen2.5-7B"]) == {"Qwen2-7B": "Qwen2", "Qwen2.5-7B": "Qwen2.5"}
+    unrelated = ["Qwen2-7B-Instruct", "deepseek-llm-7b-chat", "unknown model"]
+    assert short_track_names(unrelated) == {name: name for name in unrelated}
+    # one is the other plus a part
+    assert short_track_names(["Qwen3.5-4B", "Qwen3.5-4B-Base"]) == {"Qwen3.5-4B": "4B", "Qwen3.5-4B-Base": "4B-Base"}
+    # prefix "x-" and suffix "-1" would leave "x-1" with nothing: full names
+    assert short_track_names(["x-1", "x-1-1"]) == {"x-1": "x-1", "x-1-1": "x-1-1"}
+    assert short_track_names(["a", "a"]) == {"a": "a"}
+    assert short_track_names([]) == {}
+
+
+def test_default_track() -> None:
+    day = 86_400.0
+    old_pair = [
+        colored("2B/e1", "2B", steps_done=150, last_modified=1 * day),
+        colored("2B/e2", "2B", steps_done=150, last_modified=2 * day),
+    ]
+    new_pair = [
+        colored("4B/e1", "4B", steps_done=150, last_modified=3 * day),
+        colored("4B/e5", "4B", steps_done=21, last_modified=5 * day),
+    ]
+    crashed_newest = [colored("maze/run", "maze", steps_done=0, last_modified=9 * day, status="crashed")]
+    assert default_track(old_pair + new_pair) == "4B"
+    # the newest log is a crash without steps: its track has nothing to compare, the newest track that has wins
+    assert default_track(old_pair + new_pair + crashed_newest) == "4B"
+    # one run with steps and one without is not a comparison
+    lone = [
+        colored("4B/e1", "4B", steps_done=3, last_modified=8 * day),
+        colored("4B/e2", "4B", steps_done=0, last_modified=9 * day),
+    ]
+    assert default_track([*old_pair, *lone]) == "2B"
+    # every track holds one run: all tracks (None)
+    singles = [
+        colored(f"m{index}/run", f"model-{index}", steps_done=10, last_modified=index * day) for index in range(4)
+    ]
+    assert default_track(singles) is None
+    assert default_track(old_pair) is None  # one track: all tracks is the same thing
+    assert default_track([]) is None
