@@ -360,6 +360,8 @@ def bar_chart_spec(
         return {
             "axis": {"labelAngle": -35 if many else 0, "labelLimit": 0, "labelAlign": "right" if many else "center"},
             "field": LABEL,
+            # Room at the ends, so the text over the first and last bars stays inside the chart.
+            "scale": {"paddingOuter": 0.4},
             "sort": list(domain),
             "title": None,
             "type": "nominal",
@@ -411,7 +413,7 @@ def bar_chart_spec(
         },
     }
     text_layer = {
-        "mark": {"type": "text", "baseline": "bottom", "dy": -3, "fontSize": 11, "lineBreak": "\n"},
+        "mark": {"type": "text", "baseline": "bottom", "dy": -3, "fontSize": 10, "lineBreak": "\n"},
         "encoding": {
             "text": {"field": "_text", "type": "nominal"},
             "opacity": dim,

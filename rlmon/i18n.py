@@ -322,7 +322,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "axis_critic_grad_norm": {"en": "grad norm", "zh": "梯度范数"},
     "axis_perf_throughput": {"en": "tokens/s/GPU", "zh": "词元/秒/卡"},
     "bar_running": {"en": "{hours}\nrunning", "zh": "{hours}\n运行中"},
-    "bar_running_projection": {"en": "{hours} running\n→ {total}", "zh": "{hours} 运行中\n→ {total}"},
+    "bar_running_projection": {"en": "{hours}\nrunning\n→ {total}", "zh": "{hours}\n运行中\n→ {total}"},
     "bar_projected": {"en": "projected total", "zh": "预计总耗时"},
     "col_series": {"en": "series", "zh": "曲线"},
     "col_track": {"en": "track", "zh": "赛道"},

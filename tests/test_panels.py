@@ -138,7 +138,7 @@ def test_hours_bars_mark_a_running_run_and_project_its_end(tmp_path: Path) -> No
     assert experiment.eta_h is not None and experiment.elapsed_h is not None
     assert running["projected"] == pytest.approx(experiment.elapsed_h + experiment.eta_h)
     # seed page: E5 at 21/150 after about 4h23m; its projection is the elapsed time plus the ETA
-    assert running["text"].startswith("4.4h running\n→ ")
+    assert running["text"].startswith("4.4h\nrunning\n→ ")
     assert rows["e2_dapo_4b"]["projected"] is None
     assert rows["e2_dapo_4b"]["text"] == "32.6h"  # seed: E2 32.6h
 
