@@ -7,6 +7,7 @@ Screenshots of each page are saved to ``test-artifacts/`` (gitignored). Skipped,
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -44,10 +45,16 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serve(tmp_path_factory.mktemp("browser")) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """A fresh ``streamlit run`` of the app on the demo data (a new server process); yields its URL."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found (CI installs Debian's chromium with apt)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    folder = tmp_path_factory.mktemp("browser")
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_") and key != "XDG_CACHE_HOME"}
     env |= {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_DEMO_STEP_S": "1", "RLMON_REFRESH_S": "2"}
@@ -83,7 +90,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.kill()
         log.close()
         ARTIFACTS.mkdir(exist_ok=True)
-        shutil.copy(folder / "server.log", ARTIFACTS / "server.log")
+        shutil.copy(folder / "server.log", ARTIFACTS / f"server-{folder.name}.log")
 
 
 @pytest.fixture(scope="module")
@@ -155,6 +162,30 @@ def test_running_experiment_gains_steps_without_reload(page: Any, server: str) -
         page.wait_for_timeout(1000)
         later = running_steps(page)
     assert later > first, f"E5 stayed at step {first}"
+    no_exceptions(page)
+
+
+def legend_steps(page: Any) -> int:
+    """The running demo experiment's steps done, as the sidebar legend shows them."""
+    text = page.locator('[data-testid="stSidebar"]').inner_text()
+    match = re.search(r"REINFORCE\+\+\s*▶\s*(\d+)/150", text)
+    assert match, text
+    return int(match.group(1))
+
+
+def test_sidebar_legend_follows_live_refresh(page: Any, server: str) -> None:
+    # (early in the module: the demo's running experiment reaches its last step about 130 s after the start)
+    page.goto(server)
+    wait_for_app(page, charts=6)
+    first = legend_steps(page)
+    deadline = time.monotonic() + 30
+    later = first
+    while later <= first and time.monotonic() < deadline:
+        page.wait_for_timeout(1000)
+        later = legend_steps(page)
+    assert later > first, f"the sidebar legend stayed at {first}/150"
+    # and it keeps up with the page's own progress line (one refresh apart at most)
+    assert abs(legend_steps(page) - running_steps(page)) <= 3
     no_exceptions(page)
 
 
@@ -236,3 +267,30 @@ def test_table_row_opens_the_experiment_page(page: Any, server: str) -> None:
     no_exceptions(page)
     # the sidebar kept its state: the five 4B experiments are still picked
     assert page.locator('[data-testid="stSidebar"] span[data-tag]').count() == 5
+
+
+def test_first_request_after_a_restart_opens_an_experiment_page(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # A server of its own: the first request this process sees goes straight to an experiment's page.
+    with serve(tmp_path_factory.mktemp("restart")) as url:
+        context = browser.new_context(viewport={"width": 1500, "height": 1100}, locale="en-US")
+        page = context.new_page()
+        page.goto(f"{url}/2b-e3-drgrpo-2b", wait_until="commit")
+        seen_at: list[float] = []
+        started = time.monotonic()
+        while time.monotonic() - started < 12:
+            if page.get_by_text("Page not found").count():
+                seen_at.append(round(time.monotonic() - started, 2))
+            page.wait_for_timeout(30)
+        page.get_by_text("Training curves").wait_for(timeout=30_000)
+        wait_for_app(page, charts=6)
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.get_by_text("You have requested page").count() == 0
+        assert page.locator('[data-testid="stMain"]').get_by_text("E3 · Dr.GRPO").count() >= 1
+        assert re.search(r"/2b-e3-drgrpo-2b", page.url)
+        # Streamlit's own box (sent before the app's script runs) is closed within a poll or two
+        assert len(seen_at) <= 3, seen_at
+        no_exceptions(page)
+        screenshot(page, "first-request-experiment")
+        context.close()
