@@ -17,9 +17,47 @@ from pathlib import Path
 
 import streamlit as st
 
-from rlmon import experiment as experiment_tracks
-from rlmon import i18n, ui
-from rlmon.errors import RlmonError
+_CLOSE_PAGE_NOT_FOUND = """<script>
+(() => {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    for (const dialog of document.querySelectorAll('[role="dialog"]')) {
+      const close = dialog.querySelector('button[aria-label="Close"]');
+      if (close && dialog.textContent.includes("Page not found")) { close.click(); clearInterval(timer); return; }
+    }
+    if (Date.now() - started > 1000) clearInterval(timer);
+  }, 20);
+})();
+</script>"""
+
+
+def _close_stale_page_not_found() -> None:
+    """Close the "Page not found" box Streamlit shows in the first run of a server process for a page path.
+
+    Until the first ``st.navigation`` call of a process Streamlit runs the script through its legacy
+    ``pages/``-folder mode: it resolves the URL against ``pages/*.py``, sends "Page not found" for an
+    experiment's path and only then runs this script, whose ``st.navigation`` resolves the same path fine.
+    The box is already up when this runs, so this goes out before the slow imports below; the script closes
+    that one box within a second and stops, so the box ``st.navigation`` sends later for a path that really
+    is unknown stays. It is a fixed string: nothing from the URL goes into it.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:  # a Streamlit without the legacy mode
+        return
+    requested = getattr(getattr(get_script_run_ctx(), "pages_manager", None), "intended_page_name", None)
+    if PagesManager.uses_pages_directory is True and requested:
+        st.html(_CLOSE_PAGE_NOT_FOUND, unsafe_allow_javascript=True)
+
+
+st.set_page_config(page_title="rlmon", page_icon=":material/monitoring:", layout="wide")
+_close_stale_page_not_found()
+
+# Imported after the lines above on purpose: they must reach the browser before these (slow) imports run.
+from rlmon import experiment as experiment_tracks  # noqa: E402
+from rlmon import i18n, ui  # noqa: E402
+from rlmon.errors import RlmonError  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ALL_TRACKS = "*"
@@ -29,8 +67,6 @@ ALL_TRACKS = "*"
 OVERVIEW_PATH = "home"
 GENERIC_PATH = "exp"
 
-st.set_page_config(page_title="rlmon", page_icon=":material/monitoring:", layout="wide")
-
 
 def _pick_language(settings_language: str) -> str:
     if "app_lang" not in st.session_state:
@@ -39,8 +75,6 @@ def _pick_language(settings_language: str) -> str:
 
 
 def main() -> None:
-    # Read before st.navigation ends Streamlit's pages-folder mode (see ui.came_through_pages_folder).
-    pages_folder_run = ui.came_through_pages_folder()
     try:
         settings = ui.app_settings(sys.argv, os.environ)
     except RlmonError as error:
@@ -114,11 +148,10 @@ def main() -> None:
         default=True,
     )
     sections: dict[str, list[st.Page]] = {"": [overview]}
-    slugs: dict[str, str] = {}
+    slugs = ui.page_slugs(view.id for view in visible)
     pages: dict[str, st.Page] = {}
     for view in visible:
-        slug = ui.experiment_slug(view.id, slugs.values())
-        slugs[view.id] = slug
+        slug = slugs[view.id]
         page = st.Page(
             str(HERE / "pages" / "experiment.py"),
             title=view.label,
@@ -143,8 +176,6 @@ def main() -> None:
     # The navigation comes before the sidebar so the sidebar can follow the page (position="top": the page
     # menu is drawn in the header whatever the order).
     current = st.navigation(sections, position="top")
-    if pages_folder_run:
-        ui.dismiss_stale_page_not_found(ui.requested_page(), current.url_path)
     by_slug = {slug: experiment_id for experiment_id, slug in slugs.items()}
     current_experiment = by_slug.get(current.url_path)
     if current.url_path == GENERIC_PATH:

@@ -63,12 +63,10 @@ __all__ = [
     "app_settings",
     "app_state",
     "build_spec",
-    "came_through_pages_folder",
     "chart_grid",
     "chip_css",
     "choice_field",
     "color_dot",
-    "dismiss_stale_page_not_found",
     "display_labels",
     "download_frame",
     "escape_markdown",
@@ -93,9 +91,9 @@ __all__ = [
     "log_cache",
     "long_frame",
     "number_field",
+    "page_slugs",
     "prepare_charts",
     "read_url",
-    "requested_page",
     "script_argv",
     "set_app_state",
     "show_chart",
@@ -880,58 +878,12 @@ def live_legend(
     st.fragment(draw, run_every=refresh_s)()
 
 
-def came_through_pages_folder() -> bool:
-    """Whether this script run was started through Streamlit's legacy ``pages/`` folder mode.
-
-    Until the first ``st.navigation`` call of a server process, Streamlit runs every script through its
-    pages-folder mode (the app has a ``pages/`` folder): it first resolves the URL against ``pages/*.py``, sends
-    "Page not found" for an experiment page's path and only then runs this script, whose ``st.navigation``
-    resolves the same path correctly. Read this before the app calls ``st.navigation`` (which ends the mode).
-    """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # a Streamlit without it has no such mode
-        return False
-    return PagesManager.uses_pages_directory is True
-
-
-_DISMISS_PAGE_NOT_FOUND = """<script>
-(() => {
-  let tries = 0;
-  const timer = setInterval(() => {
-    tries += 1;
-    for (const dialog of document.querySelectorAll('[role="dialog"]')) {
-      if (dialog.textContent.includes("Page not found")) {
-        const close = dialog.querySelector('button[aria-label="Close"]');
-        if (close) { close.click(); clearInterval(timer); return; }
-      }
-    }
-    if (tries > 200) clearInterval(timer);
-  }, 25);
-})();
-</script>"""
-
-
-def dismiss_stale_page_not_found(requested: str | None, current_path: str) -> None:
-    """Close the "Page not found" box Streamlit's pages-folder mode showed for a path this app does have.
-
-    Call only when :func:`came_through_pages_folder` was true for this run. ``requested`` is the path the
-    browser asked for, ``current_path`` the url_path ``st.navigation`` resolved it to; when they differ the
-    path really is unknown and the box stays. The script is a fixed string: nothing from the URL is in it.
-    """
-    if requested and requested == current_path:
-        st.html(_DISMISS_PAGE_NOT_FOUND, unsafe_allow_javascript=True)
-
-
-def requested_page() -> str | None:
-    """The page path the browser asked for in this run (Streamlit's intended page name), if any."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-    except ImportError:
-        return None
-    ctx = get_script_run_ctx()
-    name = getattr(getattr(ctx, "pages_manager", None), "intended_page_name", None)
-    return name if isinstance(name, str) else None
+def page_slugs(experiment_ids: Iterable[str]) -> dict[str, str]:
+    """Experiment id -> the url_path of its page (:func:`experiment_slug`, unique in the given order)."""
+    slugs: dict[str, str] = {}
+    for experiment_id in experiment_ids:
+        slugs[experiment_id] = experiment_slug(experiment_id, slugs.values())
+    return slugs
 
 
 # ------------------------------------------------------------------------------------------- view controls

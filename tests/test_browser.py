@@ -184,6 +184,30 @@ def test_running_experiment_gains_steps_without_reload(page: Any, server: str) -
     no_exceptions(page)
 
 
+def legend_steps(page: Any) -> int:
+    """The running demo experiment's steps done, as the sidebar legend shows them."""
+    text = page.locator('[data-testid="stSidebar"]').inner_text()
+    match = re.search(r"REINFORCE\+\+\s*▶\s*(\d+)/150", text)
+    assert match, text
+    return int(match.group(1))
+
+
+def test_sidebar_legend_follows_live_refresh(page: Any, server: str) -> None:
+    # (early in the module: the demo's running experiment reaches its last step about 130 s after the start)
+    page.goto(server)
+    wait_for_app(page, charts=6)
+    first = legend_steps(page)
+    deadline = time.monotonic() + 30
+    later = first
+    while later <= first and time.monotonic() < deadline:
+        page.wait_for_timeout(1000)
+        later = legend_steps(page)
+    assert later > first, f"the sidebar legend stayed at {first}/150"
+    # and it keeps up with the page's own progress line (one refresh apart at most)
+    assert abs(legend_steps(page) - running_steps(page)) <= 3
+    no_exceptions(page)
+
+
 def test_language_switch_changes_labels(page: Any, server: str) -> None:
     page.goto(server)
     wait_for_app(page, charts=6)
@@ -488,3 +512,31 @@ def test_generated_experiment_page_charts_are_readable(
     check_experiment_page(
         measure_both_widths(browser, page_url, f"geometry-generated-experiment-{lang}", explorer=True)
     )
+
+
+def test_first_request_after_a_restart_opens_an_experiment_page(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # A server of its own: the first request this process sees goes straight to an experiment's page.
+    folder = tmp_path_factory.mktemp("restart")
+    with _serve(folder, {"RLMON_CACHE_DIR": str(folder / "cache")}, "server-restart.log") as url:
+        context = browser.new_context(viewport={"width": 1500, "height": 1100}, locale="en-US")
+        page = context.new_page()
+        page.goto(f"{url}/2b-e3-drgrpo-2b", wait_until="commit")
+        seen_at: list[float] = []
+        started = time.monotonic()
+        while time.monotonic() - started < 12:
+            if page.get_by_text("Page not found").count():
+                seen_at.append(round(time.monotonic() - started, 2))
+            page.wait_for_timeout(30)
+        page.get_by_text("Training curves").wait_for(timeout=30_000)
+        wait_for_app(page, charts=6)
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.get_by_text("You have requested page").count() == 0
+        assert page.locator('[data-testid="stMain"]').get_by_text("E3 · Dr.GRPO").count() >= 1
+        assert re.search(r"/2b-e3-drgrpo-2b", page.url)
+        # Streamlit's own box (sent before the app's script runs) is closed within a poll or two
+        assert len(seen_at) <= 3, seen_at
+        no_exceptions(page)
+        screenshot(page, "first-request-experiment")
+        context.close()
