@@ -351,29 +351,28 @@ def bar_chart_spec(
         pl.max_horizontal(VALUE, "projected").alias("top"),
     )
     top = float(bars["top"].max())  # type: ignore[arg-type]
-    lines = max((len(str(text).split("\n")) for text in bars["text"].drop_nulls().to_list()), default=1)
     datasets = _Datasets(arrow=arrow)
     main = datasets.add(bars)
-    many = len(domain) > 4
+    # Horizontal bars: a label of any length sits on the left axis (cut at 160 px, whole in the tooltip), and
+    # each value is written past the end of its bar.
+    band_px = 22
+    headroom = 1.7 if bool(bars["running"].any()) else 1.3
 
-    def x_enc() -> dict[str, Any]:
+    def y_enc() -> dict[str, Any]:
         return {
-            "axis": {"labelAngle": -35 if many else 0, "labelLimit": 0, "labelAlign": "right" if many else "center"},
+            "axis": {"labelLimit": 160, "labelFontSize": 11},
             "field": LABEL,
-            # Room at the ends, so the text over the first and last bars stays inside the chart.
-            "scale": {"paddingOuter": 0.4},
             "sort": list(domain),
             "title": None,
             "type": "nominal",
         }
 
-    def y_enc(field: str) -> dict[str, Any]:
-        # Room above the tallest bar for its text, so no value is pushed out of the plot.
-        headroom = 1.0 + 0.09 * (lines + 1) * 220 / max(height, 80)
+    def x_enc(field: str) -> dict[str, Any]:
+        # Room right of the longest bar for its text, so no value is pushed out of the plot.
         return {
             "axis": {"tickCount": _Y_TICKS},
             "field": field,
-            "scale": {"domainMax": top * headroom, "domainMin": 0},
+            "scale": {"domainMax": top * headroom, "domainMin": 0, "nice": False},
             "title": y_title,
             "type": "quantitative",
         }
@@ -394,8 +393,8 @@ def bar_chart_spec(
             "stroke": color(),
             "opacity": dim,
             "tooltip": tooltip,
-            "x": x_enc(),
-            "y": y_enc("projected"),
+            "x": x_enc("projected"),
+            "y": y_enc(),
         },
         "transform": [{"filter": "datum.running"}],
     }
@@ -408,25 +407,28 @@ def bar_chart_spec(
             "stroke": color(),
             "strokeDash": {"condition": {"test": "datum.running", "value": [4, 3]}, "value": [1, 0]},
             "tooltip": tooltip,
-            "x": x_enc(),
-            "y": y_enc(VALUE),
+            "x": x_enc(VALUE),
+            "y": y_enc(),
         },
     }
     text_layer = {
-        "mark": {"type": "text", "baseline": "bottom", "dy": -3, "fontSize": 10, "lineBreak": "\n"},
+        "mark": {"type": "text", "align": "left", "baseline": "middle", "dx": 4, "fontSize": 10},
         "encoding": {
             "text": {"field": "_text", "type": "nominal"},
             "opacity": dim,
-            "x": x_enc(),
-            "y": y_enc("top"),
+            "x": x_enc("top"),
+            "y": y_enc(),
         },
         "transform": [
             {
-                "calculate": f"isValid(datum.text) ? datum.text : format(datum.{VALUE}, {json.dumps(value_format)})",
+                # One line beside the bar: the lines of ``text`` joined with spaces.
+                "calculate": f"isValid(datum.text) ? replace(datum.text, /\\n/g, ' ') "
+                f": format(datum.{VALUE}, {json.dumps(value_format)})",
                 "as": "_text",
             }
         ],
     }
+    height = max(height, band_px * len(domain))
     return _top_level(
         [projection_layer, bar_layer, text_layer], data=main, title=title, height=height, datasets=datasets
     )

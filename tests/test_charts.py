@@ -434,16 +434,18 @@ def test_bar_chart_one_bar_per_experiment_with_value_text() -> None:
     assert projection["transform"] == [{"filter": "datum.running"}]
     assert text["mark"]["type"] == "text"
     # every bar carries its value: the text is the given text, else the value in the given format
-    assert text["transform"][0]["calculate"] == 'isValid(datum.text) ? datum.text : format(datum.value, ".1f")'
-    assert text["encoding"]["y"]["field"] == "top"
+    assert text["transform"][0]["calculate"] == (
+        "isValid(datum.text) ? replace(datum.text, /\\n/g, ' ') : format(datum.value, \".1f\")"
+    )
+    assert text["encoding"]["x"]["field"] == "top"
     rows = main_rows(spec)
     assert len(rows) == 3
     assert {row["label"]: row["value"] for row in rows} == {"E1 · GRPO": 35.1, "E2 · DAPO": 32.55, "E3 · Dr.GRPO": 37.2}
     assert not any(row["running"] for row in rows)
-    assert bars["encoding"]["x"]["sort"] == ["E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO"]
+    assert bars["encoding"]["y"]["sort"] == ["E1 · GRPO", "E2 · DAPO", "E3 · Dr.GRPO"]
     assert bars["encoding"]["color"]["scale"]["range"] == ["#1f77b4", "#ff7f0e", "#2ca02c"]
-    # room above the tallest bar (37.2) for its value
-    assert bars["encoding"]["y"]["scale"]["domainMax"] > 37.2 * 1.1
+    # room right of the longest bar (37.2) for its value
+    assert bars["encoding"]["x"]["scale"]["domainMax"] > 37.2 * 1.1
 
 
 def test_a_running_run_bar_is_lighter_dashed_and_shows_its_projection() -> None:
@@ -463,7 +465,7 @@ def test_a_running_run_bar_is_lighter_dashed_and_shows_its_projection() -> None:
     assert rows["e5"]["text"] == "4.4h running\n→ 33.0h"
     assert bars["encoding"]["fillOpacity"] == {"condition": {"test": "datum.running", "value": 0.45}, "value": 1.0}
     assert bars["encoding"]["strokeDash"]["condition"]["value"] == [4, 3]
-    assert projection["encoding"]["y"]["field"] == "projected"
+    assert projection["encoding"]["x"]["field"] == "projected"
     assert projection["mark"]["strokeDash"] == [4, 3]
 
 
