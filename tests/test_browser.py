@@ -254,16 +254,8 @@ def test_navigation_opens_an_experiment_page(page: Any, server: str) -> None:
 def test_every_experiment_page_renders(page: Any, server: str) -> None:
     page.goto(server)
     wait_for_app(page, charts=6)
-    slugs = [
-        "4b-e1-grpo-4b",
-        "4b-e3-drgrpo-4b",
-        "4b-e4-rloo-4b",
-        "4b-e5-reinforce-pp-4b",
-        "2b-e1-grpo-2b",
-        "2b-e2-dapo-2b",
-        "2b-e3-drgrpo-2b",
-        "2b-e4-rloo-2b",
-    ]
+    # One page of each track in the browser (every page renders in tests/test_app.py through AppTest).
+    slugs = ["4b-e5-reinforce-pp-4b", "2b-e3-drgrpo-2b"]
     for slug in slugs:
         page.goto(f"{server}/{slug}")
         page.get_by_text("Training curves").wait_for(timeout=30_000)
