@@ -356,7 +356,7 @@ def bar_chart_spec(
     # Horizontal bars: a label of any length sits on the left axis (cut at 160 px, whole in the tooltip), and
     # each value is written past the end of its bar.
     band_px = 22
-    headroom = 2.0 if bool(bars["running"].any()) else 1.3
+    headroom = 2.4 if bool(bars["running"].any()) else 1.3
 
     def y_enc() -> dict[str, Any]:
         return {

@@ -527,8 +527,8 @@ def test_first_request_after_a_restart_opens_an_experiment_page(
         assert page.get_by_text("You have requested page").count() == 0
         assert page.locator('[data-testid="stMain"]').get_by_text("E3 · Dr.GRPO").count() >= 1
         assert re.search(r"/2b-e3-drgrpo-2b", page.url)
-        # Streamlit's own box (sent before the app's script runs) is closed within a poll or two
-        assert len(seen_at) <= 3, seen_at
+        # Streamlit's own box (sent before the app's script runs) is closed within a second
+        assert not seen_at or seen_at[-1] - seen_at[0] <= 1.0, seen_at
         no_exceptions(page)
         screenshot(page, "first-request-experiment")
         context.close()
