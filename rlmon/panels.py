@@ -35,6 +35,7 @@ __all__ = [
     "DETAIL_HEIGHT",
     "EXPLORER_HEIGHT",
     "HOURS_TOTAL",
+    "STATUS_GLYPHS",
     "ChartPlan",
     "Explorer",
     "Focus",
@@ -55,7 +56,10 @@ __all__ = [
     "progress_line",
     "settings_diff_frame",
     "shared_settings_line",
+    "signal_experiment",
     "signal_link",
+    "signal_markers",
+    "signal_text",
     "signals_frame",
     "validation_panels",
 ]
@@ -92,6 +96,7 @@ PHASES = (
 """verl's top-level step phases (``timing_s/<phase>``, v0.1 ``timing/<phase>``); their sum is the step time."""
 _VALIDATION = re.compile(r"^(val_score/|val-core/|val-aux/|val/|test_score/)")
 _SERIES_GREY = "#9ca3af"
+STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
 
 
 class View(Protocol):
@@ -279,7 +284,7 @@ def signal_markers(signals: Sequence[Any], metric: str, views: Sequence[View], l
     for signal in signals:
         if alias_of(str(getattr(signal, "metric", None))) != alias_of(metric):
             continue
-        view = by_id.get(_signal_experiment(signal))
+        view = by_id.get(signal_experiment(signal))
         step = getattr(signal, "step", None)
         column = None if view is None else resolve_key(metric, view.steps.columns)
         if view is None or step is None or column is None:
@@ -288,7 +293,7 @@ def signal_markers(signals: Sequence[Any], metric: str, views: Sequence[View], l
         value = found[0] if found.len() else None
         if value is None:
             continue
-        rows.append({EXPERIMENT: view.id, STEP: int(step), VALUE: float(value), "text": _signal_text(signal, lang)})
+        rows.append({EXPERIMENT: view.id, STEP: int(step), VALUE: float(value), "text": signal_text(signal, lang)})
     if not rows:
         return None
     return pl.DataFrame(
@@ -296,12 +301,14 @@ def signal_markers(signals: Sequence[Any], metric: str, views: Sequence[View], l
     )
 
 
-def _signal_experiment(signal: Any) -> str:
+def signal_experiment(signal: Any) -> str:
+    """The experiment id a signal is about (it may carry the id or the experiment)."""
     experiment = getattr(signal, "experiment", "")
     return str(getattr(experiment, "id", experiment))
 
 
-def _signal_text(signal: Any, lang: str) -> str:
+def signal_text(signal: Any, lang: str) -> str:
+    """A signal's message in ``lang``."""
     text = getattr(signal, "text", None)
     if callable(text):
         return str(text(lang))
@@ -383,7 +390,7 @@ def comparison_charts(
             )
             continue
         marks = tuple(
-            (_signal_experiment(signal), getattr(signal, "step", None), _signal_text(signal, lang))
+            (signal_experiment(signal), getattr(signal, "step", None), signal_text(signal, lang))
             for signal in signals
             if alias_of(str(getattr(signal, "metric", None))) == alias_of(key)
         )
@@ -549,8 +556,6 @@ def progress_line(views: Sequence[View], lang: str) -> str:
 
 # ----------------------------------------------------------------------------------------------- tables
 
-STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
-
 
 def experiments_frame(
     views: Sequence[View], numbers: Mapping[str, Any], *, slugs: Mapping[str, str], lang: str
@@ -626,7 +631,7 @@ def signals_frame(
     labels = display_labels(views)
     rows = []
     for signal in signals:
-        experiment = _signal_experiment(signal)
+        experiment = signal_experiment(signal)
         if experiment not in labels:
             continue
         step = getattr(signal, "step", None)
@@ -642,7 +647,7 @@ def signals_frame(
                 else severity,
                 "kind": kinds.get(kind, {}).get(lang, kind),
                 "step": where,
-                "message": _signal_text(signal, lang),
+                "message": signal_text(signal, lang),
                 "chart": signal_link(slugs.get(experiment, ""), signal),
             }
         )
@@ -724,9 +729,9 @@ def detail_charts(
         "arrow": True,
     }
     signal_marks = tuple(
-        (_signal_experiment(signal), getattr(signal, "step", None), getattr(signal, "metric", None))
+        (signal_experiment(signal), getattr(signal, "step", None), getattr(signal, "metric", None))
         for signal in signals
-        if _signal_experiment(signal) == view.id
+        if signal_experiment(signal) == view.id
     )
 
     def single(key: str, title: str, *, note: str | None = None, focus_step: int | None = None) -> _Detail:

@@ -78,18 +78,15 @@ __all__ = [
     "headline",
     "highlight_legend",
     "insights_for",
-    "is_validation_key",
     "lang",
     "legend_html",
     "legend_views",
-    "line_points",
     "list_field",
     "live_fragment",
     "live_legend",
     "load_catalog",
     "load_views",
     "log_cache",
-    "long_frame",
     "number_field",
     "page_slugs",
     "prepare_charts",
@@ -100,7 +97,6 @@ __all__ = [
     "show_experiments_table",
     "show_signals_table",
     "signal_experiment",
-    "signal_markers",
     "signal_text",
     "start_demo",
     "state",
@@ -112,7 +108,7 @@ __all__ = [
 
 _LOG = logging.getLogger("rlmon.app")
 
-STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
+STATUS_GLYPHS = panels.STATUS_GLYPHS
 STATUS_ICONS = {
     "finished": ":material/check_circle:",
     "running": ":material/play_circle:",
@@ -411,10 +407,6 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     return LoadedViews(views=tuple(views), errors=tuple(errors))
 
 
-line_points = panels.line_points
-long_frame = panels.long_frame
-
-
 # ---------------------------------------------------------------------------------------------- headline
 
 
@@ -572,35 +564,15 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
         paragraph = getattr(insights, "experiment_paragraph", None)
         if paragraph is not None:
             for experiment in experiments:
-                own = [signal for signal in signals if _signal_experiment(signal) == experiment.id]
+                own = [signal for signal in signals if signal_experiment(signal) == experiment.id]
                 paragraphs[experiment.id] = paragraph(experiment, own, lang=lang)
         return Insights(available=True, signals=signals, summary=summary, paragraphs=paragraphs)
 
     return _insight_memo().get(key, build)
 
 
-def _signal_experiment(signal: Any) -> str:
-    experiment = getattr(signal, "experiment", "")
-    return str(getattr(experiment, "id", experiment))
-
-
-def signal_experiment(signal: Any) -> str:
-    """The experiment id a signal is about (it may carry the id or the experiment)."""
-    return _signal_experiment(signal)
-
-
-def signal_text(signal: Any, lang: str) -> str:
-    """A signal's message in ``lang``."""
-    text = getattr(signal, "text", None)
-    if callable(text):
-        return str(text(lang))
-    message = getattr(signal, "message", {})
-    if isinstance(message, Mapping):
-        return str(message.get(lang) or message.get("en") or "")
-    return str(message)
-
-
-signal_markers = panels.signal_markers
+signal_experiment = panels.signal_experiment
+signal_text = panels.signal_text
 
 
 # -------------------------------------------------------------------------------------------------- state
@@ -1195,9 +1167,6 @@ def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
     )
 
 
-is_validation_key = panels.is_validation_key
-
-
 def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[str], smoothing: Any) -> pl.DataFrame:
     """The per-step table of ``views`` for download.
 
@@ -1221,7 +1190,7 @@ def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[s
     if not smoothing.enabled:
         return table
     for key in smoothed_metrics:
-        long = long_frame(views, key)
+        long = panels.long_frame(views, key)
         if long.is_empty():
             continue
         smoothed = with_smoothed(long, method=smoothing.method, weight=smoothing.weight, window=smoothing.window)
