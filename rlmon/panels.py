@@ -6,6 +6,7 @@ Pure (no streamlit): the pages pick widgets, call one or two functions here and 
   :func:`shared_settings_line`, :func:`progress_line`, :func:`experiments_frame`, :func:`signals_frame`,
   :func:`settings_diff_frame`.
 * Experiment page: :func:`detail_charts`, :func:`validation_panels`, :func:`explorer`.
+* Both: :class:`ExperimentView` (:func:`view_of`), an experiment with the columns the charts draw.
 
 A chart comes as a :class:`ChartPlan`: its memo key (everything the chart is drawn from, so every visitor
 asking for the same chart shares one build) and a builder returning the Vega-Lite spec
@@ -19,13 +20,14 @@ import re
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import polars as pl
 
 from rlmon import charts, i18n
+from rlmon.catalog import ExperimentRef
 from rlmon.experiment import SETTING_GROUPS, Experiment, settings_diff, short_track_names
-from rlmon.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
+from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.smoothing import Smoothing
 
@@ -37,10 +39,10 @@ __all__ = [
     "HOURS_TOTAL",
     "STATUS_GLYPHS",
     "ChartPlan",
+    "ExperimentView",
     "Explorer",
     "Focus",
     "ValidationPanel",
-    "View",
     "axis_title",
     "comparison_charts",
     "default_metrics",
@@ -62,6 +64,7 @@ __all__ = [
     "signal_text",
     "signals_frame",
     "validation_panels",
+    "view_of",
 ]
 
 HOURS_TOTAL = "hours_total"
@@ -99,29 +102,56 @@ _SERIES_GREY = "#9ca3af"
 STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
 
 
-class View(Protocol):
-    """An experiment ready for the pages (:class:`rlmon.ui.ExperimentView` is one)."""
+@dataclass(frozen=True)
+class ExperimentView:
+    """An experiment ready for the pages: the summary plus its step frame with derived metrics and hours."""
+
+    ref: ExperimentRef
+    experiment: Experiment
+    steps: pl.DataFrame
+    """Step frame (schema.py) plus derived metrics (rlmon.metrics) and ``hours`` (elapsed training hours)."""
+    logged_keys: tuple[str, ...]
+    derived_keys: tuple[str, ...]
+    serial: int = 0
+    """Unique per view object: a new version of an experiment gets a new serial (chart memo keys use it)."""
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        return self.experiment.id
+
     @property
-    def label(self) -> str: ...
+    def label(self) -> str:
+        return self.experiment.label
+
     @property
-    def color(self) -> str: ...
+    def color(self) -> str:
+        return self.experiment.color
+
     @property
-    def status(self) -> str: ...
+    def status(self) -> str:
+        return self.experiment.status
+
     @property
-    def code(self) -> str: ...
-    @property
-    def experiment(self) -> Experiment: ...
-    @property
-    def steps(self) -> pl.DataFrame: ...
-    @property
-    def logged_keys(self) -> tuple[str, ...]: ...
-    @property
-    def derived_keys(self) -> tuple[str, ...]: ...
-    @property
-    def serial(self) -> int: ...
+    def code(self) -> str:
+        """The short code of the label (``E2`` of ``E2 · DAPO``)."""
+        return self.label.split(" · ")[0]
+
+
+def view_of(ref: ExperimentRef, experiment: Experiment, *, serial: int = 0) -> ExperimentView:
+    """The experiment ready for the pages: its derived metrics (:func:`rlmon.metrics.add_derived_metrics`) and
+    an ``hours`` column (elapsed training hours; null when the log has no step times)."""
+    logged = tuple(name for name in experiment.steps.columns if name != STEP)
+    steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
+    derived = tuple(name for name in steps.columns if name != STEP and name not in logged)
+    hours = pl.col("elapsed_h") if "elapsed_h" in steps.columns else pl.lit(None, dtype=pl.Float64)
+    return ExperimentView(
+        ref=ref,
+        experiment=experiment,
+        steps=steps.with_columns(hours.alias(HOURS)),
+        logged_keys=logged,
+        derived_keys=derived,
+        serial=serial,
+    )
 
 
 @dataclass(frozen=True)
@@ -155,7 +185,7 @@ def line_points(max_points: int, lines: int) -> int:
     return max(min(max_points, MIN_LINE_POINTS), min(max_points, CHART_POINTS // max(1, lines)))
 
 
-def long_frame(views: Sequence[View], metric: str) -> pl.DataFrame:
+def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
     """The long frame (schema.py) of one metric over several experiments; rows without a value left out.
 
     Each experiment's column is the metric's logged name there (:func:`rlmon.metrics.resolve_key`).
@@ -179,7 +209,7 @@ def long_frame(views: Sequence[View], metric: str) -> pl.DataFrame:
     return pl.concat(parts, how="vertical")
 
 
-def display_labels(views: Sequence[View]) -> dict[str, str]:
+def display_labels(views: Sequence[ExperimentView]) -> dict[str, str]:
     """Experiment id -> label; ``E1 · GRPO · 2B`` (the short track) when the experiments span several tracks."""
     tracks = [view.experiment.track for view in views]
     if len(set(tracks)) <= 1:
@@ -228,7 +258,7 @@ def signal_link(slug: str, signal: Any) -> str:
 # ------------------------------------------------------------------------------------------------ overview
 
 
-def metric_options(views: Sequence[View]) -> list[str]:
+def metric_options(views: Sequence[ExperimentView]) -> list[str]:
     """Every chartable key of the experiments: derived metrics, the hours bars, then logged keys by their
     current verl name."""
     derived: dict[str, None] = {}
@@ -268,7 +298,7 @@ def match_keys(keys: Sequence[str], pattern: str) -> tuple[list[str], bool]:
     return series.filter(found).to_list(), regex
 
 
-def _response_cap(views: Sequence[View], lang: str) -> tuple[float | None, str | None]:
+def _response_cap(views: Sequence[ExperimentView], lang: str) -> tuple[float | None, str | None]:
     caps = [view.experiment.setting("max_response_length") for view in views]
     known = [item for item in caps if item is not None and isinstance(item.value, int | float)]
     if not known:
@@ -277,7 +307,9 @@ def _response_cap(views: Sequence[View], lang: str) -> tuple[float | None, str |
     return float(top.value), i18n.t("reference_cap", lang, cap=i18n.setting_display(top, lang))
 
 
-def signal_markers(signals: Sequence[Any], metric: str, views: Sequence[View], lang: str) -> pl.DataFrame | None:
+def signal_markers(
+    signals: Sequence[Any], metric: str, views: Sequence[ExperimentView], lang: str
+) -> pl.DataFrame | None:
     """Marker rows (experiment, step, value, text) for the signals about ``metric`` (or its older name)."""
     rows: list[dict[str, Any]] = []
     by_id = {view.id: view for view in views}
@@ -318,11 +350,11 @@ def signal_text(signal: Any, lang: str) -> str:
     return str(message)
 
 
-def _views_key(views: Sequence[View]) -> tuple[tuple[str, int], ...]:
+def _views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
     return tuple((view.id, view.serial) for view in views)
 
 
-def _hours_bars(views: Sequence[View], lang: str) -> pl.DataFrame:
+def _hours_bars(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame:
     """One row per experiment with elapsed hours; a running run also gets its projected total and says so."""
     rows = []
     for view in views:
@@ -347,7 +379,7 @@ def _hours_bars(views: Sequence[View], lang: str) -> pl.DataFrame:
 
 def comparison_charts(
     metrics: Sequence[str],
-    views: Sequence[View],
+    views: Sequence[ExperimentView],
     *,
     smoothing: Smoothing,
     x: str,
@@ -415,7 +447,14 @@ def comparison_charts(
 
 
 def _validation_builder(
-    key: str, views: Sequence[View], *, x: str, log_scale: bool, lang: str, points: int, common: dict[str, Any]
+    key: str,
+    views: Sequence[ExperimentView],
+    *,
+    x: str,
+    log_scale: bool,
+    lang: str,
+    points: int,
+    common: dict[str, Any],
 ) -> Callable[[], dict[str, Any]]:
     def build() -> dict[str, Any]:
         long = long_frame(views, key)
@@ -430,7 +469,7 @@ def _validation_builder(
 
 def _line_builder(
     key: str,
-    views: Sequence[View],
+    views: Sequence[ExperimentView],
     *,
     smoothing: Smoothing,
     x: str,
@@ -482,7 +521,7 @@ def _compress_codes(codes: Sequence[str]) -> str:
     return ", ".join(codes)
 
 
-def shared_settings_line(views: Sequence[View], lang: str) -> str:
+def shared_settings_line(views: Sequence[ExperimentView], lang: str) -> str:
     """``4 GPUs · TP=4 · offload off · non-thinking · 16K response · 32×8/step``: what every experiment
     shares; a setting they do not share is left out."""
 
@@ -516,12 +555,12 @@ def shared_settings_line(views: Sequence[View], lang: str) -> str:
     return " · ".join(parts)
 
 
-def progress_line(views: Sequence[View], lang: str) -> str:
+def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
     """``E1–E4 finished 150/150 · E5 running 21/150 (4h23m, ETA 27h)``; codes carry the short track when the
     experiments span several tracks (``E1 · 2B``)."""
     tracks = [view.experiment.track for view in views]
     short = short_track_names(tracks) if len(set(tracks)) > 1 else {}
-    groups: dict[tuple[str, str, str], list[View]] = {}
+    groups: dict[tuple[str, str, str], list[ExperimentView]] = {}
     parts: list[str] = []
     for view in views:
         track = short.get(view.experiment.track, "")
@@ -558,7 +597,7 @@ def progress_line(views: Sequence[View], lang: str) -> str:
 
 
 def experiments_frame(
-    views: Sequence[View], numbers: Mapping[str, Any], *, slugs: Mapping[str, str], lang: str
+    views: Sequence[ExperimentView], numbers: Mapping[str, Any], *, slugs: Mapping[str, str], lang: str
 ) -> pl.DataFrame:
     """The overview's experiments table, one row per experiment.
 
@@ -619,7 +658,7 @@ def experiments_frame(
 
 
 def signals_frame(
-    views: Sequence[View],
+    views: Sequence[ExperimentView],
     signals: Sequence[Any],
     *,
     kinds: Mapping[str, Mapping[str, str]],
@@ -655,7 +694,7 @@ def signals_frame(
     return pl.DataFrame(rows, schema={name: pl.String for name in names}, orient="row")
 
 
-def settings_diff_frame(views: Sequence[View], lang: str) -> pl.DataFrame | None:
+def settings_diff_frame(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame | None:
     """What differs between the experiments' settings: group, setting, then one column per experiment; None
     when fewer than two experiments, an empty frame when nothing differs."""
     if len(views) < 2:
@@ -675,7 +714,7 @@ def settings_diff_frame(views: Sequence[View], lang: str) -> pl.DataFrame | None
 # -------------------------------------------------------------------------------------- experiment page
 
 
-def _series_frame(view: View, keys: Mapping[str, str]) -> pl.DataFrame:
+def _series_frame(view: ExperimentView, keys: Mapping[str, str]) -> pl.DataFrame:
     """A long frame with one series per metric key (the ``experiment`` column names the series)."""
     parts = [
         view.steps.select(
@@ -700,7 +739,7 @@ class _Detail:
 
 
 def detail_charts(
-    view: View,
+    view: ExperimentView,
     *,
     smoothing: Smoothing,
     x: str,
@@ -835,7 +874,9 @@ class _FocusMark:
         return i18n.t("focus_marker", lang, step=self.step)
 
 
-def _phases_spec(view: View, phase_keys: Sequence[str], *, x: str, lang: str, max_points: int) -> dict[str, Any]:
+def _phases_spec(
+    view: ExperimentView, phase_keys: Sequence[str], *, x: str, lang: str, max_points: int
+) -> dict[str, Any]:
     return charts.stacked_area_chart_spec(
         _series_frame(view, dict.fromkeys(phase_keys, "")).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
         title=i18n.t("chart_step_time", lang),
@@ -859,7 +900,7 @@ class ValidationPanel:
     chart: ChartPlan | None
 
 
-def validation_panels(view: View, *, x: str, lang: str) -> list[ValidationPanel]:
+def validation_panels(view: ExperimentView, *, x: str, lang: str) -> list[ValidationPanel]:
     """Per data source: the headline score and up to 8 related keys per test step (a table), and the
     headline score's chart (in % when the scores are fractions, as the team's page showed them)."""
     panels = []
@@ -913,7 +954,7 @@ class Explorer:
 
 
 def explorer(
-    view: View, *, family: str | None, pattern: str, smoothing: Smoothing, x: str, lang: str, max_points: int
+    view: ExperimentView, *, family: str | None, pattern: str, smoothing: Smoothing, x: str, lang: str, max_points: int
 ) -> Explorer:
     """Small multiples of every logged key: those of ``family`` (None: all families), or - with a ``pattern`` -
     every key that matches it in any family (:func:`match_keys`)."""

@@ -42,9 +42,8 @@ from rlmon import i18n, panels
 from rlmon.cache import LogCache
 from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_experiments, load_experiment
 from rlmon.errors import CatalogError, RlmonError
-from rlmon.experiment import Experiment
-from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics
-from rlmon.schema import EXPERIMENT, HOURS, STEP
+from rlmon.metrics import VALIDATION_PREFIX
+from rlmon.schema import EXPERIMENT, STEP
 from rlmon.settings import Settings, load_settings
 
 __all__ = [
@@ -268,53 +267,12 @@ def hash_text(text: str) -> int:
     return value
 
 
-@dataclass(frozen=True)
-class ExperimentView:
-    """An experiment ready for the pages: the summary plus its step frame with derived metrics and hours."""
-
-    ref: ExperimentRef
-    experiment: Experiment
-    steps: pl.DataFrame
-    """Step frame (schema.py) plus derived metrics (rlmon.metrics) and ``hours`` (elapsed training hours)."""
-    logged_keys: tuple[str, ...]
-    derived_keys: tuple[str, ...]
-    serial: int = 0
-    """Unique per view object: a new version of an experiment gets a new serial (chart memo keys use it)."""
-
-    @property
-    def id(self) -> str:
-        return self.experiment.id
-
-    @property
-    def label(self) -> str:
-        return self.experiment.label
-
-    @property
-    def color(self) -> str:
-        return self.experiment.color
-
-    @property
-    def status(self) -> str:
-        return self.experiment.status
-
-    @property
-    def code(self) -> str:
-        """The short code of the label (``E2`` of ``E2 · DAPO``)."""
-        return self.label.split(" · ")[0]
+ExperimentView = panels.ExperimentView
 
 
 def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
     experiment = load_experiment(ref, cache, now=now, settings=settings)
-    logged = tuple(name for name in experiment.steps.columns if name != STEP)
-    steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
-    derived = tuple(name for name in steps.columns if name != STEP and name not in logged)
-    if "elapsed_h" in steps.columns:
-        steps = steps.with_columns(pl.col("elapsed_h").alias(HOURS))
-    else:
-        steps = steps.with_columns(pl.lit(None, dtype=pl.Float64).alias(HOURS))
-    return ExperimentView(
-        ref=ref, experiment=experiment, steps=steps, logged_keys=logged, derived_keys=derived, serial=next(_SERIALS)
-    )
+    return panels.view_of(ref, experiment, serial=next(_SERIALS))
 
 
 class _ViewMemo:

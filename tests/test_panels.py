@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,64 +15,22 @@ import pytest
 from rlmon import panels
 from rlmon.cache import LogCache
 from rlmon.catalog import discover_experiments, load_experiment
-from rlmon.experiment import Experiment
-from rlmon.metrics import add_derived_metrics
-from rlmon.schema import HOURS, STEP
+from rlmon.schema import STEP
 from rlmon.settings import load_settings
 from rlmon.smoothing import Smoothing
 
 
-@dataclass(frozen=True)
-class FakeView:
-    """The part of rlmon.ui.ExperimentView the panels read."""
-
-    experiment: Experiment
-    steps: pl.DataFrame
-    logged_keys: tuple[str, ...]
-    derived_keys: tuple[str, ...] = ()
-    serial: int = 1
-    signals: list[Any] = field(default_factory=list)
-
-    @property
-    def id(self) -> str:
-        return self.experiment.id
-
-    @property
-    def label(self) -> str:
-        return self.experiment.label
-
-    @property
-    def color(self) -> str:
-        return self.experiment.color
-
-    @property
-    def status(self) -> str:
-        return self.experiment.status
-
-    @property
-    def code(self) -> str:
-        return self.label.split(" · ")[0]
-
-
-def view_of(experiment: Experiment) -> FakeView:
-    logged = tuple(name for name in experiment.steps.columns if name != STEP)
-    steps, _ = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
-    derived = tuple(name for name in steps.columns if name != STEP and name not in logged)
-    hours = pl.col("elapsed_h") if "elapsed_h" in steps.columns else pl.lit(None, dtype=pl.Float64)
-    return FakeView(experiment, steps.with_columns(hours.alias(HOURS)), logged, derived)
-
-
-def real_view(realdata_dir: Path, tmp_path: Path, name: str) -> FakeView:
+def real_view(realdata_dir: Path, tmp_path: Path, name: str) -> panels.ExperimentView:
     """One real log as an experiment: its own folder under a root (a link to the file, nothing copied)."""
     folder = tmp_path / "root" / Path(name).stem
     folder.mkdir(parents=True)
     shutil.copy(realdata_dir / name, folder / name)  # a temporary copy: rlmon reads it like any log
     (ref,) = discover_experiments([tmp_path / "root"]).experiments
     settings = load_settings([], {})
-    return view_of(load_experiment(ref, LogCache(None), now=time.time(), settings=settings))
+    return panels.view_of(ref, load_experiment(ref, LogCache(None), now=time.time(), settings=settings))
 
 
-def demo_views(tmp_path: Path) -> list[FakeView]:
+def demo_views(tmp_path: Path) -> list[panels.ExperimentView]:
     from rlmon.demo import write_demo_root
 
     root = tmp_path / "demo"
@@ -80,7 +38,7 @@ def demo_views(tmp_path: Path) -> list[FakeView]:
     settings = load_settings([], {})
     cache = LogCache(None)
     refs = discover_experiments([root]).experiments
-    return [view_of(load_experiment(ref, cache, now=time.time(), settings=settings)) for ref in refs]
+    return [panels.view_of(ref, load_experiment(ref, cache, now=time.time(), settings=settings)) for ref in refs]
 
 
 def dataset_rows(spec: dict[str, Any], name: str) -> list[dict[str, Any]]:
