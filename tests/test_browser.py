@@ -7,90 +7,19 @@ Screenshots of each page are saved to ``test-artifacts/`` (gitignored). Skipped,
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 from browser_geometry import ChartGeometry, charts_per_row, measure_charts, require_svg
 from browser_roots import GeneratedRoot, write_generated_root
-
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, serve
 
 pytestmark = pytest.mark.browser
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def _serve(folder: Path, env_extra: dict[str, str], log_name: str) -> Iterator[str]:
-    """``streamlit run`` on a free loopback port with rlmon's settings from ``env_extra`` only; yields its URL
-    once ``/_stcore/health`` answers. The server's output goes to a file, copied to ``test-artifacts/``."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found (CI installs Debian's chromium with apt)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    port = _free_port()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_") and key != "XDG_CACHE_HOME"}
-    env |= env_extra
-    log_path = folder / "server.log"
-    log = log_path.open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
-            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-        ],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                output = log_path.read_text(errors="replace")[-3000:]
-                pytest.fail(f"streamlit did not come up on {url}:\n{output}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-        ARTIFACTS.mkdir(exist_ok=True)
-        shutil.copy(log_path, ARTIFACTS / log_name)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +27,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app on the built-in demo root; its running experiment gains a step every second."""
     folder = tmp_path_factory.mktemp("browser")
     env = {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_DEMO_STEP_S": "1", "RLMON_REFRESH_S": "2"}
-    with _serve(folder, env, "server.log") as url:
+    with serve(folder, env, "server.log") as url:
         yield url
 
 
@@ -108,7 +37,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, G
     folder = tmp_path_factory.mktemp("browser-generated")
     written = write_generated_root(folder / "logs")
     env = {"RLMON_LOG_ROOT": str(written.root), "RLMON_CACHE_DIR": str(folder / "cache")}
-    with _serve(folder, env, "server-generated.log") as url:
+    with serve(folder, env, "server-generated.log") as url:
         yield url, written
 
 
@@ -511,7 +440,7 @@ def test_first_request_after_a_restart_opens_an_experiment_page(
 ) -> None:
     # A server of its own: the first request this process sees goes straight to an experiment's page.
     folder = tmp_path_factory.mktemp("restart")
-    with _serve(folder, {"RLMON_CACHE_DIR": str(folder / "cache")}, "server-restart.log") as url:
+    with serve(folder, {"RLMON_CACHE_DIR": str(folder / "cache")}, "server-restart.log") as url:
         context = browser.new_context(viewport={"width": 1500, "height": 1100}, locale="en-US")
         page = context.new_page()
         page.goto(f"{url}/2b-e3-drgrpo-2b", wait_until="commit")

@@ -3,32 +3,23 @@ hover in headless Chromium through ``streamlit run`` (marked ``browser``)."""
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import textwrap
-import time
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
+from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, serve
 
 from rlmon import tooltip
 from rlmon.charts import metric_chart_spec, stacked_area_chart_spec, validation_chart_spec
 from rlmon.schema import LONG_SCHEMA
 from rlmon.smoothing import Smoothing
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(1)</script>\"q' 9% #1 &\n](x)"
 
@@ -223,54 +214,13 @@ COLORS = {"e1": "#4c78a8", "e2": "#f58518", "e3": "#54a24b", "e4": "#e45756"}
 LABELS = {"e1": "E1 · GRPO", "e2": "E2 · <b>DAPO</b> & 'co'", "e3": "E3 · 中文标签", "e4": "E4 · RLOO 100%"}
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     folder = tmp_path_factory.mktemp("tooltip")
     script = folder / "app.py"
     script.write_text(f"COLORS = {COLORS!r}\nLABELS = {LABELS!r}\n" + textwrap.dedent(APP))
-    port = _free_port()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_")}
-    env["PYTHONPATH"] = str(ROOT)
-    log = (folder / "server.log").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", str(script),
-            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-            "--browser.gatherUsageStats", "false",
-        ],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail("streamlit did not come up: " + (folder / "server.log").read_text(errors="replace")[-2000:])
-            time.sleep(0.3)
+    with serve(folder, {"PYTHONPATH": str(ROOT)}, "server-tooltip.log", script=script) as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 def row_labels_and_fills(root: ET.Element) -> list[tuple[str, str]]:
