@@ -736,7 +736,7 @@ def chip_css(views: Sequence[ExperimentView], labels: Mapping[str, str]) -> str:
     """
     rules: list[str] = []
     for view in views:
-        color = view.color if re.fullmatch(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?", view.color) else "#888888"
+        color = _css_color(view.color)
         label = labels.get(view.id)
         if label is None:
             continue
@@ -748,13 +748,18 @@ def chip_css(views: Sequence[ExperimentView], labels: Mapping[str, str]) -> str:
     return "\n".join(rules)
 
 
+def _css_color(color: str) -> str:
+    """``color`` when it is a hex colour (``#rgb`` / ``#rrggbb``), else grey: the only colour text put in CSS."""
+    return color if re.fullmatch(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?", color) else "#888888"
+
+
 def _css_string(text: str) -> str:
     return "".join(char if char.isalnum() or char in " ·-_.,/" else f"\\{ord(char):x} " for char in text)
 
 
 def color_dot(color: str) -> str:
     """An HTML coloured dot (the colour is validated, nothing else is interpolated)."""
-    safe = color if re.fullmatch(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?", color) else "#888888"
+    safe = _css_color(color)
     return f'<span style="display:inline-block;width:0.75em;height:0.75em;border-radius:2px;background:{safe}"></span>'
 
 
@@ -1043,7 +1048,7 @@ def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) ->
         st.session_state[key] = [value for value in st.session_state[key] or [] if value in ids]
     rules = []
     for index, view in enumerate(views, start=1):
-        color = view.color if re.fullmatch(r"#[0-9a-fA-F]{6}", view.color) else "#888888"
+        color = _css_color(view.color)
         rules.append(
             f".st-key-{key} button:nth-of-type({index})::before {{ content: ''; display: inline-block; "
             f"width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.4em; background: {color}; }}"
