@@ -197,6 +197,8 @@ def test_table_row_opens_the_experiment_page(page: Any, server: str) -> None:
     page.goto(server)
     wait_for_app(page, charts=6)
     table = page.locator('[data-testid="stDataFrame"]').filter(has_text="last-10 pass")
+    # the table is drawn after the charts on a loaded machine: wait for it rather than count at once
+    table.first.wait_for(state="visible", timeout=30_000)
     assert table.count() == 1
     box = table.bounding_box()
     assert box is not None
