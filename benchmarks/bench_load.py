@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -195,7 +195,7 @@ class Session:
         ws_url = self.server.url.replace("http://", "ws://") + "/_stcore/stream"
         started = time.perf_counter()
         try:
-            async with connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout_s) as ws:  # type: ignore[list-item]
+            async with connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout_s) as ws:
                 await ws.send(_rerun(page_script_hash="", url=self.server.url + "/"))
                 await self._receive(ws, until=lambda: self.result.first_render_s is not None, started=started)
                 end = time.perf_counter() + duration_s
@@ -212,10 +212,11 @@ class Session:
         return self.result
 
     async def _receive(
-        self, ws: ClientConnection, *, until: object, started: float, deadline: float | None = None
+        self, ws: ClientConnection, *, until: Callable[[], bool], started: float, deadline: float | None = None
     ) -> None:
-        check = until if callable(until) else (lambda: True)
-        while not check():
+        """Handle messages until ``until()`` holds or ``deadline`` passes; TimeoutError after ``timeout_s`` of
+        silence without a deadline."""
+        while not until():
             wait_s = self.timeout_s if deadline is None else max(0.01, deadline - time.perf_counter())
             try:
                 raw = await asyncio.wait_for(ws.recv(), timeout=wait_s)
@@ -412,7 +413,9 @@ def main() -> None:
         rows.append(report(load))
         print(
             f"{count} sessions: cold first render of the warm-up session {load.cold_first_render_s:.2f} s; "
-            f"this client used {load.client_cores:.2f} cores; load average now {os.getloadavg()[0]:.1f}"
+            f"this client used {load.client_cores:.2f} cores and received "
+            f"{sum(result.received_bytes for result in load.results) / 1e6:.0f} MB; "
+            f"load average now {os.getloadavg()[0]:.1f}"
         )
         for error in sorted(set(load.errors))[:10]:
             print(f"  error ({load.errors.count(error)}x): {error}")
