@@ -4,7 +4,8 @@
 logs (``*.log`` whose head shows verl output, or verl ``*.jsonl`` file-logger output) is one experiment.
 Discovery stats files and reads at most the first (and, when that shows nothing, the last) 64 KiB of each
 log file it has not seen before; contents are read later, through the per-log cache, by
-:func:`load_experiment`.
+:func:`load_experiment`. It is incremental: a refresh lists again only the folders that changed (and every
+folder every :data:`FULL_WALK_S`), and stats the log files it found.
 
 Bad input never stops discovery: unreadable folders, symlink loops, symlinks leaving the root, files without
 verl content and ``rlmon.toml`` errors become messages in :attr:`Catalog.problems`. Only a root that does not
@@ -51,8 +52,10 @@ from rlmon.schema import STEP, RunMeta, empty_steps
 from rlmon.settings import Settings
 
 __all__ = [
+    "FULL_WALK_S",
     "HEAD_BYTES",
     "LOG_SUFFIXES",
+    "RECENT_CHANGE_S",
     "Catalog",
     "ExperimentRef",
     "LogFile",
@@ -298,11 +301,71 @@ _SNIFF = _SniffMemo()
 
 # --------------------------------------------------------------------------------------------- discovery
 
+FULL_WALK_S = 300.0
+"""Discovery lists every folder of a root again at least this often (seconds). In between, a folder is listed
+again only when its modification or change time moved (an entry was added, removed or renamed in it, or its
+permissions changed), when it holds symlinks (their targets may change without the folder changing) or when
+it changed in the last :data:`RECENT_CHANGE_S`. The log files found are stat'ed on every discovery, so a
+growing log is seen at once."""
+
+RECENT_CHANGE_S = 2.0
+"""A folder modified this recently is listed again on the next discovery: a file system's clock is coarse
+(and a network file system's may differ from ours), so a second change in the same tick would not move the
+folder's time."""
+
+_MAX_MEMO_ROOTS = 16
+
+_EntryKind = Literal["problem", "folder", "file"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """What listing one folder gave, in name order: ``(kind, path, text)`` per entry that matters.
+
+    ``problem`` entries carry the message in ``text``; ``file`` entries (a ``*.log``/``*.jsonl`` name, not yet
+    stat'ed) carry the file name; ``folder`` entries carry nothing. Other files are left out.
+    """
+
+    signature: tuple[int, int, int, int]
+    """``(st_dev, st_ino, st_mtime_ns, st_ctime_ns)`` of the folder when it was listed."""
+    entries: tuple[tuple[_EntryKind, str, str], ...]
+    reusable: bool
+    """False when the folder must be listed again next time (symlinks, problems, a recent change)."""
+
+
+@dataclass
+class _RootMemo:
+    """The folder listings of one root from its last discovery; one discovery of a root at a time."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    listings: dict[str, _Listing] = field(default_factory=dict)
+    full_walk_at: float | None = None
+    """``time.monotonic()`` of the last discovery that listed every folder."""
+
+
+_ROOT_MEMOS: dict[tuple[str, str], _RootMemo] = {}
+_ROOT_MEMOS_LOCK = threading.Lock()
+
+
+def _root_memo(root: Path, real_root: str) -> _RootMemo:
+    """The memo of one root, shared by every caller (one server serves all sessions from it)."""
+    key = (str(root), real_root)
+    with _ROOT_MEMOS_LOCK:
+        memo = _ROOT_MEMOS.pop(key, None) or _RootMemo()
+        _ROOT_MEMOS[key] = memo  # most recently used last
+        while len(_ROOT_MEMOS) > _MAX_MEMO_ROOTS:
+            del _ROOT_MEMOS[next(iter(_ROOT_MEMOS))]
+        return memo
+
 
 @dataclass
 class _Walk:
     root: Path
     real_root: str
+    known: dict[str, _Listing] = field(default_factory=dict)
+    """Listings from the previous discovery, by folder path; reused while the folder's signature holds."""
+    listings: dict[str, _Listing] = field(default_factory=dict)
+    """Listings of this discovery (the folders reached), for the next one."""
     problems: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     folders: dict[Path, list[LogFile]] = field(default_factory=dict)
@@ -313,9 +376,61 @@ def _inside(real_path: str, real_root: str) -> bool:
     return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def _walk(walk: _Walk, folder: Path, depth: int, *, recurse: bool = True) -> None:
+def _list_folder(walk: _Walk, folder: str, signature: tuple[int, int, int, int]) -> _Listing | None:
+    """List one folder (``os.scandir``); None, with a problem, when it cannot be listed."""
     try:
-        info = folder.stat()
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError as error:
+        walk.problems.append(f"{folder}: cannot be listed ({error.strerror or error}); skipped")
+        return None
+    kept: list[tuple[_EntryKind, str, str]] = []
+    has_links = False
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = entry.path
+        try:
+            if not entry.is_symlink():
+                # d_type from the listing: no stat for folders and for files that are not logs
+                if entry.is_dir(follow_symlinks=False):
+                    kept.append(("folder", path, ""))
+                elif os.path.splitext(entry.name)[1].lower() in LOG_SUFFIXES:
+                    kept.append(("file", path, entry.name))
+                continue
+            has_links = True
+            target = os.path.realpath(path)
+            if not _inside(target, walk.real_root):
+                kept.append(("problem", path, f"{path}: symlink to {target}, outside the log root; not followed"))
+                continue
+            if not os.path.exists(target):
+                try:
+                    os.stat(path)
+                except OSError as error:
+                    if error.errno == errno.ELOOP:
+                        kept.append(("problem", path, f"{path}: symlink loop; not followed"))
+                        continue
+                kept.append(("problem", path, f"{path}: broken symlink (target {target} is missing); skipped"))
+                continue
+            mode = entry.stat(follow_symlinks=True).st_mode
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                kept.append(("problem", path, f"{path}: symlink loop; not followed"))
+            else:
+                kept.append(("problem", path, f"{path}: cannot be read ({error.strerror or error}); skipped"))
+            continue
+        if stat.S_ISDIR(mode):
+            kept.append(("folder", path, ""))
+        elif os.path.splitext(entry.name)[1].lower() in LOG_SUFFIXES:
+            kept.append(("file", path, entry.name))
+    recent = time.time_ns() - signature[2] < RECENT_CHANGE_S * 1e9  # a future time counts as recent too
+    reusable = not has_links and not recent and all(kind != "problem" for kind, _, _ in kept)
+    return _Listing(signature=signature, entries=tuple(kept), reusable=reusable)
+
+
+def _walk(walk: _Walk, folder: str, depth: int, *, recurse: bool = True) -> None:
+    try:
+        info = os.stat(folder)
     except OSError as error:
         walk.problems.append(f"{folder}: cannot be read ({error.strerror or error}); skipped")
         return
@@ -327,70 +442,71 @@ def _walk(walk: _Walk, folder: Path, depth: int, *, recurse: bool = True) -> Non
     if depth > _MAX_DEPTH:
         walk.problems.append(f"{folder}: more than {_MAX_DEPTH} folder levels deep; not searched")
         return
-    try:
-        with os.scandir(folder) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
-    except OSError as error:
-        walk.problems.append(f"{folder}: cannot be listed ({error.strerror or error}); skipped")
-        return
+    signature = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+    listing = walk.known.get(folder)
+    if listing is None or not listing.reusable or listing.signature != signature:
+        listing = _list_folder(walk, folder, signature)
+        if listing is None:
+            return
+    walk.listings[folder] = listing
     logs: list[LogFile] = []
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        path = Path(entry.path)
-        try:
-            is_link = entry.is_symlink()
-            if is_link:
-                target = os.path.realpath(path)
-                if not _inside(target, walk.real_root):
-                    walk.problems.append(f"{path}: symlink to {target}, outside the log root; not followed")
-                    continue
-                if not os.path.exists(target):
-                    try:
-                        os.stat(path)
-                    except OSError as error:
-                        if error.errno == errno.ELOOP:
-                            walk.problems.append(f"{path}: symlink loop; not followed")
-                            continue
-                    walk.problems.append(f"{path}: broken symlink (target {target} is missing); skipped")
-                    continue
-            entry_info = entry.stat(follow_symlinks=True)
-        except OSError as error:
-            if error.errno == errno.ELOOP:
-                walk.problems.append(f"{path}: symlink loop; not followed")
-            else:
-                walk.problems.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
-            continue
-        if stat.S_ISDIR(entry_info.st_mode):
+    for kind, path, text in listing.entries:
+        if kind == "problem":
+            walk.problems.append(text)
+        elif kind == "folder":
             if recurse:
                 _walk(walk, path, depth + 1)
-            continue
-        if not stat.S_ISREG(entry_info.st_mode) or path.suffix.lower() not in LOG_SUFFIXES:
-            continue
-        try:
-            kind = _SNIFF.kind(path, entry_info)
-        except FileNotFoundError:
-            walk.problems.append(f"{path}: vanished while being listed; skipped")
-            continue
-        except OSError as error:
-            walk.problems.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
-            continue
-        if kind != "rl":
-            walk.ignored.append(str(path))
-            if kind == "sft":
-                walk.problems.append(f"{path}: a verl SFT trainer log, not an RL run; ignored")
-            continue
-        logs.append(
-            LogFile(
-                path=path,
-                name=entry.name,
-                size=entry_info.st_size,
-                mtime=entry_info.st_mtime,
-                named_time=name_timestamp(entry.name),
-            )
-        )
+        else:
+            log = _log_file(walk, path, text)
+            if log is not None:
+                logs.append(log)
     if logs:
-        walk.folders[folder] = sorted(logs, key=lambda item: item.sort_key)
+        walk.folders[Path(folder)] = sorted(logs, key=lambda item: item.sort_key)
+
+
+def _log_file(walk: _Walk, path: str, name: str) -> LogFile | None:
+    """Stat and sniff one ``*.log``/``*.jsonl`` entry (every discovery: size and mtime are always fresh)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        walk.problems.append(f"{path}: vanished while being listed; skipped")
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            walk.problems.append(f"{path}: symlink loop; not followed")
+        else:
+            walk.problems.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    try:
+        kind = _SNIFF.kind(Path(path), info)
+    except FileNotFoundError:
+        walk.problems.append(f"{path}: vanished while being listed; skipped")
+        return None
+    except OSError as error:
+        walk.problems.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+        return None
+    if kind != "rl":
+        walk.ignored.append(path)
+        if kind == "sft":
+            walk.problems.append(f"{path}: a verl SFT trainer log, not an RL run; ignored")
+        return None
+    return LogFile(path=Path(path), name=name, size=info.st_size, mtime=info.st_mtime, named_time=name_timestamp(name))
+
+
+def _walk_root(root: Path, real_root: str, *, full_walk_s: float) -> _Walk:
+    """Walk one root, reusing the listings of unchanged folders from its previous walk (see :data:`FULL_WALK_S`)."""
+    memo = _root_memo(root, real_root)
+    with memo.lock:
+        now = time.monotonic()
+        full = memo.full_walk_at is None or now - memo.full_walk_at >= full_walk_s
+        walk = _Walk(root=root, real_root=real_root, known={} if full else memo.listings)
+        _walk(walk, str(root), 0)
+        memo.listings = walk.listings  # folders no longer reached are forgotten
+        if full:
+            memo.full_walk_at = now
+    return walk
 
 
 def _root_labels(roots: Sequence[Path]) -> list[str]:
@@ -406,13 +522,21 @@ def _root_labels(roots: Sequence[Path]) -> list[str]:
     return labels
 
 
-def discover_experiments(roots: Sequence[Path]) -> Catalog:
+def discover_experiments(roots: Sequence[Path], *, full_walk_s: float = FULL_WALK_S) -> Catalog:
     """List the experiments under the given log roots.
+
+    Discovery is incremental: the folder listings of each root are kept (one memo per root, shared by every
+    caller and thread) and a folder is listed again only when it changed; every folder is listed again at
+    least every ``full_walk_s`` seconds. The log files found are stat'ed on every call, so their sizes and
+    times are always current.
 
     Parameters
     ----------
     roots
         Log root folders (``Settings.log_roots``).
+    full_walk_s
+        Longest time between two discoveries that list every folder (:data:`FULL_WALK_S`); 0 lists every
+        folder on this call.
 
     Returns
     -------
@@ -436,9 +560,7 @@ def discover_experiments(roots: Sequence[Path]) -> Catalog:
             raise CatalogError("log root is not a folder", path=root)
         if not os.access(root, os.R_OK | os.X_OK):
             raise CatalogError("log root cannot be listed (permission denied)", path=root)
-        real_root = os.path.realpath(root)
-        walk = _Walk(root=root, real_root=real_root)
-        _walk(walk, root, 0)
+        walk = _walk_root(root, os.path.realpath(root), full_walk_s=full_walk_s)
         config = read_root_config(root)
         configs[str(root)] = config
         problems.extend(config.problems)
@@ -672,7 +794,7 @@ def list_log_files(folder: Path) -> tuple[Path, ...]:
     if not folder.is_dir():
         raise CatalogError("not a folder", path=folder)
     walk = _Walk(root=folder, real_root=os.path.realpath(folder))
-    _walk(walk, folder, 0, recurse=False)
+    _walk(walk, str(folder), 0, recurse=False)
     if folder not in walk.folders and walk.problems and walk.problems[0].startswith(f"{folder}: cannot"):
         raise CatalogError(walk.problems[0].removeprefix(f"{folder}: "), path=folder)
     return tuple(item.path for item in walk.folders.get(folder, []))

@@ -1,7 +1,15 @@
 """Command line: ``python -m rlmon ...`` (installed as ``rlmon``).
 
-Exit codes: 0 done; 2 an input is missing or unreadable (one line on stderr naming it); 1 any other
-:class:`~rlmon.errors.RlmonError` (one line on stderr).
+Exit codes (every error is one line on stderr naming the path, never a traceback):
+
+- 0: done.
+- 2: the command cannot start. A usage error (argparse's own; an ``--out`` with an unsupported suffix, or in a
+  missing or unwritable folder - checked before anything is read; a ``demo`` target that is not a folder), or
+  an input that is missing, unreadable, not a regular file or folder, or holds no verl logs (a log root or an
+  experiment folder without any).
+- 1: the command failed while working: the output could not be written (disk full...), any other
+  :class:`~rlmon.errors.RlmonError` or operating-system error.
+- 130: interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -9,7 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,11 +27,21 @@ from typing import Any
 import polars as pl
 
 from rlmon.cache import LogCache, read_logs
-from rlmon.catalog import LOG_SUFFIXES, describe_root, list_log_files
-from rlmon.errors import LogReadError, RlmonError
+from rlmon.catalog import LOG_SUFFIXES, describe_root, discover_experiments, list_log_files
+from rlmon.errors import CatalogError, LogReadError, RlmonError
 from rlmon.settings import load_settings
 
-__all__ = ["main"]
+__all__ = ["OUT_SUFFIXES", "main"]
+
+OUT_SUFFIXES = (".parquet", ".csv")
+
+
+class _UsageError(RlmonError):
+    """The command cannot start as asked (exit code 2)."""
+
+
+_CANNOT_START = (_UsageError, LogReadError, CatalogError)
+"""Errors that mean the command cannot start: a usage error, or an input it cannot use (exit code 2)."""
 
 
 def _cache(args: argparse.Namespace) -> LogCache:
@@ -31,31 +51,72 @@ def _cache(args: argparse.Namespace) -> LogCache:
     return LogCache(load_settings([], os.environ).cache_dir)
 
 
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"))  # fmt: skip
+    return next((name for test, name in kinds if test(mode)), "a special file")
+
+
+def _input_file(path: Path) -> Path:
+    """A log file named on the command line, checked before any parsing: a regular file that opens."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise LogReadError("no such file or folder", path=path) from None
+    except OSError as error:
+        raise LogReadError(f"cannot be read ({error.strerror or error})", path=path) from error
+    if not stat.S_ISREG(mode):
+        # never opened: opening a FIFO would wait for a writer
+        raise LogReadError(f"not a regular file ({_file_kind(mode)})", path=path)
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise LogReadError(f"cannot read: {error.strerror or error}", path=path) from error
+    return path
+
+
 def _log_files(inputs: Sequence[str]) -> list[Path]:
     """Files named on the command line; a folder stands for the verl logs directly inside it, in name order."""
     files: list[Path] = []
     for item in inputs:
         path = Path(item)
-        if not path.exists():
-            raise LogReadError("no such file or folder", path=path)
         if path.is_dir():
             found = list_log_files(path)
             if not found:
-                raise LogReadError("no .log or .jsonl files in this folder", path=path)
+                raise LogReadError("no verl .log or .jsonl files in this folder", path=path)
             files.extend(found)
         else:
-            files.append(path)
+            files.append(_input_file(path))
     return files
 
 
-def _write_frame(frame: pl.DataFrame, out: Path) -> None:
-    suffix = out.suffix.lower()
-    if suffix not in (".parquet", ".csv"):
-        raise RlmonError("--out must end in .parquet or .csv", path=out)
-    if not out.parent.is_dir():
-        raise RlmonError(f"cannot write {out.name}: folder {out.parent} does not exist", path=out)
+def _check_out(out: Path) -> None:
+    """Fail before any parsing when ``--out`` cannot be written: its suffix, its folder, permissions."""
+    if out.is_dir():
+        raise _UsageError("--out is a folder; give a file name ending in .parquet or .csv", path=out)
+    if out.suffix.lower() not in OUT_SUFFIXES:
+        raise _UsageError("--out must end in .parquet or .csv", path=out)
+    folder = out.parent
+    if not folder.exists():
+        raise _UsageError(f"cannot write {out.name}: folder {folder} does not exist", path=out)
+    if not folder.is_dir():
+        raise _UsageError(f"cannot write {out.name}: {folder} is not a folder", path=out)
+    # Trying is the only reliable test (root, ACLs, read-only mounts all fool os.access).
     try:
-        if suffix == ".parquet":
+        if out.exists():
+            with out.open("r+b"):  # opened for writing, not truncated: the file stays as it is
+                pass
+        else:
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".rlmon-check-"):
+                pass
+    except OSError as error:
+        raise _UsageError(f"cannot be written ({error.strerror or error})", path=out) from error
+
+
+def _write_frame(frame: pl.DataFrame, out: Path) -> None:
+    try:
+        if out.suffix.lower() == ".parquet":
             frame.write_parquet(out)
         else:
             frame.write_csv(out)
@@ -64,9 +125,10 @@ def _write_frame(frame: pl.DataFrame, out: Path) -> None:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    _check_out(out)
     files = _log_files(args.logs)
     parsed = read_logs(files, cache=_cache(args))
-    out = Path(args.out)
     _write_frame(parsed.steps, out)
     meta = parsed.meta
     print(
@@ -114,24 +176,43 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 def _looks_like_root(folder: Path) -> bool:
     """A folder whose log files sit in subfolders (a log root), rather than an experiment folder."""
-    has_direct = any(p.suffix in LOG_SUFFIXES and p.is_file() for p in folder.iterdir())
-    return not has_direct
+    try:
+        with os.scandir(folder) as entries:
+            return not any(os.path.splitext(entry.name)[1] in LOG_SUFFIXES and entry.is_file() for entry in entries)
+    except OSError as error:
+        raise CatalogError(f"cannot be listed ({error.strerror or error})", path=folder) from error
+
+
+def _require_logs(root: Path) -> None:
+    """Raise (exit code 2) when a log root is missing or holds no verl logs, rather than print nothing."""
+    catalog = discover_experiments([root])
+    if catalog.experiments:
+        return
+    ignored = catalog.ignored_files
+    without = f" ({ignored} .log/.jsonl file(s) without verl RL content)" if ignored else ""
+    raise CatalogError(f"no verl logs found under this folder{without}", path=root)
 
 
 def _root_info(root: Path, cache: LogCache, *, as_json: bool) -> int:
+    _require_logs(root)
     described = describe_root([root], cache)
     if as_json:
         print(json.dumps(described, indent=2, ensure_ascii=False, default=str))
-    else:
-        for experiment in described.get("experiments", []):
-            print(f"{experiment['id']}: {experiment['label']} · {experiment['status']} · {experiment['progress']}")
+        return 0
+    for experiment in described["experiments"]:
+        print(f"{experiment['id']}: {experiment['label']} · {experiment['status']} · {experiment['progress']}")
+    for problem in described["problems"]:
+        print(f"warning: {problem}", file=sys.stderr)
     return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from rlmon.demo import write_demo_root
 
-    root = write_demo_root(Path(args.dir))
+    target = Path(args.dir)
+    if target.exists() and not target.is_dir():
+        raise _UsageError("not a folder; give a folder to write the demo log root into", path=target)
+    root = write_demo_root(target)
     print(f"demo log root written to {root}")
     return 0
 
@@ -139,7 +220,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_summary(args: argparse.Namespace) -> int:
     from rlmon.insights import summary_for_root
 
-    text = summary_for_root([Path(args.root)], lang=args.lang, as_json=args.json, cache=_cache(args))
+    root = Path(args.root)
+    _require_logs(root)  # raises too when the root is missing or not a folder
+    text = summary_for_root([root], lang=args.lang, as_json=args.json, cache=_cache(args))
     print(text)
     return 0
 
@@ -177,18 +260,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code (see the module docstring)."""
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
-    except LogReadError as error:
-        print(f"rlmon: {error.describe()}", file=sys.stderr)
-        return 2
     except RlmonError as error:
         print(f"rlmon: {error.describe()}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(error, _CANNOT_START) else 1
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("rlmon: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:  # the environment failing (a full disk under the cache folder...), not a bug
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"rlmon: {where}{error.strerror or error}", file=sys.stderr)
+        return 1
     return code
 
 
