@@ -17,6 +17,11 @@ Persistence (when a cache folder is given, outside the log folders): per log, ``
 writes only its new rows; deltas are folded into the base every :data:`MAX_DELTAS` refreshes. Every file is
 written to a temporary name and renamed, and ``state.json`` is written last, so a crash leaves a consistent
 cache. A restart loads the state and continues from the offset. rlmon never writes into a log folder.
+
+The disk copy is only a saving: a cache folder that cannot be written (full disk, read-only mount) or read
+costs a parse from the start after a restart, nothing else. Such errors never reach the caller and are never
+blamed on the log; :attr:`LogCache.write_problem` says what went wrong, and writing is tried again after
+:data:`WRITE_RETRY_S` seconds. Temporary files of a failed write are removed.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ import hashlib
 import json
 import os
 import threading
+import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,9 +53,12 @@ from rlmon.parse import (
 )
 from rlmon.schema import RunMeta, empty_steps
 
-__all__ = ["MAX_DELTAS", "LogCache", "complete_end", "merge_steps", "read_log", "read_logs"]
+__all__ = ["MAX_DELTAS", "WRITE_RETRY_S", "LogCache", "complete_end", "merge_steps", "read_log", "read_logs"]
 
 MAX_DELTAS = 16
+WRITE_RETRY_S = 60.0
+"""After a failed write to the cache folder, seconds before writing is tried again (a full disk should not
+cost a failed full write on every refresh)."""
 _HEAD_BYTES = 1024
 _TAIL_BYTES = 256
 
@@ -97,6 +106,8 @@ class _Entry:
     result: ParsedLog | None = None
     """The last answer (complete state plus the provisional last line)."""
     deltas: int = 0
+    disk_stale: bool = False
+    """The disk copy lags behind (a write failed): the next write rewrites all of it."""
 
 
 def _is_jsonl(path: str | Path) -> bool:
@@ -112,15 +123,22 @@ class LogCache:
     ----------
     cache_dir
         Folder for the persisted frames (created when needed); ``None`` keeps everything in memory.
+    clock
+        Seconds since the epoch, like :func:`time.time` (tests pass a clock they move by hand).
     """
 
-    def __init__(self, cache_dir: Path | None = None) -> None:
+    def __init__(self, cache_dir: Path | None = None, *, clock: Callable[[], float] = time.time) -> None:
         self.cache_dir = cache_dir
+        self._clock = clock
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
         self._path_locks: dict[str, threading.Lock] = {}
+        self._retry_at = 0.0
         self.parses = 0
         """How many times bytes were parsed (a full parse or an appended chunk); for tests and benchmarks."""
+        self.write_problem: str | None = None
+        """None when the last write to the cache folder worked; else one English line saying why it did not,
+        naming the folder (``cannot write the cache in /x/cache: No space left on device``)."""
 
     # -- public --
     def read(self, path: str | Path) -> ParsedLog:
@@ -166,6 +184,7 @@ class LogCache:
             and entry.device == stat.st_dev
         ):
             return entry.result
+        # only errors reading the log become LogReadError: the cache's own I/O is guarded where it happens
         try:
             with open(key, "rb") as handle:
                 if not self._still_same(entry, stat, handle):
@@ -174,9 +193,10 @@ class LogCache:
                     self._drop_disk(key)
                 handle.seek(entry.offset)
                 self._advance(entry, handle, stat)
-        except PermissionError as error:
-            raise LogReadError("permission denied", path=key) from error
         except OSError as error:
+            self._entries.pop(key, None)  # it may be half updated
+            if isinstance(error, PermissionError):
+                raise LogReadError("permission denied", path=key) from error
             raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
         return entry.result  # type: ignore[return-value]
 
@@ -257,9 +277,15 @@ class LogCache:
         folder = self._folder(entry.path)
         if folder is None:
             return
+        now = self._clock()
+        if now < self._retry_at:
+            entry.disk_stale = True
+            return
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            if full or entry.deltas >= MAX_DELTAS or not (folder / "base.parquet").exists():
+            if full or entry.disk_stale or entry.deltas >= MAX_DELTAS or not (folder / "base.parquet").exists():
+                # the old state must not describe the new base if this write is cut short
+                (folder / "state.json").unlink(missing_ok=True)
                 _write_parquet(entry.steps, folder / "base.parquet")
                 for old in folder.glob("delta-*.parquet"):
                     old.unlink(missing_ok=True)
@@ -282,15 +308,29 @@ class LogCache:
                 "collector": entry.collector.to_state(),
             }
             _write_text(json.dumps(state), folder / "state.json")
-        except OSError:
-            # a cache that cannot be written only costs a re-parse after a restart
+        except (OSError, pl.exceptions.PolarsError) as error:
+            entry.disk_stale = True
+            self._retry_at = now + WRITE_RETRY_S
+            self._disk_problem("write", error)
             return
+        entry.disk_stale = False
+        self.write_problem = None
+
+    def _disk_problem(self, verb: str, error: Exception) -> None:
+        """Record a failed read or write of the cache folder (one line, naming the folder)."""
+        if isinstance(error, OSError):
+            reason = error.strerror or str(error)
+        else:
+            reason = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+        self.write_problem = f"cannot {verb} the cache in {self.cache_dir}: {reason}"
 
     def _load(self, key: str) -> _Entry | None:
         folder = self._folder(key)
-        if folder is None or not (folder / "state.json").exists():
+        if folder is None:
             return None
         try:
+            if not (folder / "state.json").exists():
+                return None
             state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
             if state.get("parser_version") != PARSER_VERSION or state.get("path") != key:
                 return None
@@ -310,7 +350,10 @@ class LogCache:
                 steps=merge_steps(frames),
                 collector=MetaCollector.from_state(state["collector"]),
             )
-        except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError):
+        except OSError as error:
+            self._disk_problem("read", error)
+            return None
+        except (ValueError, KeyError, TypeError, pl.exceptions.PolarsError):
             return None
         # size/mtime unknown until the next stat: force one look at the file
         entry.size, entry.mtime_ns = -1, -1
@@ -318,10 +361,15 @@ class LogCache:
 
     def _drop_disk(self, key: str) -> None:
         folder = self._folder(key)
-        if folder is None or not folder.exists():
+        if folder is None:
             return
-        for item in folder.iterdir():
-            item.unlink(missing_ok=True)
+        try:
+            if folder.exists():
+                for item in folder.iterdir():
+                    item.unlink(missing_ok=True)
+        except OSError as error:
+            # a stale copy that stays behind is caught by the identity checks when it is loaded
+            self._disk_problem("write", error)
 
 
 def _bytes_before(handle: Any, end: int, count: int) -> bytes:
@@ -334,16 +382,36 @@ def _bytes_before(handle: Any, end: int, count: int) -> bytes:
     return data
 
 
+def _temporary(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
 def _write_parquet(frame: pl.DataFrame, target: Path) -> None:
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    frame.write_parquet(temporary, compression="lz4", statistics=False)
-    os.replace(temporary, target)
+    temporary = _temporary(target)
+    try:
+        frame.write_parquet(temporary, compression="lz4", statistics=False)
+        os.replace(temporary, target)
+    except (OSError, pl.exceptions.PolarsError):
+        _remove_quietly(temporary)
+        raise
 
 
 def _write_text(text: str, target: Path) -> None:
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, target)
+    temporary = _temporary(target)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError:
+        _remove_quietly(temporary)
+        raise
+
+
+def _remove_quietly(path: Path) -> None:
+    """Remove a temporary file a failed write left (a full disk leaves empty ones); it may not exist."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        return
 
 
 def read_log(path: str | Path, *, cache_dir: Path | None = None) -> ParsedLog:

@@ -1,0 +1,207 @@
+"""Hostile data and hostile disks: the data layer stays right, or says what it could not do, and never raises
+anything but a :class:`~rlmon.errors.LogReadError` about the log itself.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import io
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from rlmon import cli
+from rlmon.cache import LogCache
+from rlmon.parse import parse_log_bytes
+
+LOG = (
+    b"(TaskRunner pid=7) Total training steps: 4\n"
+    b"(TaskRunner pid=7) step:1 - critic/score/mean:0.25 - global_seqlen/min:369821\n"
+    b"(TaskRunner pid=7) step:2 - critic/score/mean:0.5 - global_seqlen/min:369822\n"
+)
+MORE = b"(TaskRunner pid=7) step:3 - critic/score/mean:0.75 - global_seqlen/min:369823\n"
+
+
+class Clock:
+    """A clock the test moves by hand (seconds since the epoch, like :func:`time.time`)."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def append(path: Path, data: bytes) -> None:
+    with open(path, "ab") as handle:
+        handle.write(data)
+
+
+def temporary_files(folder: Path) -> list[Path]:
+    return [item for item in folder.rglob("*") if item.name.endswith(".tmp")]
+
+
+# --- case 2: a full cache disk ------------------------------------------------------------------------------------
+def fail_parquet_writes(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    """Every ``write_parquet`` to a file fails the way polars fails on a full disk: the file is created, empty,
+    and then the error is raised."""
+
+    def failing(self: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(file, str | os.PathLike):
+            Path(file).write_bytes(b"")
+        raise error
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", failing)
+
+
+DISK_FULL = {
+    "polars": pl.exceptions.ComputeError("No space left on device (os error 28)"),
+    "oserror": OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+}
+
+
+@pytest.mark.parametrize("kind", list(DISK_FULL))
+def test_full_cache_disk_costs_a_reparse_and_one_notice(kind: str, tmp_path: Path, cache_dir: Path) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(LOG)
+    clock = Clock()
+    with pytest.MonkeyPatch.context() as patch:
+        fail_parquet_writes(patch, DISK_FULL[kind])
+        cache = LogCache(cache_dir, clock=clock)
+        first = cache.read(path)
+        assert_frame_equal(first.steps, parse_log_bytes(LOG).steps)
+        problem = cache.write_problem
+        assert problem is not None
+        assert problem.startswith(f"cannot write the cache in {cache_dir}: ")
+        assert "No space left on device" in problem
+        assert "\n" not in problem
+        assert temporary_files(cache_dir) == [], "a failed write leaves no temporary file"
+        # the log keeps being read incrementally in memory
+        parses = cache.parses
+        append(path, MORE)
+        grown = cache.read(path)
+        assert cache.parses == parses + 1
+        assert_frame_equal(grown.steps, parse_log_bytes(LOG + MORE).steps)
+        assert cache.write_problem == problem
+        assert temporary_files(cache_dir) == []
+        # a restart costs a parse from the start, nothing else
+        restarted = LogCache(cache_dir, clock=clock)
+        assert_frame_equal(restarted.read(path).steps, grown.steps)
+        assert restarted.parses >= 1
+    # space is freed: the next write (after the back-off) works and clears the notice
+    clock.now += 3600
+    append(path, b"step:4 - critic/score/mean:1.0\n")
+    latest = cache.read(path)
+    assert cache.write_problem is None
+    again = LogCache(cache_dir, clock=clock)
+    assert_frame_equal(again.read(path).steps, latest.steps)
+    assert again.parses == 0, "the cache written after the disk recovered is complete"
+
+
+def test_full_cache_disk_in_the_command_line(
+    tmp_path: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(LOG)
+    with pytest.MonkeyPatch.context() as patch:
+        fail_parquet_writes(patch, DISK_FULL["polars"])
+        code = cli.main(["parse", str(path), "--out", str(tmp_path / "steps.csv"), "--cache-dir", str(cache_dir)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Traceback" not in captured.err + captured.out
+    assert (tmp_path / "steps.csv").read_text().splitlines()[1:] == ["1,0.25,369821.0", "2,0.5,369822.0"]
+
+
+# --- case 9: a read-only cache folder -----------------------------------------------------------------------------
+def read_only(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Make every write under ``folder`` fail with EROFS, as on a read-only mount (works as root too)."""
+    inside = str(folder.resolve())
+
+    def guard(path: Any) -> None:
+        if isinstance(path, str | os.PathLike) and os.path.abspath(os.fspath(path)).startswith(inside):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
+
+    def guarded(function: Callable[..., Any], *, argument: int = 0) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            guard(args[argument])
+            return function(*args, **kwargs)
+
+        return call
+
+    real_open = builtins.open
+
+    def guarded_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if any(flag in mode for flag in "wax+"):
+            guard(file)
+        return real_open(file, mode, *args, **kwargs)
+
+    for name in ("mkdir", "unlink", "remove", "rmdir", "rename", "replace"):
+        monkeypatch.setattr(os, name, guarded(getattr(os, name)))
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    monkeypatch.setattr(io, "open", guarded_open)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", guarded(pl.DataFrame.write_parquet, argument=1))
+
+
+@pytest.fixture(params=["injected", "chmod"])
+def read_only_cache(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[Path], None]]:
+    """A function that turns a cache folder read-only: by injecting EROFS, or (not as root) by chmod 0o555."""
+    changed: list[Path] = []
+
+    def make(folder: Path) -> None:
+        if request.param == "injected":
+            read_only(monkeypatch, folder)
+            return
+        if os.geteuid() == 0:
+            pytest.skip("root ignores file modes; the injected variant covers this")
+        for item in [folder, *folder.rglob("*")]:
+            item.chmod(0o555 if item.is_dir() else 0o444)
+            changed.append(item)
+
+    yield make
+    for item in changed:
+        item.chmod(0o755 if item.is_dir() else 0o644)
+
+
+def test_read_only_cache_and_a_rewritten_log(
+    tmp_path: Path, cache_dir: Path, read_only_cache: Callable[[Path], None]
+) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(LOG)
+    LogCache(cache_dir).read(path)  # the cache holds this log
+    read_only_cache(cache_dir)
+    rewritten = LOG.replace(b"0.25", b"0.35")
+    replacement = tmp_path / "replacement.log"
+    replacement.write_bytes(rewritten + MORE)
+    os.replace(replacement, path)
+    cache = LogCache(cache_dir)
+    result = cache.read(path)  # never "cannot read: Read-only file system"
+    assert_frame_equal(result.steps, parse_log_bytes(rewritten + MORE).steps)
+    assert cache.write_problem is not None
+    assert str(cache_dir) in cache.write_problem
+    # the same cache instance, the log rewritten once more
+    path.write_bytes(LOG)
+    assert_frame_equal(cache.read(path).steps, parse_log_bytes(LOG).steps)
+    assert temporary_files(cache_dir) == []
+
+
+def test_read_only_cache_from_the_start(
+    tmp_path: Path, cache_dir: Path, read_only_cache: Callable[[Path], None]
+) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(LOG)
+    read_only_cache(cache_dir)
+    cache = LogCache(cache_dir)
+    assert_frame_equal(cache.read(path).steps, parse_log_bytes(LOG).steps)
+    assert cache.write_problem is not None
+    assert cache.write_problem.startswith(f"cannot write the cache in {cache_dir}: ")
+    append(path, MORE)
+    assert_frame_equal(cache.read(path).steps, parse_log_bytes(LOG + MORE).steps)
