@@ -27,6 +27,7 @@ blamed on the log; :attr:`LogCache.write_problem` says what went wrong, and writ
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import threading
@@ -51,7 +52,7 @@ from rlmon.parse import (
     parse_jsonl_chunk,
     split_lines,
 )
-from rlmon.schema import RunMeta, empty_steps
+from rlmon.schema import STEP, RunMeta, empty_steps
 
 __all__ = ["MAX_DELTAS", "WRITE_RETRY_S", "LogCache", "complete_end", "merge_steps", "read_log", "read_logs"]
 
@@ -106,6 +107,8 @@ class _Entry:
     result: ParsedLog | None = None
     """The last answer (complete state plus the provisional last line)."""
     deltas: int = 0
+    files: list[tuple[int, int]] = field(default_factory=list)
+    """Rows and CRC-32 of the persisted base and of each delta, in order."""
     disk_stale: bool = False
     """The disk copy lags behind (a write failed): the next write rewrites all of it."""
 
@@ -174,7 +177,7 @@ class LogCache:
             raise LogReadError("not a regular file", path=key)
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._load(key) or _Entry(path=key)
+            entry = self._load(key, stat) or _Entry(path=key)
             self._entries[key] = entry
         if (
             entry.result is not None
@@ -237,14 +240,15 @@ class LogCache:
                 lines = split_lines(complete)
                 frames.append(parse_chunk(lines, entry.collector, first_line=first_line))
                 entry.lines += len(lines)
-            if entry.offset == 0:
-                entry.head_len = min(_HEAD_BYTES, len(complete))
-                entry.head_crc = _crc(complete[: entry.head_len])
             entry.offset += end
             tail = complete[-_TAIL_BYTES:]
             if len(tail) < _TAIL_BYTES and entry.offset > len(tail):
                 tail = _bytes_before(handle, entry.offset - len(tail), _TAIL_BYTES - len(tail)) + tail
             entry.tail_crc = _crc(tail)
+        if entry.head_len < min(_HEAD_BYTES, entry.offset):
+            # the head fingerprint covers the first bytes parsed, up to _HEAD_BYTES, as the file grows
+            entry.head_len = min(_HEAD_BYTES, entry.offset)
+            entry.head_crc = _crc(os.pread(handle.fileno(), entry.head_len, 0))
         entry.device, entry.inode = stat.st_dev, stat.st_ino
         entry.size, entry.mtime_ns = stat.st_size, stat.st_mtime_ns
         if frames:
@@ -283,17 +287,24 @@ class LogCache:
             return
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            if full or entry.disk_stale or entry.deltas >= MAX_DELTAS or not (folder / "base.parquet").exists():
+            if (
+                full
+                or entry.disk_stale
+                or entry.deltas >= MAX_DELTAS
+                or not entry.files
+                or not (folder / "base.parquet").exists()
+            ):
                 # the old state must not describe the new base if this write is cut short
                 (folder / "state.json").unlink(missing_ok=True)
-                _write_parquet(entry.steps, folder / "base.parquet")
+                entry.files = [(entry.steps.height, _write_parquet(entry.steps, folder / "base.parquet"))]
                 for old in folder.glob("delta-*.parquet"):
                     old.unlink(missing_ok=True)
                 entry.deltas = 0
             else:
                 entry.deltas += 1
                 delta = chunk.drop(LINE) if LINE in chunk.columns else chunk
-                _write_parquet(delta, folder / f"delta-{entry.deltas:04d}.parquet")
+                crc = _write_parquet(delta, folder / f"delta-{entry.deltas:04d}.parquet")
+                entry.files.append((delta.height, crc))
             state = {
                 "parser_version": PARSER_VERSION,
                 "path": entry.path,
@@ -304,7 +315,7 @@ class LogCache:
                 "head_len": entry.head_len,
                 "head_crc": entry.head_crc,
                 "tail_crc": entry.tail_crc,
-                "deltas": entry.deltas,
+                "files": entry.files,
                 "collector": entry.collector.to_state(),
             }
             _write_text(json.dumps(state), folder / "state.json")
@@ -324,37 +335,49 @@ class LogCache:
             reason = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
         self.write_problem = f"cannot {verb} the cache in {self.cache_dir}: {reason}"
 
-    def _load(self, key: str) -> _Entry | None:
+    def _load(self, key: str, stat: os.stat_result) -> _Entry | None:
+        """The entry persisted for ``key``, or None when there is none or it fails any check (then the log is
+        parsed from the start, and the next write replaces the entry)."""
         folder = self._folder(key)
         if folder is None:
             return None
         try:
             if not (folder / "state.json").exists():
                 return None
-            state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
-            if state.get("parser_version") != PARSER_VERSION or state.get("path") != key:
+            state = _checked_state(json.loads((folder / "state.json").read_text(encoding="utf-8")), key, stat)
+            if state is None:
                 return None
-            frames = [pl.read_parquet(folder / "base.parquet")]
-            for index in range(1, int(state["deltas"]) + 1):
-                frames.append(pl.read_parquet(folder / f"delta-{index:04d}.parquet"))
-            entry = _Entry(
-                path=key,
-                device=int(state["device"]),
-                inode=int(state["inode"]),
-                offset=int(state["offset"]),
-                lines=int(state["lines"]),
-                head_len=int(state["head_len"]),
-                head_crc=int(state["head_crc"]),
-                tail_crc=int(state["tail_crc"]),
-                deltas=int(state["deltas"]),
-                steps=merge_steps(frames),
-                collector=MetaCollector.from_state(state["collector"]),
-            )
+            frames = []
+            for index, (rows, crc) in enumerate(state["files"]):
+                name = "base.parquet" if index == 0 else f"delta-{index:04d}.parquet"
+                frame = _read_parquet(folder / name, rows=rows, crc=crc)
+                if frame is None:
+                    return None
+                frames.append(frame)
+            collector = MetaCollector.from_state(state["collector"])
+            steps = merge_steps(frames)
         except OSError as error:
-            self._disk_problem("read", error)
+            if not isinstance(error, FileNotFoundError):
+                self._disk_problem("read", error)
             return None
-        except (ValueError, KeyError, TypeError, pl.exceptions.PolarsError):
+        except (ValueError, RecursionError, pl.exceptions.PolarsError, pl.exceptions.PanicException):
+            # a damaged file: JSON that does not parse (or nests too deep), a collector state of wrong types,
+            # frames polars cannot merge
             return None
+        entry = _Entry(
+            path=key,
+            device=state["device"],
+            inode=state["inode"],
+            offset=state["offset"],
+            lines=state["lines"],
+            head_len=state["head_len"],
+            head_crc=state["head_crc"],
+            tail_crc=state["tail_crc"],
+            deltas=len(state["files"]) - 1,
+            files=[(rows, crc) for rows, crc in state["files"]],
+            steps=steps,
+            collector=collector,
+        )
         # size/mtime unknown until the next stat: force one look at the file
         entry.size, entry.mtime_ns = -1, -1
         return entry
@@ -382,15 +405,66 @@ def _bytes_before(handle: Any, end: int, count: int) -> bytes:
     return data
 
 
+_STATE_INTS = ("device", "inode", "offset", "lines", "head_len", "head_crc", "tail_crc")
+
+
+def _checked_state(state: Any, key: str, stat: os.stat_result) -> dict[str, Any] | None:
+    """``state`` (a parsed ``state.json``) if it is one for ``key`` whose every field has its type and range;
+    else None. The collector state is checked by :meth:`MetaCollector.from_state`."""
+    if not isinstance(state, dict) or state.get("parser_version") != PARSER_VERSION or state.get("path") != key:
+        return None
+    if not all(_is_count(state.get(name)) for name in _STATE_INTS):
+        return None
+    offset = state["offset"]
+    files = state.get("files")
+    if not (
+        offset <= stat.st_size
+        and state["lines"] <= offset
+        and state["head_len"] == min(_HEAD_BYTES, offset)
+        and state["head_crc"] <= 0xFFFFFFFF
+        and state["tail_crc"] <= 0xFFFFFFFF
+        and isinstance(files, list)
+        and 1 <= len(files) <= MAX_DELTAS + 1
+        and all(
+            isinstance(item, list) and len(item) == 2 and all(_is_count(number) for number in item) for item in files
+        )
+        and isinstance(state.get("collector"), dict)
+    ):
+        return None
+    return state
+
+
+def _is_count(value: Any) -> bool:
+    """A non-negative int64 (not a bool, not a float)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def _read_parquet(path: Path, *, rows: int, crc: int) -> pl.DataFrame | None:
+    """A persisted frame, or None when its bytes or its shape are not what was written."""
+    data = path.read_bytes()
+    if _crc(data) != crc:
+        return None
+    frame = pl.read_parquet(io.BytesIO(data))
+    schema = frame.schema
+    if frame.height != rows or not frame.width or frame.columns[0] != STEP or schema[STEP] != pl.Int64():
+        return None
+    if any(dtype != pl.Float64() for name, dtype in schema.items() if name != STEP):
+        return None
+    return frame
+
+
 def _temporary(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
 
 
-def _write_parquet(frame: pl.DataFrame, target: Path) -> None:
+def _write_parquet(frame: pl.DataFrame, target: Path) -> int:
+    """Write ``frame`` to ``target`` (through a temporary file); return the CRC-32 of the bytes written."""
     temporary = _temporary(target)
     try:
         frame.write_parquet(temporary, compression="lz4", statistics=False)
+        crc = _crc(temporary.read_bytes())
         os.replace(temporary, target)
+        return crc
     except (OSError, pl.exceptions.PolarsError):
         _remove_quietly(temporary)
         raise

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import json
 import math
 import re
+import types
+import typing
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -520,30 +523,43 @@ class MetaCollector:
         }
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> MetaCollector:
-        collector = cls(meta=RunMeta.from_json_dict(state.get("meta", {})))
+    def from_state(cls, state: Any) -> MetaCollector:
+        """Inverse of :meth:`to_state`; missing fields take their defaults.
+
+        Raises
+        ------
+        ValueError
+            ``state`` is not such a dict: a field has another type, or an integer is negative or beyond
+            int64 (the state comes from a cache file, which may be damaged).
+        """
+        if not isinstance(state, dict):
+            raise ValueError(f"collector state is a {type(state).__name__}, not a dict")
+        meta = state.get("meta", {})
+        if not isinstance(meta, dict):
+            raise ValueError(f"collector state: meta is a {type(meta).__name__}, not a dict")
+        for fields, hints in ((state, _collector_hints()), (meta, _meta_hints())):
+            for name, hint in hints.items():
+                if name != "meta" and name in fields and not _fits(fields[name], hint):
+                    raise ValueError(f"collector state: {name} = {fields[name]!r:.80} is not {hint}")
+        if state.get("block") not in _BLOCKS:
+            raise ValueError(f"collector state: block = {state.get('block')!r:.80} is not one of {_BLOCKS}")
+        collector = cls(meta=RunMeta.from_json_dict(meta))
         collector.block = state.get("block")
         collector.block_prefix = state.get("block_prefix", "")
         collector.block_lines = list(state.get("block_lines", []))
-        collector.block_start = int(state.get("block_start", 0))
+        collector.block_start = state.get("block_start", 0)
         collector.failure_pending = state.get("failure_pending")
-        collector.failure_pending_line = int(state.get("failure_pending_line", 0))
+        collector.failure_pending_line = state.get("failure_pending_line", 0)
         collector.failure_pending_text = state.get("failure_pending_text", "")
-        collector.saw_verl = bool(state.get("saw_verl", False))
-        collector.last_step_line = int(state.get("last_step_line", 0))
-        last_training = state.get("last_training_step")
-        collector.last_training_step = None if last_training is None else int(last_training)
-        frames = state.get("frames", {})
-        collector.frames = (
-            {str(key): [str(item) for item in value] for key, value in frames.items()}
-            if isinstance(frames, dict)
-            else {}
-        )
-        collector.command_lines = [str(line) for line in state.get("command_lines", [])]
-        collector.initial_fill_line = int(state.get("initial_fill_line", 0))
-        collector.short_decimals = int(state.get("short_decimals", 0))
-        collector.long_decimals = int(state.get("long_decimals", 0))
-        collector.jsonl_nan_tokens = bool(state.get("jsonl_nan_tokens", False))
+        collector.saw_verl = state.get("saw_verl", False)
+        collector.last_step_line = state.get("last_step_line", 0)
+        collector.last_training_step = state.get("last_training_step")
+        collector.frames = {key: list(value) for key, value in state.get("frames", {}).items()}
+        collector.command_lines = list(state.get("command_lines", []))
+        collector.initial_fill_line = state.get("initial_fill_line", 0)
+        collector.short_decimals = state.get("short_decimals", 0)
+        collector.long_decimals = state.get("long_decimals", 0)
+        collector.jsonl_nan_tokens = state.get("jsonl_nan_tokens", False)
         return collector
 
     # -- feeding --
@@ -794,6 +810,51 @@ class MetaCollector:
             meta.kind == "rl" and any(name.startswith("timing/") for name in columns) and meta.first_step == 0
         )
         return meta
+
+
+# --- collector state checks ---------------------------------------------------------------------------------------
+_INT_RANGE = range(0, 2**63)
+_BLOCKS = (None, "config", "initial", "final")
+"""Every integer a collector state holds (line numbers, steps, counts) is a non-negative int64."""
+
+
+@functools.cache
+def _collector_hints() -> dict[str, Any]:
+    return typing.get_type_hints(MetaCollector)
+
+
+@functools.cache
+def _meta_hints() -> dict[str, Any]:
+    return typing.get_type_hints(RunMeta)
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value has the type ``hint`` names (the annotations of :class:`MetaCollector` and
+    :class:`~rlmon.schema.RunMeta`: plain types, ``X | None``, ``Literal``, ``list[X]``, ``dict[K, V]``, ``Any``)."""
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return True
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_fits(value, option) for option in typing.get_args(hint))
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_fits(element, item) for element in value)
+    if origin is dict:
+        key, item = typing.get_args(hint)
+        return isinstance(value, dict) and all(_fits(k, key) and _fits(v, item) for k, v in value.items())
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool) and value in _INT_RANGE
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    return False
 
 
 def _total_from_config(config: dict[str, Any], train_batches: int | None) -> int | None:

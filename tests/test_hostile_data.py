@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import errno
 import io
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -205,3 +206,154 @@ def test_read_only_cache_from_the_start(
     assert cache.write_problem.startswith(f"cannot write the cache in {cache_dir}: ")
     append(path, MORE)
     assert_frame_equal(cache.read(path).steps, parse_log_bytes(LOG + MORE).steps)
+
+
+# --- case 3: one bad cache entry ----------------------------------------------------------------------------------
+def assert_same_log(got: Any, expected: Any) -> None:
+    """Same step frame (column order included) and metadata (warnings aside: they name line ranges)."""
+    assert_frame_equal(got.steps, expected.steps)
+    got_meta, want_meta = got.meta.to_json_dict(), expected.meta.to_json_dict()
+    got_meta.pop("warnings")
+    want_meta.pop("warnings")
+    assert got_meta == want_meta
+
+
+CACHED = (
+    b"+ python3 -m verl.trainer.main_ppo trainer.total_epochs=2\n"
+    b"(TaskRunner pid=7) {'actor_rollout_ref': {'rollout': {'n': 4}},\n"
+    b"(TaskRunner pid=7)  'trainer': {'total_epochs': 2}}\n"
+    b"(TaskRunner pid=7) Setting global step to 1\n" + LOG + b"(TaskRunner pid=7) Training Progress:  50%|##   | 2/4\n"
+)
+
+
+def cache_entry(cache_dir: Path) -> Path:
+    """The one per-log folder of a cache that has read one log."""
+    (folder,) = (cache_dir / "logs").iterdir()
+    return folder
+
+
+def edit_state(**changes: Any) -> Callable[[Path], None]:
+    def edit(folder: Path) -> None:
+        state = json.loads((folder / "state.json").read_text())
+        for name, value in changes.items():
+            if value is _DROP:
+                state.pop(name)
+            else:
+                state[name] = value
+        (folder / "state.json").write_text(json.dumps(state))
+
+    return edit
+
+
+def write_state(text: str) -> Callable[[Path], None]:
+    return lambda folder: (folder / "state.json").write_text(text)
+
+
+def edit_collector(**changes: Any) -> Callable[[Path], None]:
+    def edit(folder: Path) -> None:
+        state = json.loads((folder / "state.json").read_text())
+        for name, value in changes.items():
+            target = state["collector"]["meta"] if name.startswith("meta.") else state["collector"]
+            target[name.removeprefix("meta.")] = value
+        (folder / "state.json").write_text(json.dumps(state))
+
+    return edit
+
+
+def edit_file(name: str, change: Callable[[bytes], bytes | None]) -> Callable[[Path], None]:
+    def edit(folder: Path) -> None:
+        changed = change((folder / name).read_bytes())
+        if changed is None:
+            (folder / name).unlink()
+        else:
+            (folder / name).write_bytes(changed)
+
+    return edit
+
+
+def other_parquet(_: bytes) -> bytes:
+    """A valid parquet file holding other rows (what a crash between two writes could leave)."""
+    buffer = io.BytesIO()
+    pl.DataFrame({"step": [1, 2], "critic/score/mean": [9.0, 9.0]}).write_parquet(buffer)
+    return buffer.getvalue()
+
+
+_DROP = object()
+BAD_ENTRIES: dict[str, Callable[[Path], None]] = {
+    "null": write_state("null"),
+    "list": write_state("[]"),
+    "string": write_state('"state"'),
+    "number": write_state("1e999"),
+    "not-json": write_state('{"parser_version": '),
+    "deep-nesting": write_state("[" * 100_000 + "]" * 100_000),
+    "collector-string": edit_state(collector="x"),
+    "only-collector": write_state('{"collector": "x"}'),
+    "collector-list": edit_state(collector=[]),
+    "collector-meta-list": edit_collector(meta=[]),
+    "collector-meta-field-type": edit_collector(**{"meta.resume_steps": "abc"}),
+    "collector-meta-warnings-type": edit_collector(**{"meta.warnings": 5}),
+    "collector-meta-kind": edit_collector(**{"meta.kind": "gan"}),
+    "collector-meta-config": edit_collector(**{"meta.config": [1, 2]}),
+    "collector-block-lines": edit_collector(block_lines=5),
+    "collector-frames": edit_collector(frames={"": "not a list"}),
+    "collector-line-negative": edit_collector(initial_fill_line=-3),
+    "collector-line-huge": edit_collector(initial_fill_line=10**30),
+    "collector-step-float": edit_collector(last_training_step=1.5),
+    "offset-negative": edit_state(offset=-5),
+    "offset-past-the-end": edit_state(offset=10**9),
+    "offset-float": edit_state(offset=12.0),
+    "offset-bool": edit_state(offset=True),
+    "offset-missing": edit_state(offset=_DROP),
+    "head-len-huge": edit_state(head_len=1e12),
+    "head-len-int-huge": edit_state(head_len=10**12),
+    "head-len-past-offset": edit_state(head_len=100_000),
+    "lines-past-offset": edit_state(lines=10**6),
+    "lines-string": edit_state(lines="3"),
+    "deltas-huge": edit_state(deltas=10**9),
+    "deltas-negative": edit_state(deltas=-1),
+    "crc-too-big": edit_state(tail_crc=2**40),
+    "device-null": edit_state(device=None),
+    "base-missing": edit_file("base.parquet", lambda data: None),
+    "base-garbage": edit_file("base.parquet", lambda data: b"PAR1" + b"\x00" * 100 + b"PAR1"),
+    "base-truncated": edit_file("base.parquet", lambda data: data[: len(data) // 2]),
+    "base-one-byte-changed": edit_file("base.parquet", lambda data: data[:40] + bytes([data[40] ^ 0xFF]) + data[41:]),
+    "base-other-rows": edit_file("base.parquet", other_parquet),
+    "base-empty": edit_file("base.parquet", lambda data: b""),
+    "state-missing": edit_file("state.json", lambda data: None),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_ENTRIES))
+def test_a_bad_cache_entry_is_parsed_again(name: str, tmp_path: Path, cache_dir: Path) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(CACHED)
+    cold = parse_log_bytes(CACHED)
+    assert cold.meta.total_steps == 4 and cold.meta.resume_steps == [1]
+    assert cold.steps["global_seqlen/min"].to_list() == [369821.0, 369822.0]
+    LogCache(cache_dir).read(path)
+    BAD_ENTRIES[name](cache_entry(cache_dir))
+    assert_same_log(LogCache(cache_dir).read(path), cold)
+    # and once more after the log grew, through a cache that loaded the repaired entry
+    append(path, MORE)
+    assert_same_log(LogCache(cache_dir).read(path), parse_log_bytes(CACHED + MORE))
+
+
+@pytest.mark.parametrize("name", ["delta-missing", "delta-garbage", "delta-other-rows", "delta-wrong-type"])
+def test_a_bad_delta_file_is_parsed_again(name: str, tmp_path: Path, cache_dir: Path) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(CACHED)
+    cache = LogCache(cache_dir)
+    cache.read(path)
+    append(path, MORE)
+    cache.read(path)
+    delta = cache_entry(cache_dir) / "delta-0001.parquet"
+    assert delta.exists()
+    if name == "delta-missing":
+        delta.unlink()
+    elif name == "delta-garbage":
+        delta.write_bytes(b"garbage")
+    elif name == "delta-other-rows":
+        delta.write_bytes(other_parquet(b""))
+    else:
+        pl.DataFrame({"step": ["3"], "critic/score/mean": ["x"]}).write_parquet(delta)
+    assert_same_log(LogCache(cache_dir).read(path), parse_log_bytes(CACHED + MORE))
