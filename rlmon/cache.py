@@ -1,12 +1,17 @@
 """Per-log cache: a log is parsed once, and a refresh parses only what was appended.
 
 For each log file the cache keeps the step frame and the :class:`~rlmon.parse.MetaCollector` state of every
-*complete* line read so far, plus the file's identity (device, inode), the byte offset where the complete lines
-end, and fingerprints of the file's head and of the bytes just before that offset. On :meth:`LogCache.read`:
+*complete* line read so far, plus the file's identity (device, inode), its size, mtime and ctime when it was
+read, the byte offset where the complete lines end, and fingerprints of the file's head and of the bytes just
+before that offset. On :meth:`LogCache.read`:
 
-* same size and mtime as last time: the cached result is returned, nothing is read;
-* the file grew and its fingerprints still match: only the bytes after the offset are read and parsed;
-* it shrank, was replaced (other inode) or rewritten (a fingerprint differs): it is parsed again from the start.
+* same inode, size, mtime and ctime as last time: the cached result is returned, nothing is read;
+* the file grew and its fingerprints still match: only the bytes after the offset are read and parsed (an
+  append changes size, mtime and ctime alike);
+* it shrank, was replaced (other inode) or rewritten (a fingerprint differs), or it has the same size but
+  another ctime: it is parsed again from the start. The last rule catches a copy over the file that keeps
+  its size and puts its mtime back (``cp -p``): the fingerprints cannot see a change in the middle, but the
+  ctime cannot be set back (changing only the mode or owner also moves it, and costs one parse).
 
 A trailing line without a line break (the trainer is mid-write, or the file simply lacks a final newline) is
 parsed provisionally: it shows in the result but is not folded into the cached state, so the next refresh
@@ -95,6 +100,7 @@ class _Entry:
     inode: int = 0
     size: int = 0
     mtime_ns: int = 0
+    ctime_ns: int = 0
     offset: int = 0
     """Bytes of complete lines parsed into ``steps``/``collector``."""
     lines: int = 0
@@ -183,6 +189,7 @@ class LogCache:
             entry.result is not None
             and entry.size == stat.st_size
             and entry.mtime_ns == stat.st_mtime_ns
+            and entry.ctime_ns == stat.st_ctime_ns
             and entry.inode == stat.st_ino
             and entry.device == stat.st_dev
         ):
@@ -209,6 +216,8 @@ class LogCache:
             return True
         if (stat.st_ino, stat.st_dev) != (entry.inode, entry.device) or stat.st_size < entry.offset:
             return False
+        if stat.st_size == entry.size and stat.st_ctime_ns != entry.ctime_ns:
+            return False  # written over in place without growing (cp -p): the content may be anything
         handle.seek(0)
         if _crc(handle.read(entry.head_len)) != entry.head_crc:
             return False
@@ -250,7 +259,7 @@ class LogCache:
             entry.head_len = min(_HEAD_BYTES, entry.offset)
             entry.head_crc = _crc(os.pread(handle.fileno(), entry.head_len, 0))
         entry.device, entry.inode = stat.st_dev, stat.st_ino
-        entry.size, entry.mtime_ns = stat.st_size, stat.st_mtime_ns
+        entry.size, entry.mtime_ns, entry.ctime_ns = stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
         if frames:
             chunk = merge_steps(frames) if len(frames) > 1 else frames[0]
             entry.steps = merge_steps([entry.steps, chunk])
@@ -310,6 +319,9 @@ class LogCache:
                 "path": entry.path,
                 "device": entry.device,
                 "inode": entry.inode,
+                "size": entry.size,
+                "mtime_ns": entry.mtime_ns,
+                "ctime_ns": entry.ctime_ns,
                 "offset": entry.offset,
                 "lines": entry.lines,
                 "head_len": entry.head_len,
@@ -368,6 +380,9 @@ class LogCache:
             path=key,
             device=state["device"],
             inode=state["inode"],
+            size=state["size"],
+            mtime_ns=state["mtime_ns"],
+            ctime_ns=state["ctime_ns"],
             offset=state["offset"],
             lines=state["lines"],
             head_len=state["head_len"],
@@ -378,8 +393,6 @@ class LogCache:
             steps=steps,
             collector=collector,
         )
-        # size/mtime unknown until the next stat: force one look at the file
-        entry.size, entry.mtime_ns = -1, -1
         return entry
 
     def _drop_disk(self, key: str) -> None:
@@ -405,7 +418,8 @@ def _bytes_before(handle: Any, end: int, count: int) -> bytes:
     return data
 
 
-_STATE_INTS = ("device", "inode", "offset", "lines", "head_len", "head_crc", "tail_crc")
+_STATE_COUNTS = ("device", "inode", "size", "offset", "lines", "head_len", "head_crc", "tail_crc")
+_STATE_TIMES = ("mtime_ns", "ctime_ns")
 
 
 def _checked_state(state: Any, key: str, stat: os.stat_result) -> dict[str, Any] | None:
@@ -413,7 +427,9 @@ def _checked_state(state: Any, key: str, stat: os.stat_result) -> dict[str, Any]
     else None. The collector state is checked by :meth:`MetaCollector.from_state`."""
     if not isinstance(state, dict) or state.get("parser_version") != PARSER_VERSION or state.get("path") != key:
         return None
-    if not all(_is_count(state.get(name)) for name in _STATE_INTS):
+    if not all(_is_count(state.get(name)) for name in _STATE_COUNTS):
+        return None
+    if not all(_is_int64(state.get(name)) for name in _STATE_TIMES):  # before 1970 is negative
         return None
     offset = state["offset"]
     files = state.get("files")
@@ -437,6 +453,10 @@ def _checked_state(state: Any, key: str, stat: os.stat_result) -> dict[str, Any]
 def _is_count(value: Any) -> bool:
     """A non-negative int64 (not a bool, not a float)."""
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def _is_int64(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
 
 
 def _read_parquet(path: Path, *, rows: int, crc: int) -> pl.DataFrame | None:

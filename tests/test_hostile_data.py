@@ -9,6 +9,7 @@ import errno
 import io
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+import rlmon.cache
 from rlmon import cli
 from rlmon.cache import LogCache
 from rlmon.parse import parse_log_bytes
@@ -357,3 +359,80 @@ def test_a_bad_delta_file_is_parsed_again(name: str, tmp_path: Path, cache_dir: 
     else:
         pl.DataFrame({"step": ["3"], "critic/score/mean": ["x"]}).write_parquet(delta)
     assert_same_log(LogCache(cache_dir).read(path), parse_log_bytes(CACHED + MORE))
+
+
+# --- case 5: a log replaced with the same size and mtime ----------------------------------------------------------
+# long enough that the head (1 KB) and tail (256 B) fingerprints miss a change in the middle
+MIDDLE = b"".join(b"step:%d - critic/score/mean:%d.5 - pad:%s\n" % (n, n, b"x" * 60) for n in range(1, 60))
+MIDDLE_CHANGED = MIDDLE.replace(b"step:30 - critic/score/mean:30.5", b"step:30 - critic/score/mean:99.5")
+
+
+def copy_preserving(source_bytes: bytes, path: Path, tmp_path: Path) -> None:
+    """``cp -p`` of a file with these bytes over ``path``: same inode, same size, and the mtime put back."""
+    before = path.stat()
+    source = tmp_path / "source.log"
+    source.write_bytes(source_bytes)
+    os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+    time.sleep(0.05)  # past the coarse clock tick of the first write, so the ctime moves
+    shutil.copy2(source, path)  # opens the target for writing (same inode), then copies the times
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+    assert after.st_ctime_ns != before.st_ctime_ns
+
+
+def test_copied_over_with_the_same_size_and_mtime(tmp_path: Path) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(MIDDLE)
+    cache = LogCache()
+    assert cache.read(path).steps.filter(pl.col("step") == 30)["critic/score/mean"].to_list() == [30.5]
+    copy_preserving(MIDDLE_CHANGED, path, tmp_path)
+    assert cache.read(path).steps.filter(pl.col("step") == 30)["critic/score/mean"].to_list() == [99.5]
+    assert_same_log(cache.read(path), parse_log_bytes(MIDDLE_CHANGED))
+
+
+def test_copied_over_with_the_same_size_and_mtime_across_a_restart(tmp_path: Path, cache_dir: Path) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(MIDDLE)
+    LogCache(cache_dir).read(path)
+    copy_preserving(MIDDLE_CHANGED, path, tmp_path)
+    restarted = LogCache(cache_dir)
+    assert restarted.read(path).steps.filter(pl.col("step") == 30)["critic/score/mean"].to_list() == [99.5]
+    assert_same_log(restarted.read(path), parse_log_bytes(MIDDLE_CHANGED))
+
+
+def record_parsed_bytes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every byte string the cache hands to the console parser."""
+    fed: list[int] = []
+    real_split = rlmon.cache.split_lines
+
+    def recording_split(data: bytes) -> pl.Series:
+        fed.append(len(data))
+        return real_split(data)
+
+    monkeypatch.setattr(rlmon.cache, "split_lines", recording_split)
+    return fed
+
+
+def test_appends_stay_incremental(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an append changes size, mtime and ctime; only the new bytes are parsed, live and after a restart
+    path = tmp_path / "run.log"
+    path.write_bytes(MIDDLE)
+    cache = LogCache(cache_dir)
+    cache.read(path)
+    fed = record_parsed_bytes(monkeypatch)
+    written = MIDDLE
+    for step in (60, 61):
+        ctime = path.stat().st_ctime_ns
+        time.sleep(0.05)
+        line = b"step:%d - critic/score/mean:%d.5\n" % (step, step)
+        append(path, line)
+        written += line
+        assert path.stat().st_ctime_ns != ctime
+        assert_same_log(cache.read(path), parse_log_bytes(written))
+        assert fed[-1] == len(line)
+    fed.clear()
+    line = b"step:62 - critic/score/mean:62.5\n"
+    append(path, line)
+    restarted = LogCache(cache_dir)
+    assert_same_log(restarted.read(path), parse_log_bytes(written + line))
+    assert fed == [len(line)], "after a restart only the appended bytes are parsed"
