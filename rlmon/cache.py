@@ -13,9 +13,13 @@ before that offset. On :meth:`LogCache.read`:
   its size and puts its mtime back (``cp -p``): the fingerprints cannot see a change in the middle, but the
   ctime cannot be set back (changing only the mode or owner also moves it, and costs one parse).
 
-A trailing line without a line break (the trainer is mid-write, or the file simply lacks a final newline) is
-parsed provisionally: it shows in the result but is not folded into the cached state, so the next refresh
-reads it again, complete.
+A trailing line without a line break is parsed provisionally: it shows in the result but is not folded into
+the cached state, so the next refresh reads it again, complete. While the trainer may still be writing it,
+a number in it is not shown before its digits are complete: only the ``key:value`` pairs that a `` - ``
+separator follows count (``step:7 - a:0.5 - b:36`` shows ``a`` but not ``b``, which may be ``369821`` when
+the line is done), and a file-logger (JSONL) line does not count at all. Once the file has not changed for
+:data:`QUIET_S` seconds it is taken as finished (a log whose last line lacks its newline) and the whole
+line counts; a trainer killed mid-line leaves a cut number that then shows, which no rule can tell apart.
 
 Persistence (when a cache folder is given, outside the log folders): per log, ``state.json`` plus a
 ``base.parquet`` and a few ``delta-N.parquet`` files holding the rows each refresh added, so a refresh
@@ -59,9 +63,13 @@ from rlmon.parse import (
 )
 from rlmon.schema import STEP, RunMeta, empty_steps
 
-__all__ = ["MAX_DELTAS", "WRITE_RETRY_S", "LogCache", "complete_end", "merge_steps", "read_log", "read_logs"]
+__all__ = ["MAX_DELTAS", "QUIET_S", "WRITE_RETRY_S", "LogCache", "complete_end", "merge_steps", "read_log", "read_logs"]
 
 MAX_DELTAS = 16
+QUIET_S = 600.0
+"""Seconds a file must stay unchanged (by its mtime) before its unterminated last line is read in full.
+Long, like the app's ``stall_min_s``: a trainer whose output is block-buffered can leave a line cut
+mid-number for as long as a step takes, and a number shown too early is wrong, one shown late only late."""
 WRITE_RETRY_S = 60.0
 """After a failed write to the cache folder, seconds before writing is tried again (a full disk should not
 cost a failed full write on every refresh)."""
@@ -112,6 +120,11 @@ class _Entry:
     collector: MetaCollector = field(default_factory=MetaCollector)
     result: ParsedLog | None = None
     """The last answer (complete state plus the provisional last line)."""
+    shown: tuple[int, int] = (0, 0)
+    """Length and CRC-32 of the part of the unterminated last line that ``result`` holds."""
+    held_back: bool = False
+    """The result leaves out part of an unterminated last line that may still be being written: once the
+    file is quiet, it is read again even if unchanged."""
     deltas: int = 0
     files: list[tuple[int, int]] = field(default_factory=list)
     """Rows and CRC-32 of the persisted base and of each delta, in order."""
@@ -132,12 +145,18 @@ class LogCache:
     ----------
     cache_dir
         Folder for the persisted frames (created when needed); ``None`` keeps everything in memory.
+    quiet_s
+        Seconds a file must stay unchanged before its unterminated last line is read in full (see the module
+        docstring); 0 reads it in full at once.
     clock
         Seconds since the epoch, like :func:`time.time` (tests pass a clock they move by hand).
     """
 
-    def __init__(self, cache_dir: Path | None = None, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, cache_dir: Path | None = None, *, quiet_s: float = QUIET_S, clock: Callable[[], float] = time.time
+    ) -> None:
         self.cache_dir = cache_dir
+        self.quiet_s = quiet_s
         self._clock = clock
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
@@ -192,6 +211,7 @@ class LogCache:
             and entry.ctime_ns == stat.st_ctime_ns
             and entry.inode == stat.st_ino
             and entry.device == stat.st_dev
+            and not (entry.held_back and self._quiet(stat))
         ):
             return entry.result
         # only errors reading the log become LogReadError: the cache's own I/O is guarded where it happens
@@ -209,6 +229,10 @@ class LogCache:
                 raise LogReadError("permission denied", path=key) from error
             raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
         return entry.result  # type: ignore[return-value]
+
+    def _quiet(self, stat: os.stat_result) -> bool:
+        """Whether the file has not changed for :attr:`quiet_s` seconds (its writer is done with it)."""
+        return self._clock() - stat.st_mtime_ns / 1e9 >= self.quiet_s
 
     def _still_same(self, entry: _Entry, stat: os.stat_result, handle: Any) -> bool:
         """Whether the file is the one the entry describes, with bytes only appended since."""
@@ -266,6 +290,15 @@ class LogCache:
             self._persist(entry, chunk, full=old_offset == 0)
         steps = entry.steps
         collector = entry.collector
+        entry.held_back = False
+        if carry.strip() and not carry.endswith(b"\r") and not self._quiet(stat):
+            # the writer may be in the middle of this line (a final \r ends it: only the \n may be missing)
+            entry.held_back = True
+            carry = b"" if jsonl else _settled(carry)
+        shown = (len(carry), _crc(carry))
+        if not frames and entry.result is not None and shown == entry.shown:
+            return  # the line grew, but not by a complete value: the last answer stands
+        entry.shown = shown
         if carry.strip():
             self.parses += 1
             provisional = MetaCollector.from_state(entry.collector.to_state())
@@ -406,6 +439,13 @@ class LogCache:
         except OSError as error:
             # a stale copy that stays behind is caught by the identity checks when it is loaded
             self._disk_problem("write", error)
+
+
+def _settled(line: bytes) -> bytes:
+    """The part of a line still being written whose values are complete: up to the last `` - `` separator
+    (after it may come a number cut short). ``step:7 - a:0.5 - b:36`` -> ``step:7 - a:0.5``."""
+    cut = line.rfind(b" - ")
+    return line[:cut] if cut >= 0 else b""
 
 
 def _bytes_before(handle: Any, end: int, count: int) -> bytes:

@@ -8,7 +8,10 @@ import builtins
 import errno
 import io
 import json
+import math
 import os
+import random
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -21,8 +24,10 @@ from polars.testing import assert_frame_equal
 
 import rlmon.cache
 from rlmon import cli
-from rlmon.cache import LogCache
-from rlmon.parse import parse_log_bytes
+from rlmon.cache import QUIET_S, LogCache
+from rlmon.parse import parse_jsonl_bytes, parse_log_bytes
+
+DATA = Path(__file__).resolve().parent / "data"
 
 LOG = (
     b"(TaskRunner pid=7) Total training steps: 4\n"
@@ -436,3 +441,138 @@ def test_appends_stay_incremental(tmp_path: Path, cache_dir: Path, monkeypatch: 
     restarted = LogCache(cache_dir)
     assert_same_log(restarted.read(path), parse_log_bytes(written + line))
     assert fed == [len(line)], "after a restart only the appended bytes are parsed"
+
+
+# --- case 4: a line still being written ---------------------------------------------------------------------------
+# one step line from each of several verl versions and formats: v0.1 3-decimal with an ANSI-coloured prefix,
+# 2025 full precision, 2026 numpy-2 wrappers, the SFT trainer, a resumed PPO run
+REAL_LINES = {
+    "ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12.log": 30,
+    "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log": 30,
+    "gui-cursor-agentloop-grpo-2026-03.log": 30,
+    "charcount-sft-trainer-readme-2025-08.log": 2,
+    "dstack-ppo-qwen25-7b-resumed-2025-05.log": 30,
+}
+"""File -> the first step line with at least this many pairs is taken."""
+DATA_LINES = ["v1_trainer_glued.log", "formatter_reference_lines.log", "validation_oneline_v01.log"]
+META_LINES = [
+    b"(TaskRunner pid=1) Total training steps: 435\n",
+    b"(TaskRunner pid=1) Training Progress:  10%|\xe2\x96\x88         | 21/210 [1:30:25<14:38:40, 278.94s/it]\n",
+    b"(TaskRunner pid=1) Size of train dataloader: 29, Size of val dataloader: 1\n",
+    b"(TaskRunner pid=22) Setting global step to 100\n",
+]
+STEP_MARK = re.compile(rb"step:\d+ - ")
+
+
+def step_line(text: bytes, min_pairs: int) -> bytes:
+    for line in text.splitlines(keepends=True):
+        if STEP_MARK.search(line) and line.count(b" - ") >= min_pairs and line.endswith(b"\n"):
+            return line
+    raise AssertionError("no such step line")
+
+
+def same_value(got: float, want: float | None) -> bool:
+    return want is not None and (got == want or (math.isnan(got) and math.isnan(want)))
+
+
+def assert_never_wrong(partial: Any, complete: Any, where: str) -> None:
+    """Every step and value ``partial`` shows is one ``complete`` has, with the same value."""
+    steps = partial.steps
+    full = complete.steps.filter(pl.col("step").is_in(steps["step"].implode()))
+    assert steps["step"].to_list() == full["step"].to_list(), where
+    for name in steps.columns[1:]:
+        assert name in full.columns, (where, name)
+        for got, want in zip(steps[name], full[name], strict=True):
+            assert got is None or same_value(got, want), (where, name, got, want)
+    for name in ("total_steps", "tqdm_n", "tqdm_total", "train_batches"):
+        assert getattr(partial.meta, name) in (None, getattr(complete.meta, name)), (where, name)
+    assert partial.meta.resume_steps in ([], complete.meta.resume_steps), where
+
+
+def written_byte_by_byte(path: Path, context: bytes, line: bytes, tmp_path: Path) -> None:
+    """The trainer writes ``line`` one byte at a time after ``context``; the log is read after every byte."""
+    complete = parse_log_bytes(context + line)
+    path.write_bytes(context)
+    cache = LogCache()
+    cache.read(path)
+    with open(path, "ab", buffering=0) as handle:
+        for cut in range(len(line)):
+            handle.write(line[cut : cut + 1])
+            assert_never_wrong(cache.read(path), complete, f"{path.name} cut at {cut + 1}")
+    assert_same_log(cache.read(path), complete)
+
+
+def cut_then_completed(path: Path, context: bytes, line: bytes, cuts: list[int]) -> None:
+    """At each cut, a fresh cache reads the line cut there; then the rest arrives at once."""
+    complete = parse_log_bytes(context + line)
+    for cut in cuts:
+        path.write_bytes(context + line[:cut])
+        cache = LogCache()
+        assert_never_wrong(cache.read(path), complete, f"{path.name} cut at {cut}")
+        append(path, line[cut:])
+        assert_same_log(cache.read(path), complete)
+
+
+def test_a_real_step_line_cut_anywhere_never_shows_a_wrong_number(realdata_dir: Path, tmp_path: Path) -> None:
+    rng = random.Random(4)
+    for name, min_pairs in REAL_LINES.items():
+        text = (realdata_dir / name).read_bytes()
+        line = step_line(text, min_pairs)
+        context = text.splitlines(keepends=True)[0]  # a line before it, no step in it
+        assert not STEP_MARK.search(context)
+        path = tmp_path / name
+        written_byte_by_byte(path, context, line, tmp_path)
+        cut_then_completed(path, context, line, sorted(rng.sample(range(1, len(line)), 12)))
+
+
+def test_a_step_line_of_the_test_data_cut_anywhere_never_shows_a_wrong_number(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    for name in DATA_LINES:
+        text = (DATA / name).read_bytes()
+        line = step_line(text, 1)
+        context = text[: text.index(line)]
+        path = tmp_path / name
+        written_byte_by_byte(path, context, line, tmp_path)
+        cut_then_completed(path, context, line, sorted(rng.sample(range(1, len(line)), 8)))
+
+
+def test_the_example_of_the_issue(tmp_path: Path) -> None:
+    # the file ends inside a value: global_seqlen/min:36 of 369821
+    path = tmp_path / "run.log"
+    path.write_bytes(LOG + b"(TaskRunner pid=7) step:3 - critic/score/mean:0.75 - global_seqlen/min:36")
+    cache = LogCache()
+    assert cache.read(path).steps["global_seqlen/min"].to_list() == [369821.0, 369822.0, None]
+    assert cache.read(path).steps["critic/score/mean"].to_list() == [0.25, 0.5, 0.75]
+    append(path, b"9823\n")
+    assert cache.read(path).steps["global_seqlen/min"].to_list() == [369821.0, 369822.0, 369823.0]
+
+
+def test_meta_lines_cut_anywhere_never_show_a_wrong_number(tmp_path: Path) -> None:
+    for index, line in enumerate(META_LINES):
+        written_byte_by_byte(tmp_path / f"meta-{index}.log", LOG.split(b"\n", 1)[1], line, tmp_path)
+
+
+def test_an_unterminated_jsonl_record_is_not_used_until_complete_or_quiet(tmp_path: Path) -> None:
+    records = (DATA / "file_logger.jsonl").read_bytes().split(b"\n", 1)[1]
+    last = records.rstrip(b"\n").rsplit(b"\n", 1)[1] + b"\n"
+    context = records[: len(records) - len(last)]
+    complete = parse_jsonl_bytes(records)
+    before = parse_jsonl_bytes(context)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(context)
+    cache = LogCache()
+    with open(path, "ab", buffering=0) as handle:
+        for cut in range(len(last) - 1):
+            handle.write(last[cut : cut + 1])
+            partial = cache.read(path)
+            assert_frame_equal(partial.steps, before.steps)
+            assert partial.meta.warnings == before.meta.warnings, "a record being written is not an error"
+        handle.write(last[-1:])
+    assert_same_log(cache.read(path), complete)
+    # a finished file whose last record lacks its newline: used once the file is quiet
+    path.write_bytes(records.rstrip(b"\n"))
+    clock = Clock()
+    quiet = LogCache(clock=clock)
+    assert_frame_equal(quiet.read(path).steps, before.steps)
+    clock.now += QUIET_S + 60
+    assert_same_log(quiet.read(path), parse_jsonl_bytes(records.rstrip(b"\n")))

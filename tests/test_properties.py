@@ -22,8 +22,9 @@ import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from test_hostile_data import Clock
 
-from rlmon.cache import LogCache
+from rlmon.cache import QUIET_S, LogCache
 from rlmon.parse import parse_log_bytes, parse_log_text
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -280,14 +281,18 @@ def test_random_chunks_give_the_cold_result(
         path.parent.mkdir()
         cache_dir = Path(folder) / "cache" if restart else None
         path.write_bytes(b"")
-        cache = LogCache(cache_dir)
+        clock = Clock()
+        cache = LogCache(cache_dir, clock=clock)
         result = cache.read(path)
         for chunk in _chunks(data, cuts):
             with open(path, "ab") as handle:
                 handle.write(chunk)
             if restart:
-                cache = LogCache(cache_dir)  # a new process each refresh: only the persisted state carries over
+                # a new process each refresh: only the persisted state carries over
+                cache = LogCache(cache_dir, clock=clock)
             result = cache.read(path)
+        clock.now += QUIET_S + 60  # the writer is done: the unterminated last line counts in full
+        result = cache.read(path)
         assert_frame_equal(result.steps, cold.steps)
         got_meta, want_meta = result.meta.to_json_dict(), cold.meta.to_json_dict()
         for meta in (got_meta, want_meta):
