@@ -21,6 +21,11 @@ the line is done), and a file-logger (JSONL) line does not count at all. Once th
 :data:`QUIET_S` seconds it is taken as finished (a log whose last line lacks its newline) and the whole
 line counts; a trainer killed mid-line leaves a cut number that then shows, which no rule can tell apart.
 
+A line longer than :data:`MAX_LINE_BYTES` (16 MB, line break included) is skipped with the warning
+``line N: longer than 16 MB; skipped`` in ``RunMeta.warnings``, as a cold parse skips it: memory stays bounded
+whatever the file holds, and the offset moves past the line so it is not read again. While such a line has
+no end yet, the cache remembers how far it was scanned rather than holding it, and goes on from there.
+
 Persistence (when a cache folder is given, outside the log folders): per log, ``state.json`` plus a
 ``base.parquet`` and a few ``delta-N.parquet`` files holding the rows each refresh added, so a refresh
 writes only its new rows; deltas are folded into the base every :data:`MAX_DELTAS` refreshes. Every file is
@@ -53,9 +58,11 @@ from rlmon.errors import LogReadError
 from rlmon.parse import (
     BLOCK_BYTES,
     LINE,
+    MAX_LINE_BYTES,
     PARSER_VERSION,
     MetaCollector,
     ParsedLog,
+    long_line_warning,
     merge_steps,
     parse_chunk,
     parse_jsonl_chunk,
@@ -63,7 +70,17 @@ from rlmon.parse import (
 )
 from rlmon.schema import STEP, RunMeta, empty_steps
 
-__all__ = ["MAX_DELTAS", "QUIET_S", "WRITE_RETRY_S", "LogCache", "complete_end", "merge_steps", "read_log", "read_logs"]
+__all__ = [
+    "MAX_DELTAS",
+    "MAX_LINE_BYTES",
+    "QUIET_S",
+    "WRITE_RETRY_S",
+    "LogCache",
+    "complete_end",
+    "merge_steps",
+    "read_log",
+    "read_logs",
+]
 
 MAX_DELTAS = 16
 QUIET_S = 600.0
@@ -110,7 +127,9 @@ class _Entry:
     mtime_ns: int = 0
     ctime_ns: int = 0
     offset: int = 0
-    """Bytes of complete lines parsed into ``steps``/``collector``."""
+    """Bytes of complete lines parsed into ``steps``/``collector`` (over-long lines skipped included)."""
+    long_line_at: int = 0
+    """When the line at ``offset`` is over-long and has no end yet: how far it was scanned (else 0)."""
     lines: int = 0
     """Complete lines parsed (``\\r`` counts as a line break)."""
     head_len: int = 0
@@ -221,7 +240,6 @@ class LogCache:
                     entry = _Entry(path=key)
                     self._entries[key] = entry
                     self._drop_disk(key)
-                handle.seek(entry.offset)
                 self._advance(entry, handle, stat)
         except OSError as error:
             self._entries.pop(key, None)  # it may be half updated
@@ -236,9 +254,11 @@ class LogCache:
 
     def _still_same(self, entry: _Entry, stat: os.stat_result, handle: Any) -> bool:
         """Whether the file is the one the entry describes, with bytes only appended since."""
-        if entry.offset == 0:
+        if entry.offset == 0 and entry.long_line_at == 0:
             return True
-        if (stat.st_ino, stat.st_dev) != (entry.inode, entry.device) or stat.st_size < entry.offset:
+        if (stat.st_ino, stat.st_dev) != (entry.inode, entry.device):
+            return False
+        if stat.st_size < max(entry.offset, entry.long_line_at):
             return False
         if stat.st_size == entry.size and stat.st_ctime_ns != entry.ctime_ns:
             return False  # written over in place without growing (cp -p): the content may be anything
@@ -250,66 +270,131 @@ class LogCache:
         return _crc(handle.read(entry.offset - start)) == entry.tail_crc
 
     def _advance(self, entry: _Entry, handle: Any, stat: os.stat_result) -> None:
-        """Parse what follows ``entry.offset`` in blocks of complete lines; the rest is provisional."""
+        """Parse what follows ``entry.offset`` in blocks of complete lines; the rest is provisional.
+
+        A line longer than :data:`MAX_LINE_BYTES` is skipped and never held in memory whole: until its end
+        comes, ``entry.long_line_at`` remembers how far it was scanned, and the next read goes on from there.
+        """
         jsonl = _is_jsonl(entry.path)
-        carry = b""
         frames: list[pl.DataFrame] = []
-        old_offset = entry.offset
-        while True:
-            block = handle.read(BLOCK_BYTES)
-            if not block:
-                break
+        marks = (entry.offset, entry.long_line_at)
+        carry = b""  # the unterminated line that starts at entry.offset (when not skipping)
+        skipping = entry.long_line_at > 0
+        position = entry.long_line_at if skipping else entry.offset  # just past the bytes read
+        handle.seek(position)
+        # reads no longer than a line may be: only the line a carry starts can grow too long
+        read_size = min(BLOCK_BYTES, MAX_LINE_BYTES)
+        while block := handle.read(read_size):
+            if skipping:
+                if block.endswith(b"\r"):
+                    block += handle.read(1)  # is the \r half of \r\n?
+                end = _line_end(block)
+                if end < 0:
+                    if block.endswith(b"\r"):  # the last byte of the file: read it again next time
+                        entry.long_line_at = position + len(block) - 1
+                        break
+                    position += len(block)
+                    entry.long_line_at = position
+                    continue
+                position += end
+                self._end_long_line(entry, position)
+                skipping = False
+                block = block[end:]
+                if not block:
+                    continue
+            position += len(block)
+            if carry:
+                # where the carried line ends in this block (a carry holds no line break but a final \r)
+                if carry.endswith(b"\r"):
+                    first = len(carry) + (block[:1] == b"\n")
+                else:
+                    first = _line_end(block)
+                    first = -1 if first < 0 else len(carry) + first
+                if first > MAX_LINE_BYTES:
+                    self._end_long_line(entry, entry.offset + first)
+                    block = block[first - len(carry) :]
+                    carry = b""
+                elif first < 0 and len(carry) + len(block) > MAX_LINE_BYTES:
+                    # no end yet: remember how far it goes instead of holding it
+                    skipping, carry = True, b""
+                    if block.endswith(b"\r"):
+                        position -= 1
+                        handle.seek(position)
+                    entry.long_line_at = position
+                    continue
             data = carry + block if carry else block
             end = complete_end(data)
             complete, carry = data[:end], data[end:]
-            if not complete:
-                continue
-            self.parses += 1
-            first_line = entry.lines + 1
-            if jsonl:
-                frames.append(parse_jsonl_chunk(complete, entry.collector, first_line=first_line))
-                entry.lines += complete.count(b"\n")
-            else:
-                lines = split_lines(complete)
-                frames.append(parse_chunk(lines, entry.collector, first_line=first_line))
-                entry.lines += len(lines)
-            entry.offset += end
-            tail = complete[-_TAIL_BYTES:]
-            if len(tail) < _TAIL_BYTES and entry.offset > len(tail):
-                tail = _bytes_before(handle, entry.offset - len(tail), _TAIL_BYTES - len(tail)) + tail
-            entry.tail_crc = _crc(tail)
+            if complete:
+                frames.append(self._parse_complete(entry, complete, jsonl=jsonl))
+                entry.offset += end
+        fileno = handle.fileno()
+        if entry.offset != marks[0]:
+            tail = min(_TAIL_BYTES, entry.offset)
+            entry.tail_crc = _crc(os.pread(fileno, tail, entry.offset - tail))
         if entry.head_len < min(_HEAD_BYTES, entry.offset):
             # the head fingerprint covers the first bytes parsed, up to _HEAD_BYTES, as the file grows
             entry.head_len = min(_HEAD_BYTES, entry.offset)
-            entry.head_crc = _crc(os.pread(handle.fileno(), entry.head_len, 0))
+            entry.head_crc = _crc(os.pread(fileno, entry.head_len, 0))
         entry.device, entry.inode = stat.st_dev, stat.st_ino
         entry.size, entry.mtime_ns, entry.ctime_ns = stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+        moved = (entry.offset, entry.long_line_at) != marks
+        chunk = None
         if frames:
             chunk = merge_steps(frames) if len(frames) > 1 else frames[0]
             entry.steps = merge_steps([entry.steps, chunk])
-            self._persist(entry, chunk, full=old_offset == 0)
-        steps = entry.steps
-        collector = entry.collector
+        if moved:
+            self._persist(entry, chunk, full=marks == (0, 0))
+        self._provisional(entry, b"" if skipping else carry, stat, jsonl=jsonl, long_line=skipping, moved=moved)
+
+    def _parse_complete(self, entry: _Entry, complete: bytes, *, jsonl: bool) -> pl.DataFrame:
+        """Fold complete lines into the entry's collector; return their chunk frame."""
+        self.parses += 1
+        first_line = entry.lines + 1
+        if jsonl:
+            entry.lines += complete.count(b"\n")
+            return parse_jsonl_chunk(complete, entry.collector, first_line=first_line)
+        lines = split_lines(complete)
+        entry.lines += len(lines)
+        return parse_chunk(lines, entry.collector, first_line=first_line)
+
+    def _end_long_line(self, entry: _Entry, end: int) -> None:
+        """An over-long line ends at offset ``end``: count it, warn, and go on after it."""
+        entry.lines += 1
+        entry.collector.meta.warnings.append(long_line_warning(entry.lines))
+        entry.collector.meta.lines = entry.lines
+        entry.offset = end
+        entry.long_line_at = 0
+
+    def _provisional(
+        self, entry: _Entry, carry: bytes, stat: os.stat_result, *, jsonl: bool, long_line: bool, moved: bool
+    ) -> None:
+        """Set ``entry.result``: the complete state plus what the unterminated last line may show."""
         entry.held_back = False
         if carry.strip() and not carry.endswith(b"\r") and not self._quiet(stat):
             # the writer may be in the middle of this line (a final \r ends it: only the \n may be missing)
             entry.held_back = True
             carry = b"" if jsonl else _settled(carry)
-        shown = (len(carry), _crc(carry))
-        if not frames and entry.result is not None and shown == entry.shown:
+        shown = (-1, 0) if long_line else (len(carry), _crc(carry))
+        if not moved and entry.result is not None and shown == entry.shown:
             return  # the line grew, but not by a complete value: the last answer stands
         entry.shown = shown
-        if carry.strip():
-            self.parses += 1
-            provisional = MetaCollector.from_state(entry.collector.to_state())
+        steps = entry.steps
+        collector = entry.collector
+        if long_line or carry.strip():
+            collector = MetaCollector.from_state(entry.collector.to_state())
             first_line = entry.lines + 1
-            if jsonl:
-                extra = parse_jsonl_chunk(carry, provisional, first_line=first_line)
+            if long_line:
+                collector.meta.warnings.append(long_line_warning(first_line))
+                collector.meta.lines = first_line
             else:
-                extra = parse_chunk(split_lines(carry), provisional, first_line=first_line)
-            if extra.height:
-                steps = merge_steps([steps, extra])
-            collector = provisional
+                self.parses += 1
+                if jsonl:
+                    extra = parse_jsonl_chunk(carry, collector, first_line=first_line)
+                else:
+                    extra = parse_chunk(split_lines(carry), collector, first_line=first_line)
+                if extra.height:
+                    steps = merge_steps([steps, extra])
         entry.result = ParsedLog(steps=steps, meta=collector.snapshot(steps))
 
     # -- disk --
@@ -319,7 +404,9 @@ class LogCache:
         digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
         return self.cache_dir / "logs" / digest
 
-    def _persist(self, entry: _Entry, chunk: pl.DataFrame, *, full: bool) -> None:
+    def _persist(self, entry: _Entry, chunk: pl.DataFrame | None, *, full: bool) -> None:
+        """Write what changed: the whole frame as the base (``full``, or when deltas are many), or ``chunk``'s
+        rows as a delta; then the state."""
         folder = self._folder(entry.path)
         if folder is None:
             return
@@ -342,7 +429,7 @@ class LogCache:
                 for old in folder.glob("delta-*.parquet"):
                     old.unlink(missing_ok=True)
                 entry.deltas = 0
-            else:
+            elif chunk is not None:
                 entry.deltas += 1
                 delta = chunk.drop(LINE) if LINE in chunk.columns else chunk
                 crc = _write_parquet(delta, folder / f"delta-{entry.deltas:04d}.parquet")
@@ -356,6 +443,7 @@ class LogCache:
                 "mtime_ns": entry.mtime_ns,
                 "ctime_ns": entry.ctime_ns,
                 "offset": entry.offset,
+                "long_line_at": entry.long_line_at,
                 "lines": entry.lines,
                 "head_len": entry.head_len,
                 "head_crc": entry.head_crc,
@@ -417,6 +505,7 @@ class LogCache:
             mtime_ns=state["mtime_ns"],
             ctime_ns=state["ctime_ns"],
             offset=state["offset"],
+            long_line_at=state["long_line_at"],
             lines=state["lines"],
             head_len=state["head_len"],
             head_crc=state["head_crc"],
@@ -441,6 +530,18 @@ class LogCache:
             self._disk_problem("write", error)
 
 
+def _line_end(data: bytes) -> int:
+    """Index just past the first line break of ``data`` (``\\r\\n`` is one); -1 when it has none, or when the
+    first is a final ``\\r`` (it may be half of ``\\r\\n``)."""
+    newline = data.find(b"\n")
+    carriage = data.find(b"\r", 0, len(data) if newline < 0 else newline)
+    if carriage < 0:
+        return -1 if newline < 0 else newline + 1
+    if carriage + 1 == len(data):
+        return -1
+    return carriage + 2 if data[carriage + 1] == 0x0A else carriage + 1
+
+
 def _settled(line: bytes) -> bytes:
     """The part of a line still being written whose values are complete: up to the last `` - `` separator
     (after it may come a number cut short). ``step:7 - a:0.5 - b:36`` -> ``step:7 - a:0.5``."""
@@ -448,17 +549,7 @@ def _settled(line: bytes) -> bytes:
     return line[:cut] if cut >= 0 else b""
 
 
-def _bytes_before(handle: Any, end: int, count: int) -> bytes:
-    """Up to ``count`` bytes ending at offset ``end`` of the open file; its position is left unchanged."""
-    position = handle.tell()
-    start = max(0, end - count)
-    handle.seek(start)
-    data: bytes = handle.read(end - start)
-    handle.seek(position)
-    return data
-
-
-_STATE_COUNTS = ("device", "inode", "size", "offset", "lines", "head_len", "head_crc", "tail_crc")
+_STATE_COUNTS = ("device", "inode", "size", "offset", "long_line_at", "lines", "head_len", "head_crc", "tail_crc")
 _STATE_TIMES = ("mtime_ns", "ctime_ns")
 
 
@@ -472,9 +563,11 @@ def _checked_state(state: Any, key: str, stat: os.stat_result) -> dict[str, Any]
     if not all(_is_int64(state.get(name)) for name in _STATE_TIMES):  # before 1970 is negative
         return None
     offset = state["offset"]
+    long_line_at = state["long_line_at"]
     files = state.get("files")
     if not (
         offset <= stat.st_size
+        and (long_line_at == 0 or offset < long_line_at <= stat.st_size)
         and state["lines"] <= offset
         and state["head_len"] == min(_HEAD_BYTES, offset)
         and state["head_crc"] <= 0xFFFFFFFF

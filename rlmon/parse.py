@@ -32,11 +32,13 @@ from rlmon.schema import NON_TRAINING_KEY, STEP, RunMeta, empty_steps
 __all__ = [
     "BLOCK_BYTES",
     "LINE",
+    "MAX_LINE_BYTES",
     "PARSER_VERSION",
     "MetaCollector",
     "ParsedLog",
     "empty_log",
     "iter_blocks",
+    "long_line_warning",
     "merge_steps",
     "parse_chunk",
     "parse_jsonl_bytes",
@@ -46,10 +48,14 @@ __all__ = [
     "split_lines",
 ]
 
-PARSER_VERSION = 3
+PARSER_VERSION = 4
+"""Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 16 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
-"""Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""Longest line read, line break included (16 MB, thousands of times a verl step line). A longer line is
+skipped with the warning ``line N: longer than 16 MB; skipped``: reading it would take memory in proportion,
+and no verl record is that long. Not below :data:`BLOCK_BYTES`: a block never holds a whole longer line."""
 
 # --- patterns (format reference §9) -----------------------------------------------------------------------
 ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]"
@@ -1011,7 +1017,10 @@ def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog
     collector = MetaCollector()
     frames = []
     lines_done = 0
-    for block in iter_blocks(data, block_bytes=block_bytes):
+    for block in iter_blocks(data, block_bytes=min(block_bytes, MAX_LINE_BYTES)):
+        if len(block) > MAX_LINE_BYTES:
+            lines_done = _skip_long_line(collector, lines_done)
+            continue
         lines = split_lines(block)
         frames.append(parse_chunk(lines, collector, first_line=lines_done + 1))
         lines_done += len(lines)
@@ -1019,21 +1028,44 @@ def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog
     return ParsedLog(steps=steps, meta=collector.snapshot(steps))
 
 
+def long_line_warning(line: int) -> str:
+    """The warning for a line longer than :data:`MAX_LINE_BYTES` (``line N: longer than 16 MB; skipped``)."""
+    return f"line {line}: longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; skipped"
+
+
+def _skip_long_line(collector: MetaCollector, lines_done: int) -> int:
+    """Count an over-long line as read (it is not parsed) and warn; return the lines read now."""
+    lines_done += 1
+    collector.meta.warnings.append(long_line_warning(lines_done))
+    collector.meta.lines = lines_done
+    return lines_done
+
+
 def iter_blocks(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
-    """``data`` in pieces of about ``block_bytes``, each ending at a line break (the last one may not)."""
+    """``data`` in pieces of about ``block_bytes``, each ending at a line break (the last one may not).
+
+    A line longer than ``block_bytes`` comes whole, alone in its piece.
+    """
     start = 0
     size = len(data)
     while start < size:
         end = min(size, start + block_bytes)
         if end < size:
             cut = max(data.rfind(b"\n", start, end), data.rfind(b"\r", start, end - 1))
-            if cut >= start:
-                end = cut + 1
-            else:  # one line longer than a block: take it whole
-                newline = data.find(b"\n", end)
-                end = size if newline < 0 else newline + 1
+            # no line break in the window: one line longer than a block, taken whole
+            end = cut + 1 if cut >= start else _line_end_at(data, start)
         yield data[start:end]
         start = end
+
+
+def _line_end_at(data: bytes, start: int) -> int:
+    """Index just past the first line break at or after ``start`` (``\r\n`` is one), or ``len(data)``."""
+    newline = data.find(b"\n", start)
+    stop = len(data) if newline < 0 else newline
+    carriage = data.find(b"\r", start, stop)
+    if carriage < 0:
+        return stop if newline < 0 else newline + 1
+    return carriage + 2 if data[carriage + 1 : carriage + 2] == b"\n" else carriage + 1
 
 
 def parse_log_text(text: str) -> ParsedLog:
@@ -1092,10 +1124,17 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
 
 
 def parse_jsonl_bytes(data: bytes) -> ParsedLog:
-    """Parse a whole verl file-logger JSONL file."""
+    """Parse a whole verl file-logger JSONL file (a line longer than :data:`MAX_LINE_BYTES` is skipped)."""
     collector = MetaCollector()
-    frame = parse_jsonl_chunk(data, collector)
-    steps = merge_steps([frame])
+    frames = []
+    lines_done = 0
+    for block in iter_blocks(data, block_bytes=MAX_LINE_BYTES):
+        if len(block) > MAX_LINE_BYTES:
+            lines_done = _skip_long_line(collector, lines_done)
+            continue
+        frames.append(parse_jsonl_chunk(block, collector, first_line=lines_done + 1))
+        lines_done += block.count(b"\n") + (not block.endswith(b"\n"))
+    steps = merge_steps(frames)
     return ParsedLog(steps=steps, meta=collector.snapshot(steps))
 
 

@@ -13,6 +13,8 @@ import os
 import random
 import re
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +25,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rlmon.cache
+import rlmon.parse
 from rlmon import cli
 from rlmon.cache import QUIET_S, LogCache
 from rlmon.parse import parse_jsonl_bytes, parse_log_bytes
@@ -576,3 +579,185 @@ def test_an_unterminated_jsonl_record_is_not_used_until_complete_or_quiet(tmp_pa
     assert_frame_equal(quiet.read(path).steps, before.steps)
     clock.now += QUIET_S + 60
     assert_same_log(quiet.read(path), parse_jsonl_bytes(records.rstrip(b"\n")))
+
+
+# --- case 8: a line of tens of megabytes --------------------------------------------------------------------------
+LONG_MB = 40
+BEFORE_LONG = b"step:1 - a:1.0\nstep:2 - a:2.0\n"  # lines 1-2; the long line is line 3
+AFTER_LONG = b"step:3 - a:3.0\nstep:4 - a:4.0\n"
+LONG_WARNING = "line 3: longer than 16 MB; skipped"
+
+
+def long_line() -> bytes:
+    # a step marker at its start: it would be a step line, were it not too long
+    return b"step:9 - a:" + b"9" * (LONG_MB * 1024 * 1024)
+
+
+class CountingReads:
+    """Counts the bytes the cache reads from log files."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.total = 0
+        real_open = builtins.open
+        counter = self
+
+        class Handle:
+            def __init__(self, handle: Any) -> None:
+                self.handle = handle
+
+            def read(self, size: int = -1) -> bytes:
+                data: bytes = self.handle.read(size)
+                counter.total += len(data)
+                return data
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(self.handle, name)
+
+            def __enter__(self) -> Handle:
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                self.handle.close()
+
+        def counting_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+            handle = real_open(file, mode, *args, **kwargs)
+            return Handle(handle) if mode == "rb" else handle
+
+        monkeypatch.setattr(rlmon.cache, "open", counting_open, raising=False)
+
+
+def test_a_forty_megabyte_line_is_skipped_and_not_read_again(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "run.log"
+    data = BEFORE_LONG + long_line() + b"\n" + AFTER_LONG
+    path.write_bytes(data)
+    cache = LogCache(cache_dir)
+    parsed = cache.read(path)
+    assert parsed.steps.rows() == [(1, 1.0), (2, 2.0), (3, 3.0), (4, 4.0)]
+    assert LONG_WARNING in parsed.meta.warnings
+    assert parsed.meta.lines == 5
+    assert_same_log(parsed, parse_log_bytes(data))
+    assert LONG_WARNING in parse_log_bytes(data).meta.warnings
+    # a refresh after an append reads the new bytes only, live and after a restart
+    reads = CountingReads(monkeypatch)
+    append(path, b"step:5 - a:5.0\n")
+    assert cache.read(path).steps["step"].to_list() == [1, 2, 3, 4, 5]
+    restarted = LogCache(cache_dir)
+    assert restarted.read(path).steps["step"].to_list() == [1, 2, 3, 4, 5]
+    assert restarted.read(path).meta.warnings.count(LONG_WARNING) == 1
+    assert reads.total < 64 * 1024, f"{reads.total} bytes read for a refresh"
+
+
+def test_an_unterminated_long_tail_is_not_held_nor_read_again(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(BEFORE_LONG + long_line())
+    cache = LogCache(cache_dir)
+    parsed = cache.read(path)
+    assert parsed.steps.rows() == [(1, 1.0), (2, 2.0)]
+    assert LONG_WARNING in parsed.meta.warnings
+    reads = CountingReads(monkeypatch)
+    append(path, b"9" * 1000)  # the line goes on
+    assert cache.read(path).steps.rows() == [(1, 1.0), (2, 2.0)]
+    assert LogCache(cache_dir).read(path).steps.rows() == [(1, 1.0), (2, 2.0)]
+    assert reads.total < 64 * 1024, f"{reads.total} bytes read for a refresh"
+    append(path, b"\r\n" + AFTER_LONG)  # and ends
+    parsed = cache.read(path)
+    assert parsed.steps.rows() == [(1, 1.0), (2, 2.0), (3, 3.0), (4, 4.0)]
+    assert parsed.meta.warnings.count(LONG_WARNING) == 1
+    assert parsed.meta.lines == 5
+    assert_same_log(parsed, parse_log_bytes(path.read_bytes()))
+    assert_same_log(LogCache(cache_dir).read(path), parse_log_bytes(path.read_bytes()))
+
+
+MEMORY_PROBE = """
+import resource, sys
+from pathlib import Path
+from rlmon.cache import LogCache
+
+
+def peak_kb():
+    try:  # Linux: the high-water mark since it was reset
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def current_kb():
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+try:
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")  # forget the peak of the imports
+except OSError:
+    pass
+before = current_kb()
+parsed = LogCache(None).read(Path(sys.argv[1]))
+print(parsed.steps.height, (peak_kb() - before) // 1024)
+"""
+
+
+def test_a_forty_megabyte_line_needs_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(BEFORE_LONG + long_line() + b"\n" + AFTER_LONG)
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    output = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, str(path)], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    rows, extra_mb = (int(word) for word in output.split())
+    assert rows == 4
+    assert extra_mb < 200, f"{extra_mb} MB more peak memory to read a log with a {LONG_MB} MB line"
+
+
+def long_warnings(parsed: Any) -> list[str]:
+    return [warning for warning in parsed.meta.warnings if "longer than" in warning]
+
+
+TINY_LIMIT = (
+    b"step:1 - a:1.0\n"
+    + b"x" * 70  # longer than the limit (64)
+    + b"\r\nstep:2 - a:2.0\r"  # a lone \r ends a line too
+    + b"y" * 63  # 63 + \n: exactly the limit, kept
+    + b"\nstep:3 - a:3.0\n"
+    + b"step:4 - a:"
+    + b"4" * 100  # a step line over the limit
+    + b"\r"
+    + b"z" * 64  # 64 + \r\n: one over
+    + b"\r\nstep:5 - a:5.0\n"
+    + b"w" * 80  # unterminated over-long tail
+)
+
+
+@pytest.mark.parametrize("restart", [False, True])
+def test_long_lines_under_a_tiny_limit_split_anywhere(
+    restart: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rlmon.parse, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(rlmon.cache, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(rlmon.cache, "BLOCK_BYTES", 16)
+    cold = parse_log_bytes(TINY_LIMIT)
+    # read off the text: lines 2 (72 bytes), 6 (112) and 7 (66) are over the limit, and so is the tail, line 9
+    assert cold.steps.rows() == [(1, 1.0), (2, 2.0), (3, 3.0), (5, 5.0)]
+    assert long_warnings(cold) == [f"line {n}: longer than 0 MB; skipped" for n in (2, 6, 7, 9)]
+    assert cold.meta.lines == 9
+    for cut in range(1, len(TINY_LIMIT), 4 if restart else 1):
+        path = tmp_path / f"split-{cut}.log"
+        path.write_bytes(TINY_LIMIT[:cut])
+        cache_dir = tmp_path / f"cache-{cut}"
+        cache = LogCache(cache_dir if restart else None, quiet_s=0)
+        cache.read(path)
+        append(path, TINY_LIMIT[cut:])
+        if restart:
+            cache = LogCache(cache_dir, quiet_s=0)
+        result = cache.read(path)
+        assert_same_log(result, cold)
+        assert long_warnings(result) == long_warnings(cold), cut
