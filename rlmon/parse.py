@@ -322,9 +322,20 @@ def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, 
     long = long.with_columns(_value_exprs(values)[0].alias("value"))
     # a key logged twice on one line: the later one wins
     long = long.unique(subset=[LINE, "key"], keep="last", maintain_order=True)
-    firsts = long.group_by("key").agg(pl.col(LINE).first(), pl.col("pos").first())
+    firsts = (
+        long.filter(pl.col("value").is_not_null())
+        .sort(LINE, "pos")
+        .group_by("key", maintain_order=True)
+        .agg(pl.col(LINE).first(), pl.col("pos").first())
+    )
     wide = long.pivot(on="key", index=[LINE, STEP], values="value", maintain_order=True)
     return wide, [(int(line), int(pos), str(key)) for key, line, pos in firsts.iter_rows()]
+
+
+def _first_values(wide: pl.DataFrame, keys: list[str]) -> list[tuple[int, int, str]]:
+    """(line, position, key) of each key's first value (not null) in a frame unpacked with one template."""
+    lines = wide.select([pl.col(LINE).filter(pl.col(key).is_not_null()).min().alias(key) for key in keys]).row(0)
+    return [(int(line), position, key) for position, (key, line) in enumerate(zip(keys, lines, strict=True)) if line]
 
 
 @dataclass
@@ -376,8 +387,7 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
                 break
             wide, remaining = _unpack_template(remaining, keys)
             if wide.height:
-                line = int(wide.get_column(LINE)[0])
-                firsts.extend((line, position, key) for position, key in enumerate(keys))
+                firsts.extend(_first_values(wide, keys))
                 frames.append(wide)
         if remaining.height:
             leftovers.append(remaining)
@@ -386,16 +396,19 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
         frames.append(wide)
         firsts.extend(found)
     wide = pl.concat(frames, how="diagonal") if len(frames) > 1 else frames[0]
-    # columns in order of first appearance in the file, whichever way each row was unpacked
+    # Columns in the order their first value appears in the file (line, then position), whichever way each
+    # row was unpacked; keys with no value at all (every one damaged) are dropped and counted, and so are
+    # rows with no value. Both rules hold line by line, so where a file is cut into chunks changes nothing.
     order: dict[str, None] = {LINE: None, STEP: None}
     for _line, _position, key in sorted(firsts):
         order.setdefault(key, None)
-    wide = wide.select(list(order)).sort(LINE)
-    metric_columns = [name for name in wide.columns if name not in (LINE, STEP)]
-    # keys whose every value failed to parse (a damaged pair) are dropped and counted
-    bad = [name for name in metric_columns if wide.get_column(name).null_count() == wide.height]
-    if bad:
-        wide = wide.drop(bad)
+    bad = [name for name in wide.columns if name not in order]
+    wide = wide.select(list(order))
+    if len(order) > 2:
+        wide = wide.filter(pl.any_horizontal(pl.all().exclude(LINE, STEP).is_not_null()))
+    else:
+        wide = wide.clear()
+    wide = wide.sort(LINE)
     return _StepLines(
         wide,
         step_line_numbers,
@@ -505,6 +518,9 @@ class MetaCollector:
     long_decimals: int = 0
     jsonl_nan_tokens: bool = False
     """A file-logger record held a ``NaN``/``Infinity`` token: the json.dumps era, where ``null`` is None."""
+    initial_prints: list[tuple[int, dict[str, float]]] = field(default_factory=list)
+    """``Initial validation metrics`` prints (line, pairs) read by the last :meth:`feed`, in file order; not
+    part of the state (:func:`parse_chunk` fills their step rows before the next chunk)."""
 
     # -- state --
     def to_state(self) -> dict[str, Any]:
@@ -762,6 +778,7 @@ class MetaCollector:
             self.meta.initial_validation = pairs
             self.meta.initial_validation_step = None
             self.initial_fill_line = self.block_start if pairs else 0
+            self.initial_prints.append((self.block_start, pairs))
         else:
             self.meta.final_validation = True
             self.meta.final_validation_metrics = pairs
@@ -939,7 +956,12 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
     steps, step_line_numbers, bad = parsed.steps, parsed.line_numbers, parsed.bad_keys
     rows = _candidate_rows(lines, head=collector.wants_lines())
     numbered = ((first_line + row, lines[row]) for row in rows)
+    # an initial-validation print still waiting for its step row, from an earlier chunk
+    prints = [(collector.initial_fill_line, collector.meta.initial_validation)] if collector.initial_fill_line else []
+    collector.initial_prints = []
     collector.feed(numbered, step_line_numbers)
+    prints.extend(collector.initial_prints)
+    collector.initial_prints = []
     meta = collector.meta
     meta.lines = first_line - 1 + len(lines)
     meta.step_lines += len(step_line_numbers)
@@ -952,8 +974,8 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
         training = _training_step_rows(steps)
         if training.height:
             collector.last_training_step = int(training.get_column(STEP)[-1])
-    if collector.initial_fill_line and steps.height:
-        steps = _fill_initial_validation(steps, collector)
+    if prints and steps.height:
+        steps = _fill_initial_validations(steps, collector, prints)
     if bad:
         meta.warnings.append(f"lines {first_line}-{meta.lines}: {bad} logged key(s) had no numeric value")
     return steps
@@ -968,37 +990,64 @@ def _training_step_rows(steps: pl.DataFrame) -> pl.DataFrame:
     return steps.filter(pl.any_horizontal([pl.col(name).is_not_null() for name in columns]))
 
 
-def _fill_initial_validation(steps: pl.DataFrame, collector: MetaCollector) -> pl.DataFrame:
-    """Fill the step row logged right after an ``Initial validation metrics`` print from that print.
+def _fill_initial_validations(
+    steps: pl.DataFrame, collector: MetaCollector, prints: list[tuple[int, dict[str, float]]]
+) -> pl.DataFrame:
+    """Fill step rows from ``Initial validation metrics`` prints (line, pairs), in file order.
 
-    The row is that of the first step line after the print (``step:0``, or the resumed step; in v0.1 logs the
-    first training step, which is where v0.1 logs its own initial validation too). Only keys the line lacks
+    Each print fills the row of the first step line after it (``step:0``, or the resumed step; in v0.1 logs
+    the first training step, which is where v0.1 logs its own initial validation too), unless another print
+    comes first (a resumed run appended to the same log: the later print counts). Only keys the line lacks
     are filled: a line cut by wandb at 4096 characters keeps what it has and gets the rest from the print.
+    Only the last print is the one :class:`~rlmon.schema.RunMeta` describes; if its row is not in ``steps``,
+    it stays pending for the next chunk.
     """
-    later = steps.filter(pl.col(LINE) > collector.initial_fill_line)
-    if later.is_empty():
-        return steps
-    target_line = later.get_column(LINE)[0]
+    for index, (print_line, pairs) in enumerate(prints):
+        last = index == len(prints) - 1
+        later = steps.filter(pl.col(LINE) > print_line)
+        if later.is_empty() or not pairs:
+            continue
+        target_line = int(later.get_column(LINE)[0])
+        if not last and target_line > prints[index + 1][0]:
+            continue  # the next print comes first
+        steps = _fill_initial_validation(steps, pairs, target_line)
+        if last:
+            collector.meta.initial_validation_step = int(later.get_column(STEP)[0])
+            collector.initial_fill_line = 0
+    return steps
+
+
+def _fill_initial_validation(steps: pl.DataFrame, pairs: dict[str, float], target_line: int) -> pl.DataFrame:
+    """Fill the row of line ``target_line`` from one print's pairs where it has no value."""
     target = pl.col(LINE) == target_line
     fills: list[pl.Expr] = []
-    for key, value in collector.meta.initial_validation.items():
+    for key, value in pairs.items():
         if key in _RESERVED:
             continue
         current = pl.col(key) if key in steps.columns else pl.lit(None, dtype=pl.Float64)
         fills.append(
             pl.when(target & current.is_null()).then(pl.lit(value, dtype=pl.Float64)).otherwise(current).alias(key)
         )
-    collector.meta.initial_validation_step = int(later.get_column(STEP)[0])
-    collector.initial_fill_line = 0
     if not fills:
         return steps
-    # new columns go right after the target line's own keys, as if that line had logged them (so the column
-    # order does not depend on where the file was cut into chunks)
-    row = steps.filter(target).drop(LINE, STEP).row(0, named=True)
-    present = [name for name, value in row.items() if value is not None]
-    after = max((steps.columns.index(name) for name in present), default=steps.columns.index(STEP))
-    added = [key for key in collector.meta.initial_validation if key not in steps.columns and key not in _RESERVED]
-    order = [*steps.columns[: after + 1], *added, *steps.columns[after + 1 :]]
+    # The print's keys count as logged at the end of the target line, and columns come in the order of their
+    # first value (see _parse_step_lines): a key new here, or first valued after that line, goes right after
+    # the keys first valued up to it, so the column order does not depend on where the file was cut.
+    metric_columns = [name for name in steps.columns if name not in _RESERVED]
+    first_lines = dict(
+        zip(
+            metric_columns,
+            steps.select(
+                [pl.col(LINE).filter(pl.col(name).is_not_null()).min().alias(name) for name in metric_columns]
+            ).row(0),
+            strict=True,
+        )
+    )
+    keys = [key for key in pairs if key not in _RESERVED]
+    moved = [key for key in keys if key not in first_lines or first_lines[key] > target_line]
+    staying = [name for name in metric_columns if name not in moved]
+    before = sum(1 for name in staying if first_lines[name] <= target_line)
+    order = [LINE, STEP, *staying[:before], *moved, *staying[before:]]
     return steps.with_columns(fills).select(order)
 
 
@@ -1075,15 +1124,24 @@ def parse_log_text(text: str) -> ParsedLog:
 
 # --- verl's file logger (JSON Lines) ---------------------------------------------------------------------------
 def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int = 1) -> pl.DataFrame:
-    """Complete JSONL lines ``{"step": N, "data": {...}}`` -> frame with ``_line``; non-numbers are dropped."""
+    """Complete JSONL lines ``{"step": N, "data": {...}}`` -> frame with ``_line``; non-numbers are dropped,
+    and so is a record with no number."""
     rows: list[dict[str, Any]] = []
     meta = collector.meta
     text = data.decode("utf-8", errors="replace")
-    if not collector.jsonl_nan_tokens and _JSON_NAN_TOKEN_RE.search(text):
+    # lines end at \n only: json.dumps and orjson write U+2028 and the like raw inside strings
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    nan_tokens_from = first_line if collector.jsonl_nan_tokens else None
+    if nan_tokens_from is None and (token := _JSON_NAN_TOKEN_RE.search(text)) is not None:
+        # the json.dumps era begins at the line of the first NaN/Infinity token (line by line, so where the
+        # file is cut into chunks changes nothing)
+        nan_tokens_from = first_line + text.count("\n", 0, token.start())
         collector.jsonl_nan_tokens = True
     number = first_line - 1
     bad: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=first_line):
+    for number, line in enumerate(lines, start=first_line):
         if not line.strip():
             continue
         try:
@@ -1096,6 +1154,7 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
             continue
         values = record.get("data")
         row: dict[str, Any] = {LINE: number, STEP: record["step"]}
+        nulls_are_none = nan_tokens_from is not None and number >= nan_tokens_from
         if isinstance(values, dict):
             for key, value in values.items():
                 if str(key) in _RESERVED:
@@ -1104,12 +1163,13 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
                     row[str(key)] = 1.0 if value else 0.0
                 elif isinstance(value, int | float):
                     row[str(key)] = float(value)
-                elif value is None and not collector.jsonl_nan_tokens:
+                elif value is None and not nulls_are_none:
                     # verl's orjson file logger (2026+) writes NaN and +-inf as null; the older json.dumps
                     # one wrote NaN/Infinity, so in its files a null is a None value (dropped, as on the console)
                     row[str(key)] = math.nan
-        rows.append(row)
         meta.step_lines += 1
+        if len(row) > 2:
+            rows.append(row)
     meta.lines = max(meta.lines, number)
     if bad:
         shown = ", ".join(str(n) for n in bad[:5])

@@ -761,3 +761,55 @@ def test_long_lines_under_a_tiny_limit_split_anywhere(
         result = cache.read(path)
         assert_same_log(result, cold)
         assert long_warnings(result) == long_warnings(cold), cut
+
+
+# --- case 11: an incremental parse equals a cold one, rows and column order included ------------------------------
+# Step lines that hold no usable value, keys whose values are all damaged in one part of the file but not in
+# another, an initial-validation fill: each split at every offset must give the cold answer.
+DAMAGED = {
+    "pairs-all-unreadable": b"step:1 - a:1.0 - b c\nstep:2 - zzz\n",
+    "bare-marker": b"step:1 - \nstep:2 - a:1\n",
+    "trailing-separator": b"step:1 - a:1 - \nstep:2 - a:1\n",
+    "value-unreadable-first": b"step:1 - a:xyz\nstep:2 - b:1.0\nstep:3 - a:2.0\n",
+    "key-damaged-then-fine": b"step:1 - a:1.0 - k:bad\nstep:2 - b:1.0 - c:1\nstep:3 - k:2.0\n",
+    "none-values": b"step:1 - a:None - b:None\nstep:2 - a:0.5\nstep:1 - c:None\n",
+    "fill-moves-a-key": (
+        b"step:0 - x:1.0\n"
+        b"(\"Initial validation metrics: {'v/a': 0.5, 'late': 0.25}\")\n"
+        b"step:1 - y:2.0\n"
+        b"step:2 - late:3.0 - z:1.0\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(DAMAGED))
+def test_damaged_step_lines_split_anywhere_give_the_cold_answer(name: str, tmp_path: Path) -> None:
+    data = DAMAGED[name]
+    cold = parse_log_bytes(data)
+    for cut in range(1, len(data)):
+        path = tmp_path / f"split-{cut}.log"
+        path.write_bytes(data[:cut])
+        cache = LogCache(quiet_s=0)
+        cache.read(path)
+        append(path, data[cut:])
+        assert_same_log(cache.read(path), cold)
+
+
+def test_what_the_damaged_lines_give() -> None:
+    """The cold answers, read off the text: a step row needs one value; columns come in the order their
+    first value was logged."""
+    rows = {name: parse_log_bytes(data).steps for name, data in DAMAGED.items()}
+    assert rows["pairs-all-unreadable"].rows() == [(1, 1.0)]
+    assert rows["bare-marker"].rows() == [(2, 1.0)]
+    assert rows["value-unreadable-first"].columns == ["step", "b", "a"]
+    assert rows["value-unreadable-first"].rows() == [(2, 1.0, None), (3, None, 2.0)]
+    assert rows["key-damaged-then-fine"].columns == ["step", "a", "b", "c", "k"]
+    assert rows["none-values"].rows() == [(2, 0.5)]
+    # the print fills step 1's row (the first step line after it): its keys come after y, as if logged there
+    fill = rows["fill-moves-a-key"]
+    assert fill.columns == ["step", "x", "y", "v/a", "late", "z"]
+    assert fill.rows() == [
+        (0, 1.0, None, None, None, None),
+        (1, None, 2.0, 0.5, 0.25, None),
+        (2, None, None, None, 3.0, 1.0),
+    ]
