@@ -1,5 +1,28 @@
 """Hostile data and hostile disks: the data layer stays right, or says what it could not do, and never raises
 anything but a :class:`~rlmon.errors.LogReadError` about the log itself.
+
+What covers what:
+
+* A full cache disk (polars raises ComputeError, not OSError): ``test_full_cache_disk_costs_a_reparse_and_one_
+  notice`` (ComputeError and ENOSPC injected: one ``write_problem``, no temporary file, cleared by the next
+  write), ``test_full_cache_disk_in_the_command_line`` (``rlmon parse``: exit 0, no traceback).
+* A bad cache entry (``state.json`` of wrong shape, types or ranges; parquet files missing, damaged, of other
+  rows or types): ``test_a_bad_cache_entry_is_parsed_again``, ``test_a_bad_delta_file_is_parsed_again``.
+* A line still being written: ``test_a_real_step_line_cut_anywhere_never_shows_a_wrong_number`` (real step
+  lines of five verl versions, every byte), ``test_a_step_line_of_the_test_data_cut_anywhere_...``,
+  ``test_a_value_cut_at_the_end_of_the_file``, ``test_meta_lines_cut_anywhere_never_show_a_wrong_number``,
+  ``test_an_unterminated_jsonl_record_is_not_used_until_complete_or_quiet``; the quiet period and the fixed
+  ``test_trailing_line_is_provisional_until_completed`` are in tests/test_cache.py.
+* A log copied over with the same size and mtime (``cp -p``): ``test_copied_over_with_the_same_size_and_mtime``
+  (live and ``..._across_a_restart``); appends stay incremental: ``test_appends_stay_incremental``.
+* A line of tens of megabytes: ``test_a_forty_megabyte_line_is_skipped_and_not_read_again``,
+  ``test_an_unterminated_long_tail_is_not_held_nor_read_again``, ``test_a_forty_megabyte_line_needs_bounded_
+  memory`` (peak RSS in a subprocess), ``test_long_lines_under_a_tiny_limit_split_anywhere``.
+* A read-only cache folder (EROFS injected, so it runs as root too; chmod 0o555 when not root):
+  ``test_read_only_cache_and_a_rewritten_log``, ``test_read_only_cache_from_the_start``.
+* Incremental equals cold, rows and column order: ``test_damaged_step_lines_split_anywhere_give_the_cold_
+  answer``, ``test_what_the_damaged_lines_give``; the property tests of tests/test_properties.py split real
+  logs, tests/data files and generated damaged logs, with restarts from the disk cache.
 """
 
 from __future__ import annotations
@@ -59,7 +82,7 @@ def temporary_files(folder: Path) -> list[Path]:
     return [item for item in folder.rglob("*") if item.name.endswith(".tmp")]
 
 
-# --- case 2: a full cache disk ------------------------------------------------------------------------------------
+# --- a full cache disk ------------------------------------------------------------------------------------------------
 def fail_parquet_writes(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
     """Every ``write_parquet`` to a file fails the way polars fails on a full disk: the file is created, empty,
     and then the error is raised."""
@@ -130,7 +153,7 @@ def test_full_cache_disk_in_the_command_line(
     assert (tmp_path / "steps.csv").read_text().splitlines()[1:] == ["1,0.25,369821.0", "2,0.5,369822.0"]
 
 
-# --- case 9: a read-only cache folder -----------------------------------------------------------------------------
+# --- a read-only cache folder -----------------------------------------------------------------------------------------
 def read_only(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     """Make every write under ``folder`` fail with EROFS, as on a read-only mount (works as root too)."""
     inside = str(folder.resolve())
@@ -218,7 +241,7 @@ def test_read_only_cache_from_the_start(
     assert_frame_equal(cache.read(path).steps, parse_log_bytes(LOG + MORE).steps)
 
 
-# --- case 3: one bad cache entry ----------------------------------------------------------------------------------
+# --- one bad cache entry ----------------------------------------------------------------------------------------------
 def assert_same_log(got: Any, expected: Any) -> None:
     """Same step frame (column order included) and metadata (warnings aside: they name line ranges)."""
     assert_frame_equal(got.steps, expected.steps)
@@ -369,7 +392,7 @@ def test_a_bad_delta_file_is_parsed_again(name: str, tmp_path: Path, cache_dir: 
     assert_same_log(LogCache(cache_dir).read(path), parse_log_bytes(CACHED + MORE))
 
 
-# --- case 5: a log replaced with the same size and mtime ----------------------------------------------------------
+# --- a log replaced with the same size and mtime ----------------------------------------------------------------------
 # long enough that the head (1 KB) and tail (256 B) fingerprints miss a change in the middle
 MIDDLE = b"".join(b"step:%d - critic/score/mean:%d.5 - pad:%s\n" % (n, n, b"x" * 60) for n in range(1, 60))
 MIDDLE_CHANGED = MIDDLE.replace(b"step:30 - critic/score/mean:30.5", b"step:30 - critic/score/mean:99.5")
@@ -446,7 +469,7 @@ def test_appends_stay_incremental(tmp_path: Path, cache_dir: Path, monkeypatch: 
     assert fed == [len(line)], "after a restart only the appended bytes are parsed"
 
 
-# --- case 4: a line still being written ---------------------------------------------------------------------------
+# --- a line still being written ---------------------------------------------------------------------------------------
 # one step line from each of several verl versions and formats: v0.1 3-decimal with an ANSI-coloured prefix,
 # 2025 full precision, 2026 numpy-2 wrappers, the SFT trainer, a resumed PPO run
 REAL_LINES = {
@@ -539,7 +562,7 @@ def test_a_step_line_of_the_test_data_cut_anywhere_never_shows_a_wrong_number(tm
         cut_then_completed(path, context, line, sorted(rng.sample(range(1, len(line)), 8)))
 
 
-def test_the_example_of_the_issue(tmp_path: Path) -> None:
+def test_a_value_cut_at_the_end_of_the_file(tmp_path: Path) -> None:
     # the file ends inside a value: global_seqlen/min:36 of 369821
     path = tmp_path / "run.log"
     path.write_bytes(LOG + b"(TaskRunner pid=7) step:3 - critic/score/mean:0.75 - global_seqlen/min:36")
@@ -581,7 +604,7 @@ def test_an_unterminated_jsonl_record_is_not_used_until_complete_or_quiet(tmp_pa
     assert_same_log(quiet.read(path), parse_jsonl_bytes(records.rstrip(b"\n")))
 
 
-# --- case 8: a line of tens of megabytes --------------------------------------------------------------------------
+# --- a line of tens of megabytes --------------------------------------------------------------------------------------
 LONG_MB = 40
 BEFORE_LONG = b"step:1 - a:1.0\nstep:2 - a:2.0\n"  # lines 1-2; the long line is line 3
 AFTER_LONG = b"step:3 - a:3.0\nstep:4 - a:4.0\n"
@@ -763,7 +786,7 @@ def test_long_lines_under_a_tiny_limit_split_anywhere(
         assert long_warnings(result) == long_warnings(cold), cut
 
 
-# --- case 11: an incremental parse equals a cold one, rows and column order included ------------------------------
+# --- an incremental parse equals a cold one, rows and column order included -------------------------------------------
 # Step lines that hold no usable value, keys whose values are all damaged in one part of the file but not in
 # another, an initial-validation fill: each split at every offset must give the cold answer.
 DAMAGED = {

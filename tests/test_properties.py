@@ -312,7 +312,7 @@ _cold: dict[Path, Any] = {}
 
 
 def cold_read(path: Path) -> Any:
-    """One cold parse per file and session."""
+    """One cold parse per file and test run."""
     if path not in _cold:
         data = path.read_bytes()
         _cold[path] = parse_jsonl_bytes(data) if path.suffix == ".jsonl" else parse_log_bytes(data)
