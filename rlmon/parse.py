@@ -333,9 +333,24 @@ def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, 
 
 
 def _first_values(wide: pl.DataFrame, keys: list[str]) -> list[tuple[int, int, str]]:
-    """(line, position, key) of each key's first value (not null) in a frame unpacked with one template."""
-    lines = wide.select([pl.col(LINE).filter(pl.col(key).is_not_null()).min().alias(key) for key in keys]).row(0)
-    return [(int(line), position, key) for position, (key, line) in enumerate(zip(keys, lines, strict=True)) if line]
+    """(line, position, key) of each key's first value (not null) in a frame unpacked with one template, its
+    rows in line order."""
+    head = wide.row(0, named=True)
+    first: dict[str, int | None] = {key: head[LINE] for key in keys if head[key] is not None}
+    later = [key for key in keys if key not in first]
+    if later:  # only keys the first row lacks need a search
+        found = wide.select([pl.col(LINE).filter(pl.col(key).is_not_null()).min().alias(key) for key in later])
+        first.update(found.row(0, named=True))
+    return [(int(line), position, key) for position, key in enumerate(keys) if (line := first[key]) is not None]
+
+
+def _drop_empty_rows(wide: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Rows with no value among ``keys`` (every pair of the line damaged) are dropped."""
+    if not keys:
+        return wide.clear()
+    if any(wide.get_column(key).null_count() == 0 for key in keys):
+        return wide  # a key with a value in every row: no row is empty (the common case, checked cheaply)
+    return wide.filter(pl.any_horizontal([pl.col(key).is_not_null() for key in keys]))
 
 
 @dataclass
@@ -376,6 +391,7 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
     records = records.with_columns(pl.col("parts").list.len().alias("_n"))
     frames: list[pl.DataFrame] = []
     firsts: list[tuple[int, int, str]] = []
+    seen: dict[str, None] = {}
     leftovers: list[pl.DataFrame] = []
     for (_count,), group in records.group_by("_n", maintain_order=True):
         remaining = group.drop("_n")
@@ -387,14 +403,21 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
                 break
             wide, remaining = _unpack_template(remaining, keys)
             if wide.height:
+                seen.update(dict.fromkeys(keys))
+            wide = _drop_empty_rows(wide, keys)
+            if wide.height:
                 firsts.extend(_first_values(wide, keys))
                 frames.append(wide)
         if remaining.height:
             leftovers.append(remaining)
     if leftovers:
         wide, found = _unpack_pairs(pl.concat(leftovers))
-        frames.append(wide)
+        keys = [name for name in wide.columns if name not in (LINE, STEP)]
+        seen.update(dict.fromkeys(keys))
+        frames.append(_drop_empty_rows(wide, keys))
         firsts.extend(found)
+    if not frames:
+        frames.append(pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}))
     wide = pl.concat(frames, how="diagonal") if len(frames) > 1 else frames[0]
     # Columns in the order their first value appears in the file (line, then position), whichever way each
     # row was unpacked; keys with no value at all (every one damaged) are dropped and counted, and so are
@@ -402,13 +425,8 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
     order: dict[str, None] = {LINE: None, STEP: None}
     for _line, _position, key in sorted(firsts):
         order.setdefault(key, None)
-    bad = [name for name in wide.columns if name not in order]
-    wide = wide.select(list(order))
-    if len(order) > 2:
-        wide = wide.filter(pl.any_horizontal(pl.all().exclude(LINE, STEP).is_not_null()))
-    else:
-        wide = wide.clear()
-    wide = wide.sort(LINE)
+    bad = [name for name in seen if name not in order]
+    wide = wide.select(list(order)).sort(LINE)
     return _StepLines(
         wide,
         step_line_numbers,
