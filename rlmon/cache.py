@@ -30,7 +30,9 @@ Persistence (when a cache folder is given, outside the log folders): per log, ``
 ``base.parquet`` and a few ``delta-N.parquet`` files holding the rows each refresh added, so a refresh
 writes only its new rows; deltas are folded into the base every :data:`MAX_DELTAS` refreshes. Every file is
 written to a temporary name and renamed, and ``state.json`` is written last, so a crash leaves a consistent
-cache. A restart loads the state and continues from the offset. rlmon never writes into a log folder.
+cache. A restart loads the state and continues from the offset; what it loads is checked first (every field
+of ``state.json`` for its type and range, each parquet file against the row count and CRC-32 recorded when
+it was written), and an entry that fails any check is parsed again. rlmon never writes into a log folder.
 
 The disk copy is only a saving: a cache folder that cannot be written (full disk, read-only mount) or read
 costs a parse from the start after a restart, nothing else. Such errors never reach the caller and are never
@@ -452,7 +454,8 @@ class LogCache:
                 "collector": entry.collector.to_state(),
             }
             _write_text(json.dumps(state), folder / "state.json")
-        except (OSError, pl.exceptions.PolarsError) as error:
+        except (OSError, pl.exceptions.PolarsError, TypeError, ValueError) as error:
+            # TypeError/ValueError: a state json cannot hold (a config dump with a set in it)
             entry.disk_stale = True
             self._retry_at = now + WRITE_RETRY_S
             self._disk_problem("write", error)

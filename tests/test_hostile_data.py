@@ -5,7 +5,8 @@ What covers what:
 
 * A full cache disk (polars raises ComputeError, not OSError): ``test_full_cache_disk_costs_a_reparse_and_one_
   notice`` (ComputeError and ENOSPC injected: one ``write_problem``, no temporary file, cleared by the next
-  write), ``test_full_cache_disk_in_the_command_line`` (``rlmon parse``: exit 0, no traceback).
+  write), ``test_full_cache_disk_in_the_command_line`` (``rlmon parse``: exit 0, no traceback); a state
+  JSON cannot hold: ``test_a_state_json_cannot_hold_costs_only_the_disk_copy``.
 * A bad cache entry (``state.json`` of wrong shape, types or ranges; parquet files missing, damaged, of other
   rows or types): ``test_a_bad_cache_entry_is_parsed_again``, ``test_a_bad_delta_file_is_parsed_again``.
 * A line still being written: ``test_a_real_step_line_cut_anywhere_never_shows_a_wrong_number`` (real step
@@ -151,6 +152,18 @@ def test_full_cache_disk_in_the_command_line(
     assert code == 0, captured.err
     assert "Traceback" not in captured.err + captured.out
     assert (tmp_path / "steps.csv").read_text().splitlines()[1:] == ["1,0.25,369821.0", "2,0.5,369822.0"]
+
+
+def test_a_state_json_cannot_hold_costs_only_the_disk_copy(tmp_path: Path, cache_dir: Path) -> None:
+    # pprint of a set in a config dump reads back as a set, which JSON has no form for
+    path = tmp_path / "run.log"
+    path.write_bytes(b"(TaskRunner pid=7) {'actor_rollout_ref': {'ids': {1, 2}}}\n" + LOG)
+    cache = LogCache(cache_dir)
+    parsed = cache.read(path)
+    assert parsed.meta.config == {"actor_rollout_ref": {"ids": {1, 2}}}
+    assert_frame_equal(parsed.steps, parse_log_bytes(LOG).steps)
+    assert cache.write_problem is not None and "not JSON serializable" in cache.write_problem
+    assert_frame_equal(LogCache(cache_dir).read(path).steps, parsed.steps)
 
 
 # --- a read-only cache folder -----------------------------------------------------------------------------------------
