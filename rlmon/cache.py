@@ -1,32 +1,55 @@
 """Per-log cache: a log is parsed once, and a refresh parses only what was appended.
 
 For each log file the cache keeps the step frame and the :class:`~rlmon.parse.MetaCollector` state of every
-*complete* line read so far, plus the file's identity (device, inode), the byte offset where the complete lines
-end, and fingerprints of the file's head and of the bytes just before that offset. On :meth:`LogCache.read`:
+*complete* line read so far, plus the file's identity (device, inode), its size, mtime and ctime when it was
+read, the byte offset where the complete lines end, and fingerprints of the file's head and of the bytes just
+before that offset. On :meth:`LogCache.read`:
 
-* same size and mtime as last time: the cached result is returned, nothing is read;
-* the file grew and its fingerprints still match: only the bytes after the offset are read and parsed;
-* it shrank, was replaced (other inode) or rewritten (a fingerprint differs): it is parsed again from the start.
+* same inode, size, mtime and ctime as last time: the cached result is returned, nothing is read;
+* the file grew and its fingerprints still match: only the bytes after the offset are read and parsed (an
+  append changes size, mtime and ctime alike);
+* it shrank, was replaced (other inode) or rewritten (a fingerprint differs), or it has the same size but
+  another ctime: it is parsed again from the start. The last rule catches a copy over the file that keeps
+  its size and puts its mtime back (``cp -p``): the fingerprints cannot see a change in the middle, but the
+  ctime cannot be set back (changing only the mode or owner also moves it, and costs one parse).
 
-A trailing line without a line break (the trainer is mid-write, or the file simply lacks a final newline) is
-parsed provisionally: it shows in the result but is not folded into the cached state, so the next refresh
-reads it again, complete.
+A trailing line without a line break is parsed provisionally: it shows in the result but is not folded into
+the cached state, so the next refresh reads it again, complete. While the trainer may still be writing it,
+a number in it is not shown before its digits are complete: only the ``key:value`` pairs that a `` - ``
+separator follows count (``step:7 - a:0.5 - b:36`` shows ``a`` but not ``b``, which may be ``369821`` when
+the line is done), and a file-logger (JSONL) line does not count at all. Once the file has not changed for
+:data:`QUIET_S` seconds it is taken as finished (a log whose last line lacks its newline) and the whole
+line counts; a trainer killed mid-line leaves a cut number that then shows, which no rule can tell apart.
+
+A line longer than :data:`MAX_LINE_BYTES` (16 MB, line break included) is skipped with the warning
+``line N: longer than 16 MB; skipped`` in ``RunMeta.warnings``, as a cold parse skips it: memory stays bounded
+whatever the file holds, and the offset moves past the line so it is not read again. While such a line has
+no end yet, the cache remembers how far it was scanned rather than holding it, and goes on from there.
 
 Persistence (when a cache folder is given, outside the log folders): per log, ``state.json`` plus a
 ``base.parquet`` and a few ``delta-N.parquet`` files holding the rows each refresh added, so a refresh
 writes only its new rows; deltas are folded into the base every :data:`MAX_DELTAS` refreshes. Every file is
 written to a temporary name and renamed, and ``state.json`` is written last, so a crash leaves a consistent
-cache. A restart loads the state and continues from the offset. rlmon never writes into a log folder.
+cache. A restart loads the state and continues from the offset; what it loads is checked first (every field
+of ``state.json`` for its type and range, each parquet file against the row count and CRC-32 recorded when
+it was written), and an entry that fails any check is parsed again. rlmon never writes into a log folder.
+
+The disk copy is only a saving: a cache folder that cannot be written (full disk, read-only mount) or read
+costs a parse from the start after a restart, nothing else. Such errors never reach the caller and are never
+blamed on the log; :attr:`LogCache.write_problem` says what went wrong, and writing is tried again after
+:data:`WRITE_RETRY_S` seconds. Temporary files of a failed write are removed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import threading
+import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,19 +60,38 @@ from rlmon.errors import LogReadError
 from rlmon.parse import (
     BLOCK_BYTES,
     LINE,
+    MAX_LINE_BYTES,
     PARSER_VERSION,
     MetaCollector,
     ParsedLog,
+    long_line_warning,
     merge_steps,
     parse_chunk,
     parse_jsonl_chunk,
     split_lines,
 )
-from rlmon.schema import RunMeta, empty_steps
+from rlmon.schema import STEP, RunMeta, empty_steps
 
-__all__ = ["MAX_DELTAS", "LogCache", "complete_end", "merge_steps", "read_log", "read_logs"]
+__all__ = [
+    "MAX_DELTAS",
+    "MAX_LINE_BYTES",
+    "QUIET_S",
+    "WRITE_RETRY_S",
+    "LogCache",
+    "complete_end",
+    "merge_steps",
+    "read_log",
+    "read_logs",
+]
 
 MAX_DELTAS = 16
+QUIET_S = 600.0
+"""Seconds a file must stay unchanged (by its mtime) before its unterminated last line is read in full.
+Long, like the app's ``stall_min_s``: a trainer whose output is block-buffered can leave a line cut
+mid-number for as long as a step takes, and a number shown too early is wrong, one shown late only late."""
+WRITE_RETRY_S = 60.0
+"""After a failed write to the cache folder, seconds before writing is tried again (a full disk should not
+cost a failed full write on every refresh)."""
 _HEAD_BYTES = 1024
 _TAIL_BYTES = 256
 
@@ -85,8 +127,11 @@ class _Entry:
     inode: int = 0
     size: int = 0
     mtime_ns: int = 0
+    ctime_ns: int = 0
     offset: int = 0
-    """Bytes of complete lines parsed into ``steps``/``collector``."""
+    """Bytes of complete lines parsed into ``steps``/``collector`` (over-long lines skipped included)."""
+    long_line_at: int = 0
+    """When the line at ``offset`` is over-long and has no end yet: how far it was scanned (else 0)."""
     lines: int = 0
     """Complete lines parsed (``\\r`` counts as a line break)."""
     head_len: int = 0
@@ -96,7 +141,16 @@ class _Entry:
     collector: MetaCollector = field(default_factory=MetaCollector)
     result: ParsedLog | None = None
     """The last answer (complete state plus the provisional last line)."""
+    shown: tuple[int, int] = (0, 0)
+    """Length and CRC-32 of the part of the unterminated last line that ``result`` holds."""
+    held_back: bool = False
+    """The result leaves out part of an unterminated last line that may still be being written: once the
+    file is quiet, it is read again even if unchanged."""
     deltas: int = 0
+    files: list[tuple[int, int]] = field(default_factory=list)
+    """Rows and CRC-32 of the persisted base and of each delta, in order."""
+    disk_stale: bool = False
+    """The disk copy lags behind (a write failed): the next write rewrites all of it."""
 
 
 def _is_jsonl(path: str | Path) -> bool:
@@ -112,15 +166,28 @@ class LogCache:
     ----------
     cache_dir
         Folder for the persisted frames (created when needed); ``None`` keeps everything in memory.
+    quiet_s
+        Seconds a file must stay unchanged before its unterminated last line is read in full (see the module
+        docstring); 0 reads it in full at once.
+    clock
+        Seconds since the epoch, like :func:`time.time` (tests pass a clock they move by hand).
     """
 
-    def __init__(self, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self, cache_dir: Path | None = None, *, quiet_s: float = QUIET_S, clock: Callable[[], float] = time.time
+    ) -> None:
         self.cache_dir = cache_dir
+        self.quiet_s = quiet_s
+        self._clock = clock
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
         self._path_locks: dict[str, threading.Lock] = {}
+        self._retry_at = 0.0
         self.parses = 0
         """How many times bytes were parsed (a full parse or an appended chunk); for tests and benchmarks."""
+        self.write_problem: str | None = None
+        """None when the last write to the cache folder worked; else one English line saying why it did not,
+        naming the folder (``cannot write the cache in /x/cache: No space left on device``)."""
 
     # -- public --
     def read(self, path: str | Path) -> ParsedLog:
@@ -156,36 +223,47 @@ class LogCache:
             raise LogReadError("not a regular file", path=key)
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._load(key) or _Entry(path=key)
+            entry = self._load(key, stat) or _Entry(path=key)
             self._entries[key] = entry
         if (
             entry.result is not None
             and entry.size == stat.st_size
             and entry.mtime_ns == stat.st_mtime_ns
+            and entry.ctime_ns == stat.st_ctime_ns
             and entry.inode == stat.st_ino
             and entry.device == stat.st_dev
+            and not (entry.held_back and self._quiet(stat))
         ):
             return entry.result
+        # only errors reading the log become LogReadError: the cache's own I/O is guarded where it happens
         try:
             with open(key, "rb") as handle:
                 if not self._still_same(entry, stat, handle):
                     entry = _Entry(path=key)
                     self._entries[key] = entry
                     self._drop_disk(key)
-                handle.seek(entry.offset)
                 self._advance(entry, handle, stat)
-        except PermissionError as error:
-            raise LogReadError("permission denied", path=key) from error
         except OSError as error:
+            self._entries.pop(key, None)  # it may be half updated
+            if isinstance(error, PermissionError):
+                raise LogReadError("permission denied", path=key) from error
             raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
         return entry.result  # type: ignore[return-value]
 
+    def _quiet(self, stat: os.stat_result) -> bool:
+        """Whether the file has not changed for :attr:`quiet_s` seconds (its writer is done with it)."""
+        return self._clock() - stat.st_mtime_ns / 1e9 >= self.quiet_s
+
     def _still_same(self, entry: _Entry, stat: os.stat_result, handle: Any) -> bool:
         """Whether the file is the one the entry describes, with bytes only appended since."""
-        if entry.offset == 0:
+        if entry.offset == 0 and entry.long_line_at == 0:
             return True
-        if (stat.st_ino, stat.st_dev) != (entry.inode, entry.device) or stat.st_size < entry.offset:
+        if (stat.st_ino, stat.st_dev) != (entry.inode, entry.device):
             return False
+        if stat.st_size < max(entry.offset, entry.long_line_at):
+            return False
+        if stat.st_size == entry.size and stat.st_ctime_ns != entry.ctime_ns:
+            return False  # written over in place without growing (cp -p): the content may be anything
         handle.seek(0)
         if _crc(handle.read(entry.head_len)) != entry.head_crc:
             return False
@@ -194,56 +272,131 @@ class LogCache:
         return _crc(handle.read(entry.offset - start)) == entry.tail_crc
 
     def _advance(self, entry: _Entry, handle: Any, stat: os.stat_result) -> None:
-        """Parse what follows ``entry.offset`` in blocks of complete lines; the rest is provisional."""
+        """Parse what follows ``entry.offset`` in blocks of complete lines; the rest is provisional.
+
+        A line longer than :data:`MAX_LINE_BYTES` is skipped and never held in memory whole: until its end
+        comes, ``entry.long_line_at`` remembers how far it was scanned, and the next read goes on from there.
+        """
         jsonl = _is_jsonl(entry.path)
-        carry = b""
         frames: list[pl.DataFrame] = []
-        old_offset = entry.offset
-        while True:
-            block = handle.read(BLOCK_BYTES)
-            if not block:
-                break
+        marks = (entry.offset, entry.long_line_at)
+        carry = b""  # the unterminated line that starts at entry.offset (when not skipping)
+        skipping = entry.long_line_at > 0
+        position = entry.long_line_at if skipping else entry.offset  # just past the bytes read
+        handle.seek(position)
+        # reads no longer than a line may be: only the line a carry starts can grow too long
+        read_size = min(BLOCK_BYTES, MAX_LINE_BYTES)
+        while block := handle.read(read_size):
+            if skipping:
+                if block.endswith(b"\r"):
+                    block += handle.read(1)  # is the \r half of \r\n?
+                end = _line_end(block)
+                if end < 0:
+                    if block.endswith(b"\r"):  # the last byte of the file: read it again next time
+                        entry.long_line_at = position + len(block) - 1
+                        break
+                    position += len(block)
+                    entry.long_line_at = position
+                    continue
+                position += end
+                self._end_long_line(entry, position)
+                skipping = False
+                block = block[end:]
+                if not block:
+                    continue
+            position += len(block)
+            if carry:
+                # where the carried line ends in this block (a carry holds no line break but a final \r)
+                if carry.endswith(b"\r"):
+                    first = len(carry) + (block[:1] == b"\n")
+                else:
+                    first = _line_end(block)
+                    first = -1 if first < 0 else len(carry) + first
+                if first > MAX_LINE_BYTES:
+                    self._end_long_line(entry, entry.offset + first)
+                    block = block[first - len(carry) :]
+                    carry = b""
+                elif first < 0 and len(carry) + len(block) > MAX_LINE_BYTES:
+                    # no end yet: remember how far it goes instead of holding it
+                    skipping, carry = True, b""
+                    if block.endswith(b"\r"):
+                        position -= 1
+                        handle.seek(position)
+                    entry.long_line_at = position
+                    continue
             data = carry + block if carry else block
             end = complete_end(data)
             complete, carry = data[:end], data[end:]
-            if not complete:
-                continue
-            self.parses += 1
-            first_line = entry.lines + 1
-            if jsonl:
-                frames.append(parse_jsonl_chunk(complete, entry.collector, first_line=first_line))
-                entry.lines += complete.count(b"\n")
-            else:
-                lines = split_lines(complete)
-                frames.append(parse_chunk(lines, entry.collector, first_line=first_line))
-                entry.lines += len(lines)
-            if entry.offset == 0:
-                entry.head_len = min(_HEAD_BYTES, len(complete))
-                entry.head_crc = _crc(complete[: entry.head_len])
-            entry.offset += end
-            tail = complete[-_TAIL_BYTES:]
-            if len(tail) < _TAIL_BYTES and entry.offset > len(tail):
-                tail = _bytes_before(handle, entry.offset - len(tail), _TAIL_BYTES - len(tail)) + tail
-            entry.tail_crc = _crc(tail)
+            if complete:
+                frames.append(self._parse_complete(entry, complete, jsonl=jsonl))
+                entry.offset += end
+        fileno = handle.fileno()
+        if entry.offset != marks[0]:
+            tail = min(_TAIL_BYTES, entry.offset)
+            entry.tail_crc = _crc(os.pread(fileno, tail, entry.offset - tail))
+        if entry.head_len < min(_HEAD_BYTES, entry.offset):
+            # the head fingerprint covers the first bytes parsed, up to _HEAD_BYTES, as the file grows
+            entry.head_len = min(_HEAD_BYTES, entry.offset)
+            entry.head_crc = _crc(os.pread(fileno, entry.head_len, 0))
         entry.device, entry.inode = stat.st_dev, stat.st_ino
-        entry.size, entry.mtime_ns = stat.st_size, stat.st_mtime_ns
+        entry.size, entry.mtime_ns, entry.ctime_ns = stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+        moved = (entry.offset, entry.long_line_at) != marks
+        chunk = None
         if frames:
             chunk = merge_steps(frames) if len(frames) > 1 else frames[0]
             entry.steps = merge_steps([entry.steps, chunk])
-            self._persist(entry, chunk, full=old_offset == 0)
+        if moved:
+            self._persist(entry, chunk, full=marks == (0, 0))
+        self._provisional(entry, b"" if skipping else carry, stat, jsonl=jsonl, long_line=skipping, moved=moved)
+
+    def _parse_complete(self, entry: _Entry, complete: bytes, *, jsonl: bool) -> pl.DataFrame:
+        """Fold complete lines into the entry's collector; return their chunk frame."""
+        self.parses += 1
+        first_line = entry.lines + 1
+        if jsonl:
+            entry.lines += complete.count(b"\n")
+            return parse_jsonl_chunk(complete, entry.collector, first_line=first_line)
+        lines = split_lines(complete)
+        entry.lines += len(lines)
+        return parse_chunk(lines, entry.collector, first_line=first_line)
+
+    def _end_long_line(self, entry: _Entry, end: int) -> None:
+        """An over-long line ends at offset ``end``: count it, warn, and go on after it."""
+        entry.lines += 1
+        entry.collector.meta.warnings.append(long_line_warning(entry.lines))
+        entry.collector.meta.lines = entry.lines
+        entry.offset = end
+        entry.long_line_at = 0
+
+    def _provisional(
+        self, entry: _Entry, carry: bytes, stat: os.stat_result, *, jsonl: bool, long_line: bool, moved: bool
+    ) -> None:
+        """Set ``entry.result``: the complete state plus what the unterminated last line may show."""
+        entry.held_back = False
+        if carry.strip() and not carry.endswith(b"\r") and not self._quiet(stat):
+            # the writer may be in the middle of this line (a final \r ends it: only the \n may be missing)
+            entry.held_back = True
+            carry = b"" if jsonl else _settled(carry)
+        shown = (-1, 0) if long_line else (len(carry), _crc(carry))
+        if not moved and entry.result is not None and shown == entry.shown:
+            return  # the line grew, but not by a complete value: the last answer stands
+        entry.shown = shown
         steps = entry.steps
         collector = entry.collector
-        if carry.strip():
-            self.parses += 1
-            provisional = MetaCollector.from_state(entry.collector.to_state())
+        if long_line or carry.strip():
+            collector = MetaCollector.from_state(entry.collector.to_state())
             first_line = entry.lines + 1
-            if jsonl:
-                extra = parse_jsonl_chunk(carry, provisional, first_line=first_line)
+            if long_line:
+                collector.meta.warnings.append(long_line_warning(first_line))
+                collector.meta.lines = first_line
             else:
-                extra = parse_chunk(split_lines(carry), provisional, first_line=first_line)
-            if extra.height:
-                steps = merge_steps([steps, extra])
-            collector = provisional
+                self.parses += 1
+                if jsonl:
+                    extra = parse_jsonl_chunk(carry, collector, first_line=first_line)
+                else:
+                    extra = parse_chunk(split_lines(carry), collector, first_line=first_line)
+                if extra.height:
+                    steps = merge_steps([steps, extra])
         entry.result = ParsedLog(steps=steps, meta=collector.snapshot(steps))
 
     # -- disk --
@@ -253,97 +406,242 @@ class LogCache:
         digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
         return self.cache_dir / "logs" / digest
 
-    def _persist(self, entry: _Entry, chunk: pl.DataFrame, *, full: bool) -> None:
+    def _persist(self, entry: _Entry, chunk: pl.DataFrame | None, *, full: bool) -> None:
+        """Write what changed: the whole frame as the base (``full``, or when deltas are many), or ``chunk``'s
+        rows as a delta; then the state."""
         folder = self._folder(entry.path)
         if folder is None:
             return
+        now = self._clock()
+        if now < self._retry_at:
+            entry.disk_stale = True
+            return
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            if full or entry.deltas >= MAX_DELTAS or not (folder / "base.parquet").exists():
-                _write_parquet(entry.steps, folder / "base.parquet")
+            if (
+                full
+                or entry.disk_stale
+                or entry.deltas >= MAX_DELTAS
+                or not entry.files
+                or not (folder / "base.parquet").exists()
+            ):
+                # the old state must not describe the new base if this write is cut short
+                (folder / "state.json").unlink(missing_ok=True)
+                entry.files = [(entry.steps.height, _write_parquet(entry.steps, folder / "base.parquet"))]
                 for old in folder.glob("delta-*.parquet"):
                     old.unlink(missing_ok=True)
                 entry.deltas = 0
-            else:
+            elif chunk is not None:
                 entry.deltas += 1
                 delta = chunk.drop(LINE) if LINE in chunk.columns else chunk
-                _write_parquet(delta, folder / f"delta-{entry.deltas:04d}.parquet")
+                crc = _write_parquet(delta, folder / f"delta-{entry.deltas:04d}.parquet")
+                entry.files.append((delta.height, crc))
             state = {
                 "parser_version": PARSER_VERSION,
                 "path": entry.path,
                 "device": entry.device,
                 "inode": entry.inode,
+                "size": entry.size,
+                "mtime_ns": entry.mtime_ns,
+                "ctime_ns": entry.ctime_ns,
                 "offset": entry.offset,
+                "long_line_at": entry.long_line_at,
                 "lines": entry.lines,
                 "head_len": entry.head_len,
                 "head_crc": entry.head_crc,
                 "tail_crc": entry.tail_crc,
-                "deltas": entry.deltas,
+                "files": entry.files,
                 "collector": entry.collector.to_state(),
             }
             _write_text(json.dumps(state), folder / "state.json")
-        except OSError:
-            # a cache that cannot be written only costs a re-parse after a restart
+        except (OSError, pl.exceptions.PolarsError, TypeError, ValueError) as error:
+            # TypeError/ValueError: a state json cannot hold (a config dump with a set in it)
+            entry.disk_stale = True
+            self._retry_at = now + WRITE_RETRY_S
+            self._disk_problem("write", error)
             return
+        entry.disk_stale = False
+        self.write_problem = None
 
-    def _load(self, key: str) -> _Entry | None:
+    def _disk_problem(self, verb: str, error: Exception) -> None:
+        """Record a failed read or write of the cache folder (one line, naming the folder)."""
+        if isinstance(error, OSError):
+            reason = error.strerror or str(error)
+        else:
+            reason = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+        self.write_problem = f"cannot {verb} the cache in {self.cache_dir}: {reason}"
+
+    def _load(self, key: str, stat: os.stat_result) -> _Entry | None:
+        """The entry persisted for ``key``, or None when there is none or it fails any check (then the log is
+        parsed from the start, and the next write replaces the entry)."""
         folder = self._folder(key)
-        if folder is None or not (folder / "state.json").exists():
+        if folder is None:
             return None
         try:
-            state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
-            if state.get("parser_version") != PARSER_VERSION or state.get("path") != key:
+            if not (folder / "state.json").exists():
                 return None
-            frames = [pl.read_parquet(folder / "base.parquet")]
-            for index in range(1, int(state["deltas"]) + 1):
-                frames.append(pl.read_parquet(folder / f"delta-{index:04d}.parquet"))
-            entry = _Entry(
-                path=key,
-                device=int(state["device"]),
-                inode=int(state["inode"]),
-                offset=int(state["offset"]),
-                lines=int(state["lines"]),
-                head_len=int(state["head_len"]),
-                head_crc=int(state["head_crc"]),
-                tail_crc=int(state["tail_crc"]),
-                deltas=int(state["deltas"]),
-                steps=merge_steps(frames),
-                collector=MetaCollector.from_state(state["collector"]),
-            )
-        except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError):
+            state = _checked_state(json.loads((folder / "state.json").read_text(encoding="utf-8")), key, stat)
+            if state is None:
+                return None
+            frames = []
+            for index, (rows, crc) in enumerate(state["files"]):
+                name = "base.parquet" if index == 0 else f"delta-{index:04d}.parquet"
+                frame = _read_parquet(folder / name, rows=rows, crc=crc)
+                if frame is None:
+                    return None
+                frames.append(frame)
+            collector = MetaCollector.from_state(state["collector"])
+            steps = merge_steps(frames)
+        except OSError as error:
+            if not isinstance(error, FileNotFoundError):
+                self._disk_problem("read", error)
             return None
-        # size/mtime unknown until the next stat: force one look at the file
-        entry.size, entry.mtime_ns = -1, -1
+        except (ValueError, RecursionError, pl.exceptions.PolarsError, pl.exceptions.PanicException):
+            # a damaged file: JSON that does not parse (or nests too deep), a collector state of wrong types,
+            # frames polars cannot merge
+            return None
+        entry = _Entry(
+            path=key,
+            device=state["device"],
+            inode=state["inode"],
+            size=state["size"],
+            mtime_ns=state["mtime_ns"],
+            ctime_ns=state["ctime_ns"],
+            offset=state["offset"],
+            long_line_at=state["long_line_at"],
+            lines=state["lines"],
+            head_len=state["head_len"],
+            head_crc=state["head_crc"],
+            tail_crc=state["tail_crc"],
+            deltas=len(state["files"]) - 1,
+            files=[(rows, crc) for rows, crc in state["files"]],
+            steps=steps,
+            collector=collector,
+        )
         return entry
 
     def _drop_disk(self, key: str) -> None:
         folder = self._folder(key)
-        if folder is None or not folder.exists():
+        if folder is None:
             return
-        for item in folder.iterdir():
-            item.unlink(missing_ok=True)
+        try:
+            if folder.exists():
+                for item in folder.iterdir():
+                    item.unlink(missing_ok=True)
+        except OSError as error:
+            # a stale copy that stays behind is caught by the identity checks when it is loaded
+            self._disk_problem("write", error)
 
 
-def _bytes_before(handle: Any, end: int, count: int) -> bytes:
-    """Up to ``count`` bytes ending at offset ``end`` of the open file; its position is left unchanged."""
-    position = handle.tell()
-    start = max(0, end - count)
-    handle.seek(start)
-    data: bytes = handle.read(end - start)
-    handle.seek(position)
-    return data
+def _line_end(data: bytes) -> int:
+    """Index just past the first line break of ``data`` (``\\r\\n`` is one); -1 when it has none, or when the
+    first is a final ``\\r`` (it may be half of ``\\r\\n``)."""
+    newline = data.find(b"\n")
+    carriage = data.find(b"\r", 0, len(data) if newline < 0 else newline)
+    if carriage < 0:
+        return -1 if newline < 0 else newline + 1
+    if carriage + 1 == len(data):
+        return -1
+    return carriage + 2 if data[carriage + 1] == 0x0A else carriage + 1
 
 
-def _write_parquet(frame: pl.DataFrame, target: Path) -> None:
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    frame.write_parquet(temporary, compression="lz4", statistics=False)
-    os.replace(temporary, target)
+def _settled(line: bytes) -> bytes:
+    """The part of a line still being written whose values are complete: up to the last `` - `` separator
+    (after it may come a number cut short). ``step:7 - a:0.5 - b:36`` -> ``step:7 - a:0.5``."""
+    cut = line.rfind(b" - ")
+    return line[:cut] if cut >= 0 else b""
+
+
+_STATE_COUNTS = ("device", "inode", "size", "offset", "long_line_at", "lines", "head_len", "head_crc", "tail_crc")
+_STATE_TIMES = ("mtime_ns", "ctime_ns")
+
+
+def _checked_state(state: Any, key: str, stat: os.stat_result) -> dict[str, Any] | None:
+    """``state`` (a parsed ``state.json``) if it is one for ``key`` whose every field has its type and range;
+    else None. The collector state is checked by :meth:`MetaCollector.from_state`."""
+    if not isinstance(state, dict) or state.get("parser_version") != PARSER_VERSION or state.get("path") != key:
+        return None
+    if not all(_is_count(state.get(name)) for name in _STATE_COUNTS):
+        return None
+    if not all(_is_int64(state.get(name)) for name in _STATE_TIMES):  # before 1970 is negative
+        return None
+    offset = state["offset"]
+    long_line_at = state["long_line_at"]
+    files = state.get("files")
+    if not (
+        offset <= stat.st_size
+        and (long_line_at == 0 or offset < long_line_at <= stat.st_size)
+        and state["lines"] <= offset
+        and state["head_len"] == min(_HEAD_BYTES, offset)
+        and state["head_crc"] <= 0xFFFFFFFF
+        and state["tail_crc"] <= 0xFFFFFFFF
+        and isinstance(files, list)
+        and 1 <= len(files) <= MAX_DELTAS + 1
+        and all(
+            isinstance(item, list) and len(item) == 2 and all(_is_count(number) for number in item) for item in files
+        )
+        and isinstance(state.get("collector"), dict)
+    ):
+        return None
+    return state
+
+
+def _is_count(value: Any) -> bool:
+    """A non-negative int64 (not a bool, not a float)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def _is_int64(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
+def _read_parquet(path: Path, *, rows: int, crc: int) -> pl.DataFrame | None:
+    """A persisted frame, or None when its bytes or its shape are not what was written."""
+    data = path.read_bytes()
+    if _crc(data) != crc:
+        return None
+    frame = pl.read_parquet(io.BytesIO(data))
+    schema = frame.schema
+    if frame.height != rows or not frame.width or frame.columns[0] != STEP or schema[STEP] != pl.Int64():
+        return None
+    if any(dtype != pl.Float64() for name, dtype in schema.items() if name != STEP):
+        return None
+    return frame
+
+
+def _temporary(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
+def _write_parquet(frame: pl.DataFrame, target: Path) -> int:
+    """Write ``frame`` to ``target`` (through a temporary file); return the CRC-32 of the bytes written."""
+    temporary = _temporary(target)
+    try:
+        frame.write_parquet(temporary, compression="lz4", statistics=False)
+        crc = _crc(temporary.read_bytes())
+        os.replace(temporary, target)
+        return crc
+    except (OSError, pl.exceptions.PolarsError):
+        _remove_quietly(temporary)
+        raise
 
 
 def _write_text(text: str, target: Path) -> None:
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, target)
+    temporary = _temporary(target)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError:
+        _remove_quietly(temporary)
+        raise
+
+
+def _remove_quietly(path: Path) -> None:
+    """Remove a temporary file a failed write left (a full disk leaves empty ones); it may not exist."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        return
 
 
 def read_log(path: str | Path, *, cache_dir: Path | None = None) -> ParsedLog:

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import json
 import math
 import re
+import types
+import typing
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,11 +32,13 @@ from rlmon.schema import NON_TRAINING_KEY, STEP, RunMeta, empty_steps
 __all__ = [
     "BLOCK_BYTES",
     "LINE",
+    "MAX_LINE_BYTES",
     "PARSER_VERSION",
     "MetaCollector",
     "ParsedLog",
     "empty_log",
     "iter_blocks",
+    "long_line_warning",
     "merge_steps",
     "parse_chunk",
     "parse_jsonl_bytes",
@@ -43,10 +48,14 @@ __all__ = [
     "split_lines",
 ]
 
-PARSER_VERSION = 3
+PARSER_VERSION = 4
+"""Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 16 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
-"""Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""Longest line read, line break included (16 MB, thousands of times a verl step line). A longer line is
+skipped with the warning ``line N: longer than 16 MB; skipped``: reading it would take memory in proportion,
+and no verl record is that long. Not below :data:`BLOCK_BYTES`: a block never holds a whole longer line."""
 
 # --- patterns (format reference §9) -----------------------------------------------------------------------
 ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]"
@@ -313,9 +322,35 @@ def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, 
     long = long.with_columns(_value_exprs(values)[0].alias("value"))
     # a key logged twice on one line: the later one wins
     long = long.unique(subset=[LINE, "key"], keep="last", maintain_order=True)
-    firsts = long.group_by("key").agg(pl.col(LINE).first(), pl.col("pos").first())
+    firsts = (
+        long.filter(pl.col("value").is_not_null())
+        .sort(LINE, "pos")
+        .group_by("key", maintain_order=True)
+        .agg(pl.col(LINE).first(), pl.col("pos").first())
+    )
     wide = long.pivot(on="key", index=[LINE, STEP], values="value", maintain_order=True)
     return wide, [(int(line), int(pos), str(key)) for key, line, pos in firsts.iter_rows()]
+
+
+def _first_values(wide: pl.DataFrame, keys: list[str]) -> list[tuple[int, int, str]]:
+    """(line, position, key) of each key's first value (not null) in a frame unpacked with one template, its
+    rows in line order."""
+    head = wide.row(0, named=True)
+    first: dict[str, int | None] = {key: head[LINE] for key in keys if head[key] is not None}
+    later = [key for key in keys if key not in first]
+    if later:  # only keys the first row lacks need a search
+        found = wide.select([pl.col(LINE).filter(pl.col(key).is_not_null()).min().alias(key) for key in later])
+        first.update(found.row(0, named=True))
+    return [(int(line), position, key) for position, key in enumerate(keys) if (line := first[key]) is not None]
+
+
+def _drop_empty_rows(wide: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Rows with no value among ``keys`` (every pair of the line damaged) are dropped."""
+    if not keys:
+        return wide.clear()
+    if any(wide.get_column(key).null_count() == 0 for key in keys):
+        return wide  # a key with a value in every row: no row is empty (the common case, checked cheaply)
+    return wide.filter(pl.any_horizontal([pl.col(key).is_not_null() for key in keys]))
 
 
 @dataclass
@@ -356,6 +391,7 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
     records = records.with_columns(pl.col("parts").list.len().alias("_n"))
     frames: list[pl.DataFrame] = []
     firsts: list[tuple[int, int, str]] = []
+    seen: dict[str, None] = {}
     leftovers: list[pl.DataFrame] = []
     for (_count,), group in records.group_by("_n", maintain_order=True):
         remaining = group.drop("_n")
@@ -367,26 +403,30 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
                 break
             wide, remaining = _unpack_template(remaining, keys)
             if wide.height:
-                line = int(wide.get_column(LINE)[0])
-                firsts.extend((line, position, key) for position, key in enumerate(keys))
+                seen.update(dict.fromkeys(keys))
+            wide = _drop_empty_rows(wide, keys)
+            if wide.height:
+                firsts.extend(_first_values(wide, keys))
                 frames.append(wide)
         if remaining.height:
             leftovers.append(remaining)
     if leftovers:
         wide, found = _unpack_pairs(pl.concat(leftovers))
-        frames.append(wide)
+        keys = [name for name in wide.columns if name not in (LINE, STEP)]
+        seen.update(dict.fromkeys(keys))
+        frames.append(_drop_empty_rows(wide, keys))
         firsts.extend(found)
+    if not frames:
+        frames.append(pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}))
     wide = pl.concat(frames, how="diagonal") if len(frames) > 1 else frames[0]
-    # columns in order of first appearance in the file, whichever way each row was unpacked
+    # Columns in the order their first value appears in the file (line, then position), whichever way each
+    # row was unpacked; keys with no value at all (every one damaged) are dropped and counted, and so are
+    # rows with no value. Both rules hold line by line, so where a file is cut into chunks changes nothing.
     order: dict[str, None] = {LINE: None, STEP: None}
     for _line, _position, key in sorted(firsts):
         order.setdefault(key, None)
+    bad = [name for name in seen if name not in order]
     wide = wide.select(list(order)).sort(LINE)
-    metric_columns = [name for name in wide.columns if name not in (LINE, STEP)]
-    # keys whose every value failed to parse (a damaged pair) are dropped and counted
-    bad = [name for name in metric_columns if wide.get_column(name).null_count() == wide.height]
-    if bad:
-        wide = wide.drop(bad)
     return _StepLines(
         wide,
         step_line_numbers,
@@ -496,6 +536,9 @@ class MetaCollector:
     long_decimals: int = 0
     jsonl_nan_tokens: bool = False
     """A file-logger record held a ``NaN``/``Infinity`` token: the json.dumps era, where ``null`` is None."""
+    initial_prints: list[tuple[int, dict[str, float]]] = field(default_factory=list)
+    """``Initial validation metrics`` prints (line, pairs) read by the last :meth:`feed`, in file order; not
+    part of the state (:func:`parse_chunk` fills their step rows before the next chunk)."""
 
     # -- state --
     def to_state(self) -> dict[str, Any]:
@@ -520,30 +563,43 @@ class MetaCollector:
         }
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> MetaCollector:
-        collector = cls(meta=RunMeta.from_json_dict(state.get("meta", {})))
+    def from_state(cls, state: Any) -> MetaCollector:
+        """Inverse of :meth:`to_state`; missing fields take their defaults.
+
+        Raises
+        ------
+        ValueError
+            ``state`` is not such a dict: a field has another type, or an integer is negative or beyond
+            int64 (the state comes from a cache file, which may be damaged).
+        """
+        if not isinstance(state, dict):
+            raise ValueError(f"collector state is a {type(state).__name__}, not a dict")
+        meta = state.get("meta", {})
+        if not isinstance(meta, dict):
+            raise ValueError(f"collector state: meta is a {type(meta).__name__}, not a dict")
+        for fields, hints in ((state, _collector_hints()), (meta, _meta_hints())):
+            for name, hint in hints.items():
+                if name != "meta" and name in fields and not _fits(fields[name], hint):
+                    raise ValueError(f"collector state: {name} = {fields[name]!r:.80} is not {hint}")
+        if state.get("block") not in _BLOCKS:
+            raise ValueError(f"collector state: block = {state.get('block')!r:.80} is not one of {_BLOCKS}")
+        collector = cls(meta=RunMeta.from_json_dict(meta))
         collector.block = state.get("block")
         collector.block_prefix = state.get("block_prefix", "")
         collector.block_lines = list(state.get("block_lines", []))
-        collector.block_start = int(state.get("block_start", 0))
+        collector.block_start = state.get("block_start", 0)
         collector.failure_pending = state.get("failure_pending")
-        collector.failure_pending_line = int(state.get("failure_pending_line", 0))
+        collector.failure_pending_line = state.get("failure_pending_line", 0)
         collector.failure_pending_text = state.get("failure_pending_text", "")
-        collector.saw_verl = bool(state.get("saw_verl", False))
-        collector.last_step_line = int(state.get("last_step_line", 0))
-        last_training = state.get("last_training_step")
-        collector.last_training_step = None if last_training is None else int(last_training)
-        frames = state.get("frames", {})
-        collector.frames = (
-            {str(key): [str(item) for item in value] for key, value in frames.items()}
-            if isinstance(frames, dict)
-            else {}
-        )
-        collector.command_lines = [str(line) for line in state.get("command_lines", [])]
-        collector.initial_fill_line = int(state.get("initial_fill_line", 0))
-        collector.short_decimals = int(state.get("short_decimals", 0))
-        collector.long_decimals = int(state.get("long_decimals", 0))
-        collector.jsonl_nan_tokens = bool(state.get("jsonl_nan_tokens", False))
+        collector.saw_verl = state.get("saw_verl", False)
+        collector.last_step_line = state.get("last_step_line", 0)
+        collector.last_training_step = state.get("last_training_step")
+        collector.frames = {key: list(value) for key, value in state.get("frames", {}).items()}
+        collector.command_lines = list(state.get("command_lines", []))
+        collector.initial_fill_line = state.get("initial_fill_line", 0)
+        collector.short_decimals = state.get("short_decimals", 0)
+        collector.long_decimals = state.get("long_decimals", 0)
+        collector.jsonl_nan_tokens = state.get("jsonl_nan_tokens", False)
         return collector
 
     # -- feeding --
@@ -740,6 +796,7 @@ class MetaCollector:
             self.meta.initial_validation = pairs
             self.meta.initial_validation_step = None
             self.initial_fill_line = self.block_start if pairs else 0
+            self.initial_prints.append((self.block_start, pairs))
         else:
             self.meta.final_validation = True
             self.meta.final_validation_metrics = pairs
@@ -794,6 +851,51 @@ class MetaCollector:
             meta.kind == "rl" and any(name.startswith("timing/") for name in columns) and meta.first_step == 0
         )
         return meta
+
+
+# --- collector state checks ---------------------------------------------------------------------------------------
+_INT_RANGE = range(0, 2**63)
+_BLOCKS = (None, "config", "initial", "final")
+"""Every integer a collector state holds (line numbers, steps, counts) is a non-negative int64."""
+
+
+@functools.cache
+def _collector_hints() -> dict[str, Any]:
+    return typing.get_type_hints(MetaCollector)
+
+
+@functools.cache
+def _meta_hints() -> dict[str, Any]:
+    return typing.get_type_hints(RunMeta)
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value has the type ``hint`` names (the annotations of :class:`MetaCollector` and
+    :class:`~rlmon.schema.RunMeta`: plain types, ``X | None``, ``Literal``, ``list[X]``, ``dict[K, V]``, ``Any``)."""
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return True
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_fits(value, option) for option in typing.get_args(hint))
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_fits(element, item) for element in value)
+    if origin is dict:
+        key, item = typing.get_args(hint)
+        return isinstance(value, dict) and all(_fits(k, key) and _fits(v, item) for k, v in value.items())
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool) and value in _INT_RANGE
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    return False
 
 
 def _total_from_config(config: dict[str, Any], train_batches: int | None) -> int | None:
@@ -872,7 +974,12 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
     steps, step_line_numbers, bad = parsed.steps, parsed.line_numbers, parsed.bad_keys
     rows = _candidate_rows(lines, head=collector.wants_lines())
     numbered = ((first_line + row, lines[row]) for row in rows)
+    # an initial-validation print still waiting for its step row, from an earlier chunk
+    prints = [(collector.initial_fill_line, collector.meta.initial_validation)] if collector.initial_fill_line else []
+    collector.initial_prints = []
     collector.feed(numbered, step_line_numbers)
+    prints.extend(collector.initial_prints)
+    collector.initial_prints = []
     meta = collector.meta
     meta.lines = first_line - 1 + len(lines)
     meta.step_lines += len(step_line_numbers)
@@ -885,8 +992,8 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
         training = _training_step_rows(steps)
         if training.height:
             collector.last_training_step = int(training.get_column(STEP)[-1])
-    if collector.initial_fill_line and steps.height:
-        steps = _fill_initial_validation(steps, collector)
+    if prints and steps.height:
+        steps = _fill_initial_validations(steps, collector, prints)
     if bad:
         meta.warnings.append(f"lines {first_line}-{meta.lines}: {bad} logged key(s) had no numeric value")
     return steps
@@ -901,37 +1008,64 @@ def _training_step_rows(steps: pl.DataFrame) -> pl.DataFrame:
     return steps.filter(pl.any_horizontal([pl.col(name).is_not_null() for name in columns]))
 
 
-def _fill_initial_validation(steps: pl.DataFrame, collector: MetaCollector) -> pl.DataFrame:
-    """Fill the step row logged right after an ``Initial validation metrics`` print from that print.
+def _fill_initial_validations(
+    steps: pl.DataFrame, collector: MetaCollector, prints: list[tuple[int, dict[str, float]]]
+) -> pl.DataFrame:
+    """Fill step rows from ``Initial validation metrics`` prints (line, pairs), in file order.
 
-    The row is that of the first step line after the print (``step:0``, or the resumed step; in v0.1 logs the
-    first training step, which is where v0.1 logs its own initial validation too). Only keys the line lacks
+    Each print fills the row of the first step line after it (``step:0``, or the resumed step; in v0.1 logs
+    the first training step, which is where v0.1 logs its own initial validation too), unless another print
+    comes first (a resumed run appended to the same log: the later print counts). Only keys the line lacks
     are filled: a line cut by wandb at 4096 characters keeps what it has and gets the rest from the print.
+    Only the last print is the one :class:`~rlmon.schema.RunMeta` describes; if its row is not in ``steps``,
+    it stays pending for the next chunk.
     """
-    later = steps.filter(pl.col(LINE) > collector.initial_fill_line)
-    if later.is_empty():
-        return steps
-    target_line = later.get_column(LINE)[0]
+    for index, (print_line, pairs) in enumerate(prints):
+        last = index == len(prints) - 1
+        later = steps.filter(pl.col(LINE) > print_line)
+        if later.is_empty() or not pairs:
+            continue
+        target_line = int(later.get_column(LINE)[0])
+        if not last and target_line > prints[index + 1][0]:
+            continue  # the next print comes first
+        steps = _fill_initial_validation(steps, pairs, target_line)
+        if last:
+            collector.meta.initial_validation_step = int(later.get_column(STEP)[0])
+            collector.initial_fill_line = 0
+    return steps
+
+
+def _fill_initial_validation(steps: pl.DataFrame, pairs: dict[str, float], target_line: int) -> pl.DataFrame:
+    """Fill the row of line ``target_line`` from one print's pairs where it has no value."""
     target = pl.col(LINE) == target_line
     fills: list[pl.Expr] = []
-    for key, value in collector.meta.initial_validation.items():
+    for key, value in pairs.items():
         if key in _RESERVED:
             continue
         current = pl.col(key) if key in steps.columns else pl.lit(None, dtype=pl.Float64)
         fills.append(
             pl.when(target & current.is_null()).then(pl.lit(value, dtype=pl.Float64)).otherwise(current).alias(key)
         )
-    collector.meta.initial_validation_step = int(later.get_column(STEP)[0])
-    collector.initial_fill_line = 0
     if not fills:
         return steps
-    # new columns go right after the target line's own keys, as if that line had logged them (so the column
-    # order does not depend on where the file was cut into chunks)
-    row = steps.filter(target).drop(LINE, STEP).row(0, named=True)
-    present = [name for name, value in row.items() if value is not None]
-    after = max((steps.columns.index(name) for name in present), default=steps.columns.index(STEP))
-    added = [key for key in collector.meta.initial_validation if key not in steps.columns and key not in _RESERVED]
-    order = [*steps.columns[: after + 1], *added, *steps.columns[after + 1 :]]
+    # The print's keys count as logged at the end of the target line, and columns come in the order of their
+    # first value (see _parse_step_lines): a key new here, or first valued after that line, goes right after
+    # the keys first valued up to it, so the column order does not depend on where the file was cut.
+    metric_columns = [name for name in steps.columns if name not in _RESERVED]
+    first_lines = dict(
+        zip(
+            metric_columns,
+            steps.select(
+                [pl.col(LINE).filter(pl.col(name).is_not_null()).min().alias(name) for name in metric_columns]
+            ).row(0),
+            strict=True,
+        )
+    )
+    keys = [key for key in pairs if key not in _RESERVED]
+    moved = [key for key in keys if key not in first_lines or first_lines[key] > target_line]
+    staying = [name for name in metric_columns if name not in moved]
+    before = sum(1 for name in staying if first_lines[name] <= target_line)
+    order = [LINE, STEP, *staying[:before], *moved, *staying[before:]]
     return steps.with_columns(fills).select(order)
 
 
@@ -950,7 +1084,10 @@ def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog
     collector = MetaCollector()
     frames = []
     lines_done = 0
-    for block in iter_blocks(data, block_bytes=block_bytes):
+    for block in iter_blocks(data, block_bytes=min(block_bytes, MAX_LINE_BYTES)):
+        if len(block) > MAX_LINE_BYTES:
+            lines_done = _skip_long_line(collector, lines_done)
+            continue
         lines = split_lines(block)
         frames.append(parse_chunk(lines, collector, first_line=lines_done + 1))
         lines_done += len(lines)
@@ -958,21 +1095,44 @@ def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog
     return ParsedLog(steps=steps, meta=collector.snapshot(steps))
 
 
+def long_line_warning(line: int) -> str:
+    """The warning for a line longer than :data:`MAX_LINE_BYTES` (``line N: longer than 16 MB; skipped``)."""
+    return f"line {line}: longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; skipped"
+
+
+def _skip_long_line(collector: MetaCollector, lines_done: int) -> int:
+    """Count an over-long line as read (it is not parsed) and warn; return the lines read now."""
+    lines_done += 1
+    collector.meta.warnings.append(long_line_warning(lines_done))
+    collector.meta.lines = lines_done
+    return lines_done
+
+
 def iter_blocks(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
-    """``data`` in pieces of about ``block_bytes``, each ending at a line break (the last one may not)."""
+    """``data`` in pieces of about ``block_bytes``, each ending at a line break (the last one may not).
+
+    A line longer than ``block_bytes`` comes whole, alone in its piece.
+    """
     start = 0
     size = len(data)
     while start < size:
         end = min(size, start + block_bytes)
         if end < size:
             cut = max(data.rfind(b"\n", start, end), data.rfind(b"\r", start, end - 1))
-            if cut >= start:
-                end = cut + 1
-            else:  # one line longer than a block: take it whole
-                newline = data.find(b"\n", end)
-                end = size if newline < 0 else newline + 1
+            # no line break in the window: one line longer than a block, taken whole
+            end = cut + 1 if cut >= start else _line_end_at(data, start)
         yield data[start:end]
         start = end
+
+
+def _line_end_at(data: bytes, start: int) -> int:
+    """Index just past the first line break at or after ``start`` (``\r\n`` is one), or ``len(data)``."""
+    newline = data.find(b"\n", start)
+    stop = len(data) if newline < 0 else newline
+    carriage = data.find(b"\r", start, stop)
+    if carriage < 0:
+        return stop if newline < 0 else newline + 1
+    return carriage + 2 if data[carriage + 1 : carriage + 2] == b"\n" else carriage + 1
 
 
 def parse_log_text(text: str) -> ParsedLog:
@@ -982,15 +1142,24 @@ def parse_log_text(text: str) -> ParsedLog:
 
 # --- verl's file logger (JSON Lines) ---------------------------------------------------------------------------
 def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int = 1) -> pl.DataFrame:
-    """Complete JSONL lines ``{"step": N, "data": {...}}`` -> frame with ``_line``; non-numbers are dropped."""
+    """Complete JSONL lines ``{"step": N, "data": {...}}`` -> frame with ``_line``; non-numbers are dropped,
+    and so is a record with no number."""
     rows: list[dict[str, Any]] = []
     meta = collector.meta
     text = data.decode("utf-8", errors="replace")
-    if not collector.jsonl_nan_tokens and _JSON_NAN_TOKEN_RE.search(text):
+    # lines end at \n only: json.dumps and orjson write U+2028 and the like raw inside strings
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    nan_tokens_from = first_line if collector.jsonl_nan_tokens else None
+    if nan_tokens_from is None and (token := _JSON_NAN_TOKEN_RE.search(text)) is not None:
+        # the json.dumps era begins at the line of the first NaN/Infinity token (line by line, so where the
+        # file is cut into chunks changes nothing)
+        nan_tokens_from = first_line + text.count("\n", 0, token.start())
         collector.jsonl_nan_tokens = True
     number = first_line - 1
     bad: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=first_line):
+    for number, line in enumerate(lines, start=first_line):
         if not line.strip():
             continue
         try:
@@ -1003,6 +1172,7 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
             continue
         values = record.get("data")
         row: dict[str, Any] = {LINE: number, STEP: record["step"]}
+        nulls_are_none = nan_tokens_from is not None and number >= nan_tokens_from
         if isinstance(values, dict):
             for key, value in values.items():
                 if str(key) in _RESERVED:
@@ -1011,12 +1181,13 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
                     row[str(key)] = 1.0 if value else 0.0
                 elif isinstance(value, int | float):
                     row[str(key)] = float(value)
-                elif value is None and not collector.jsonl_nan_tokens:
+                elif value is None and not nulls_are_none:
                     # verl's orjson file logger (2026+) writes NaN and +-inf as null; the older json.dumps
                     # one wrote NaN/Infinity, so in its files a null is a None value (dropped, as on the console)
                     row[str(key)] = math.nan
-        rows.append(row)
         meta.step_lines += 1
+        if len(row) > 2:
+            rows.append(row)
     meta.lines = max(meta.lines, number)
     if bad:
         shown = ", ".join(str(n) for n in bad[:5])
@@ -1031,10 +1202,17 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
 
 
 def parse_jsonl_bytes(data: bytes) -> ParsedLog:
-    """Parse a whole verl file-logger JSONL file."""
+    """Parse a whole verl file-logger JSONL file (a line longer than :data:`MAX_LINE_BYTES` is skipped)."""
     collector = MetaCollector()
-    frame = parse_jsonl_chunk(data, collector)
-    steps = merge_steps([frame])
+    frames = []
+    lines_done = 0
+    for block in iter_blocks(data, block_bytes=MAX_LINE_BYTES):
+        if len(block) > MAX_LINE_BYTES:
+            lines_done = _skip_long_line(collector, lines_done)
+            continue
+        frames.append(parse_jsonl_chunk(block, collector, first_line=lines_done + 1))
+        lines_done += block.count(b"\n") + (not block.endswith(b"\n"))
+    steps = merge_steps(frames)
     return ParsedLog(steps=steps, meta=collector.snapshot(steps))
 
 

@@ -2,6 +2,8 @@
 read again from the start, the cache survives a restart, and no split of the bytes changes the answer.
 
 The reference answer for a byte string is always one cold :func:`rlmon.parse.parse_log_bytes` of all of it.
+A cold parse reads a last line without a newline in full; the cache does so once the file is quiet
+(:data:`rlmon.cache.QUIET_S`), so tests of finished files read them with ``quiet_s=0`` or move a clock on.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Any
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from test_hostile_data import Clock
 
 import rlmon.cache
-from rlmon.cache import LogCache, complete_end, merge_steps, read_log, read_logs
+from rlmon.cache import QUIET_S, LogCache, complete_end, merge_steps, read_log, read_logs
 from rlmon.errors import LogReadError
 from rlmon.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes
 
@@ -138,7 +141,7 @@ def test_complete_end() -> None:
 def test_unchanged_file_is_not_parsed_again(log_dir: Path) -> None:
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE)
-    cache = LogCache()
+    cache = LogCache(quiet_s=0)
     first = cache.read(path)
     parses = cache.parses
     assert parses >= 1
@@ -171,14 +174,36 @@ def test_trailing_line_is_provisional_until_completed(log_dir: Path) -> None:
     path.write_bytes(b"step:1 - a:1.0\nstep:2 - a:2.0")
     cache = LogCache()
     first = cache.read(path)
-    assert first.steps["step"].to_list() == [1, 2]
-    assert first.steps["a"].to_list() == [1.0, 2.0]
-    # the trainer finishes the line it was writing: the provisional value must not stick
-    append(path, b"5 - b:1.0\n")
+    # "a:2.0" may be the start of "a:2.05": no " - " follows it yet, so step 2 has nothing to show
+    assert first.steps["step"].to_list() == [1]
+    assert first.steps["a"].to_list() == [1.0]
+    # the trainer finishes the number and starts the next pair: a is complete now, b is not
+    append(path, b"5 - b:1")
+    partial = cache.read(path)
+    assert partial.steps["a"].to_list() == [1.0, 2.05]
+    assert "b" not in partial.steps.columns
+    append(path, b".0\n")
     completed = cache.read(path)
     assert completed.steps["a"].to_list() == [1.0, 2.05]
     assert completed.steps["b"].to_list() == [None, 1.0]
     assert_same_log(completed, parse_log_bytes(b"step:1 - a:1.0\nstep:2 - a:2.05 - b:1.0\n"))
+
+
+def test_unterminated_last_line_counts_in_full_once_the_file_is_quiet(log_dir: Path) -> None:
+    path = log_dir / "run.log"
+    data = b"step:1 - a:1.0\nstep:2 - a:2.0 - b:36"
+    path.write_bytes(data)
+    clock = Clock()
+    cache = LogCache(clock=clock)
+    assert cache.read(path).steps.rows() == [(1, 1.0), (2, 2.0)]
+    parses = cache.parses
+    clock.now += QUIET_S / 2
+    assert cache.read(path).steps.rows() == [(1, 1.0), (2, 2.0)]
+    assert cache.parses == parses, "unchanged and not yet quiet: nothing is read"
+    clock.now += QUIET_S / 2 + 60
+    # a finished log whose last line lacks its newline
+    assert_same_log(cache.read(path), parse_log_bytes(data))
+    assert cache.read(path).steps["b"].to_list() == [None, 36.0]
 
 
 def test_trailing_line_split_inside_a_utf8_character(log_dir: Path) -> None:
@@ -299,8 +324,8 @@ def test_rewritten_middle_then_grown_is_parsed_from_the_start(log_dir: Path) -> 
 def test_a_new_cache_on_the_same_folder_does_not_parse(log_dir: Path, cache_dir: Path) -> None:
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE)
-    first = LogCache(cache_dir).read(path)
-    restarted = LogCache(cache_dir)
+    first = LogCache(cache_dir, quiet_s=0).read(path)
+    restarted = LogCache(cache_dir, quiet_s=0)
     again = restarted.read(path)
     assert restarted.parses == 0 or _only_provisional(restarted, path)
     assert_same_log(again, first)
@@ -412,15 +437,19 @@ SMALL = (
 )
 
 
-def _split_read(path: Path, data: bytes, cuts: list[int], cache: LogCache) -> ParsedLog:
+def _split_read(path: Path, data: bytes, cuts: list[int]) -> ParsedLog:
+    """Write ``data`` in pieces, reading after each; the last read comes once the file is quiet."""
+    clock = Clock()
+    cache = LogCache(clock=clock)
     path.write_bytes(b"")
-    result = cache.read(path)
+    cache.read(path)
     previous = 0
     for cut in [*cuts, len(data)]:
         append(path, data[previous:cut])
         previous = cut
-        result = cache.read(path)
-    return result
+        cache.read(path)
+    clock.now += QUIET_S + 60
+    return cache.read(path)
 
 
 def test_every_split_offset_gives_the_cold_result(tmp_path: Path) -> None:
@@ -432,7 +461,7 @@ def test_every_split_offset_gives_the_cold_result(tmp_path: Path) -> None:
     assert expected.meta.config == {"actor_rollout_ref": {"rollout": {"n": 4}}, "trainer": {"total_epochs": 2}}
     for cut in range(1, len(SMALL)):
         path = tmp_path / f"split-{cut}.log"
-        result = _split_read(path, SMALL, [cut], LogCache())
+        result = _split_read(path, SMALL, [cut])
         assert_same_log(result, expected)
 
 
@@ -461,7 +490,7 @@ def test_jsonl_every_split_offset(tmp_path: Path) -> None:
     expected = parse_jsonl_bytes(records)
     assert expected.steps["step"].to_list() == [1, 2, 3]
     for cut in range(1, len(records), 3):
-        result = _split_read(tmp_path / f"split-{cut}.jsonl", records, [cut], LogCache())
+        result = _split_read(tmp_path / f"split-{cut}.jsonl", records, [cut])
         assert_frame_equal(result.steps, expected.steps)
 
 
@@ -619,7 +648,7 @@ def test_reading_in_small_blocks_gives_the_cold_result(
     monkeypatch.setattr(rlmon.cache, "BLOCK_BYTES", block_bytes)
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE)
-    result = LogCache().read(path)
+    result = LogCache(quiet_s=0).read(path)
     assert_same_log(result, parse_log_bytes(SAMPLE))
     _sample_expectation(result)
 
@@ -681,7 +710,7 @@ def test_spanning_state_survives_every_split_and_restart(tmp_path: Path) -> None
     assert (meta.failure, meta.failure_step) == ("ValueError: bad reward", 2)
     assert meta.failure_frames == ["/a/main_ppo.py:53 in main", "/a/ray_trainer.py:996 in fit"]
     for cut in range(1, len(SPANNING)):
-        result = _split_read(tmp_path / f"split-{cut}.log", SPANNING, [cut], LogCache())
+        result = _split_read(tmp_path / f"split-{cut}.log", SPANNING, [cut])
         assert_same_log(result, expected)
     rng = random.Random(5)
     for trial in range(15):

@@ -1,5 +1,7 @@
 """Property tests: random metric dicts printed the way verl prints them parse back exactly, whatever noise
-surrounds them; and feeding a log to the cache in random chunks ends with the same answer as one cold parse.
+surrounds them; and feeding a log to the cache in random chunks (with restarts from the disk cache between
+them) ends with the same answer as one cold parse, column order included: generated logs, damaged step
+lines, the files of tests/data and the real logs of ../shared/realdata/verl.
 
 The two formatters are verl's own (format reference §1.1), applied here without numpy:
 
@@ -13,18 +15,21 @@ from __future__ import annotations
 import itertools
 import math
 import pprint
+import random
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from test_hostile_data import Clock
 
-from rlmon.cache import LogCache
-from rlmon.parse import parse_log_bytes, parse_log_text
+from rlmon.cache import QUIET_S, LogCache
+from rlmon.parse import parse_jsonl_bytes, parse_log_bytes, parse_log_text
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -280,16 +285,124 @@ def test_random_chunks_give_the_cold_result(
         path.parent.mkdir()
         cache_dir = Path(folder) / "cache" if restart else None
         path.write_bytes(b"")
-        cache = LogCache(cache_dir)
+        clock = Clock()
+        cache = LogCache(cache_dir, clock=clock)
         result = cache.read(path)
         for chunk in _chunks(data, cuts):
             with open(path, "ab") as handle:
                 handle.write(chunk)
             if restart:
-                cache = LogCache(cache_dir)  # a new process each refresh: only the persisted state carries over
+                # a new process each refresh: only the persisted state carries over
+                cache = LogCache(cache_dir, clock=clock)
             result = cache.read(path)
+        clock.now += QUIET_S + 60  # the writer is done: the unterminated last line counts in full
+        result = cache.read(path)
         assert_frame_equal(result.steps, cold.steps)
         got_meta, want_meta = result.meta.to_json_dict(), cold.meta.to_json_dict()
         for meta in (got_meta, want_meta):
             meta.pop("warnings")
         assert got_meta == want_meta
+
+
+# --- incremental == cold, on real logs, the test data and damaged step lines ---------------------------------------
+DATA = Path(__file__).resolve().parent / "data"
+REALDATA = Path(__file__).resolve().parent.parent.parent / "shared" / "realdata" / "verl"
+DATA_FILES = sorted((*DATA.glob("*.log"), *DATA.glob("*.jsonl")), key=lambda path: path.stat().st_size)
+_cold: dict[Path, Any] = {}
+
+
+def cold_read(path: Path) -> Any:
+    """One cold parse per file and test run."""
+    if path not in _cold:
+        data = path.read_bytes()
+        _cold[path] = parse_jsonl_bytes(data) if path.suffix == ".jsonl" else parse_log_bytes(data)
+    return _cold[path]
+
+
+def read_in_pieces(data: bytes, suffix: str, cuts: list[int], restarts: list[bool]) -> Any:
+    """Write ``data`` in pieces, reading after each (a fresh process reading the disk cache where ``restarts``
+    says so); the last read comes once the file is quiet."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "logs" / f"run{suffix}"
+        path.parent.mkdir()
+        cache_dir = Path(folder) / "cache"
+        clock = Clock()
+        cache = LogCache(cache_dir, clock=clock)
+        path.write_bytes(b"")
+        for chunk, restart in zip(_chunks(data, cuts), itertools.cycle(restarts or [False]), strict=False):
+            with open(path, "ab") as handle:
+                handle.write(chunk)
+            if restart:
+                cache = LogCache(cache_dir, clock=clock)
+            cache.read(path)
+        clock.now += QUIET_S + 60
+        return cache.read(path)
+
+
+def assert_same_as_cold(result: Any, cold: Any) -> None:
+    assert_frame_equal(result.steps, cold.steps)  # rows, values and column order
+    got_meta, want_meta = result.meta.to_json_dict(), cold.meta.to_json_dict()
+    for meta in (got_meta, want_meta):
+        meta.pop("warnings")
+    assert repr(got_meta) == repr(want_meta)  # repr: nan == nan
+
+
+CUTS = st.lists(st.integers(0, 10**7), min_size=1, max_size=8)
+RESTARTS = st.lists(st.booleans(), max_size=4)
+
+
+@SETTINGS
+@given(st.sampled_from(DATA_FILES), CUTS, RESTARTS)
+def test_test_data_read_in_pieces_gives_the_cold_result(path: Path, cuts: list[int], restarts: list[bool]) -> None:
+    assert_same_as_cold(read_in_pieces(path.read_bytes(), path.suffix, cuts, restarts), cold_read(path))
+
+
+REAL_LOGS = sorted(path.name for path in REALDATA.glob("*.log")) or ["(absent)"]
+
+
+@pytest.mark.parametrize("name", REAL_LOGS)
+def test_a_real_log_read_in_pieces_gives_the_cold_result(realdata_dir: Path, name: str) -> None:
+    path = realdata_dir / name
+    data = path.read_bytes()
+    rng = random.Random(name)
+    for restarts in ([False], [True, False]):
+        cuts = sorted(rng.sample(range(1, len(data)), 4))
+        assert_same_as_cold(read_in_pieces(data, path.suffix, cuts, restarts), cold_read(path))
+
+
+# step lines with nothing usable, values that do not read, keys damaged in one place and fine in another,
+# an initial-validation print whose keys fill the next step line
+DAMAGED_PAIRS = [
+    "a:1.0",
+    "a:xyz",
+    "a:None",
+    "b:np.float64(0.5)",
+    "zzz",
+    "",
+    "k:bad",
+    "k:2.5",
+    "x:1 -",
+    "c:d:1e-3",
+    "late:3.0",
+    "v/a:0.125",
+    "step:9",
+]
+DAMAGED_LINE = st.builds(
+    lambda prefix, step, pairs: f"{prefix}step:{step} - " + " - ".join(pairs),
+    st.sampled_from(PREFIXES[:3]),
+    st.integers(0, 4),
+    st.lists(st.sampled_from(DAMAGED_PAIRS), max_size=4),
+)
+INITIAL_PRINT = "(\"Initial validation metrics: {'v/a': 0.5, 'late': 0.25, 'k': 1.5}\")"
+DAMAGED_LOG = st.lists(
+    DAMAGED_LINE | RECORD.map(Record.line) | NOISE | st.just(INITIAL_PRINT), min_size=1, max_size=14
+).map("\n".join)
+
+
+@SETTINGS
+@given(DAMAGED_LOG, st.sampled_from(["", "\n"]), CUTS, RESTARTS)
+def test_damaged_logs_read_in_pieces_give_the_cold_result(
+    text: str, ending: str, cuts: list[int], restarts: list[bool]
+) -> None:
+    data = (text + ending).encode("utf-8")
+    assert_same_as_cold(read_in_pieces(data, ".log", cuts, restarts), parse_log_bytes(data))
