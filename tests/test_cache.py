@@ -234,7 +234,14 @@ def test_real_log_whose_last_step_line_has_no_newline(realdata_dir: Path, tmp_pa
     # with no final newline.
     source = realdata_dir / "ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12.log"
     assert not source.read_bytes().endswith(b"\n")
-    last = read_log(source).steps.filter(pl.col("step") == 105)
+    # Its writer may still be inside that line: until the file has been quiet for QUIET_S, only the pairs that a
+    # " - " follows count. (Whatever the file's mtime is, e.g. a fresh copy of ../shared, the clock is set here.)
+    written_s = source.stat().st_mtime
+    fresh = LogCache(clock=lambda: written_s + 1).read(source).steps.filter(pl.col("step") == 105)
+    assert fresh["timing/gen"].to_list() == [48.744]
+    assert fresh["critic/score/mean"].to_list() == [0.682]
+    assert fresh["prompt_length/min"].to_list() == [None]
+    last = LogCache(clock=lambda: written_s + QUIET_S + 1).read(source).steps.filter(pl.col("step") == 105)
     assert last.height == 1
     assert last["timing/gen"].to_list() == [48.744]
     assert last["critic/score/mean"].to_list() == [0.682]
