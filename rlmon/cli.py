@@ -46,9 +46,10 @@ _CANNOT_START = (_UsageError, LogReadError, CatalogError)
 
 def _cache(args: argparse.Namespace) -> LogCache:
     """The cache named by ``--cache-dir``, else the app's own (``RLMON_CACHE_DIR`` or the user's cache dir)."""
-    if args.cache_dir:
-        return LogCache(Path(args.cache_dir))
-    return LogCache(load_settings([], os.environ).cache_dir)
+    folder = Path(args.cache_dir) if args.cache_dir else load_settings([], os.environ).cache_dir
+    cache = LogCache(folder)
+    args.cache_in_use = cache  # main() reports a cache that could not be written
+    return cache
 
 
 def _file_kind(mode: int) -> str:
@@ -276,6 +277,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{error.filename}: " if error.filename else ""
         print(f"rlmon: {where}{error.strerror or error}", file=sys.stderr)
         return 1
+    cache: LogCache | None = getattr(args, "cache_in_use", None)
+    if cache is not None and cache.write_problem:
+        # the results are right; the cache only saves the next run a parse
+        print(f"rlmon: warning: {cache.write_problem}; the next run parses again", file=sys.stderr)
     return code
 
 

@@ -152,6 +152,9 @@ def test_full_cache_disk_in_the_command_line(
     assert code == 0, captured.err
     assert "Traceback" not in captured.err + captured.out
     assert (tmp_path / "steps.csv").read_text().splitlines()[1:] == ["1,0.25,369821.0", "2,0.5,369822.0"]
+    # one warning naming the cache folder, not the log
+    warnings = [line for line in captured.err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and str(cache_dir) in warnings[0] and "No space left on device" in warnings[0]
 
 
 def test_a_state_json_cannot_hold_costs_only_the_disk_copy(tmp_path: Path, cache_dir: Path) -> None:
