@@ -1,4 +1,4 @@
-"""Golden cases: the 21 real verl logs in ``../shared/realdata/verl/`` read through ``rlmon.cache.read_log``.
+"""Golden cases: the 21 real verl logs in ``../shared/realdata/verl/`` read through ``rlmon.cache.LogCache``.
 
 Expected values live in :mod:`tests.realdata_cases`, each with the log lines it was read from. The logs are
 read in place (never copied into the repo); every test skips when that folder is absent.
@@ -24,11 +24,15 @@ _parsed: dict[str, Any] = {}
 
 
 def _read(realdata_dir: Path, case: RealCase) -> Any:
-    """Parse each file once per test session (memory-only cache)."""
-    if case.file not in _parsed:
-        from rlmon.cache import read_log
+    """Parse each file once per test session (memory-only cache).
 
-        _parsed[case.file] = read_log(realdata_dir / case.file)
+    The files are finished logs, read as such (``quiet_s=0``): one of them ends without a final newline, and a
+    fresh copy of the folder (a new mtime) would otherwise hold back its last pair for ``QUIET_S``.
+    """
+    if case.file not in _parsed:
+        from rlmon.cache import LogCache
+
+        _parsed[case.file] = LogCache(quiet_s=0).read(realdata_dir / case.file)
     return _parsed[case.file]
 
 
