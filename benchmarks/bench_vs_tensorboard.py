@@ -16,14 +16,16 @@ TensorBoard is a peer, not a dependency of rlmon: the script makes a virtual env
 default /tmp/rlmon-tb-venv) and ``pip install tensorboard`` into it. If that fails it says why and measures
 rlmon alone. TensorBoard is served as ``tensorboard --logdir DIR --host 127.0.0.1 --port P --load_fast=true``
 (the Rust data server, ``tensorboard-data-server``), with its defaults otherwise: it keeps at most 1,000 points
-per scalar series (reservoir sampling) where rlmon sends at most 2,000 per chart line, and its page reloads data
-every 30 s on its own. rlmon is served as ``streamlit run streamlit_app.py --server.headless true`` on a loopback
-port with ``RLMON_LOG_ROOT`` = the log root and ``RLMON_CACHE_DIR`` = a new empty folder for every start.
+per scalar series (reservoir sampling) where rlmon sends at most 2,000 per chart line, and its page does not
+reload data on its own (see below). rlmon is served as ``streamlit run streamlit_app.py --server.headless
+true`` on a loopback port with ``RLMON_LOG_ROOT`` = the log root and ``RLMON_CACHE_DIR`` = a new empty folder
+for every start.
 
 Browser. Playwright drives Debian's Chromium (/usr/bin/chromium, headless, the flags of the browser tests): one
 browser for the whole run, a new context (empty cache and storage, 1500 x 1100 px, en-US) for every
-measurement. Clocks are the script's (``time.perf_counter``) unless said otherwise; "drawn" is checked in the
-page every 50 ms (``page.wait_for_function``), so a time is late by at most one poll plus one round trip.
+measurement. Clocks are the script's (``time.perf_counter``) unless said otherwise; "drawn" is checked every
+50 ms (rlmon: ``page.wait_for_function`` in the page; TensorBoard: ``page.evaluate`` from the script, which may
+press reload in between), so a time is late by at most one poll plus one round trip.
 
 What "the first screen is drawn" means:
 
@@ -38,7 +40,12 @@ What "the first screen is drawn" means:
   settled page (counted before, like rlmon's), and each of them shows no loading spinner (``mat-spinner``),
   has a ``line-chart`` with its canvas (WebGL, drawn in a worker: its pixels cannot be read, so the last frame
   is not waited for) or SVG paths, and has a data table with one row per run whose Step column shows the last
-  step: every run's series has arrived in full.
+  step: every run's series has arrived in full. TensorBoard 2.21 does not reload by itself (auto-reload is off
+  by default), so a page opened while its data server is still reading shows the runs read so far and stays
+  so: while the page is idle (no card's spinner) and shows fewer runs than there are or a series short of the
+  last step, the script presses TensorBoard's reload button (``app-header-reload button``; idle = the button
+  is not spinning, its first load is done and no visible card shows its spinner), at most once a second, as
+  a quick person waiting for the data would. The presses are counted.
 
 Measurements, repeated ``--repeats`` times, rlmon and TensorBoard alternating (which one goes first alternates
 too); a fresh server process for every repeat:
@@ -46,7 +53,8 @@ too); a fresh server process for every repeat:
 1. Cold start -> first screen drawn: from just before the server process starts (rlmon: an empty cache
    folder, so every log is read) to the first screen drawn; the landing page is requested at once and again
    every 50 ms while the port refuses. The data files are in the OS page cache for both (written or read just
-   before): this is a cold process, not a cold disk.
+   before): this is a cold process, not a cold disk. For TensorBoard also the time to its first screen drawn
+   with whatever runs had arrived (1a), and the reload presses (1b).
 2. First screen, server warm: the same server right after 1., a new context; from ``page.goto`` to drawn.
 3. rlmon's experiment page opened by its URL (``/<slug>``, the page path rlmon gives the first experiment:
    rlmon.ui.experiment_slug), server warm: from ``page.goto`` to all its charts drawn (as above, with the
@@ -127,28 +135,45 @@ TB_VISIBLE_CARDS = """() => [...document.querySelectorAll('scalar-card')].filter
   return box.height > 0 && box.top < innerHeight && box.bottom > 0;
 }).length"""
 
-TB_DRAWN = """([runs, expected, lastStep]) => {
-  if (document.querySelectorAll('runs-selector tb-data-table-content-row').length !== runs) return false;
+# {listed, busy, partial, complete}: runs listed; the page or a visible card is loading; the visible cards are
+# drawn (with whatever runs have arrived); and drawn with every run to the last step (see the module docstring).
+TB_STATE = """([runs, expected, lastStep]) => {
+  const listed = document.querySelectorAll('runs-selector tb-data-table-content-row').length;
   const cards = [...document.querySelectorAll('scalar-card')].filter((card) => {
     const box = card.getBoundingClientRect();
     return box.height > 0 && box.top < innerHeight && box.bottom > 0;
   });
-  if (cards.length === 0 || cards.length < expected) return false;
-  return cards.every((card) => {
+  const rowsOf = (card) => [...card.querySelectorAll('scalar-card-data-table tb-data-table-content-row')];
+  const drawn = (card) => {
     if (card.querySelector('mat-spinner')) return false;
     const chart = card.querySelector('line-chart');
-    if (!chart || !(chart.querySelector('canvas') || chart.querySelector('svg path'))) return false;
-    const table = card.querySelector('scalar-card-data-table');
-    if (!table) return false;
-    const heads = [...table.querySelectorAll('tb-data-table-header-cell')].map((cell) => cell.textContent.trim());
+    const lines = chart && (chart.querySelector('canvas') || chart.querySelector('svg path'));
+    return Boolean(lines) && rowsOf(card).length > 0;
+  };
+  const full = (card) => {
+    const heads = [...card.querySelectorAll('scalar-card-data-table tb-data-table-header-cell')].map(
+      (cell) => cell.textContent.trim());
     const stepAt = heads.indexOf('Step');
-    const rows = [...table.querySelectorAll('tb-data-table-content-row')];
-    if (stepAt < 0 || rows.length !== runs) return false;
-    return rows.every((row) => {
+    const rows = rowsOf(card);
+    return stepAt >= 0 && rows.length === runs && rows.every((row) => {
       const cell = row.querySelectorAll('tb-data-table-content-cell')[stepAt];
       return cell !== undefined && cell.textContent.replace(/\\D/g, '') === String(lastStep);
     });
-  });
+  };
+  const shown = cards.length > 0 && cards.length >= expected && cards.every(drawn);
+  // TensorBoard's reload button spins (class "loading") while it loads and is titled "Loading..." until the
+  // first load is done.
+  const reload = document.querySelector('app-header-reload button');
+  const loading = reload === null || reload.classList.contains('loading') ||
+    !(reload.getAttribute('title') || '').startsWith('Last Updated');
+  const busy = loading || cards.some((card) => card.querySelector('mat-spinner') !== null);
+  return { listed, busy, partial: shown, complete: shown && listed === runs && cards.every(full) };
+}"""
+
+TB_RELOAD = """() => {
+  const button = document.querySelector('app-header-reload button');
+  if (button) button.click();
+  return button !== null;
 }"""
 
 # A click on the smoothing control and the last change inside a chart container after it, in page time.
@@ -283,13 +308,22 @@ def tb_command(venv: Path, event_root: Path, port: int) -> list[str]:
 
 
 def ensure_tensorboard(venv: Path, log_path: Path) -> tuple[str | None, str]:
-    """(TensorBoard's version, "") when ``venv`` has it, installing it if needed; else (None, the reason)."""
+    """(TensorBoard's version, "") when ``venv`` has it, installing it if needed; else (None, the reason, with
+    the end of the installer's output)."""
     python = venv / "bin" / "python"
+
+    def failed(what: str) -> tuple[None, str]:
+        try:
+            tail = log_path.read_text(errors="replace")[-1500:].strip()
+        except OSError:
+            tail = ""
+        return None, what + (f"; its output ends with:\n{tail}" if tail else "")
+
     with log_path.open("ab") as log:
         if not python.exists():
             made = subprocess.run([sys.executable, "-m", "venv", str(venv)], stdout=log, stderr=subprocess.STDOUT)
             if made.returncode != 0:
-                return None, f"`{sys.executable} -m venv {venv}` failed (exit {made.returncode}); see {log_path}"
+                return failed(f"`{sys.executable} -m venv {venv}` failed (exit {made.returncode})")
         version = _tensorboard_version(python)
         if version is None:
             print(f"installing tensorboard into {venv} ...", file=sys.stderr)
@@ -297,13 +331,10 @@ def ensure_tensorboard(venv: Path, log_path: Path) -> tuple[str | None, str]:
                 [str(python), "-m", "pip", "install", "tensorboard"], stdout=log, stderr=subprocess.STDOUT
             )
             if installed.returncode != 0:
-                return (
-                    None,
-                    f"`pip install tensorboard` into {venv} failed (exit {installed.returncode}); see {log_path}",
-                )
+                return failed(f"`pip install tensorboard` into {venv} failed (exit {installed.returncode})")
             version = _tensorboard_version(python)
     if version is None:
-        return None, f"tensorboard does not import in {venv} after installing it; see {log_path}"
+        return failed(f"tensorboard does not import in {venv} after `pip install tensorboard`")
     if not (venv / "bin" / "tensorboard").exists():
         return None, f"{venv / 'bin' / 'tensorboard'} is missing"
     return version, ""
@@ -432,21 +463,58 @@ def wait_drawn(page: Any, predicate: str, arg: Any, *, what: str, server: Server
         raise BenchError(f"{what}: not drawn within {timeout_s:.0f} s ({str(error).splitlines()[0]}){alive}") from error
 
 
-def settled_count(page: Any, drawn: str, arg: Callable[[int], Any], counter: str, *, timeout_s: float) -> int:
-    """The count ``counter`` gives once the page is drawn (``drawn`` true with ``arg(count)``) and the count held
-    for three polls a second apart. Used before the measured runs to learn what a drawn page holds."""
+def settled_count(page: Any, drawn: Callable[[int], bool], counter: str, *, timeout_s: float,
+                  nudge: Callable[[], None] = lambda: None) -> int:  # fmt: skip
+    """The count ``counter`` gives once the page is drawn (``drawn(count)``) and the count held for three polls a
+    second apart; ``nudge`` is called at each poll that finds it not drawn. Used before the measured runs to
+    learn what a drawn page holds."""
     deadline = time.monotonic() + timeout_s
     history: list[int] = []
     while time.monotonic() < deadline:
         time.sleep(1.0)
         count = int(page.evaluate(counter))
-        if count and page.evaluate(drawn, arg(count)):
+        if count and drawn(count):
             history.append(count)
             if len(history) >= 3 and history[-3] == history[-2] == history[-1]:
                 return count
         else:
             history.clear()
+            nudge()
     raise BenchError(f"the page did not settle within {timeout_s:.0f} s")
+
+
+def tb_nudge(page: Any, arg: list[int]) -> bool:
+    """Press TensorBoard's reload button if the page is idle and shows fewer runs than there are or partial data
+    (see :func:`tb_wait`); True if it was pressed."""
+    state = page.evaluate(TB_STATE, arg)
+    idle = not state["busy"] and not state["complete"] and (state["partial"] or state["listed"] < arg[0])
+    return bool(idle and page.evaluate(TB_RELOAD))
+
+
+def tb_wait(page: Any, server: Server, arg: list[int], *, started: float, what: str, timeout_s: float
+            ) -> tuple[float, float, int]:  # fmt: skip
+    """(seconds to the visible cards drawn with some runs, seconds to them drawn complete, reload presses), from
+    ``started``. TensorBoard 2.21 does not reload by itself (auto-reload is off by default): while its page is
+    idle (nothing loading) and shows fewer runs than there are or a series short of the last step, this presses
+    its reload button, at most once a second, as a (quick) person waiting for the data would."""
+    deadline = time.monotonic() + timeout_s
+    partial_s: float | None = None
+    last_press = time.perf_counter()
+    presses = 0
+    while time.monotonic() < deadline:
+        state = page.evaluate(TB_STATE, arg)
+        now = time.perf_counter()
+        if state["partial"] and partial_s is None:
+            partial_s = now - started
+        if state["complete"]:
+            return (partial_s if partial_s is not None else now - started), now - started, presses
+        if now - last_press >= 1.0 and tb_nudge(page, arg):
+            presses += 1
+            last_press = now
+        if not server.alive():
+            raise BenchError(f"{what}: {server.name} exited:\n{server.output_tail()}")
+        time.sleep(POLL_MS / 1000)
+    raise BenchError(f"{what}: not drawn within {timeout_s:.0f} s")
 
 
 @dataclass
@@ -487,11 +555,14 @@ class Bench:
 
     @contextlib.contextmanager
     def context(self) -> Iterator[Any]:
+        from playwright.sync_api import Error as PlaywrightError
+
         context = self.browser.new_context(viewport=VIEWPORT, locale="en-US")
         try:
             yield context.new_page()
         finally:
-            context.close()
+            with contextlib.suppress(PlaywrightError):  # the browser is gone when a signal stopped the run
+                context.close()
 
     @contextlib.contextmanager
     def rlmon_server(self) -> Iterator[Server]:
@@ -525,11 +596,11 @@ class Bench:
         with self.rlmon_server() as server, self.context() as page:
             open_when_up(page, server, url=server.url + "/", timeout_s=COLD_TIMEOUT_S)
             self.expected.overview_charts = settled_count(
-                page, RLMON_DRAWN, lambda count: count, RLMON_CHARTS, timeout_s=COLD_TIMEOUT_S
+                page, lambda count: bool(page.evaluate(RLMON_DRAWN, count)), RLMON_CHARTS, timeout_s=COLD_TIMEOUT_S
             )
             page.goto(f"{server.url}/{self.slug}", wait_until="commit")
             self.expected.experiment_charts = settled_count(
-                page, RLMON_DRAWN, lambda count: count, RLMON_CHARTS, timeout_s=WARM_TIMEOUT_S
+                page, lambda count: bool(page.evaluate(RLMON_DRAWN, count)), RLMON_CHARTS, timeout_s=WARM_TIMEOUT_S
             )
         if self.expected.experiment_charts <= self.expected.overview_charts:
             raise BenchError(
@@ -543,7 +614,11 @@ class Bench:
         with self.tb_server() as server, self.context() as page:
             open_when_up(page, server, url=server.url + "/", timeout_s=COLD_TIMEOUT_S)
             self.expected.tb_cards = settled_count(
-                page, TB_DRAWN, self.tb_arg, TB_VISIBLE_CARDS, timeout_s=COLD_TIMEOUT_S
+                page,
+                lambda count: bool(page.evaluate(TB_STATE, self.tb_arg(count))["complete"]),
+                TB_VISIBLE_CARDS,
+                timeout_s=COLD_TIMEOUT_S,
+                nudge=lambda: tb_nudge(page, self.tb_arg(0)),
             )
         print(f"TensorBoard draws {self.expected.tb_cards} cards in the first screen", file=sys.stderr)
 
@@ -614,22 +689,30 @@ class Bench:
         with self.tb_server() as server:
             with self.context() as page:
                 open_when_up(page, server, url=server.url + "/", timeout_s=COLD_TIMEOUT_S)
-                wait_drawn(page, TB_DRAWN, arg, what="TensorBoard cold start", server=server,
-                           timeout_s=COLD_TIMEOUT_S)  # fmt: skip
-                results.add("cold", "tb", time.perf_counter() - started)
+                partial_s, complete_s, presses = tb_wait(
+                    page, server, arg, started=started, what="TensorBoard cold start", timeout_s=COLD_TIMEOUT_S
+                )
+                results.add("cold", "tb", complete_s)
+                results.add("cold_partial", "tb", partial_s)
+                results.add("cold_reloads", "tb", float(presses))
             with self.context() as page:
                 started = time.perf_counter()
                 page.goto(server.url + "/", wait_until="commit")
-                wait_drawn(page, TB_DRAWN, arg, what="TensorBoard first screen", server=server,
-                           timeout_s=WARM_TIMEOUT_S)  # fmt: skip
-                results.add("warm", "tb", time.perf_counter() - started)
+                _partial_s, complete_s, presses = tb_wait(
+                    page, server, arg, started=started, what="TensorBoard first screen", timeout_s=WARM_TIMEOUT_S
+                )
+                results.add("warm", "tb", complete_s)
+                results.add("warm_reloads", "tb", float(presses))
 
 
 # --------------------------------------------------------------------------------------- report
 
 ROWS = [
     ("cold", "1. cold start → first screen drawn", "s"),
+    ("cold_partial", "1a. cold start → first cards drawn, runs still missing allowed (TensorBoard)", "s"),
+    ("cold_reloads", "1b. reload presses during 1. (TensorBoard)", "count"),
     ("warm", "2. first screen, server warm", "s"),
+    ("warm_reloads", "2b. reload presses during 2. (TensorBoard)", "count"),
     ("experiment", "3. experiment page by URL, server warm", "s"),
     ("smoothing", "4. smoothing change → charts redrawn", "s"),
     ("experiment_svg_nodes", "experiment page: SVG elements in charts", "count"),
@@ -753,10 +836,18 @@ def main() -> None:
         raise SystemExit(f"benchmark stopped: {error}") from None
     finally:
         _stop_all()
-        if args.data is None and not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
-        elif args.data is None:
+        # Server logs and rlmon's caches go; the data stays with --data (its own folder) or --keep.
+        for path in work.iterdir():
+            if path == data:
+                continue
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        if args.data is None and args.keep:
             print(f"generated data kept in {data}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     load_at_end = os.getloadavg()
 
     print(f"Data: {sizes.experiments} experiments × {sizes.steps:,} steps × {sizes.keys} keys: verl logs "
