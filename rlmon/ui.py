@@ -5,8 +5,8 @@ Sharing. Everything expensive is held once per server and shared by every visito
 * :func:`log_cache` - one :class:`~rlmon.cache.LogCache` (thread-safe; re-reads only appended bytes);
 * :func:`load_catalog` - discovery of the log roots, kept a few seconds so new experiments and files appear
   without a restart;
-* :func:`load_views` - each experiment read and summarised once per file identity (path, size, mtime) and
-  kept until its files change; frames are never used as cache keys.
+* :func:`load_views` - each experiment read and summarised once per file identity (path, size, mtime, inode,
+  change time) and kept until its files change; frames are never used as cache keys.
 
 URL state. The view (page, experiments, metrics, smoothing, x axis, language) lives in the query string, with
 short, language-independent values (:class:`UrlField`). Values coming from the URL are only ever matched
@@ -275,10 +275,21 @@ def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: fl
     return panels.view_of(ref, experiment, serial=next(_SERIALS))
 
 
+def _file_identity(path: Path) -> tuple[Any, ...]:
+    """What tells one version of a log file from another: a file renamed over it (another inode) or rewritten
+    in place (another change time) differs even when its size and mtime were kept."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (str(path), None)
+    return (str(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns)
+
+
 class _ViewMemo:
-    """Experiment id -> (identity, minute, view): rebuilt only when a file of the experiment changes, or - for
-    a run whose status depends on the clock (running, stalled, not started) - each minute, so a quiet run can
-    turn 'stalled'. A finished or crashed run stays as it is. Holds one view per experiment, not per version."""
+    """Experiment id -> (identity, minute, view): rebuilt only when a file of the experiment changes (its
+    :func:`_file_identity`), or - for a run whose status depends on the clock (running, stalled, not started) -
+    each minute, so a quiet run can turn 'stalled'. A finished or crashed run stays as it is. Holds one view
+    per experiment, not per version."""
 
     _CLOCK_STATUSES = frozenset({"running", "stalled", "not started"})
 
@@ -291,7 +302,7 @@ class _ViewMemo:
         key = (str(ref.root), ref.id)
         identity = (
             str(ref.path),
-            tuple((str(item.path), item.size, item.mtime) for item in ref.files),
+            tuple(_file_identity(item.path) for item in ref.files),
             ref.overrides,
             settings.stall_factor,
             settings.stall_min_s,

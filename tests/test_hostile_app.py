@@ -5,10 +5,13 @@ Which test covers which case:
 1. A visitor's pattern cannot freeze the server: ``test_catastrophic_patterns_match_in_linear_time``,
    ``test_patterns_the_regex_engine_rejects_fall_back_to_plain_text``, ``test_overview_filter_from_the_url``,
    ``test_explorer_filter_from_the_url``.
+5. A log replaced by rename, with the same size and mtime, shows its new numbers:
+   ``test_a_log_replaced_with_the_same_size_and_mtime_shows_the_new_numbers``.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +19,7 @@ from pathlib import Path
 import pytest
 from test_app import open_page, run_app, texts, unescape
 
-from rlmon import panels
+from rlmon import panels, ui
 from rlmon.demo import write_demo_root
 
 
@@ -112,3 +115,47 @@ def test_explorer_filter_from_the_url(app_env: Path) -> None:
     assert not at.exception
     page = unescape(texts(at))
     assert "not a valid regular expression: matched as plain text" in page
+
+
+# ----------------------------------------------------------------------------- 5: a log replaced in place
+
+
+def _score_log(score: str) -> str:
+    """Ten steps with ``critic/score/mean`` at ``score`` (0/1 scores: the pass rate is score x 100)."""
+    lines = ["(TaskRunner pid=1) Total training steps: 10"]
+    for step in range(1, 11):
+        lines.append(
+            f"(TaskRunner pid=1) step:{step} - critic/score/mean:{score} - critic/score/min:0.0 - "
+            "actor/entropy:0.5 - timing_s/step:30.0"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_a_log_replaced_with_the_same_size_and_mtime_shows_the_new_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "logs"
+    log = root / "e1_grpo" / "train.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(_score_log("0.20"), encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception
+    table = next(item for item in at.dataframe if "first5" in item.value.columns).value
+    assert table["first5"][0] == "20.0%" and table["last10"][0] == "20.0%"
+    before = log.stat()
+    # the trainer's tooling writes the new log beside the old one and renames it over: same size, and the
+    # mtime set back to the old one's (a copy keeping times, a restore from a backup)
+    fresh = log.with_name("train.log.tmp")
+    fresh.write_text(_score_log("0.60"), encoding="utf-8")
+    os.utime(fresh, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(fresh, log)
+    after = log.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert after.st_ino != before.st_ino
+    time.sleep(ui.CATALOG_TTL_S + 0.2)
+    at.run()
+    assert not at.exception
+    table = next(item for item in at.dataframe if "first5" in item.value.columns).value
+    assert table["first5"][0] == "60.0%" and table["last10"][0] == "60.0%"
