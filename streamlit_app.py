@@ -100,7 +100,10 @@ def main() -> None:
     loaded = ui.load_catalog(roots)
     views_loaded = ui.load_views(loaded.catalog, settings)
     views = views_loaded.views
-    visible = [view for view in views if not view.experiment.hidden]
+    # Hidden (rlmon.toml) means not listed; a link to one says so (the pages check hidden_ids first).
+    hidden_ids = tuple(ref.id for ref in loaded.catalog.experiments if ref.overrides.hidden)
+    unreadable = tuple(item for item in views_loaded.errors if item.id not in hidden_ids)
+    visible = [view for view in views if view.id not in hidden_ids]
     ids = [view.id for view in visible]
 
     tracks = list(dict.fromkeys(view.experiment.track for view in visible))
@@ -114,7 +117,9 @@ def main() -> None:
     seen_before = st.session_state.get("_rlmon_url_seen", {}).get("exp")
     ui.read_url([exp_field])
     if raw_ids and raw_ids != seen_before:
-        st.session_state["_rlmon_unknown_ids"] = [value for value in raw_ids if value not in ids]
+        known = {*hidden_ids, *(item.id for item in unreadable)}
+        st.session_state["_rlmon_unknown_ids"] = [value for value in raw_ids if value not in ids and value not in known]
+        st.session_state["_rlmon_hidden_ids"] = [value for value in raw_ids if value in hidden_ids]
         chosen = [view for view in visible if view.id in st.session_state.get("app_experiments", [])]
         chosen_tracks = {view.experiment.track for view in chosen}
         if chosen:
@@ -127,9 +132,13 @@ def main() -> None:
     def in_track(track: str) -> list[str]:
         return [view.id for view in visible if track == ALL_TRACKS or view.experiment.track == track]
 
+    def forget_link_notes() -> None:
+        st.session_state["_rlmon_unknown_ids"] = []
+        st.session_state["_rlmon_hidden_ids"] = []
+
     def on_track_change() -> None:
         st.session_state["app_experiments"] = in_track(st.session_state["app_track"])
-        st.session_state["_rlmon_unknown_ids"] = []
+        forget_link_notes()
 
     def keep_language() -> None:
         # A click on the chosen segment clears a segmented control; the language stays what it was.
@@ -137,9 +146,10 @@ def main() -> None:
             st.session_state["app_lang"] = lang
 
     def on_experiments_change() -> None:
-        st.session_state["_rlmon_unknown_ids"] = []
+        forget_link_notes()
 
-    # Navigation: the overview, one page per experiment grouped by track, and a hidden page for ?id= links.
+    # Navigation: the overview, one page per experiment grouped by track, and pages left out of the menu: one
+    # for ?id= links, and one per hidden or unreadable experiment (a link to one says what became of it).
     overview = st.Page(
         str(HERE / "pages" / "overview.py"),
         title=i18n.t("nav_overview", lang),
@@ -148,7 +158,7 @@ def main() -> None:
         default=True,
     )
     sections: dict[str, list[st.Page]] = {"": [overview]}
-    slugs = ui.page_slugs(view.id for view in visible)
+    slugs = ui.page_slugs([*(view.id for view in visible), *(item.id for item in unreadable), *hidden_ids])
     pages: dict[str, st.Page] = {}
     for view in visible:
         slug = slugs[view.id]
@@ -167,6 +177,15 @@ def main() -> None:
         visibility="hidden",
     )
     sections[""].append(generic)
+    for unlisted in [*(item.id for item in unreadable), *hidden_ids]:
+        sections[""].append(
+            st.Page(
+                str(HERE / "pages" / "experiment.py"),
+                title=i18n.t("nav_experiment", lang),
+                url_path=slugs[unlisted],
+                visibility="hidden",
+            )
+        )
     # A page asked to open an experiment (a click in the overview's table): switch before any widget of
     # this run exists, so the sidebar keeps its state.
     goto = st.session_state.pop(ui.GOTO_KEY, None)
@@ -190,7 +209,7 @@ def main() -> None:
         if st.session_state.get("app_track") not in (ALL_TRACKS, own_track):
             st.session_state["app_track"] = own_track
             st.session_state["app_experiments"] = in_track(own_track)
-            st.session_state["_rlmon_unknown_ids"] = []
+            forget_link_notes()
         elif "app_experiments" in st.session_state and current_experiment not in st.session_state["app_experiments"]:
             st.session_state["app_experiments"] = [*st.session_state["app_experiments"], current_experiment]
 
@@ -283,8 +302,10 @@ def main() -> None:
             slugs=slugs,
             pages=pages,
             root_errors=loaded.root_errors,
-            view_errors=views_loaded.errors,
+            view_errors=unreadable,
             unknown_ids=tuple(st.session_state.get("_rlmon_unknown_ids", [])),
+            hidden_ids=hidden_ids,
+            hidden_requested=tuple(st.session_state.get("_rlmon_hidden_ids", [])),
             live=bool(live),
             refresh_s=int(refresh_s),
             current_experiment=current_experiment,

@@ -279,6 +279,17 @@ def page() -> None:
     if not app.current_experiment:
         st.info(i18n.t("no_experiment_given", lang), icon=":material/info:")
         return
+    if app.current_experiment in app.hidden_ids:
+        st.info(app.hidden_notice(app.current_experiment, lang), icon=":material/visibility_off:")
+        return
+    unreadable = app.unreadable(app.current_experiment)
+    if unreadable is not None:
+        st.error(
+            i18n.t("exp_unreadable", lang, path=ui.escape_markdown(unreadable.path),
+                   reason=ui.escape_markdown(unreadable.reason)),
+            icon=":material/error:",
+        )  # fmt: skip
+        return
     if app.view(app.current_experiment) is None:
         st.warning(
             i18n.t("unknown_experiment", lang, id=ui.escape_markdown(app.current_experiment)),

@@ -136,7 +136,7 @@ def downloads(views: Sequence[ui.ExperimentView], metrics: Sequence[str], smooth
 
 def notes(views: Sequence[ui.ExperimentView]) -> None:
     lines = [*app.catalog.problems]
-    lines += [f"{experiment}: {reason}" for experiment, reason in app.view_errors]
+    lines += [f"{item.path}: {item.reason}" for item in app.view_errors]
     for view in views:
         lines += [f"{view.label}: {problem}" for problem in view.experiment.problems]
     if lines:
@@ -196,6 +196,13 @@ def page() -> None:
         st.warning(
             i18n.t("unknown_experiments", lang, ids=", ".join(ui.escape_markdown(value) for value in app.unknown_ids)),
             icon=":material/link_off:",
+        )
+    for experiment_id in app.hidden_requested:
+        st.info(app.hidden_notice(experiment_id, lang), icon=":material/visibility_off:")
+    for item in app.view_errors:
+        st.warning(
+            i18n.t("exp_unreadable", lang, path=ui.escape_markdown(item.path), reason=ui.escape_markdown(item.reason)),
+            icon=":material/error:",
         )
     if not app.views:
         if not app.root_errors:

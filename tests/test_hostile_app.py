@@ -5,8 +5,13 @@ Which test covers which case:
 1. A visitor's pattern cannot freeze the server: ``test_catastrophic_patterns_match_in_linear_time``,
    ``test_patterns_the_regex_engine_rejects_fall_back_to_plain_text``, ``test_overview_filter_from_the_url``,
    ``test_explorer_filter_from_the_url``.
+3. An unexpected error in one experiment marks it unreadable, the rest works:
+   ``test_load_experiment_names_the_folder_of_an_unexpected_error``,
+   ``test_load_views_keeps_the_other_experiments``, ``test_the_app_keeps_working_around_an_unreadable_experiment``.
 5. A log replaced by rename, with the same size and mtime, shows its new numbers:
    ``test_a_log_replaced_with_the_same_size_and_mtime_shows_the_new_numbers``.
+10. Hidden means not listed; both link forms say the experiment is hidden:
+   ``test_hidden_experiment_is_not_listed``, ``test_links_to_a_hidden_experiment_say_it_is_hidden``.
 """
 
 from __future__ import annotations
@@ -15,12 +20,19 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import polars as pl
 import pytest
-from test_app import open_page, run_app, texts, unescape
+from streamlit.testing.v1 import AppTest
+from test_app import TRACK_4B, open_page, run_app, texts, unescape
 
-from rlmon import panels, ui
+from rlmon import catalog, panels, ui
+from rlmon.cache import LogCache
+from rlmon.catalog import discover_experiments, load_experiment
 from rlmon.demo import write_demo_root
+from rlmon.errors import LogReadError
+from rlmon.settings import load_settings
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +129,110 @@ def test_explorer_filter_from_the_url(app_env: Path) -> None:
     assert "not a valid regular expression: matched as plain text" in page
 
 
+# ------------------------------------------------------------------------------ 3: one experiment fails
+
+
+class _FailingCache(LogCache):
+    """A cache whose reads of one folder's logs fail the way a bug or a full memory would."""
+
+    def __init__(self, folder: Path, error: BaseException) -> None:
+        super().__init__(None)
+        self._failing = folder
+        self._error = error
+
+    def read(self, path: str | Path) -> Any:
+        if Path(path).parent == self._failing:
+            raise self._error
+        return super().read(path)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [MemoryError(), pl.exceptions.ComputeError("bad\nmulti-line"), KeyError("actor/entropy")],
+    ids=["memory", "polars", "bug"],
+)
+def test_load_experiment_names_the_folder_of_an_unexpected_error(demo_root: Path, error: BaseException) -> None:
+    refs = {ref.id: ref for ref in discover_experiments([demo_root]).experiments}
+    ref = refs["4b/e2_dapo_4b"]
+    cache = _FailingCache(ref.path, error)
+    with pytest.raises(LogReadError) as raised:
+        load_experiment(ref, cache, now=time.time(), settings=load_settings([], {}))
+    assert raised.value.path == str(ref.path)
+    assert type(error).__name__ in raised.value.reason
+    assert "\n" not in raised.value.describe()
+    # the others read through the same cache
+    other = load_experiment(refs["4b/e1_grpo_4b"], cache, now=time.time(), settings=load_settings([], {}))
+    assert other.steps_done == 150
+
+
+def test_load_views_keeps_the_other_experiments(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = discover_experiments([demo_root])
+    settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
+    calls: list[str] = []
+    real = ui.load_experiment
+
+    def failing(ref: catalog.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
+        calls.append(ref.id)
+        if ref.id == "4b/e3_drgrpo_4b":
+            raise RuntimeError("a bug")
+        return real(ref, *args, **kwargs)
+
+    monkeypatch.setattr(ui, "load_experiment", failing)
+    loaded = ui.load_views(found, settings)
+    assert [view.id for view in loaded.views] == [ref.id for ref in found.experiments if ref.id != "4b/e3_drgrpo_4b"]
+    (unreadable,) = loaded.errors
+    assert unreadable.id == "4b/e3_drgrpo_4b"
+    assert unreadable.path == str(demo_root / "4b" / "e3_drgrpo_4b")
+    assert unreadable.reason == "RuntimeError"
+    # a failure in assembling the view (after the summary was read) is caught the same way
+    monkeypatch.setattr(ui, "load_experiment", real)
+
+    def broken_view(*args: Any, **kwargs: Any) -> Any:
+        raise pl.exceptions.ShapeError("shapes")
+
+    monkeypatch.setattr(panels, "view_of", broken_view)
+    settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache2")})
+    loaded = ui.load_views(found, settings)
+    assert loaded.views == ()
+    assert {item.reason for item in loaded.errors} == {"ShapeError"}
+    # the failure is kept until the files change: no re-read on every run
+    monkeypatch.setattr(ui, "load_experiment", failing)
+    calls.clear()
+    ui.load_views(found, settings)
+    assert calls == []
+
+
+def test_the_app_keeps_working_around_an_unreadable_experiment(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ui.load_experiment
+
+    def failing(ref: catalog.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
+        if ref.id == "4b/e2_dapo_4b":
+            raise MemoryError()
+        return real(ref, *args, **kwargs)
+
+    monkeypatch.setattr(ui, "load_experiment", failing)
+    folder = str(app_env / "4b" / "e2_dapo_4b")
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    # the overview shows the other four of the track, and says which folder could not be read
+    assert at.multiselect(key="app_experiments").value == [item for item in TRACK_4B if item != "4b/e2_dapo_4b"]
+    table = next(item for item in at.dataframe if "first5" in item.value.columns).value
+    assert len(table) == 4
+    warnings = unescape("\n".join(item.value for item in at.warning))
+    assert folder in warnings and "MemoryError" in warnings
+    assert "Traceback" not in texts(at)
+    # its page (by its path and by ?id=) says the same instead of a chart
+    for page, query in (("4b-e2-dapo-4b", None), ("exp", {"id": "4b/e2_dapo_4b"})):
+        at = run_app()
+        open_page(at, page, query)
+        assert not at.exception, [item.value for item in at.exception]
+        errors = unescape("\n".join(item.value for item in at.error))
+        assert folder in errors and "MemoryError" in errors
+        assert not at.get("vega_lite_chart")
+
+
 # ----------------------------------------------------------------------------- 5: a log replaced in place
 
 
@@ -159,3 +275,57 @@ def test_a_log_replaced_with_the_same_size_and_mtime_shows_the_new_numbers(
     assert not at.exception
     table = next(item for item in at.dataframe if "first5" in item.value.columns).value
     assert table["first5"][0] == "60.0%" and table["last10"][0] == "60.0%"
+
+
+# --------------------------------------------------------------------------------------------- 10: hidden
+
+HIDDEN = "4b/e3_drgrpo_4b"
+
+
+@pytest.fixture
+def hidden_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The demo root with E3 of the 4B track marked hidden in rlmon.toml."""
+    root = write_demo_root(tmp_path / "logs")
+    toml = root / "rlmon.toml"
+    table = f'[experiments."{HIDDEN}"]\n'
+    text = toml.read_text(encoding="utf-8")
+    assert table in text
+    toml.write_text(text.replace(table, table + "hidden = true\n"), encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    return root
+
+
+def notices(at: AppTest) -> str:
+    return unescape("\n".join(str(item.value) for item in [*at.info, *at.warning, *at.error]))
+
+
+def test_hidden_experiment_is_not_listed(hidden_root: Path) -> None:
+    at = run_app()
+    assert not at.exception
+    listed = [item for item in TRACK_4B if item != HIDDEN]
+    assert at.multiselect(key="app_experiments").value == listed
+    table = next(item for item in at.dataframe if "first5" in item.value.columns).value
+    assert not any("E3" in label for label in table["experiment"])
+    assert "is hidden" not in notices(at)
+
+
+def test_links_to_a_hidden_experiment_say_it_is_hidden(hidden_root: Path) -> None:
+    expected = f"{HIDDEN} is hidden"
+    # ?exp= on the overview: the hidden one is left out, and said to be hidden (not missing)
+    at = run_app({"exp": ["4b/e1_grpo_4b", HIDDEN]})
+    assert not at.exception, [item.value for item in at.exception]
+    assert at.multiselect(key="app_experiments").value == ["4b/e1_grpo_4b"]
+    said = notices(at)
+    assert expected in said and "hidden = false" in said and "rlmon.toml" in said
+    assert "not under the configured log roots" not in said
+    # /exp?id= and the experiment's own path: the same notice instead of the experiment
+    for page, query in (("exp", {"id": HIDDEN}), ("4b-e3-drgrpo-4b", None)):
+        at = run_app()
+        open_page(at, page, query)
+        assert not at.exception, [item.value for item in at.exception]
+        said = notices(at)
+        assert expected in said and "hidden = false" in said, (page, said)
+        assert "There is no experiment" not in said
+        assert not at.get("vega_lite_chart")
+        assert "Dr.GRPO" not in "\n".join(str(item.proto.body) for item in at.get("html"))
