@@ -51,7 +51,11 @@ def _close_stale_page_not_found() -> None:
         st.html(_CLOSE_PAGE_NOT_FOUND, unsafe_allow_javascript=True)
 
 
-st.set_page_config(page_title="rlmon", page_icon=":material/monitoring:", layout="wide")
+HERE = Path(__file__).resolve().parent
+# A file shipped with rlmon, served by this server: a ":material/...:" icon as page_icon makes every browser fetch
+# the favicon from Google's font host (and the app's page icons would become the favicon without one).
+ICON = HERE / "rlmon" / "icon.png"
+st.set_page_config(page_title="rlmon", page_icon=str(ICON), layout="wide")
 _close_stale_page_not_found()
 
 # Imported after the lines above on purpose: they must reach the browser before these (slow) imports run.
@@ -59,7 +63,6 @@ from rlmon import experiment as experiment_tracks  # noqa: E402
 from rlmon import i18n, ui  # noqa: E402
 from rlmon.errors import RlmonError  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
 ALL_TRACKS = "*"
 # A page's url_path must differ from the stem of its file in pages/: before the first st.navigation call of a
 # process (and in every AppTest run) Streamlit still resolves pages/*.py by file stem and would run the page
