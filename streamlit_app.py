@@ -60,7 +60,7 @@ _close_stale_page_not_found()
 
 # Imported after the lines above on purpose: they must reach the browser before these (slow) imports run.
 from rlmon import experiment as experiment_tracks  # noqa: E402
-from rlmon import i18n, ui  # noqa: E402
+from rlmon import i18n, panels, ui  # noqa: E402
 from rlmon.errors import RlmonError  # noqa: E402
 
 ALL_TRACKS = "*"
@@ -165,14 +165,15 @@ def main() -> None:
     pages: dict[str, st.Page] = {}
     for view in visible:
         slug = slugs[view.id]
+        # The menu renders titles and section names as markdown: names from folders and logs are escaped.
         page = st.Page(
             str(HERE / "pages" / "experiment.py"),
-            title=view.label,
+            title=ui.escape_markdown(view.label),
             icon=ui.STATUS_ICONS.get(view.status),
             url_path=slug,
         )
         pages[view.id] = page
-        sections.setdefault(view.experiment.track, []).append(page)
+        sections.setdefault(ui.escape_markdown(view.experiment.track, limit=panels.NAME_LIMIT), []).append(page)
     generic = st.Page(
         str(HERE / "pages" / "experiment.py"),
         title=i18n.t("nav_experiment", lang),
@@ -222,7 +223,11 @@ def main() -> None:
             i18n.t("sidebar_track", lang),
             track_choices,
             key="app_track",
-            format_func=lambda value: i18n.t("sidebar_all_tracks", lang) if value == ALL_TRACKS else value,
+            format_func=lambda value: (
+                i18n.t("sidebar_all_tracks", lang)
+                if value == ALL_TRACKS
+                else panels.display_text(value, limit=panels.NAME_LIMIT)
+            ),
             on_change=on_track_change,
             persist_state="session",
         )
@@ -290,9 +295,9 @@ def main() -> None:
         if demo:
             st.caption(i18n.t("sidebar_demo", lang))
         else:
-            root_list = "<br>".join(html.escape(str(root)) for root in roots)
-            st.html(f'<div style="font-size:0.8rem;color:#6b7280">{html.escape(i18n.t("sidebar_roots", lang))}:'
-                    f"<br><code>{root_list}</code></div>")  # fmt: skip
+            root_list = "<br>".join(html.escape(panels.display_text(str(root))) for root in roots)
+            st.html(f'<div style="font-size:0.8rem;color:#6b7280;overflow-wrap:anywhere">'
+                    f'{html.escape(i18n.t("sidebar_roots", lang))}:<br><code>{root_list}</code></div>')  # fmt: skip
 
     ui.set_app_state(
         ui.AppState(

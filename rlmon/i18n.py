@@ -605,7 +605,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fmt_duration_s": {"en": "{s}s", "zh": "{s}秒"},
     "fmt_duration_d": {"en": "{d}d{h}h", "zh": "{d}天{h}小时"},
     "fmt_unknown": {"en": "–", "zh": "–"},
-    # --- branch app10: unreadable experiments, hidden experiments ---
+    # --- branch app10: unreadable experiments, hidden experiments, unknown metrics in a link ---
     "exp_unreadable": {
         "en": "{path} could not be read ({reason}), so this experiment is left out; the other experiments are "
         "shown. The server log has the details.",
@@ -616,6 +616,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "`hidden = false` in its table {table} in {toml}.",
         "zh": "{id} 已隐藏：rlmon.toml 将其设为 `hidden = true`，因此不在列表中。如需重新列出，请在 {toml} 中"
         "它的 {table} 表里设置 `hidden = false`。",
+    },
+    "unknown_metrics": {
+        "en": "The link asks for metrics that the selected experiments do not log; they are not drawn: {metrics}",
+        "zh": "链接中的以下指标在所选实验中没有记录，未绘制：{metrics}",
     },
 }
 """Message key -> language -> template."""

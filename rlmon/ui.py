@@ -776,9 +776,26 @@ def list_field(key: str, param: str, allowed: Callable[[str], bool], default: Se
 # ------------------------------------------------------------------------------------------------ guards
 
 
-def escape_markdown(text: str) -> str:
-    """Text safe to pass to ``st.markdown``/``st.warning``: markdown syntax, HTML and ``:shortcodes:`` escaped."""
-    return re.sub(r"([\\`*_{}\[\]<>()#+\-.!|~$:])", r"\\\1", str(text))
+_MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~$&:])")
+# Streamlit turns ":material/name:" into an icon before markdown sees a backslash, and ":name:" into an emoji
+# after it (in the text, escapes gone); an invisible word joiner after the colon leaves neither a shortcode.
+_SHORTCODE_START = re.compile(r"\\:(?=[\w+-])")
+_WORD_JOINER = "\u2060"
+
+
+def escape_markdown(text: str, *, limit: int | None = None) -> str:
+    """``text`` shown literally wherever Streamlit renders markdown (``st.markdown``, captions, notices, widget
+    labels, expander labels, page titles, pills): markdown syntax, HTML, LaTeX and ``:shortcodes:`` escaped, bidi
+    controls taken out and cut to ``limit`` characters (:func:`rlmon.panels.display_text`). A colon that would
+    start a shortcode is followed by an invisible word joiner (U+2060).
+
+    Every piece of text from folders, ``rlmon.toml`` or logs that reaches markdown goes through this.
+
+    >>> escape_markdown("![t](http://h/p.png) :smile:")
+    '\\\\!\\\\[t\\\\]\\\\(http\\\\://h/p\\\\.png\\\\) \\\\:\\u2060smile\\\\:'
+    """
+    escaped = _MARKDOWN_SYNTAX.sub(r"\\\1", panels.display_text(str(text), limit=limit))
+    return _SHORTCODE_START.sub(lambda match: match.group(0) + _WORD_JOINER, escaped)
 
 
 def guarded(render: Callable[[], None], *, lang: str) -> None:
@@ -836,10 +853,13 @@ def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[s
     items = []
     for view in views:
         status = i18n.t("status_" + view.status, lang)
+        # A long name wraps anywhere (a name without spaces would widen the sidebar); the whole label is its
+        # tooltip; unicode-bidi keeps right-to-left text from reordering the progress beside it.
         items.append(
             f'<div style="display:flex;gap:0.45em;align-items:center;font-size:0.86rem;line-height:1.5">'
-            f"{color_dot(view.color)}<span>{html.escape(names.get(view.id, view.label))}</span>"
-            f'<span style="margin-left:auto;color:#6b7280" title="{html.escape(status)}">'
+            f'{color_dot(view.color)}<span style="min-width:0;overflow-wrap:anywhere;unicode-bidi:isolate" '
+            f'title="{html.escape(view.full_label)}">{html.escape(names.get(view.id, view.label))}</span>'
+            f'<span style="margin-left:auto;color:#6b7280;white-space:nowrap" title="{html.escape(status)}">'
             f"{STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
         )
     return "".join(items)
@@ -1124,7 +1144,7 @@ def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) ->
         ids,
         selection_mode="multi",
         key=key,
-        format_func=lambda value: labels.get(value, value),
+        format_func=lambda value: escape_markdown(labels.get(value) or value),
         help=i18n.t("legend_highlight_help", lang),
         label_visibility="collapsed",
         width="stretch",
@@ -1207,7 +1227,7 @@ def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[s
     parts = [
         view.steps.select(
             pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
-            pl.lit(view.label, dtype=pl.String).alias("label"),
+            pl.lit(view.experiment.label, dtype=pl.String).alias("label"),
             pl.all(),
         )
         for view in views

@@ -12,20 +12,44 @@ Which test covers which case:
    ``test_a_log_replaced_with_the_same_size_and_mtime_shows_the_new_numbers``.
 10. Hidden means not listed; both link forms say the experiment is hidden:
    ``test_hidden_experiment_is_not_listed``, ``test_links_to_a_hidden_experiment_say_it_is_hidden``.
+6. Text from logs, folders and ``rlmon.toml`` is shown literally and fetches nothing (browser):
+   ``test_log_text_is_shown_literally_and_fetches_nothing``; the escaping itself:
+   ``test_escape_markdown_keeps_text_literal``.
+7. The app asks no other host for anything (favicon included): ``test_the_app_fetches_nothing_from_other_hosts``
+   in tests/test_browser.py (demo root), and the same check on every page of the browser tests here.
+12. Odd names: ``test_display_text_neutralises_bidi_controls_and_cuts``,
+   ``test_unknown_metrics_in_the_link_are_named`` (AppTest); in the browser,
+   ``test_long_and_bidi_names_keep_the_page_narrow`` (no horizontal scrolling at 1440 and 390 px) and
+   ``test_log_text_is_shown_literally_and_fetches_nothing`` (no bidi control reaches the page).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
+from browser_roots import (
+    EXTERNAL,
+    FAILURE,
+    FOLDER_MARKUP,
+    HOSTILE_KEYS,
+    LAUNCH_MARKUP,
+    MARKUP,
+    TRACK_MARKUP,
+    VALIDATION_SOURCE,
+    HostileRoot,
+    write_hostile_root,
+)
+from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, serve
 from streamlit.testing.v1 import AppTest
-from test_app import TRACK_4B, open_page, run_app, texts, unescape
+from test_app import TRACK_4B, charts, open_page, run_app, texts, unescape
 
 from rlmon import catalog, panels, ui
 from rlmon.cache import LogCache
@@ -33,6 +57,8 @@ from rlmon.catalog import discover_experiments, load_experiment
 from rlmon.demo import write_demo_root
 from rlmon.errors import LogReadError
 from rlmon.settings import load_settings
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 
 
 @pytest.fixture(scope="module")
@@ -329,3 +355,179 @@ def test_links_to_a_hidden_experiment_say_it_is_hidden(hidden_root: Path) -> Non
         assert "There is no experiment" not in said
         assert not at.get("vega_lite_chart")
         assert "Dr.GRPO" not in "\n".join(str(item.proto.body) for item in at.get("html"))
+
+
+# ------------------------------------------------------------------------------------- 12: odd names (app)
+
+
+def test_unknown_metrics_in_the_link_are_named(app_env: Path) -> None:
+    at = run_app({"m": ["pass_rate", "actor/no_such_key", "**bold** <b>x</b>"]})
+    assert not at.exception, [item.value for item in at.exception]
+    assert [spec.get("title") for spec, _ in charts(at) if spec.get("title") != "Total training hours"] == [
+        "pass rate (%)"
+    ]
+    warning = "\n".join(str(item.value) for item in at.warning)
+    assert "actor/no\\_such\\_key" in warning  # escaped for markdown
+    assert "\\*\\*bold\\*\\* \\<b\\>x\\</b\\>" in warning
+    assert "pass\\_rate" not in warning
+    # known metrics only: no notice
+    at = run_app({"m": ["pass_rate", "actor/entropy"]})
+    assert not at.warning
+
+
+def test_display_text_neutralises_bidi_controls_and_cuts() -> None:
+    # each control is taken out; what is left reads in the order it was written
+    assert panels.display_text(f"E4 \u202eevil{BIDI}·RLO") == "E4 evil·RLO"
+    assert panels.display_text("e4_\u202egnp.exe") == "e4_gnp.exe"
+    # other control characters become spaces; a line break stays
+    assert panels.display_text("a\tb\x00c\x85d\ne") == "a b c d\ne"
+    long = "E3_" + "long" * 750
+    assert panels.display_text(long) == long
+    cut = panels.display_text(long, limit=panels.NAME_LIMIT)
+    assert len(cut) == panels.NAME_LIMIT and cut.endswith("…") and long.startswith(cut[:-1])
+    # the escaping helper neutralises them too
+    assert ui.escape_markdown(f"a\u202eb{BIDI}") == "ab"
+
+
+def test_escape_markdown_keeps_text_literal() -> None:
+    escaped = ui.escape_markdown("![t](http://h/p.png) <img src=x> **b** $x$ `c` :material/home: :smile: a&#58;b")
+    # every markdown, HTML and LaTeX character is backslash-escaped
+    assert escaped.startswith("\\!\\[t\\]\\(http\\://h/p\\.png\\) \\<img src=x\\> \\*\\*b\\*\\* \\$x\\$ \\`c\\`")
+    # a colon that could start an icon or emoji shortcode is followed by an invisible word joiner (Streamlit
+    # reads icons before backslashes, emoji after them); a character reference keeps its ampersand
+    assert "\\:\u2060material/home\\:" in escaped and "\\:\u2060smile\\:" in escaped
+    assert escaped.endswith("a\\&\\#58;b")
+    assert "http\\://h" in escaped  # not followed by a word character: left as it is
+    assert ui.escape_markdown("x" * 200, limit=10) == "x" * 9 + "…"
+
+
+# --------------------------------------------------------------------------- 6, 7, 12: in a real browser
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, HostileRoot]]:
+    """The app on a root whose names and log text carry markup, bidi controls and a 3,000-character label."""
+    folder = tmp_path_factory.mktemp("browser-hostile")
+    written = write_hostile_root(folder / "logs")
+    env = {"RLMON_LOG_ROOT": str(written.root), "RLMON_CACHE_DIR": str(folder / "cache")}
+    with serve(folder, env, "server-hostile.log") as url:
+        yield url, written
+
+
+@pytest.fixture(scope="module")
+def chromium(hostile: tuple[str, HostileRoot]) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+class Visit:
+    """A browser tab on the app that aborts, and records, every request not to the app's own origin."""
+
+    def __init__(self, chromium: Any, origin: str, *, width: int, height: int = 900) -> None:
+        self.origin = origin
+        self.context = chromium.new_context(viewport={"width": width, "height": height}, locale="en-US")
+        self.page = self.context.new_page()
+        self.outside: list[str] = []
+        self.page.route("**/*", self._only_the_app)
+
+    def _only_the_app(self, route: Any) -> None:
+        if route.request.url == self.origin or route.request.url.startswith(self.origin + "/"):
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+    def open(self, path: str, *, wait_for: str, charts: int = 1) -> Any:
+        page = self.page
+        page.goto(self.origin + path)
+        page.get_by_text(wait_for).first.wait_for(timeout=60_000)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            drawn = page.locator('[data-testid="stVegaLiteChart"] svg, [data-testid="stVegaLiteChart"] canvas').count()
+            if drawn >= charts:
+                break
+            page.wait_for_timeout(300)
+        page.wait_for_timeout(1500)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        return page
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def shown(page: Any, text: str) -> bool:
+    """Whether ``text`` is on the page as it is (markdown or HTML that was rendered would not read the same).
+
+    A colon may be followed by the invisible word joiner :func:`rlmon.ui.escape_markdown` puts after it."""
+    pattern = re.compile("".join(re.escape(char) + ("\u2060?" if char == ":" else "") for char in text))
+    return bool(page.get_by_text(pattern).count())
+
+
+def page_slug(experiment_id: str) -> str:
+    return ui.experiment_slug(experiment_id)
+
+
+@pytest.mark.browser
+def test_log_text_is_shown_literally_and_fetches_nothing(chromium: Any, hostile: tuple[str, HostileRoot]) -> None:
+    url, root = hostile
+    visit = Visit(chromium, url, width=1440)
+    unknown_metric = f"no/such<img src={EXTERNAL}/u>"
+    metrics = [HOSTILE_KEYS[0], f"val-core/{VALIDATION_SOURCE}/acc/mean@1", unknown_metric]
+    query = urllib.parse.urlencode({"track": "*", "live": "0", "m": metrics}, doseq=True)
+    pages = {
+        # labels (folder names, rlmon.toml), tracks (a config value, a launch command), metric keys and a
+        # validation source in chart titles, a metric name in a notice
+        f"/?{query}": [FOLDER_MARKUP, TRACK_MARKUP, LAUNCH_MARKUP, HOSTILE_KEYS[0], VALIDATION_SOURCE, unknown_metric],
+        # the whole label, the failure and its frame (a folder name), the validation source, metric keys
+        f"/{page_slug(root.markup)}?live=0": [MARKUP, FAILURE, FOLDER_MARKUP, VALIDATION_SOURCE, *HOSTILE_KEYS],
+        f"/{page_slug(root.folder)}?live=0": [FOLDER_MARKUP, TRACK_MARKUP],
+        f"/{page_slug(root.rlo)}?live=0": ["E4 evil·RLO", LAUNCH_MARKUP],
+    }
+    missing: list[str] = []
+    for path, texts_shown in pages.items():
+        page = visit.open(path, wait_for="Qwen3-8B", charts=2)
+        page.mouse.wheel(0, 20_000)
+        page.wait_for_timeout(1000)
+        missing += [f"{path}: {text!r}" for text in texts_shown if not shown(page, text)]
+        assert page.locator(f'img[src*="{EXTERNAL[7:]}"], img[src$="p.png"], img[src$="x.png"]').count() == 0
+        content = page.evaluate("document.querySelector('[data-testid=stApp]').textContent")
+        assert not set(content) & set(BIDI), f"{path}: bidi controls reached the page"
+        # ":smile:" and ":material/home:" in names stay text, not an emoji or an icon
+        assert "\U0001f604" not in content, f"{path}: an emoji shortcode from a name was rendered"
+        assert page.locator('[data-testid="stIconMaterial"]', has_text=re.compile(r"^home$")).count() == 0
+        assert visit.outside == [], f"{path} asked other hosts for {visit.outside}"
+    visit.close()
+    assert not missing, "not shown literally:\n" + "\n".join(missing)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1440, 390])
+def test_long_and_bidi_names_keep_the_page_narrow(chromium: Any, hostile: tuple[str, HostileRoot], width: int) -> None:
+    url, root = hostile
+    visit = Visit(chromium, url, width=width)
+    too_wide = []
+    for path in ("/?track=*&live=0", f"/{page_slug(root.long)}?live=0", f"/{page_slug(root.rlo)}?live=0"):
+        page = visit.open(path, wait_for="Qwen3-8B", charts=2)
+        measured = page.evaluate(
+            """() => {
+              const width = (testid) => {
+                const element = document.querySelector(`[data-testid=${testid}]`);
+                return element ? [element.scrollWidth, element.clientWidth] : null;
+              };
+              const sidebar = document.querySelector('[data-testid=stSidebar]');
+              const open = sidebar && sidebar.getAttribute('data-collapsed') === 'false';
+              return {document: [document.documentElement.scrollWidth, window.innerWidth], main: width('stMain'),
+                      sidebar: open ? width('stSidebarContent') : null};
+            }"""
+        )
+        for where, sizes in measured.items():
+            if sizes is not None and sizes[0] > sizes[1] + 1:
+                too_wide.append(f"{path} at {width} px: {where} is {sizes[0]} px wide in {sizes[1]} px")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"hostile-{path.strip('/').split('?')[0] or 'overview'}-{width}.png"))
+    visit.close()
+    assert not too_wide, "\n".join(too_wide)
