@@ -18,6 +18,7 @@ Which test covers which case:
 7. The app asks no other host for anything (favicon included): ``test_the_app_fetches_nothing_from_other_hosts``
    in tests/test_browser.py (demo root), and the same check on every page of the browser tests here.
 12. Odd names: ``test_display_text_neutralises_bidi_controls_and_cuts``,
+   ``test_labels_cut_alike_stay_apart_in_the_settings_diff``,
    ``test_unknown_metrics_in_the_link_are_named`` (AppTest); in the browser,
    ``test_long_and_bidi_names_keep_the_page_narrow`` (no horizontal scrolling at 1440 and 390 px) and
    ``test_log_text_is_shown_literally_and_fetches_nothing`` (no bidi control reaches the page).
@@ -531,3 +532,25 @@ def test_long_and_bidi_names_keep_the_page_narrow(chromium: Any, hostile: tuple[
         page.screenshot(path=str(ARTIFACTS / f"hostile-{path.strip('/').split('?')[0] or 'overview'}-{width}.png"))
     visit.close()
     assert not too_wide, "\n".join(too_wide)
+
+
+def test_labels_cut_alike_stay_apart_in_the_settings_diff(tmp_path: Path) -> None:
+    root = write_demo_root(tmp_path / "logs")
+    same = "E" + "x" * 100  # two labels that agree far beyond NAME_LIMIT
+    toml = root / "rlmon.toml"
+    text = toml.read_text(encoding="utf-8")
+    for experiment, end in (("4b/e1_grpo_4b", "1"), ("4b/e2_dapo_4b", "2")):
+        table = f'[experiments."{experiment}"]\n'
+        text = text.replace(table, f'{table}label = "{same}{end}"\n')
+    toml.write_text(text, encoding="utf-8")
+    settings = load_settings([], {})
+    refs = [ref for ref in discover_experiments([root]).experiments if ref.id in ("4b/e1_grpo_4b", "4b/e2_dapo_4b")]
+    views = [
+        panels.view_of(ref, load_experiment(ref, LogCache(None), now=time.time(), settings=settings)) for ref in refs
+    ]
+    cut = same[: panels.NAME_LIMIT - 1] + "…"
+    assert [view.label for view in views] == [cut, cut]
+    assert [view.full_label for view in views] == [same + "1", same + "2"]
+    table = panels.settings_diff_frame(views, "en")
+    assert table is not None
+    assert table.columns[-2:] == [cut, f"{cut} (2)"]
