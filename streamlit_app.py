@@ -51,15 +51,18 @@ def _close_stale_page_not_found() -> None:
         st.html(_CLOSE_PAGE_NOT_FOUND, unsafe_allow_javascript=True)
 
 
-st.set_page_config(page_title="rlmon", page_icon=":material/monitoring:", layout="wide")
+HERE = Path(__file__).resolve().parent
+# A file shipped with rlmon, served by this server: a ":material/...:" icon as page_icon makes every browser fetch
+# the favicon from Google's font host (and the app's page icons would become the favicon without one).
+ICON = HERE / "rlmon" / "icon.png"
+st.set_page_config(page_title="rlmon", page_icon=str(ICON), layout="wide")
 _close_stale_page_not_found()
 
 # Imported after the lines above on purpose: they must reach the browser before these (slow) imports run.
 from rlmon import experiment as experiment_tracks  # noqa: E402
-from rlmon import i18n, ui  # noqa: E402
+from rlmon import i18n, panels, ui  # noqa: E402
 from rlmon.errors import RlmonError  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
 ALL_TRACKS = "*"
 # A page's url_path must differ from the stem of its file in pages/: before the first st.navigation call of a
 # process (and in every AppTest run) Streamlit still resolves pages/*.py by file stem and would run the page
@@ -100,7 +103,10 @@ def main() -> None:
     loaded = ui.load_catalog(roots)
     views_loaded = ui.load_views(loaded.catalog, settings)
     views = views_loaded.views
-    visible = [view for view in views if not view.experiment.hidden]
+    # Hidden (rlmon.toml) means not listed; a link to one says so (the pages check hidden_ids first).
+    hidden_ids = tuple(ref.id for ref in loaded.catalog.experiments if ref.overrides.hidden)
+    unreadable = tuple(item for item in views_loaded.errors if item.id not in hidden_ids)
+    visible = [view for view in views if view.id not in hidden_ids]
     ids = [view.id for view in visible]
 
     tracks = list(dict.fromkeys(view.experiment.track for view in visible))
@@ -114,7 +120,9 @@ def main() -> None:
     seen_before = st.session_state.get("_rlmon_url_seen", {}).get("exp")
     ui.read_url([exp_field])
     if raw_ids and raw_ids != seen_before:
-        st.session_state["_rlmon_unknown_ids"] = [value for value in raw_ids if value not in ids]
+        known = {*hidden_ids, *(item.id for item in unreadable)}
+        st.session_state["_rlmon_unknown_ids"] = [value for value in raw_ids if value not in ids and value not in known]
+        st.session_state["_rlmon_hidden_ids"] = [value for value in raw_ids if value in hidden_ids]
         chosen = [view for view in visible if view.id in st.session_state.get("app_experiments", [])]
         chosen_tracks = {view.experiment.track for view in chosen}
         if chosen:
@@ -127,9 +135,13 @@ def main() -> None:
     def in_track(track: str) -> list[str]:
         return [view.id for view in visible if track == ALL_TRACKS or view.experiment.track == track]
 
+    def forget_link_notes() -> None:
+        st.session_state["_rlmon_unknown_ids"] = []
+        st.session_state["_rlmon_hidden_ids"] = []
+
     def on_track_change() -> None:
         st.session_state["app_experiments"] = in_track(st.session_state["app_track"])
-        st.session_state["_rlmon_unknown_ids"] = []
+        forget_link_notes()
 
     def keep_language() -> None:
         # A click on the chosen segment clears a segmented control; the language stays what it was.
@@ -137,9 +149,10 @@ def main() -> None:
             st.session_state["app_lang"] = lang
 
     def on_experiments_change() -> None:
-        st.session_state["_rlmon_unknown_ids"] = []
+        forget_link_notes()
 
-    # Navigation: the overview, one page per experiment grouped by track, and a hidden page for ?id= links.
+    # Navigation: the overview, one page per experiment grouped by track, and pages left out of the menu: one
+    # for ?id= links, and one per hidden or unreadable experiment (a link to one says what became of it).
     overview = st.Page(
         str(HERE / "pages" / "overview.py"),
         title=i18n.t("nav_overview", lang),
@@ -148,18 +161,19 @@ def main() -> None:
         default=True,
     )
     sections: dict[str, list[st.Page]] = {"": [overview]}
-    slugs = ui.page_slugs(view.id for view in visible)
+    slugs = ui.page_slugs([*(view.id for view in visible), *(item.id for item in unreadable), *hidden_ids])
     pages: dict[str, st.Page] = {}
     for view in visible:
         slug = slugs[view.id]
+        # The menu renders titles and section names as markdown: names from folders and logs are escaped.
         page = st.Page(
             str(HERE / "pages" / "experiment.py"),
-            title=view.label,
+            title=ui.escape_markdown(view.label),
             icon=ui.STATUS_ICONS.get(view.status),
             url_path=slug,
         )
         pages[view.id] = page
-        sections.setdefault(view.experiment.track, []).append(page)
+        sections.setdefault(ui.escape_markdown(view.experiment.track, limit=panels.NAME_LIMIT), []).append(page)
     generic = st.Page(
         str(HERE / "pages" / "experiment.py"),
         title=i18n.t("nav_experiment", lang),
@@ -167,6 +181,15 @@ def main() -> None:
         visibility="hidden",
     )
     sections[""].append(generic)
+    for unlisted in [*(item.id for item in unreadable), *hidden_ids]:
+        sections[""].append(
+            st.Page(
+                str(HERE / "pages" / "experiment.py"),
+                title=i18n.t("nav_experiment", lang),
+                url_path=slugs[unlisted],
+                visibility="hidden",
+            )
+        )
     # A page asked to open an experiment (a click in the overview's table): switch before any widget of
     # this run exists, so the sidebar keeps its state.
     goto = st.session_state.pop(ui.GOTO_KEY, None)
@@ -190,7 +213,7 @@ def main() -> None:
         if st.session_state.get("app_track") not in (ALL_TRACKS, own_track):
             st.session_state["app_track"] = own_track
             st.session_state["app_experiments"] = in_track(own_track)
-            st.session_state["_rlmon_unknown_ids"] = []
+            forget_link_notes()
         elif "app_experiments" in st.session_state and current_experiment not in st.session_state["app_experiments"]:
             st.session_state["app_experiments"] = [*st.session_state["app_experiments"], current_experiment]
 
@@ -200,7 +223,11 @@ def main() -> None:
             i18n.t("sidebar_track", lang),
             track_choices,
             key="app_track",
-            format_func=lambda value: i18n.t("sidebar_all_tracks", lang) if value == ALL_TRACKS else value,
+            format_func=lambda value: (
+                i18n.t("sidebar_all_tracks", lang)
+                if value == ALL_TRACKS
+                else panels.display_text(value, limit=panels.NAME_LIMIT)
+            ),
             on_change=on_track_change,
             persist_state="session",
         )
@@ -268,9 +295,9 @@ def main() -> None:
         if demo:
             st.caption(i18n.t("sidebar_demo", lang))
         else:
-            root_list = "<br>".join(html.escape(str(root)) for root in roots)
-            st.html(f'<div style="font-size:0.8rem;color:#6b7280">{html.escape(i18n.t("sidebar_roots", lang))}:'
-                    f"<br><code>{root_list}</code></div>")  # fmt: skip
+            root_list = "<br>".join(html.escape(panels.display_text(str(root))) for root in roots)
+            st.html(f'<div style="font-size:0.8rem;color:#6b7280;overflow-wrap:anywhere">'
+                    f'{html.escape(i18n.t("sidebar_roots", lang))}:<br><code>{root_list}</code></div>')  # fmt: skip
 
     ui.set_app_state(
         ui.AppState(
@@ -283,8 +310,10 @@ def main() -> None:
             slugs=slugs,
             pages=pages,
             root_errors=loaded.root_errors,
-            view_errors=views_loaded.errors,
+            view_errors=unreadable,
             unknown_ids=tuple(st.session_state.get("_rlmon_unknown_ids", [])),
+            hidden_ids=hidden_ids,
+            hidden_requested=tuple(st.session_state.get("_rlmon_hidden_ids", [])),
             live=bool(live),
             refresh_s=int(refresh_s),
             current_experiment=current_experiment,

@@ -29,11 +29,15 @@ settings = app.settings
 def title_block(view: ui.ExperimentView) -> None:
     experiment = view.experiment
     chip = ui.color_dot(view.color).replace("0.75em", "1.1em")
+    # Wrapped anywhere (a name without spaces must not widen the page), cut when very long: the whole label is
+    # the title's tooltip.
+    title = panels.display_text(view.full_label, limit=2 * panels.NAME_LIMIT)
     st.html(
-        f'<div style="display:flex;align-items:center;gap:0.6rem;margin:0.2rem 0 0.1rem 0">{chip}'
-        f'<span style="font-size:2rem;font-weight:700;line-height:1.2">{html.escape(view.label)}</span>'
-        f'<span style="color:#6b7280;font-size:1.05rem">{html.escape(experiment.algorithm.name)} · '
-        f"{html.escape(experiment.track)}</span></div>"
+        f'<div style="display:flex;flex-wrap:wrap;align-items:center;gap:0.6rem;margin:0.2rem 0 0.1rem 0">{chip}'
+        f'<span style="font-size:2rem;font-weight:700;line-height:1.2;min-width:0;overflow-wrap:anywhere;'
+        f'unicode-bidi:isolate" title="{html.escape(view.full_label)}">{html.escape(title)}</span>'
+        f'<span style="color:#6b7280;font-size:1.05rem;min-width:0;overflow-wrap:anywhere">'
+        f"{html.escape(experiment.algorithm.name)} · {html.escape(panels.display_text(experiment.track))}</span></div>"
     )
     status = i18n.t("status_" + view.status, lang)
     st.badge(
@@ -79,7 +83,11 @@ def title_block(view: ui.ExperimentView) -> None:
             icon=":material/error:",
         )
         frames = tuple(getattr(experiment, "failure_frames", ()) or ())
-        st.code("\n".join([*frames, experiment.failure]), language=None, wrap_lines=True)
+        st.code(
+            "\n".join(panels.display_text(line) for line in [*frames, experiment.failure]),
+            language=None,
+            wrap_lines=True,
+        )
     if experiment.missing_steps:
         shown = ", ".join(str(step) for step in experiment.missing_steps[:20])
         more = " …" if len(experiment.missing_steps) > 20 else ""
@@ -121,9 +129,11 @@ def settings_block(view: ui.ExperimentView) -> None:
                     pl.DataFrame(
                         {
                             i18n.t("col_setting", lang): [
-                                i18n.setting_label(item.key, item.label, lang) for item in rows
+                                panels.display_text(i18n.setting_label(item.key, item.label, lang)) for item in rows
                             ],
-                            i18n.t("col_value", lang): [i18n.setting_display(item, lang) for item in rows],
+                            i18n.t("col_value", lang): [
+                                panels.display_text(i18n.setting_display(item, lang)) for item in rows
+                            ],
                         }
                     ),
                     hide_index=True,
@@ -145,11 +155,11 @@ def sources_block(view: ui.ExperimentView) -> None:
         role_key = "role_" + source.role
         rows.append(
             {
-                "file": source.name,
+                "file": panels.display_text(source.name),
                 "size": i18n.format_size(source.size, lang),
                 "range": span,
                 "role": i18n.t(role_key, lang) if role_key in i18n.MESSAGES else source.role,
-                "note": source.note,
+                "note": panels.display_text(source.note),
             }
         )
     st.dataframe(
@@ -192,7 +202,8 @@ def validation_block(view: ui.ExperimentView, x: str) -> None:
         return
     ui.chart_grid([item.chart for item in found if item.chart is not None], key="experiment_validation", lang=lang)
     for index, item in enumerate(found):
-        with st.expander(i18n.t("exp_validation_table", lang, source=item.source)):
+        source = ui.escape_markdown(item.source, limit=panels.NAME_LIMIT)
+        with st.expander(i18n.t("exp_validation_table", lang, source=source)):
             st.dataframe(item.table, hide_index=True, width="stretch", key=f"experiment_validation_{index}")
 
 
@@ -216,7 +227,11 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
         i18n.t("exp_explorer_family", lang),
         [all_label, *families],
         key="experiment_family",
-        format_func=lambda value: i18n.t("exp_explorer_all", lang) if value == all_label else value,
+        format_func=lambda value: (
+            i18n.t("exp_explorer_all", lang)
+            if value == all_label
+            else panels.display_text(value, limit=panels.NAME_LIMIT)
+        ),
         persist_state="session",
         disabled=bool(text),
     )
@@ -232,7 +247,7 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
             note += " · " + i18n.t("exp_explorer_literal", lang)
     st.caption(note)
     for index, (name, plans) in enumerate(found.groups.items()):
-        st.markdown(f"**{ui.escape_markdown(name)}**")
+        st.markdown(f"**{ui.escape_markdown(name, limit=panels.NAME_LIMIT)}**")
         ui.chart_grid(plans, key=f"experiment_explorer_{index}", lang=lang, wide=4)
     if found.limited:
         st.caption(i18n.t("exp_explorer_more", lang, shown=panels.EXPLORER_LIMIT))
@@ -253,7 +268,8 @@ def body() -> None:
     view = next((item for item in all_views if item.id == experiment_id), None)
     if view is None:
         st.warning(
-            i18n.t("unknown_experiment", lang, id=ui.escape_markdown(str(experiment_id))), icon=":material/link_off:"
+            i18n.t("unknown_experiment", lang, id=ui.escape_markdown(str(experiment_id), limit=panels.NAME_LIMIT)),
+            icon=":material/link_off:",
         )
         return
     peers = [
@@ -272,16 +288,27 @@ def body() -> None:
     ui.guarded(lambda: explorer(view, smoothing, x), lang=lang)
     if view.experiment.problems:
         with st.expander(i18n.t("log_notes", lang, count=len(view.experiment.problems)), icon=":material/info:"):
-            st.text("\n".join(view.experiment.problems))
+            st.text("\n".join(panels.display_text(problem) for problem in view.experiment.problems))
 
 
 def page() -> None:
     if not app.current_experiment:
         st.info(i18n.t("no_experiment_given", lang), icon=":material/info:")
         return
+    if app.current_experiment in app.hidden_ids:
+        st.info(app.hidden_notice(app.current_experiment, lang), icon=":material/visibility_off:")
+        return
+    unreadable = app.unreadable(app.current_experiment)
+    if unreadable is not None:
+        st.error(
+            i18n.t("exp_unreadable", lang, path=ui.escape_markdown(unreadable.path),
+                   reason=ui.escape_markdown(unreadable.reason)),
+            icon=":material/error:",
+        )  # fmt: skip
+        return
     if app.view(app.current_experiment) is None:
         st.warning(
-            i18n.t("unknown_experiment", lang, id=ui.escape_markdown(app.current_experiment)),
+            i18n.t("unknown_experiment", lang, id=ui.escape_markdown(app.current_experiment, limit=panels.NAME_LIMIT)),
             icon=":material/link_off:",
         )
         return

@@ -21,7 +21,7 @@ settings = app.settings
 def header(views: Sequence[ui.ExperimentView]) -> None:
     tracks = list(dict.fromkeys(view.experiment.track for view in views))
     left, right = st.columns([4, 1], vertical_alignment="center")
-    left.markdown(f"## {ui.escape_markdown(' · '.join(tracks))}")
+    left.markdown("## " + " · ".join(ui.escape_markdown(track, limit=panels.NAME_LIMIT) for track in tracks))
     if app.live:
         right.badge(i18n.t("live_badge", lang, seconds=app.refresh_s), icon=":material/sync:", color="green")
     else:
@@ -69,6 +69,12 @@ def metric_controls(views: Sequence[ui.ExperimentView]) -> tuple[list[str], Smoo
     options = panels.metric_options(views)
     st.session_state.setdefault("overview_metrics", panels.default_metrics(options))
     st.session_state["overview_metrics"] = [key for key in st.session_state["overview_metrics"] if key in options]
+    known = set(options)
+    unknown = [key for key in st.session_state.get(LINKED_METRICS, []) if key not in known]
+    if unknown:
+        shown = [ui.escape_markdown(key, limit=panels.NAME_LIMIT) for key in unknown[:20]]
+        more = " …" if len(unknown) > 20 else ""
+        st.warning(i18n.t("unknown_metrics", lang, metrics=", ".join(shown) + more), icon=":material/link_off:")
     pick, search = st.columns([3, 1], vertical_alignment="bottom")
     pattern = search.text_input(
         i18n.t("control_filter", lang),
@@ -90,9 +96,10 @@ def metric_controls(views: Sequence[ui.ExperimentView]) -> tuple[list[str], Smoo
         i18n.t("control_metrics", lang),
         shown,
         key="overview_metrics",
-        format_func=lambda key: i18n.metric_title(key, lang) if key != i18n.metric_title(key, lang) else key,
+        format_func=lambda key: panels.metric_name(key, lang),
         help=i18n.t("control_metrics_help", lang),
         persist_state="session",
+        on_change=lambda: st.session_state.pop(LINKED_METRICS, None),
     )
     smoothing, x, log_scale = ui.view_controls("overview", settings, lang, with_log=True)
     return list(metrics), smoothing, x, log_scale
@@ -136,14 +143,16 @@ def downloads(views: Sequence[ui.ExperimentView], metrics: Sequence[str], smooth
 
 def notes(views: Sequence[ui.ExperimentView]) -> None:
     lines = [*app.catalog.problems]
-    lines += [f"{experiment}: {reason}" for experiment, reason in app.view_errors]
+    lines += [f"{item.path}: {item.reason}" for item in app.view_errors]
     for view in views:
         lines += [f"{view.label}: {problem}" for problem in view.experiment.problems]
     if lines:
         with st.expander(i18n.t("log_notes", lang, count=len(lines)), icon=":material/info:"):
-            st.text("\n".join(lines))
+            st.text("\n".join(panels.display_text(line) for line in lines))
 
 
+LINKED_METRICS = "_overview_linked_metrics"
+"""Session key: the metric names the last link asked for (``?m=``), until the visitor picks metrics."""
 FIELDS = [
     ui.list_field("overview_metrics", "m", lambda value: bool(value) and len(value) < 300),
     ui.UrlField(
@@ -194,14 +203,29 @@ def page() -> None:
         )  # fmt: skip
     if app.unknown_ids:
         st.warning(
-            i18n.t("unknown_experiments", lang, ids=", ".join(ui.escape_markdown(value) for value in app.unknown_ids)),
+            i18n.t(
+                "unknown_experiments",
+                lang,
+                ids=", ".join(ui.escape_markdown(value, limit=panels.NAME_LIMIT) for value in app.unknown_ids),
+            ),
             icon=":material/link_off:",
+        )
+    for experiment_id in app.hidden_requested:
+        st.info(app.hidden_notice(experiment_id, lang), icon=":material/visibility_off:")
+    for item in app.view_errors:
+        st.warning(
+            i18n.t("exp_unreadable", lang, path=ui.escape_markdown(item.path), reason=ui.escape_markdown(item.reason)),
+            icon=":material/error:",
         )
     if not app.views:
         if not app.root_errors:
             roots = ", ".join(ui.escape_markdown(str(root)) for root in app.roots) or "—"
             st.info(i18n.t("empty_root", lang, roots=roots), icon=":material/folder_open:")
         return
+    linked = st.query_params.get_all("m")
+    if linked and linked != st.session_state.get("_rlmon_url_seen", {}).get("m"):
+        # A link's metrics: those the experiments do not log are named above the charts (read_url drops them).
+        st.session_state[LINKED_METRICS] = linked
     ui.read_url(FIELDS)
     ui.live_fragment(body, app, key="overview_live")
 

@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote
 import polars as pl
 
 from rlmon.cache import LogCache, merge_steps
-from rlmon.errors import CatalogError, LogReadError, UnknownExperimentError
+from rlmon.errors import CatalogError, LogReadError, RlmonError, UnknownExperimentError
 from rlmon.experiment import (
     ConfigSource,
     Experiment,
@@ -641,7 +641,22 @@ def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings
         A file that vanished or cannot be read, or that has no RL content, is listed in ``sources`` with
         role ``unreadable`` / ``not RL`` and a message in ``problems``; the other files still count.
         When two files hold the same training step, the later file's values win and a problem says so.
+
+    Raises
+    ------
+    LogReadError
+        Anything unexpected went wrong reading or summarising it (a bug, memory, a polars error): the error
+        names the experiment's folder and the kind of failure; the original is chained (``__cause__``).
     """
+    try:
+        return _read_experiment(ref, cache, now=now, settings=settings)
+    except RlmonError:
+        raise
+    except Exception as error:
+        raise LogReadError(f"cannot be read ({type(error).__name__})", path=ref.path) from error
+
+
+def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings: Settings) -> Experiment:
     problems: list[str] = []
     sources: list[SourceFile] = []
     metas: list[RunMeta] = []

@@ -605,6 +605,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fmt_duration_s": {"en": "{s}s", "zh": "{s}秒"},
     "fmt_duration_d": {"en": "{d}d{h}h", "zh": "{d}天{h}小时"},
     "fmt_unknown": {"en": "–", "zh": "–"},
+    # --- branch app10: unreadable experiments, hidden experiments, unknown metrics in a link ---
+    "exp_unreadable": {
+        "en": "{path} could not be read ({reason}), so this experiment is left out; the other experiments are "
+        "shown. The server log has the details.",
+        "zh": "无法读取 {path}（{reason}），此实验未显示；其他实验照常显示。详情见服务器日志。",
+    },
+    "hidden_experiment": {
+        "en": "{id} is hidden: rlmon.toml marks it `hidden = true`, so it is not listed. To list it again, set "
+        "`hidden = false` in its table {table} in {toml}.",
+        "zh": "{id} 已隐藏：rlmon.toml 将其设为 `hidden = true`，因此不在列表中。如需重新列出，请在 {toml} 中"
+        "它的 {table} 表里设置 `hidden = false`。",
+    },
+    "unknown_metrics": {
+        "en": "The link asks for metrics that the selected experiments do not log; they are not drawn: {metrics}",
+        "zh": "链接中的以下指标在所选实验中没有记录，未绘制：{metrics}",
+    },
 }
 """Message key -> language -> template."""
 

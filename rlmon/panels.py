@@ -8,6 +8,10 @@ Pure (no streamlit): the pages pick widgets, call one or two functions here and 
 * Experiment page: :func:`detail_charts`, :func:`validation_panels`, :func:`explorer`.
 * Both: :class:`ExperimentView` (:func:`view_of`), an experiment with the columns the charts draw.
 
+Names come from folders, ``rlmon.toml`` and log text, so every name shown passes :func:`display_text`: bidi
+control characters are taken out (they would reverse the text around them) and a name longer than
+:data:`NAME_LIMIT` is cut (the experiment page shows an experiment's whole label, wrapped).
+
 A chart comes as a :class:`ChartPlan`: its memo key (everything the chart is drawn from, so every visitor
 asking for the same chart shares one build) and a builder returning the Vega-Lite spec
 (:mod:`rlmon.charts`). Metric names are the current verl names; each experiment's column is found through
@@ -48,12 +52,14 @@ __all__ = [
     "default_metrics",
     "detail_charts",
     "display_labels",
+    "display_text",
     "experiments_frame",
     "explorer",
     "is_validation_key",
     "line_points",
     "long_frame",
     "match_keys",
+    "metric_name",
     "metric_options",
     "progress_line",
     "settings_diff_frame",
@@ -100,6 +106,30 @@ PHASES = (
 _VALIDATION = re.compile(r"^(val_score/|val-core/|val-aux/|val/|test_score/)")
 _SERIES_GREY = "#9ca3af"
 STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
+NAME_LIMIT = 80
+"""Characters of a name (label, track, metric key, data source) shown where space is short: menus, chips,
+legends, chart titles. Longer names are cut with an ellipsis."""
+_BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_DISPLAY = {
+    **dict.fromkeys(map(ord, _BIDI_CONTROLS)),
+    **{code: " " for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if code != 0x0A},
+}
+
+
+def display_text(text: str, *, limit: int | None = None) -> str:
+    """``text`` as rlmon shows names from folders and logs: without bidi control characters (U+202A-U+202E,
+    U+2066-U+2069, U+200E/U+200F, U+061C: each reorders the text around it), other control characters but
+    the line break as spaces, and cut to ``limit`` characters with an ellipsis.
+
+    >>> display_text("e4_\u202egnp.exe")
+    'e4_gnp.exe'
+    >>> display_text("E3_" + "long" * 750, limit=12)
+    'E3_longlong…'
+    """
+    shown = str(text).translate(_DISPLAY)
+    if limit is not None and len(shown) > limit:
+        return shown[: limit - 1] + "…"
+    return shown
 
 
 @dataclass(frozen=True)
@@ -121,7 +151,14 @@ class ExperimentView:
 
     @property
     def label(self) -> str:
-        return self.experiment.label
+        """The label as menus, chips, legends and tables show it (:func:`display_text`, cut at
+        :data:`NAME_LIMIT`)."""
+        return display_text(self.experiment.label, limit=NAME_LIMIT)
+
+    @property
+    def full_label(self) -> str:
+        """The whole label, bidi controls taken out (for the experiment page's title and tooltips)."""
+        return display_text(self.experiment.label)
 
     @property
     def color(self) -> str:
@@ -215,7 +252,12 @@ def display_labels(views: Sequence[ExperimentView]) -> dict[str, str]:
     if len(set(tracks)) <= 1:
         return {view.id: view.label for view in views}
     short = short_track_names(tracks)
-    return {view.id: f"{view.label} · {short[view.experiment.track]}" for view in views}
+    return {view.id: f"{view.label} · {display_text(short[view.experiment.track], limit=NAME_LIMIT)}" for view in views}
+
+
+def metric_name(key: str, lang: str) -> str:
+    """A metric's title (:func:`rlmon.i18n.metric_title`) as a chart or a menu shows it (:func:`display_text`)."""
+    return display_text(i18n.metric_title(key, lang), limit=NAME_LIMIT)
 
 
 def axis_title(key: str, lang: str) -> str:
@@ -459,7 +501,7 @@ def _validation_builder(
     def build() -> dict[str, Any]:
         long = long_frame(views, key)
         return charts.validation_chart_spec(
-            long, title=i18n.metric_title(key, lang), y_title=axis_title(key, lang), x=x,  # type: ignore[arg-type]
+            long, title=metric_name(key, lang), y_title=axis_title(key, lang), x=x,  # type: ignore[arg-type]
             x_title=i18n.t("x_" + x, lang), log_scale=log_scale, percent=_is_fraction(long), max_points=points,
             **common,
         )  # fmt: skip
@@ -487,7 +529,7 @@ def _line_builder(
         markers = signal_markers(signals, key, views, lang)
         return charts.metric_chart_spec(
             long_frame(views, key),
-            title=title or i18n.metric_title(key, lang),
+            title=title or metric_name(key, lang),
             y_title=axis_title(key, lang),
             smoothing=smoothing,
             x=x,  # type: ignore[arg-type]
@@ -563,7 +605,7 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
     groups: dict[tuple[str, str, str], list[ExperimentView]] = {}
     parts: list[str] = []
     for view in views:
-        track = short.get(view.experiment.track, "")
+        track = display_text(short.get(view.experiment.track, ""), limit=NAME_LIMIT)
         code = f"{view.code} · {track}" if track else view.code
         if view.status in ("running", "stalled"):
             elapsed = i18n.format_duration(view.experiment.elapsed_h, lang)
@@ -624,7 +666,7 @@ def experiments_frame(
         )
         row: dict[str, Any] = {"experiment": view.label}
         if several:
-            row["track"] = short[experiment.track]
+            row["track"] = display_text(short[experiment.track], limit=NAME_LIMIT)
         row |= {
             "status": f"{STATUS_GLYPHS.get(view.status, '')} {i18n.t('status_' + view.status, lang)} "
             f"{experiment.progress_text}",
@@ -686,7 +728,7 @@ def signals_frame(
                 else severity,
                 "kind": kinds.get(kind, {}).get(lang, kind),
                 "step": where,
-                "message": signal_text(signal, lang),
+                "message": display_text(signal_text(signal, lang)),
                 "chart": signal_link(slugs.get(experiment, ""), signal),
             }
         )
@@ -707,7 +749,11 @@ def settings_diff_frame(views: Sequence[ExperimentView], lang: str) -> pl.DataFr
         i18n.t("col_setting", lang): [i18n.setting_label(diff.key, diff.label, lang) for diff in diffs],
     }
     for view in views:
-        columns[labels[view.id]] = [i18n.setting_display(view.experiment.setting(diff.key), lang) for diff in diffs]
+        # labels cut at NAME_LIMIT may meet: a column name must be unique
+        name, count = labels[view.id], 2
+        while name in columns:
+            name, count = f"{labels[view.id]} ({count})", count + 1
+        columns[name] = [display_text(i18n.setting_display(view.experiment.setting(diff.key), lang)) for diff in diffs]
     return pl.DataFrame(columns, schema={name: pl.String for name in columns})
 
 
@@ -852,7 +898,7 @@ def detail_charts(
     drawn = [detail for detail in details if detail is not None]
     if focus is not None and has(focus.key):
         drawn = [detail for detail in drawn if detail.key is None or alias_of(detail.key) != alias_of(focus.key)]
-        title = i18n.t("chart_focus", lang, metric=i18n.metric_title(focus.key, lang))
+        title = i18n.t("chart_focus", lang, metric=metric_name(focus.key, lang))
         drawn.insert(0, single(focus.key, title, focus_step=focus.step))
     identity = (view.id, view.serial, smoothing, x, lang, max_points, signal_marks)
     return [
@@ -924,8 +970,9 @@ def validation_panels(view: ExperimentView, *, x: str, lang: str) -> list[Valida
             def build(score: str = score, source: str = source) -> dict[str, Any]:
                 long = long_frame([view], score)
                 return charts.validation_chart_spec(
-                    long, title=i18n.t("chart_validation", lang, source=source), y_title=axis_title(score, lang),
-                    colors={view.id: view.color}, labels={view.id: view.label}, x=x,  # type: ignore[arg-type]
+                    long, title=i18n.t("chart_validation", lang, source=display_text(source, limit=NAME_LIMIT)),
+                    y_title=axis_title(score, lang), colors={view.id: view.color}, labels={view.id: view.label},
+                    x=x,  # type: ignore[arg-type]
                     x_title=i18n.t("x_" + x, lang), percent=_is_fraction(long), empty_text=i18n.t("no_data", lang),
                     experiment_title=i18n.t("col_experiment", lang), height=DETAIL_HEIGHT, arrow=True,
                 )  # fmt: skip
@@ -971,8 +1018,8 @@ def explorer(
 
         def build(key: str = key) -> dict[str, Any]:
             return charts.metric_chart_spec(
-                long_frame([view], key), title=key, y_title="", colors={view.id: view.color},
-                labels={view.id: view.label}, smoothing=smoothing, x=x,  # type: ignore[arg-type]
+                long_frame([view], key), title=display_text(key, limit=NAME_LIMIT), y_title="",
+                colors={view.id: view.color}, labels={view.id: view.label}, smoothing=smoothing, x=x,  # type: ignore[arg-type]
                 x_title=i18n.t("x_" + x, lang), raw_suffix=i18n.t("raw_suffix", lang),
                 empty_text=i18n.t("no_data", lang), experiment_title=i18n.t("col_experiment", lang),
                 max_points=points, height=EXPLORER_HEIGHT, arrow=True,

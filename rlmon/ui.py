@@ -5,8 +5,8 @@ Sharing. Everything expensive is held once per server and shared by every visito
 * :func:`log_cache` - one :class:`~rlmon.cache.LogCache` (thread-safe; re-reads only appended bytes);
 * :func:`load_catalog` - discovery of the log roots, kept a few seconds so new experiments and files appear
   without a restart;
-* :func:`load_views` - each experiment read and summarised once per file identity (path, size, mtime) and
-  kept until its files change; frames are never used as cache keys.
+* :func:`load_views` - each experiment read and summarised once per file identity (path, size, mtime, inode,
+  change time) and kept until its files change; frames are never used as cache keys.
 
 URL state. The view (page, experiments, metrics, smoothing, x axis, language) lives in the query string, with
 short, language-independent values (:class:`UrlField`). Values coming from the URL are only ever matched
@@ -43,6 +43,7 @@ from rlmon.cache import LogCache
 from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_experiments, load_experiment
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.metrics import VALIDATION_PREFIX
+from rlmon.rlmon_toml import CONFIG_NAME
 from rlmon.schema import EXPERIMENT, STEP
 from rlmon.settings import Settings, load_settings
 
@@ -58,6 +59,7 @@ __all__ = [
     "Insights",
     "LoadedCatalog",
     "LoadedViews",
+    "Unreadable",
     "UrlField",
     "app_settings",
     "app_state",
@@ -275,23 +277,60 @@ def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: fl
     return panels.view_of(ref, experiment, serial=next(_SERIALS))
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """An experiment that could not be read at all: the others are shown, its page says why."""
+
+    id: str
+    path: str
+    """The experiment's folder."""
+    reason: str
+    """What went wrong: an :class:`RlmonError`'s own words, else only the kind of failure (the traceback goes
+    to the server log)."""
+
+
+def _unreadable(ref: ExperimentRef, error: Exception) -> Unreadable:
+    if isinstance(error, RlmonError):
+        reason = error.reason if error.path == str(ref.path) else error.describe()
+    else:
+        reason = type(error).__name__
+    if not isinstance(error, RlmonError) or error.__cause__ is not None:
+        _LOG.error("experiment %s (%s) cannot be read", ref.id, ref.path, exc_info=error)
+    return Unreadable(id=ref.id, path=str(ref.path), reason=reason)
+
+
+def _file_identity(path: Path) -> tuple[Any, ...]:
+    """What tells one version of a log file from another: a file renamed over it (another inode) or rewritten
+    in place (another change time) differs even when its size and mtime were kept."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (str(path), None)
+    return (str(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns)
+
+
 class _ViewMemo:
-    """Experiment id -> (identity, minute, view): rebuilt only when a file of the experiment changes, or - for
-    a run whose status depends on the clock (running, stalled, not started) - each minute, so a quiet run can
-    turn 'stalled'. A finished or crashed run stays as it is. Holds one view per experiment, not per version."""
+    """Experiment id -> (identity, minute, view): rebuilt only when a file of the experiment changes (its
+    :func:`_file_identity`), or - for a run whose status depends on the clock (running, stalled, not started) -
+    each minute, so a quiet run can turn 'stalled'. A finished or crashed run stays as it is. Holds one view
+    per experiment, not per version.
+
+    An experiment that cannot be read is kept as :class:`Unreadable` until its files change, not read again
+    on every run.
+    """
 
     _CLOCK_STATUSES = frozenset({"running", "stalled", "not started"})
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._views: dict[tuple[str, str], tuple[tuple[Any, ...], int, ExperimentView]] = {}
+        self._views: dict[tuple[str, str], tuple[tuple[Any, ...], int, ExperimentView | Unreadable]] = {}
         self._recolored: dict[str, tuple[tuple[int, str], ExperimentView]] = {}
 
-    def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
+    def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView | Unreadable:
         key = (str(ref.root), ref.id)
         identity = (
             str(ref.path),
-            tuple((str(item.path), item.size, item.mtime) for item in ref.files),
+            tuple(_file_identity(item.path) for item in ref.files),
             ref.overrides,
             settings.stall_factor,
             settings.stall_min_s,
@@ -301,12 +340,18 @@ class _ViewMemo:
             known = self._views.get(key)
         if known is not None and known[0] == identity:
             old_minute, view = known[1], known[2]
-            if old_minute == minute or view.experiment.status not in self._CLOCK_STATUSES:
+            if isinstance(view, Unreadable) or old_minute == minute:
                 return view
-        view = _build_view(ref, cache, settings, now)
+            if view.experiment.status not in self._CLOCK_STATUSES:
+                return view
+        built: ExperimentView | Unreadable
+        try:
+            built = _build_view(ref, cache, settings, now)
+        except Exception as error:  # one experiment never takes the others (or the app) down
+            built = _unreadable(ref, error)
         with self._lock:
-            self._views[key] = (identity, minute, view)
-        return view
+            self._views[key] = (identity, minute, built)
+        return built
 
     def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
         """``view`` with the colour the whole catalog assigned it; the same object while neither changes, a
@@ -341,8 +386,8 @@ def _view_memo(cache_dir: Path) -> _ViewMemo:
 @dataclass(frozen=True)
 class LoadedViews:
     views: tuple[ExperimentView, ...]
-    errors: tuple[tuple[str, str], ...] = ()
-    """(experiment id, reason) for experiments that could not be read at all."""
+    errors: tuple[Unreadable, ...] = ()
+    """The experiments that could not be read at all, in catalog order."""
 
 
 def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
@@ -352,12 +397,13 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     memo = _view_memo(settings.cache_dir)
     now = time.time()
     views: list[ExperimentView] = []
-    errors: list[tuple[str, str]] = []
+    errors: list[Unreadable] = []
     for ref in catalog.experiments:
-        try:
-            views.append(memo.get(ref, cache, settings, now))
-        except RlmonError as error:
-            errors.append((ref.id, error.describe()))
+        found = memo.get(ref, cache, settings, now)
+        if isinstance(found, Unreadable):
+            errors.append(found)
+        else:
+            views.append(found)
     memo.forget_missing({(str(ref.root), ref.id) for ref in catalog.experiments})
     # Colours are handed out over the whole catalog, so no two experiments in view share one.
     colors = catalog_colors(catalog, [view.experiment for view in views])
@@ -564,9 +610,14 @@ class AppState:
     pages: dict[str, Any]
     """Experiment id -> its ``st.Page``."""
     root_errors: tuple[RlmonError, ...] = ()
-    view_errors: tuple[tuple[str, str], ...] = ()
+    view_errors: tuple[Unreadable, ...] = ()
+    """Experiments that could not be read at all."""
     unknown_ids: tuple[str, ...] = ()
     """Experiment ids the URL asked for that the catalog does not hold."""
+    hidden_ids: tuple[str, ...] = ()
+    """Experiments ``rlmon.toml`` marks hidden: not listed; a link to one says it is hidden."""
+    hidden_requested: tuple[str, ...] = ()
+    """Hidden experiments the URL asked for (``?exp=``)."""
     live: bool = False
     refresh_s: int = 30
     current_experiment: str | None = None
@@ -577,6 +628,20 @@ class AppState:
             if view.id == experiment_id:
                 return view
         return None
+
+    def unreadable(self, experiment_id: str) -> Unreadable | None:
+        """Why the experiment could not be read, when it could not."""
+        return next((item for item in self.view_errors if item.id == experiment_id), None)
+
+    def hidden_notice(self, experiment_id: str, lang: str) -> str:
+        """The notice for a link to a hidden experiment: it is hidden, and how to list it again (markdown)."""
+        found = next((ref for ref in self.catalog.experiments if ref.id == experiment_id), None)
+        table = f'[experiments."{found.relative if found else experiment_id}"]'
+        toml = str(found.root / CONFIG_NAME) if found else CONFIG_NAME
+        return i18n.t(
+            "hidden_experiment", lang, id=escape_markdown(experiment_id), table=escape_markdown(table),
+            toml=escape_markdown(toml),
+        )  # fmt: skip
 
 
 _APP_STATE_KEY = "_rlmon_app_state"
@@ -711,9 +776,26 @@ def list_field(key: str, param: str, allowed: Callable[[str], bool], default: Se
 # ------------------------------------------------------------------------------------------------ guards
 
 
-def escape_markdown(text: str) -> str:
-    """Text safe to pass to ``st.markdown``/``st.warning``: markdown syntax, HTML and ``:shortcodes:`` escaped."""
-    return re.sub(r"([\\`*_{}\[\]<>()#+\-.!|~$:])", r"\\\1", str(text))
+_MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~$&:])")
+# Streamlit turns ":material/name:" into an icon before markdown sees a backslash, and ":name:" into an emoji
+# after it (in the text, escapes gone); an invisible word joiner after the colon leaves neither a shortcode.
+_SHORTCODE_START = re.compile(r"\\:(?=[\w+-])")
+_WORD_JOINER = "\u2060"
+
+
+def escape_markdown(text: str, *, limit: int | None = None) -> str:
+    """``text`` shown literally wherever Streamlit renders markdown (``st.markdown``, captions, notices, widget
+    labels, expander labels, page titles, pills): markdown syntax, HTML, LaTeX and ``:shortcodes:`` escaped, bidi
+    controls taken out and cut to ``limit`` characters (:func:`rlmon.panels.display_text`). A colon that would
+    start a shortcode is followed by an invisible word joiner (U+2060).
+
+    Every piece of text from folders, ``rlmon.toml`` or logs that reaches markdown goes through this.
+
+    >>> escape_markdown("![t](http://h/p.png) :smile:")
+    '\\\\!\\\\[t\\\\]\\\\(http\\\\://h/p\\\\.png\\\\) \\\\:\\u2060smile\\\\:'
+    """
+    escaped = _MARKDOWN_SYNTAX.sub(r"\\\1", panels.display_text(str(text), limit=limit))
+    return _SHORTCODE_START.sub(lambda match: match.group(0) + _WORD_JOINER, escaped)
 
 
 def guarded(render: Callable[[], None], *, lang: str) -> None:
@@ -771,10 +853,13 @@ def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[s
     items = []
     for view in views:
         status = i18n.t("status_" + view.status, lang)
+        # A long name wraps anywhere (a name without spaces would widen the sidebar); the whole label is its
+        # tooltip; unicode-bidi keeps right-to-left text from reordering the progress beside it.
         items.append(
             f'<div style="display:flex;gap:0.45em;align-items:center;font-size:0.86rem;line-height:1.5">'
-            f"{color_dot(view.color)}<span>{html.escape(names.get(view.id, view.label))}</span>"
-            f'<span style="margin-left:auto;color:#6b7280" title="{html.escape(status)}">'
+            f'{color_dot(view.color)}<span style="min-width:0;overflow-wrap:anywhere;unicode-bidi:isolate" '
+            f'title="{html.escape(view.full_label)}">{html.escape(names.get(view.id, view.label))}</span>'
+            f'<span style="margin-left:auto;color:#6b7280;white-space:nowrap" title="{html.escape(status)}">'
             f"{STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
         )
     return "".join(items)
@@ -1059,7 +1144,7 @@ def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) ->
         ids,
         selection_mode="multi",
         key=key,
-        format_func=lambda value: labels.get(value, value),
+        format_func=lambda value: escape_markdown(labels.get(value) or value),
         help=i18n.t("legend_highlight_help", lang),
         label_visibility="collapsed",
         width="stretch",
@@ -1142,7 +1227,7 @@ def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[s
     parts = [
         view.steps.select(
             pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
-            pl.lit(view.label, dtype=pl.String).alias("label"),
+            pl.lit(view.experiment.label, dtype=pl.String).alias("label"),
             pl.all(),
         )
         for view in views

@@ -135,3 +135,133 @@ def write_generated_root(root: Path) -> GeneratedRoot:
     toml = [f'[experiments."{experiment}"]\nlabel = "{label}"\n' for experiment, label in _LABELS.items()]
     (root / "rlmon.toml").write_text("\n".join(toml), encoding="utf-8")
     return GeneratedRoot(root=root, tracks=tracks)
+
+
+# ------------------------------------------------------------------------------------------ a hostile root
+
+EXTERNAL = "http://127.0.0.2:9"
+"""A loopback address no server listens on: anything on a page that names it would make the browser fetch it."""
+MARKUP = f"![t]({EXTERNAL}/p.png) <img src={EXTERNAL}/x> **bold** [l]({EXTERNAL}/l) $x$ `tick` <b>b</b> :material/home:"
+"""Markdown and HTML that would fetch, link, format or turn into an icon if a page rendered it (an experiment's
+label in ``rlmon.toml``; a failure line)."""
+FOLDER_MARKUP = "**bold** $x$ `tick` <img src=x.png> ![t](p.png) _em_ :smile:"
+"""Markup that fits a folder name (no slash): an experiment's folder, so its label."""
+TRACK_MARKUP = "<img src=q.png> **Qwen** _y_ :red[r]"
+"""The model folder in a config dump (a config value): the experiment's track."""
+LAUNCH_MARKUP = "~~launch~~`cmd`<u>u:smile:"
+"""The model folder in a launch command (no config dump): that experiment's track."""
+LONG_LABEL = "E3_" + "long" * 750
+"""3,003 characters with no place to break a line."""
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+"""Every bidirectional control character: each reorders the text around it."""
+RLO_FOLDER = "e4_\u202egnp.exe"
+RLO_LABEL = "E4 \u202eevil" + BIDI_CONTROLS + "·RLO"
+VALIDATION_SOURCE = f"![t]({EXTERNAL}/p.png)"
+HOSTILE_KEYS = (f"actor/<img src={EXTERNAL}/x>", "actor/**bold** $x$ `tick`", f"actor/[l]({EXTERNAL}/l)")
+FAILURE = f"ValueError: {MARKUP}"
+
+
+@dataclass(frozen=True)
+class HostileRoot:
+    """What :func:`write_hostile_root` wrote: experiment ids by role."""
+
+    root: Path
+    markup: str
+    """Markup in its label, metric keys, validation source and failure line; bidi controls in a metric key."""
+    folder: str
+    """Its folder name (so its label) is markup, and so is the model folder in its config dump (its track)."""
+    long: str
+    """A 3,000-character label."""
+    rlo: str
+    """Bidi controls in its folder name and label; no config dump, a launch command naming a markup model."""
+    hidden: str
+    """Marked ``hidden = true``."""
+
+
+def _hostile_log(model: str, *, dump: bool, extra: dict[str, float], crash: bool) -> str:
+    steps = 20
+    lines = [
+        "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.max_response_length=4096 "
+        f"actor_rollout_ref.model.path={model} trainer.n_gpus_per_node=2 trainer.nnodes=1 trainer.test_freq=5",
+    ]
+    if dump:
+        lines.append(
+            "(TaskRunner pid=1) {'actor_rollout_ref': {'model': {'path': '" + model + "'}}, "
+            "'algorithm': {'adv_estimator': 'grpo'}, 'data': {'max_response_length': 4096, 'train_batch_size': 8}, "
+            f"'trainer': {{'n_gpus_per_node': 2, 'nnodes': 1, 'test_freq': 5, 'project_name': '{MARKUP}'}}}}"
+        )
+    lines.append(f"(TaskRunner pid=1) Total training steps: {steps + 10}")
+    for step in range(1, steps + 1):
+        pairs = {
+            "critic/score/mean": -0.5 + step / steps,
+            "critic/score/min": -1.0,
+            "response_length/mean": 1000.0 + 10 * step,
+            "actor/entropy": 1.0 - step / (2 * steps),
+            "actor/grad_norm": 0.3,
+            "timing_s/step": 30.0,
+            **{key: value * step for key, value in extra.items()},
+        }
+        if step % 5 == 0:
+            pairs[f"val-core/{VALIDATION_SOURCE}/acc/mean@1"] = 0.2 + step / (4 * steps)
+        lines.append(f"(TaskRunner pid=1) step:{step} - " + " - ".join(f"{k}:{v:.6g}" for k, v in pairs.items()))
+    if crash:
+        lines += [
+            f"Error executing job with overrides: ['trainer.project_name={MARKUP}']",
+            "Traceback (most recent call last):",
+            f'  File "/work/{FOLDER_MARKUP}.py", line 1, in <module>',
+            FAILURE,
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def write_hostile_root(root: Path) -> HostileRoot:
+    """A root whose log text, folder names and ``rlmon.toml`` carry markdown, HTML, long names and bidi controls.
+
+    Three experiments on the ``Qwen3-8B`` track (one of them hidden), one on a track named by a config value and
+    one on a track named by a launch command.
+    """
+    ids = HostileRoot(
+        root=root,
+        markup="qwen3-8b/e1_grpo",
+        folder=f"qwen3-8b/{FOLDER_MARKUP}",
+        long="qwen3-8b/e3_grpo",
+        rlo=f"qwen3-8b/{RLO_FOLDER}",
+        hidden="qwen3-8b/e5_grpo",
+    )
+    extra = dict.fromkeys([*HOSTILE_KEYS, f"actor/rlo\u202e{BIDI_CONTROLS}key"], 0.01)
+    written = {
+        ids.markup: _hostile_log("/models/Qwen3-8B", dump=True, extra=extra, crash=True),
+        ids.folder: _hostile_log(f"/models/{TRACK_MARKUP}", dump=True, extra={}, crash=False),
+        ids.long: _hostile_log("/models/Qwen3-8B", dump=True, extra={}, crash=False),
+        ids.rlo: _hostile_log(f"/models/{LAUNCH_MARKUP}", dump=False, extra={}, crash=False),
+        ids.hidden: _hostile_log("/models/Qwen3-8B", dump=True, extra={}, crash=False),
+    }
+    mtime = 1_767_225_600.0
+    for experiment, text in written.items():
+        path = root / experiment / "train_20260101_000000.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        mtime += 3600
+        os.utime(path, (mtime, mtime))
+    toml = {
+        ids.markup: f"label = {_toml_string(MARKUP)}",
+        ids.long: f"label = {_toml_string(LONG_LABEL)}",
+        ids.rlo: f"label = {_toml_string(RLO_LABEL)}",
+        ids.hidden: "hidden = true",
+    }
+    text = "\n".join(f"[experiments.{_toml_string(key)}]\n{value}\n" for key, value in toml.items())
+    (root / "rlmon.toml").write_text(text, encoding="utf-8")
+    return ids
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string (every character outside printable ASCII written as an escape)."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= ord(char) < 0x7F:
+            out.append(char)
+        else:
+            out.append(f"\\u{ord(char):04x}")
+    return '"' + "".join(out) + '"'

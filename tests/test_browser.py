@@ -193,6 +193,39 @@ def test_every_experiment_page_renders(page: Any, server: str) -> None:
         screenshot(page, f"experiment-{slug}")
 
 
+def test_the_app_fetches_nothing_from_other_hosts(browser: Any, server: str) -> None:
+    """Offline use, and no third party told of a visit: every request that is not to the app's own origin is
+    aborted and recorded, on the overview, an experiment page and its explorer (with a filter)."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1100}, locale="en-US")
+    page = context.new_page()
+    outside: list[str] = []
+
+    def only_the_app(route: Any) -> None:
+        if route.request.url.startswith(server + "/") or route.request.url == server:
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_the_app)
+    visits = [
+        ("/?live=0", 6, "Comparison charts"),
+        ("/4b-e2-dapo-4b?live=0", 8, "Training curves"),
+        ("/4b-e1-grpo-4b?live=0&f=timing_s/", 8, "keys match the filter"),
+    ]
+    for path, charts, text in visits:
+        page.goto(server + path)
+        page.get_by_text(text).first.wait_for(timeout=30_000)
+        wait_for_app(page, charts=charts)
+        page.mouse.wheel(0, 20_000)  # the explorer is at the end of the page
+        page.wait_for_timeout(1500)
+        no_exceptions(page)
+        icon = page.evaluate("document.querySelector(\"link[rel='shortcut icon']\")?.href ?? ''")
+        assert icon.startswith(server + "/"), f"favicon {icon!r} on {path}"
+        assert outside == [], f"{path} asked other hosts for {outside}"
+    context.close()
+
+
 def test_table_row_opens_the_experiment_page(page: Any, server: str) -> None:
     page.goto(server)
     wait_for_app(page, charts=6)
