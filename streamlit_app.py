@@ -95,7 +95,7 @@ def main() -> None:
         try:
             roots = (ui.start_demo(settings.cache_dir, settings.demo_step_s),)
         except (RlmonError, OSError) as error:
-            st.error(i18n.t("error_root_missing", lang, path=ui.escape_markdown(str(settings.cache_dir)),
+            st.error(i18n.t("error_demo_unwritable", lang, path=ui.escape_markdown(str(settings.cache_dir)),
                             reason=ui.escape_markdown(str(error))))  # fmt: skip
             roots = ()
     else:
@@ -292,6 +292,9 @@ def main() -> None:
             disabled=not live, persist_state="session",
         )  # fmt: skip
         st.divider()
+        cache_problem = ui.log_cache(settings.cache_dir).write_problem
+        if cache_problem:
+            st.warning(i18n.t("notice_cache_unwritable", lang, problem=ui.escape_markdown(cache_problem)))
         if demo:
             st.caption(i18n.t("sidebar_demo", lang))
         else:

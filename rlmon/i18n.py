@@ -82,6 +82,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Log root {path} cannot be used: {reason}. Check the path given with `--log-root` / RLMON_LOG_ROOT.",
         "zh": "日志根目录 {path} 无法使用：{reason}。请检查 `--log-root` / RLMON_LOG_ROOT 给出的路径。",
     },
+    "error_demo_unwritable": {
+        "en": "The demo logs cannot be written in the cache folder {path}: {reason}. Give rlmon a writable cache "
+        "folder (`--cache-dir` / RLMON_CACHE_DIR), or point it at your logs with `--log-root DIR`.",
+        "zh": "无法在缓存目录 {path} 写入演示日志：{reason}。请给 rlmon 一个可写的缓存目录"
+        "（`--cache-dir` / RLMON_CACHE_DIR），或用 `--log-root DIR` 指向你的日志。",
+    },
+    "notice_cache_unwritable": {
+        "en": "The cache cannot be written ({problem}). Every number shown is right; a restart parses the logs "
+        "again. rlmon tries again in a minute.",
+        "zh": "缓存无法写入（{problem}）。显示的数字都是正确的；重启后会重新解析日志。rlmon 一分钟后重试。",
+    },
     "empty_root": {
         "en": "No verl logs under {roots}. Point rlmon at a folder of training logs with `--log-root DIR`; "
         "every folder holding verl `*.log` or `*.jsonl` files is one experiment.",
