@@ -575,7 +575,13 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
     key = (views_key(views), lang)
 
     def build() -> Insights:
-        experiments = [view.experiment for view in views]
+        # The summary names experiments by the label the page shows (cut, bidi controls out), not a 3,000-character one.
+        experiments = [
+            view.experiment
+            if view.label == view.experiment.label
+            else dataclasses.replace(view.experiment, label=view.label)
+            for view in views
+        ]
         signals = tuple(detect(experiments, settings=settings))
         summary: tuple[str, ...] = ()
         writer = getattr(insights, "write_summary", None)
