@@ -309,11 +309,24 @@ def _file_identity(path: Path) -> tuple[Any, ...]:
     return (str(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns)
 
 
+@dataclass(frozen=True)
+class _Memoised:
+    ref: ExperimentRef
+    """The listing the files were looked at for."""
+    files: tuple[Any, ...]
+    files_at: float
+    """When (``time.monotonic()``)."""
+    identity: tuple[Any, ...]
+    minute: int
+    view: ExperimentView | Unreadable
+
+
 class _ViewMemo:
-    """Experiment id -> (identity, minute, view): rebuilt only when a file of the experiment changes (its
-    :func:`_file_identity`), or - for a run whose status depends on the clock (running, stalled, not started) -
-    each minute, so a quiet run can turn 'stalled'. A finished or crashed run stays as it is. Holds one view
-    per experiment, not per version.
+    """Experiment id -> :class:`_Memoised`: a view rebuilt only when a file of the experiment changes (its
+    :func:`_file_identity`, looked at again with each new listing of the catalog and at least every
+    :data:`CATALOG_TTL_S`, so a log growing every second is not read again on every run), or - for a run whose
+    status depends on the clock (running, stalled, not started) - each minute, so a quiet run can turn 'stalled'.
+    A finished or crashed run stays as it is. Holds one view per experiment, not per version.
 
     An experiment that cannot be read is kept as :class:`Unreadable` until its files change, not read again
     on every run.
@@ -323,26 +336,30 @@ class _ViewMemo:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._views: dict[tuple[str, str], tuple[tuple[Any, ...], int, ExperimentView | Unreadable]] = {}
+        self._views: dict[tuple[str, str], _Memoised] = {}
         self._recolored: dict[str, tuple[tuple[int, str], ExperimentView]] = {}
 
     def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView | Unreadable:
         key = (str(ref.root), ref.id)
-        identity = (
-            str(ref.path),
-            tuple(_file_identity(item.path) for item in ref.files),
-            ref.overrides,
-            settings.stall_factor,
-            settings.stall_min_s,
-        )
-        minute = int(now // 60)
         with self._lock:
             known = self._views.get(key)
-        if known is not None and known[0] == identity:
-            old_minute, view = known[1], known[2]
-            if isinstance(view, Unreadable) or old_minute == minute:
-                return view
-            if view.experiment.status not in self._CLOCK_STATUSES:
+        clock = time.monotonic()
+        if known is not None and known.ref is ref and clock - known.files_at < CATALOG_TTL_S:
+            files, files_at = known.files, known.files_at  # the same listing, its files looked at just now
+        else:
+            files, files_at = tuple(_file_identity(item.path) for item in ref.files), clock
+        identity = (str(ref.path), files, ref.overrides, settings.stall_factor, settings.stall_min_s)
+        minute = int(now // 60)
+        if known is not None and known.identity == identity:
+            view = known.view
+            if (
+                isinstance(view, Unreadable)
+                or known.minute == minute
+                or view.experiment.status not in self._CLOCK_STATUSES
+            ):
+                if known.ref is not ref or known.files_at != files_at:
+                    with self._lock:
+                        self._views[key] = dataclasses.replace(known, ref=ref, files=files, files_at=files_at)
                 return view
         built: ExperimentView | Unreadable
         try:
@@ -350,7 +367,7 @@ class _ViewMemo:
         except Exception as error:  # one experiment never takes the others (or the app) down
             built = _unreadable(ref, error)
         with self._lock:
-            self._views[key] = (identity, minute, built)
+            self._views[key] = _Memoised(ref, files, files_at, identity, minute, built)
         return built
 
     def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
@@ -558,7 +575,13 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
     key = (views_key(views), lang)
 
     def build() -> Insights:
-        experiments = [view.experiment for view in views]
+        # The summary names experiments by the label the page shows (cut, bidi controls out), not a 3,000-character one.
+        experiments = [
+            view.experiment
+            if view.label == view.experiment.label
+            else dataclasses.replace(view.experiment, label=view.label)
+            for view in views
+        ]
         signals = tuple(detect(experiments, settings=settings))
         summary: tuple[str, ...] = ()
         writer = getattr(insights, "write_summary", None)
