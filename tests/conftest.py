@@ -1,10 +1,16 @@
-"""Shared fixtures: where the real verl logs live, and a tmp cache folder."""
+"""Shared fixtures: where the real verl logs live, a tmp cache folder, the demo root for AppTest, and a record
+of what the cache hands to the parser."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import polars as pl
 import pytest
+
+import rlmon.cache
+from rlmon.demo import write_demo_root
 
 ROOT = Path(__file__).resolve().parent.parent
 REALDATA = ROOT.parent / "shared" / "realdata" / "verl"
@@ -24,3 +30,32 @@ def cache_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "cache"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture(scope="module")
+def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo log root, written once per test module."""
+    return write_demo_root(tmp_path_factory.mktemp("logs") / "demo")
+
+
+@pytest.fixture
+def app_env(demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The app's settings for AppTest: the demo root, a cache of the test's own, the language from the browser."""
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(demo_root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RLMON_LANGUAGE", raising=False)
+    yield demo_root
+
+
+@pytest.fixture
+def parsed_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every byte string the cache hands to the console parser, in order, during the test."""
+    fed: list[int] = []
+    real_split = rlmon.cache.split_lines
+
+    def recording_split(data: bytes) -> pl.Series:
+        fed.append(len(data))
+        return real_split(data)
+
+    monkeypatch.setattr(rlmon.cache, "split_lines", recording_split)
+    return fed

@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,19 +24,6 @@ from rlmon.smoothing import Smoothing
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "streamlit_app.py")
 TRACK_4B = ["4b/e1_grpo_4b", "4b/e2_dapo_4b", "4b/e3_drgrpo_4b", "4b/e4_rloo_4b", "4b/e5_reinforce_pp_4b"]
-
-
-@pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_demo_root(tmp_path_factory.mktemp("logs") / "demo")
-
-
-@pytest.fixture
-def app_env(demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setenv("RLMON_LOG_ROOT", str(demo_root))
-    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("RLMON_LANGUAGE", raising=False)
-    yield demo_root
 
 
 def run_app(query: dict[str, Any] | None = None) -> AppTest:

@@ -102,19 +102,6 @@ def append(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
-def _record_split(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Record the size of every byte string the cache hands to the parser."""
-    fed: list[int] = []
-    real_split = rlmon.cache.split_lines
-
-    def recording_split(data: bytes) -> pl.Series:
-        fed.append(len(data))
-        return real_split(data)
-
-    monkeypatch.setattr(rlmon.cache, "split_lines", recording_split)
-    return fed
-
-
 @pytest.fixture
 def log_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "logs" / "exp"
@@ -152,14 +139,15 @@ def test_unchanged_file_is_not_parsed_again(log_dir: Path) -> None:
     _sample_expectation(first)
 
 
-def test_grown_file_parses_only_the_new_bytes(log_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grown_file_parses_only_the_new_bytes(log_dir: Path, parsed_sizes: list[int]) -> None:
     path = log_dir / "run.log"
     head, added = SAMPLE + b"\n", b"(TaskRunner pid=7) step:7 - critic/score/mean:0.5 - new/key:np.int64(3)\n"
     path.write_bytes(head)
     cache = LogCache()
     cache.read(path)
     parses = cache.parses
-    fed = _record_split(monkeypatch)
+    fed = parsed_sizes
+    fed.clear()  # count from here on
     append(path, added)
     grown = cache.read(path)
     assert cache.parses == parses + 1
@@ -354,15 +342,14 @@ def test_restart_with_complete_lines_costs_no_parse(log_dir: Path, cache_dir: Pa
     assert_same_log(again, first)
 
 
-def test_restart_then_growth_parses_only_the_new_bytes(
-    log_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_restart_then_growth_parses_only_the_new_bytes(log_dir: Path, cache_dir: Path, parsed_sizes: list[int]) -> None:
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE + b"\n")
     LogCache(cache_dir).read(path)
     added = b"(TaskRunner pid=7) step:7 - critic/score/mean:0.25\n"
     append(path, added)
-    fed = _record_split(monkeypatch)
+    fed = parsed_sizes
+    fed.clear()  # count from here on
     restarted = LogCache(cache_dir)
     grown = restarted.read(path)
     assert restarted.parses == 1

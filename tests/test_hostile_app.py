@@ -62,19 +62,6 @@ from rlmon.settings import load_settings
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 
 
-@pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_demo_root(tmp_path_factory.mktemp("logs") / "demo")
-
-
-@pytest.fixture
-def app_env(demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setenv("RLMON_LOG_ROOT", str(demo_root))
-    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("RLMON_LANGUAGE", raising=False)
-    yield demo_root
-
-
 # ------------------------------------------------------------------------------------- 1: visitor patterns
 
 # 2,000 keys of 200 characters, made so each pattern below nearly matches every key (what makes a

@@ -447,26 +447,14 @@ def test_copied_over_with_the_same_size_and_mtime_across_a_restart(tmp_path: Pat
     assert_same_log(restarted.read(path), parse_log_bytes(MIDDLE_CHANGED))
 
 
-def record_parsed_bytes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The size of every byte string the cache hands to the console parser."""
-    fed: list[int] = []
-    real_split = rlmon.cache.split_lines
-
-    def recording_split(data: bytes) -> pl.Series:
-        fed.append(len(data))
-        return real_split(data)
-
-    monkeypatch.setattr(rlmon.cache, "split_lines", recording_split)
-    return fed
-
-
-def test_appends_stay_incremental(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_appends_stay_incremental(tmp_path: Path, cache_dir: Path, parsed_sizes: list[int]) -> None:
     # an append changes size, mtime and ctime; only the new bytes are parsed, live and after a restart
     path = tmp_path / "run.log"
     path.write_bytes(MIDDLE)
     cache = LogCache(cache_dir)
     cache.read(path)
-    fed = record_parsed_bytes(monkeypatch)
+    fed = parsed_sizes
+    fed.clear()  # count from here on
     written = MIDDLE
     for step in (60, 61):
         ctime = path.stat().st_ctime_ns
