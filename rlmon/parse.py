@@ -182,45 +182,31 @@ def _strip_prefix(text: str) -> tuple[str, str]:
 
 
 # --- step lines -------------------------------------------------------------------------------------------------
-def _value_exprs(values: pl.DataFrame) -> list[pl.Expr]:
-    """String value columns as logged -> Float64 expressions.
+def _read_values(raw: pl.Series) -> pl.Series:
+    """Values as logged -> Float64.
 
-    np wrappers are unwrapped, ``True``/``False`` become 1/0, ``nan``/``inf`` are kept; the wrapper and boolean
-    handling is only applied to columns that hold such values (a cheap check), because it is the costly part.
+    np wrappers are taken off (``np.float64(0.5)`` -> 0.5), ``True``/``False`` become 1/0, ``nan``/``inf`` are
+    kept; anything else is null. Only values the plain cast does not read are looked at again: unwrapping
+    every value costs several times more.
     """
-    if not values.columns:
-        return []
-    flags = values.select(
-        [pl.col(name).str.starts_with("np.").any().alias(f"w{index}") for index, name in enumerate(values.columns)]
-        + [
-            (pl.col(name).str.starts_with("T") | pl.col(name).str.starts_with("F")).any().alias(f"b{index}")
-            for index, name in enumerate(values.columns)
-        ]
-    ).row(0)
-    count = len(values.columns)
-    exprs: list[pl.Expr] = []
-    for index, name in enumerate(values.columns):
-        raw = pl.col(name)
-        if flags[index]:
-            # np.float64(0.5) -> 0.5: cut at the parenthesis (wrapped values are ASCII, so byte and
-            # character offsets agree); a regex here costs several times more
-            opening = raw.str.find("(", literal=True)
-            raw = (
-                pl.when(opening.is_null() | ~raw.str.ends_with(")"))
-                .then(raw)
-                .otherwise(raw.str.slice(opening + 1, raw.str.len_bytes() - opening - 2))
-            )
-        number = raw.cast(pl.Float64, strict=False)
-        if flags[count + index] or flags[index]:
-            number = (
-                pl.when(raw.is_in(["True", "True_"]))
-                .then(1.0)
-                .when(raw.is_in(["False", "False_"]))
-                .then(0.0)
-                .otherwise(number)
-            )
-        exprs.append(number.alias(name))
-    return exprs
+    numbers = raw.cast(pl.Float64, strict=False)
+    if numbers.null_count() == raw.null_count():
+        return numbers
+    rows = (numbers.is_null() & raw.is_not_null()).arg_true()
+    odd = pl.DataFrame({"raw": raw.gather(rows)})
+    # np.float64(0.5) -> 0.5: cut at the parenthesis (wrapped values are ASCII, so byte and character
+    # offsets agree)
+    opening = pl.col("raw").str.find("(", literal=True)
+    wrapped = pl.col("raw").str.starts_with("np.") & pl.col("raw").str.ends_with(")") & opening.is_not_null()
+    inner = pl.col("raw").str.slice(opening + 1, pl.col("raw").str.len_bytes() - opening - 2)
+    fixed = odd.select(pl.when(wrapped).then(inner).otherwise(pl.col("raw")).alias("raw")).select(
+        pl.when(pl.col("raw").is_in(["True", "True_"]))
+        .then(1.0)
+        .when(pl.col("raw").is_in(["False", "False_"]))
+        .then(0.0)
+        .otherwise(pl.col("raw").cast(pl.Float64, strict=False))
+    )
+    return numbers.scatter(rows, fixed.to_series())
 
 
 def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
@@ -271,37 +257,38 @@ def _template(parts: list[str]) -> list[str] | None:
 
 
 def _unpack_template(group: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Rows whose pairs carry exactly ``keys`` -> (wide frame, rows that do not fit, for another try)."""
-    names = [f"_{index}" for index in range(len(keys))]
-    parts = group.select(
-        LINE,
-        STEP,
-        *[pl.col("parts").list.get(index, null_on_oob=True).alias(name) for index, name in enumerate(names)],
-    )
-    fits = parts.select(
-        pl.all_horizontal(
-            [pl.col(name).str.starts_with(f"{key}:") for name, key in zip(names, keys, strict=True)]
-        ).fill_null(False)
-    ).to_series()
-    matched = parts.filter(fits)
-    values = matched.select(
-        [pl.col(name).str.slice(len(key) + 1).alias(key) for name, key in zip(names, keys, strict=True)]
-    )
-    numbers = values.select(_value_exprs(values))
-    # a value that does not read as a number may mean the key itself holds a ":" and was cut at the wrong
-    # colon: such rows take the pair-by-pair path, which splits at the last colon
-    doubtful = [key for key in keys if numbers.get_column(key).null_count() > values.get_column(key).null_count()]
-    if doubtful:
-        suspect = pl.any_horizontal(
-            [values.get_column(key).is_not_null() & numbers.get_column(key).is_null() for key in doubtful]
-        )
-        bad = values.select(suspect.alias("bad")).to_series()
-        if bad.any():
-            bad_lines = matched.get_column(LINE).filter(bad)
-            numbers = numbers.filter(~bad)
-            matched = matched.filter(~bad)
-            fits = fits & ~group.get_column(LINE).is_in(bad_lines.implode())
-    wide = pl.concat([matched.select(LINE, STEP), numbers], how="horizontal")
+    """Rows whose pairs carry exactly ``keys`` -> (wide frame, rows that do not fit, for another try).
+
+    ``group`` holds rows of ``len(keys)`` pairs each. The pairs of all rows are read as one flat column (the
+    key expected at each place repeated row after row), so the work does not grow with the number of keys
+    as column-by-column expressions would.
+    """
+    count = len(keys)
+    heads = pl.Series([f"{key}:" for key in keys])
+    places = pl.int_range(0, count * group.height, eager=True) % count
+    flat = pl.DataFrame({"pair": group.get_column("parts").explode(), "head": heads.gather(places)})
+    fits = flat.select(pl.col("pair").str.starts_with(pl.col("head"))).to_series()
+    fits = fits.reshape((group.height, count)).arr.all()
+    matched = group.filter(fits)
+    if matched.height < group.height:
+        places = pl.int_range(0, count * matched.height, eager=True) % count
+    widths = pl.Series([len(key) + 1 for key in keys], dtype=pl.Int64).gather(places)
+    values = matched.get_column("parts").explode().str.slice(widths)
+    numbers = _read_values(values)
+    if numbers.null_count():
+        # a value that does not read as a number may mean the key itself holds a ":" and was cut at the wrong
+        # colon: such rows take the pair-by-pair path, which splits at the last colon
+        bad = numbers.is_null().reshape((matched.height, count)).arr.any()
+        bad_lines = matched.get_column(LINE).filter(bad)
+        numbers = numbers.reshape((matched.height, count)).filter(~bad).explode()
+        matched = matched.filter(~bad)
+        fits = fits & ~group.get_column(LINE).is_in(bad_lines.implode())
+    wide = matched.select(LINE, STEP)
+    if matched.height:
+        columns = numbers.reshape((matched.height, count)).arr.to_struct(fields=keys).struct.unnest()
+        wide = pl.concat([wide, columns], how="horizontal")
+    else:
+        wide = wide.with_columns([pl.lit(None, dtype=pl.Float64).alias(key) for key in keys])
     return wide, group.filter(~fits)
 
 
@@ -318,8 +305,7 @@ def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, 
     )
     if long.is_empty():
         return records.select(LINE, STEP), []
-    values = long.select("raw")
-    long = long.with_columns(_value_exprs(values)[0].alias("value"))
+    long = long.with_columns(_read_values(long.get_column("raw")).alias("value"))
     # a key logged twice on one line: the later one wins
     long = long.unique(subset=[LINE, "key"], keep="last", maintain_order=True)
     firsts = (
