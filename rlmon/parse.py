@@ -350,15 +350,32 @@ class _StepLines:
     bad_keys: int = 0
     """Keys whose every value failed to parse (dropped)."""
     short_decimals: int = 0
-    """Values printed with a decimal point and at most 3 decimals (``0.125``, ``1.000``)."""
+    """Values printed with a decimal point and at most 3 decimals (``0.125``, ``1.000``); counted only while
+    it can still matter (see :func:`_decimals`)."""
     long_decimals: int = 0
-    """Values printed with more than 3 decimals, an exponent or an ``np.`` wrapper (full precision)."""
+    """Lines holding a value printed with more than 3 decimals, an exponent or an ``np.`` wrapper (full
+    precision); counted only while none was seen."""
     cut_lines: int = 0
     """Lines cut at :data:`WANDB_LINE_CHARS` characters."""
 
 
-def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
-    """Step lines of a chunk -> :class:`_StepLines`.
+def _decimals(rest: pl.Series, collector: MetaCollector) -> tuple[int, int]:
+    """(short, long) decimal counts of step-line texts, as far as the run's 3-decimal verdict needs them.
+
+    A run is a 3-decimal one when it has no full-precision value and at least :data:`_THREE_DECIMALS_MIN`
+    short ones: once one full-precision value is seen, or enough short ones, counting further changes
+    nothing (and costs a regex over every step line).
+    """
+    if collector.long_decimals:
+        return 0, 0
+    long = int(rest.str.contains(_LONG_DECIMAL_RUST).sum())
+    if long or collector.short_decimals >= _THREE_DECIMALS_MIN:
+        return 0, long
+    return int(rest.str.count_matches(_SHORT_DECIMAL_RUST).sum() or 0), 0
+
+
+def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollector) -> _StepLines:
+    """Step lines of a chunk -> :class:`_StepLines` (``collector`` is read, not changed).
 
     Lines with the same key sequence (almost all of them) are unpacked column by column against a template
     taken from one of them; every row is checked against the template, and rows that do not fit go through
@@ -368,18 +385,20 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
     if records.is_empty():
         return _StepLines(pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}), [])
     step_line_numbers = records.get_column(LINE).to_list()
-    short_decimals, long_decimals, cut_lines = records.select(
-        pl.col("rest").str.count_matches(_SHORT_DECIMAL_RUST).sum().alias("short"),
-        pl.col("rest").str.count_matches(_LONG_DECIMAL_RUST).sum().alias("long"),
-        pl.col("cut").sum(),
-    ).row(0)
+    short_decimals, long_decimals = _decimals(records.get_column("rest"), collector)
+    cut_lines = records.get_column("cut").sum()
     records = records.select(LINE, STEP, pl.col("rest").str.split(" - ").alias("parts"))
     records = records.with_columns(pl.col("parts").list.len().alias("_n"))
     frames: list[pl.DataFrame] = []
     firsts: list[tuple[int, int, str]] = []
     seen: dict[str, None] = {}
     leftovers: list[pl.DataFrame] = []
-    for (_count,), group in records.group_by("_n", maintain_order=True):
+    lengths = records.get_column("_n")
+    # nearly always every line has as many pairs: grouping is then skipped
+    groups = (
+        [records] if lengths.n_unique() == 1 else [group for _, group in records.group_by("_n", maintain_order=True)]
+    )
+    for group in groups:
         remaining = group.drop("_n")
         for _attempt in range(4):
             if remaining.is_empty():
@@ -412,13 +431,15 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
     for _line, _position, key in sorted(firsts):
         order.setdefault(key, None)
     bad = [name for name in seen if name not in order]
-    wide = wide.select(list(order)).sort(LINE)
+    wide = wide.select(list(order))
+    if len(frames) > 1:
+        wide = wide.sort(LINE)
     return _StepLines(
         wide,
         step_line_numbers,
         bad_keys=len(bad),
-        short_decimals=int(short_decimals or 0),
-        long_decimals=int(long_decimals or 0),
+        short_decimals=short_decimals,
+        long_decimals=long_decimals,
         cut_lines=int(cut_lines or 0),
     )
 
@@ -956,7 +977,7 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
 
     ``first_line`` is the 1-based number of the first line in the whole file.
     """
-    parsed = _parse_step_lines(lines, first_line)
+    parsed = _parse_step_lines(lines, first_line, collector)
     steps, step_line_numbers, bad = parsed.steps, parsed.line_numbers, parsed.bad_keys
     rows = _candidate_rows(lines, head=collector.wants_lines())
     numbered = ((first_line + row, lines[row]) for row in rows)
@@ -975,9 +996,9 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
     if step_line_numbers:
         collector.last_step_line = max(collector.last_step_line, step_line_numbers[-1])
         collector.saw_verl = True
-        training = _training_step_rows(steps)
-        if training.height:
-            collector.last_training_step = int(training.get_column(STEP)[-1])
+        last_training_step = _last_training_step(steps)
+        if last_training_step is not None:
+            collector.last_training_step = last_training_step
     if prints and steps.height:
         steps = _fill_initial_validations(steps, collector, prints)
     if bad:
@@ -985,13 +1006,19 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
     return steps
 
 
-def _training_step_rows(steps: pl.DataFrame) -> pl.DataFrame:
-    """Rows of a chunk frame (sorted by ``_line``) that logged a training key, not validation alone."""
+def _last_training_step(steps: pl.DataFrame) -> int | None:
+    """Step of the last row of a chunk frame (sorted by ``_line``) that logged a training key, not validation
+    alone; None when no row did."""
     pattern = re.compile(NON_TRAINING_KEY)
     columns = [name for name in steps.columns if name not in _RESERVED and not pattern.match(name)]
-    if not columns:
-        return steps.clear()
-    return steps.filter(pl.any_horizontal([pl.col(name).is_not_null() for name in columns]))
+    if not columns or not steps.height:
+        return None
+    # the last row nearly always is one: looking at it alone spares a pass over the whole chunk
+    last = steps.tail(1).row(0, named=True)
+    if any(last[name] is not None for name in columns):
+        return int(last[STEP])
+    training = steps.filter(pl.any_horizontal([pl.col(name).is_not_null() for name in columns]))
+    return int(training.get_column(STEP)[-1]) if training.height else None
 
 
 def _fill_initial_validations(
