@@ -194,19 +194,25 @@ def _read_values(raw: pl.Series) -> pl.Series:
         return numbers
     rows = (numbers.is_null() & raw.is_not_null()).arg_true()
     odd = pl.DataFrame({"raw": raw.gather(rows)})
-    # np.float64(0.5) -> 0.5: cut at the parenthesis (wrapped values are ASCII, so byte and character
-    # offsets agree)
-    opening = pl.col("raw").str.find("(", literal=True)
-    wrapped = pl.col("raw").str.starts_with("np.") & pl.col("raw").str.ends_with(")") & opening.is_not_null()
-    inner = pl.col("raw").str.slice(opening + 1, pl.col("raw").str.len_bytes() - opening - 2)
-    fixed = odd.select(pl.when(wrapped).then(inner).otherwise(pl.col("raw")).alias("raw")).select(
-        pl.when(pl.col("raw").is_in(["True", "True_"]))
-        .then(1.0)
-        .when(pl.col("raw").is_in(["False", "False_"]))
-        .then(0.0)
-        .otherwise(pl.col("raw").cast(pl.Float64, strict=False))
+    # np.float64(0.5) -> 0.5: cut after the parenthesis and drop the one that closes it
+    text = pl.col("raw")
+    wrapped = text.str.starts_with("np.") & text.str.ends_with(")") & text.str.contains("(", literal=True)
+    odd = odd.select(
+        pl.when(wrapped)
+        .then(text.str.slice(text.str.find("(", literal=True) + 1).str.strip_suffix(")"))
+        .otherwise(text)
+        .alias("raw")
     )
-    return numbers.scatter(rows, fixed.to_series())
+    fixed = odd.select(text.cast(pl.Float64, strict=False)).to_series()
+    if fixed.null_count():
+        fixed = odd.select(
+            pl.when(text.is_in(["True", "True_"]))
+            .then(1.0)
+            .when(text.is_in(["False", "False_"]))
+            .then(0.0)
+            .otherwise(text.cast(pl.Float64, strict=False))
+        ).to_series()
+    return numbers.scatter(rows, fixed)
 
 
 def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
