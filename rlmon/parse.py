@@ -52,6 +52,8 @@ PARSER_VERSION = 4
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 16 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
+_MAX_CHUNKS = 64
+"""A merged frame whose columns are held in more pieces than this is copied into one (each refresh adds one)."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line read, line break included (16 MB, thousands of times a verl step line). A longer line is
 skipped with the warning ``line N: longer than 16 MB; skipped``: reading it would take memory in proportion,
@@ -475,12 +477,24 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
     ordered = []
     for frame in usable:
         if LINE in frame.columns:
-            frame = frame.sort(LINE).drop(LINE)
-        frame = frame.with_columns(pl.col(STEP).cast(pl.Int64))
-        frame = frame.with_columns([pl.col(name).cast(pl.Float64) for name in frame.columns if name != STEP])
-        ordered.append(frame)
-    combined = pl.concat(ordered, how="diagonal") if len(ordered) > 1 else ordered[0]
-    if combined.get_column(STEP).n_unique() != combined.height:
+            if not frame.get_column(LINE).is_sorted():
+                frame = frame.sort(LINE)
+            frame = frame.drop(LINE)
+        # casts only where the type differs: a cast of each of 120 columns costs more than the merge itself
+        casts = [
+            pl.col(name).cast(pl.Int64 if name == STEP else pl.Float64)
+            for name, dtype in frame.schema.items()
+            if dtype != (pl.Int64() if name == STEP else pl.Float64())
+        ]
+        ordered.append(frame.with_columns(casts) if casts else frame)
+    # the pieces are not copied into one: a refresh appends a few rows to a large frame
+    combined = pl.concat(ordered, how="diagonal", rechunk=False) if len(ordered) > 1 else ordered[0]
+    if combined.n_chunks() > _MAX_CHUNKS:
+        combined = combined.rechunk()
+    step = combined.get_column(STEP)
+    if step.is_sorted() and (len(step) < 2 or not (step.head(-1) == step.tail(-1)).any()):
+        return combined  # sorted and unique already (as after an append): nothing to merge
+    if step.n_unique() != combined.height:
         metric_columns = [name for name in combined.columns if name != STEP]
         combined = combined.group_by(STEP, maintain_order=True).agg(
             [pl.col(name).drop_nulls().last().alias(name) for name in metric_columns]
