@@ -50,10 +50,13 @@ __all__ = [
 
 PARSER_VERSION = 4
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
-BLOCK_BYTES = 16 * 1024 * 1024
+BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
 _MAX_CHUNKS = 64
-"""A merged frame whose columns are held in more pieces than this is copied into one (each refresh adds one)."""
+_SMALL_CHUNK_ROWS = 1024
+"""A merged frame held in more than :data:`_MAX_CHUNKS` pieces of fewer rows than this on average is copied
+into one piece (each refresh adds a small one); large pieces (one per block of a cold parse) are kept, since
+copying them would double the memory a large log needs."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line read, line break included (16 MB, thousands of times a verl step line). A longer line is
 skipped with the warning ``line N: longer than 16 MB; skipped``: reading it would take memory in proportion,
@@ -489,8 +492,8 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
         ordered.append(frame.with_columns(casts) if casts else frame)
     # the pieces are not copied into one: a refresh appends a few rows to a large frame
     combined = pl.concat(ordered, how="diagonal", rechunk=False) if len(ordered) > 1 else ordered[0]
-    if combined.n_chunks() > _MAX_CHUNKS:
-        combined = combined.rechunk()
+    if combined.n_chunks() > _MAX_CHUNKS and combined.height < combined.n_chunks() * _SMALL_CHUNK_ROWS:
+        combined = combined.rechunk()  # many small pieces (refreshes) slow every later operation down
     step = combined.get_column(STEP)
     if step.is_sorted() and (len(step) < 2 or not (step.head(-1) == step.tail(-1)).any()):
         return combined  # sorted and unique already (as after an append): nothing to merge
@@ -1023,7 +1026,9 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
         steps = _fill_initial_validations(steps, collector, prints)
     if bad:
         meta.warnings.append(f"lines {first_line}-{meta.lines}: {bad} logged key(s) had no numeric value")
-    return steps
+    # one piece per chunk: the pieces of a block's text (read in parallel) would otherwise pile up in the
+    # merged frame of a large log
+    return steps.rechunk()
 
 
 def _last_training_step(steps: pl.DataFrame) -> int | None:
