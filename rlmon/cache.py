@@ -62,6 +62,7 @@ from rlmon.parse import (
     LINE,
     MAX_LINE_BYTES,
     PARSER_VERSION,
+    ChunkPipeline,
     MetaCollector,
     ParsedLog,
     long_line_warning,
@@ -279,6 +280,8 @@ class LogCache:
         """
         jsonl = _is_jsonl(entry.path)
         frames: list[pl.DataFrame] = []
+        # console lines go through a pipeline (step lines on a worker thread); entry.lines follows it when synced
+        pipeline = None if jsonl else ChunkPipeline(entry.collector, first_line=entry.lines + 1)
         marks = (entry.offset, entry.long_line_at)
         carry = b""  # the unterminated line that starts at entry.offset (when not skipping)
         skipping = entry.long_line_at > 0
@@ -299,7 +302,7 @@ class LogCache:
                     entry.long_line_at = position
                     continue
                 position += end
-                self._end_long_line(entry, position)
+                self._end_long_line(entry, position, pipeline)
                 skipping = False
                 block = block[end:]
                 if not block:
@@ -313,7 +316,7 @@ class LogCache:
                     first = _line_end(block)
                     first = -1 if first < 0 else len(carry) + first
                 if first > MAX_LINE_BYTES:
-                    self._end_long_line(entry, entry.offset + first)
+                    self._end_long_line(entry, entry.offset + first, pipeline)
                     block = block[first - len(carry) :]
                     carry = b""
                 elif first < 0 and len(carry) + len(block) > MAX_LINE_BYTES:
@@ -328,8 +331,17 @@ class LogCache:
             end = complete_end(data)
             complete, carry = data[:end], data[end:]
             if complete:
-                frames.append(self._parse_complete(entry, complete, jsonl=jsonl))
+                self.parses += 1
+                if pipeline is None:
+                    frames.append(parse_jsonl_chunk(complete, entry.collector, first_line=entry.lines + 1))
+                    entry.lines += complete.count(b"\n")
+                else:
+                    pipeline.add(split_lines(complete))
                 entry.offset += end
+            del data, complete  # not held while the next block is read
+        if pipeline is not None:
+            frames = pipeline.finish()
+            entry.lines = pipeline.next_line - 1
         fileno = handle.fileno()
         if entry.offset != marks[0]:
             tail = min(_TAIL_BYTES, entry.offset)
@@ -349,24 +361,19 @@ class LogCache:
             self._persist(entry, chunk, full=marks == (0, 0))
         self._provisional(entry, b"" if skipping else carry, stat, jsonl=jsonl, long_line=skipping, moved=moved)
 
-    def _parse_complete(self, entry: _Entry, complete: bytes, *, jsonl: bool) -> pl.DataFrame:
-        """Fold complete lines into the entry's collector; return their chunk frame."""
-        self.parses += 1
-        first_line = entry.lines + 1
-        if jsonl:
-            entry.lines += complete.count(b"\n")
-            return parse_jsonl_chunk(complete, entry.collector, first_line=first_line)
-        lines = split_lines(complete)
-        entry.lines += len(lines)
-        return parse_chunk(lines, entry.collector, first_line=first_line)
-
-    def _end_long_line(self, entry: _Entry, end: int) -> None:
-        """An over-long line ends at offset ``end``: count it, warn, and go on after it."""
+    def _end_long_line(self, entry: _Entry, end: int, pipeline: ChunkPipeline | None) -> None:
+        """An over-long line ends at offset ``end``: count it, warn, and go on after it (the chunks before it
+        are finished first: the warning and the line count come in file order)."""
+        if pipeline is not None:
+            pipeline.finish()
+            entry.lines = pipeline.next_line - 1
         entry.lines += 1
         entry.collector.meta.warnings.append(long_line_warning(entry.lines))
         entry.collector.meta.lines = entry.lines
         entry.offset = end
         entry.long_line_at = 0
+        if pipeline is not None:
+            pipeline.next_line = entry.lines + 1
 
     def _provisional(
         self, entry: _Entry, carry: bytes, stat: os.stat_result, *, jsonl: bool, long_line: bool, moved: bool

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import ast
 import bisect
+import collections
+import concurrent.futures
 import functools
 import json
 import math
 import re
+import threading
 import types
 import typing
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,6 +37,7 @@ __all__ = [
     "LINE",
     "MAX_LINE_BYTES",
     "PARSER_VERSION",
+    "ChunkPipeline",
     "MetaCollector",
     "ParsedLog",
     "empty_log",
@@ -53,7 +57,7 @@ PARSER_VERSION = 4
 BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
 _MAX_CHUNKS = 64
-_SMALL_CHUNK_ROWS = 1024
+_SMALL_CHUNK_ROWS = 256
 """A merged frame held in more than :data:`_MAX_CHUNKS` pieces of fewer rows than this on average is copied
 into one piece (each refresh adds a small one); large pieces (one per block of a cold parse) are kept, since
 copying them would double the memory a large log needs."""
@@ -1000,7 +1004,81 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
 
     ``first_line`` is the 1-based number of the first line in the whole file.
     """
-    parsed = _parse_step_lines(lines, first_line, collector)
+    return _finish_chunk(lines, _parse_step_lines(lines, first_line, collector), collector, first_line=first_line)
+
+
+class ChunkPipeline:
+    """Chunks of complete lines in, chunk frames out (:attr:`frames`, in file order), as :func:`parse_chunk`
+    would give them one after the other.
+
+    The step lines of a chunk are read on a worker thread while the metadata of the chunk before is collected
+    on the caller's: polars lets go of the interpreter while it works, so a large log is read on two cores.
+    Only a few chunks are in the works at once, which bounds the memory.
+
+    Parameters
+    ----------
+    collector
+        Updated chunk by chunk, in file order, by the caller's thread only.
+    first_line
+        1-based number of the first line of the first chunk in the whole file.
+    """
+
+    def __init__(self, collector: MetaCollector, *, first_line: int = 1) -> None:
+        self.collector = collector
+        self.next_line = first_line
+        """Number of the line after the last chunk whose frame is in :attr:`frames`."""
+        self.frames: list[pl.DataFrame] = []
+        self._pending: collections.deque[tuple[pl.Series, concurrent.futures.Future[_StepLines]]] = collections.deque()
+
+    def add(self, lines: pl.Series) -> None:
+        """Start on the next chunk's lines (from :func:`split_lines`); finish earlier ones to keep few open."""
+        # the worker numbers lines from 1 and the numbers are moved once the chunk's place is known; the
+        # decimal counts it reads from the collector may lag, which only costs counting more
+        self._pending.append((lines, _workers().submit(_parse_step_lines, lines, 1, self.collector)))
+        while len(self._pending) > _CHUNKS_AHEAD:
+            self._finish_one()
+
+    def finish(self) -> list[pl.DataFrame]:
+        """Finish every chunk added; return :attr:`frames`."""
+        while self._pending:
+            self._finish_one()
+        return self.frames
+
+    def _finish_one(self) -> None:
+        lines, parsed = self._pending.popleft()
+        step_lines = _renumbered(parsed.result(), self.next_line)
+        self.frames.append(_finish_chunk(lines, step_lines, self.collector, first_line=self.next_line))
+        self.next_line += len(lines)
+
+
+_CHUNKS_AHEAD = 1
+"""Chunks whose step lines are being read while the caller collects the metadata of an earlier one."""
+_pool: concurrent.futures.ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _workers() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads that read step lines (shared by every log and visitor; started on first use)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="rlmon-parse")
+        return _pool
+
+
+def _renumbered(parsed: _StepLines, first_line: int) -> _StepLines:
+    """``parsed`` (read with lines numbered from 1) with its lines numbered from ``first_line``."""
+    shift = first_line - 1
+    if not shift:
+        return parsed
+    dtype = parsed.steps.schema[LINE]
+    parsed.steps = parsed.steps.with_columns((pl.col(LINE).cast(pl.Int64) + shift).cast(dtype))
+    parsed.line_numbers = [number + shift for number in parsed.line_numbers]
+    return parsed
+
+
+def _finish_chunk(lines: pl.Series, parsed: _StepLines, collector: MetaCollector, *, first_line: int) -> pl.DataFrame:
+    """The rest of :func:`parse_chunk` once the step lines are read: metadata, counts, initial validation."""
     steps, step_line_numbers, bad = parsed.steps, parsed.line_numbers, parsed.bad_keys
     rows = _candidate_rows(lines, head=collector.wants_lines())
     numbered = ((first_line + row, lines[row]) for row in rows)
@@ -1120,16 +1198,14 @@ def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog
     [(1, 0.5, nan)]
     """
     collector = MetaCollector()
-    frames = []
-    lines_done = 0
+    pipeline = ChunkPipeline(collector)
     for block in iter_blocks(data, block_bytes=min(block_bytes, MAX_LINE_BYTES)):
         if len(block) > MAX_LINE_BYTES:
-            lines_done = _skip_long_line(collector, lines_done)
+            pipeline.finish()
+            pipeline.next_line = _skip_long_line(collector, pipeline.next_line - 1) + 1
             continue
-        lines = split_lines(block)
-        frames.append(parse_chunk(lines, collector, first_line=lines_done + 1))
-        lines_done += len(lines)
-    steps = merge_steps(frames)
+        pipeline.add(split_lines(block))
+    steps = merge_steps(pipeline.finish())
     return ParsedLog(steps=steps, meta=collector.snapshot(steps))
 
 
