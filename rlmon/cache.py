@@ -27,12 +27,13 @@ whatever the file holds, and the offset moves past the line so it is not read ag
 no end yet, the cache remembers how far it was scanned rather than holding it, and goes on from there.
 
 Persistence (when a cache folder is given, outside the log folders): per log, ``state.json`` plus a
-``base.parquet`` and a few ``delta-N.parquet`` files holding the rows each refresh added, so a refresh
-writes only its new rows; deltas are folded into the base every :data:`MAX_DELTAS` refreshes. Every file is
-written to a temporary name and renamed, and ``state.json`` is written last, so a crash leaves a consistent
-cache. A restart loads the state and continues from the offset; what it loads is checked first (every field
-of ``state.json`` for its type and range, each parquet file against the row count and CRC-32 recorded when
-it was written), and an entry that fails any check is parsed again. rlmon never writes into a log folder.
+``base.parquet`` and one ``delta-N.parquet`` holding the rows the last N refreshes added, so a refresh writes
+only a few rows and a restart reads two frames; the delta is folded into the base every :data:`MAX_DELTAS`
+refreshes. Every file is written to a temporary name and renamed, ``state.json`` is written after the files
+it names, and the delta it replaces is removed last, so a crash leaves a consistent cache. A restart loads
+the state and continues from the offset; what it loads is checked first (every field of ``state.json`` for
+its type and range, each parquet file against the row count and CRC-32 recorded when it was written), and an
+entry that fails any check is parsed again. rlmon never writes into a log folder.
 
 The disk copy is only a saving: a cache folder that cannot be written (full disk, read-only mount) or read
 costs a parse from the start after a restart, nothing else. Such errors never reach the caller and are never
@@ -148,8 +149,11 @@ class _Entry:
     """The result leaves out part of an unterminated last line that may still be being written: once the
     file is quiet, it is read again even if unchanged."""
     deltas: int = 0
+    """Refreshes whose rows the persisted delta holds (``delta-N.parquet``, N = this; 0: no delta)."""
     files: list[tuple[int, int]] = field(default_factory=list)
-    """Rows and CRC-32 of the persisted base and of each delta, in order."""
+    """Rows and CRC-32 of the persisted base and of the delta, if any."""
+    since_base: pl.DataFrame | None = None
+    """The rows the persisted delta holds (merged over the base they give ``steps``)."""
     disk_stale: bool = False
     """The disk copy lags behind (a write failed): the next write rewrites all of it."""
 
@@ -438,11 +442,15 @@ class LogCache:
                 for old in folder.glob("delta-*.parquet"):
                     old.unlink(missing_ok=True)
                 entry.deltas = 0
+                entry.since_base = None
             elif chunk is not None:
-                entry.deltas += 1
+                # one delta with every row since the base: a restart reads two files, not one per refresh
                 delta = chunk.drop(LINE) if LINE in chunk.columns else chunk
-                crc = _write_parquet(delta, folder / f"delta-{entry.deltas:04d}.parquet")
-                entry.files.append((delta.height, crc))
+                since_base = delta if entry.since_base is None else merge_steps([entry.since_base, delta])
+                crc = _write_parquet(since_base, folder / f"delta-{entry.deltas + 1:04d}.parquet")
+                entry.deltas += 1
+                entry.since_base = since_base
+                entry.files = [entry.files[0], (since_base.height, crc)]
             state = {
                 "parser_version": PARSER_VERSION,
                 "path": entry.path,
@@ -458,9 +466,12 @@ class LogCache:
                 "head_crc": entry.head_crc,
                 "tail_crc": entry.tail_crc,
                 "files": entry.files,
+                "delta": entry.deltas,
                 "collector": entry.collector.to_state(),
             }
             _write_text(json.dumps(state), folder / "state.json")
+            if entry.deltas > 1:
+                (folder / f"delta-{entry.deltas - 1:04d}.parquet").unlink(missing_ok=True)
         except (OSError, pl.exceptions.PolarsError, TypeError, ValueError) as error:
             # TypeError/ValueError: a state json cannot hold (a config dump with a set in it)
             entry.disk_stale = True
@@ -492,7 +503,7 @@ class LogCache:
                 return None
             frames = []
             for index, (rows, crc) in enumerate(state["files"]):
-                name = "base.parquet" if index == 0 else f"delta-{index:04d}.parquet"
+                name = "base.parquet" if index == 0 else f"delta-{state['delta']:04d}.parquet"
                 frame = _read_parquet(folder / name, rows=rows, crc=crc)
                 if frame is None:
                     return None
@@ -520,8 +531,9 @@ class LogCache:
             head_len=state["head_len"],
             head_crc=state["head_crc"],
             tail_crc=state["tail_crc"],
-            deltas=len(state["files"]) - 1,
+            deltas=state["delta"],
             files=[(rows, crc) for rows, crc in state["files"]],
+            since_base=frames[1] if len(frames) > 1 else None,
             steps=steps,
             collector=collector,
         )
@@ -583,7 +595,10 @@ def _checked_state(state: Any, key: str, stat: os.stat_result) -> dict[str, Any]
         and state["head_crc"] <= 0xFFFFFFFF
         and state["tail_crc"] <= 0xFFFFFFFF
         and isinstance(files, list)
-        and 1 <= len(files) <= MAX_DELTAS + 1
+        and 1 <= len(files) <= 2
+        and _is_count(state.get("delta"))
+        and (state["delta"] == 0) == (len(files) == 1)
+        and state["delta"] <= MAX_DELTAS
         and all(
             isinstance(item, list) and len(item) == 2 and all(_is_count(number) for number in item) for item in files
         )

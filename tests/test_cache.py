@@ -405,6 +405,31 @@ def test_a_hundred_one_step_refreshes_give_the_cold_result(log_dir: Path) -> Non
     assert result.steps["b"].to_list() == [*range(69), *range(80, 111)]
 
 
+def test_a_restart_reads_the_base_and_one_delta(log_dir: Path, cache_dir: Path) -> None:
+    # every refresh since the base is in one delta file: a restart after many refreshes reads two frames
+    path = log_dir / "run.log"
+    path.write_bytes(b"step:1 - a:1.0\n")
+    cache = LogCache(cache_dir)
+    cache.read(path)
+    for step in range(2, 7):
+        append(path, b"step:%d - a:%d.0 - b%d:np.float64(0.5)\n" % (step, step, step % 2))
+        cache.read(path)
+    (entry,) = (cache_dir / "logs").iterdir()
+    assert sorted(item.name for item in entry.iterdir()) == ["base.parquet", "delta-0005.parquet", "state.json"]
+    restarted = LogCache(cache_dir)
+    result = restarted.read(path)
+    assert restarted.parses == 0
+    assert result.steps.rows() == [
+        (1, 1.0, None, None),
+        (2, 2.0, 0.5, None),
+        (3, 3.0, None, 0.5),
+        (4, 4.0, 0.5, None),
+        (5, 5.0, None, 0.5),
+        (6, 6.0, 0.5, None),
+    ]
+    assert result.steps.columns == ["step", "a", "b0", "b1"]
+
+
 def test_cache_lives_outside_the_log_folder(tmp_path: Path, log_dir: Path, cache_dir: Path) -> None:
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE + b"\n")
