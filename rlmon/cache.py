@@ -44,7 +44,6 @@ blamed on the log; :attr:`LogCache.write_problem` says what went wrong, and writ
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import threading
@@ -622,7 +621,7 @@ def _read_parquet(path: Path, *, rows: int, crc: int) -> pl.DataFrame | None:
     data = path.read_bytes()
     if _crc(data) != crc:
         return None
-    frame = pl.read_parquet(io.BytesIO(data))
+    frame = pl.read_parquet(data)
     schema = frame.schema
     if frame.height != rows or not frame.width or frame.columns[0] != STEP or schema[STEP] != pl.Int64():
         return None
@@ -639,7 +638,8 @@ def _write_parquet(frame: pl.DataFrame, target: Path) -> int:
     """Write ``frame`` to ``target`` (through a temporary file); return the CRC-32 of the bytes written."""
     temporary = _temporary(target)
     try:
-        frame.write_parquet(temporary, compression="lz4", statistics=False)
+        # uncompressed: a restart reads the base about twice as fast, for a file about 1.4x the size
+        frame.write_parquet(temporary, compression="uncompressed", statistics=False)
         crc = _crc(temporary.read_bytes())
         os.replace(temporary, target)
         return crc
