@@ -227,19 +227,32 @@ def _read_values(raw: pl.Series) -> pl.Series:
 def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
     """Rows ``_line`` (1-based), ``step``, ``rest`` (the text after ``step:N - ``) for every metrics record,
     and ``cut`` (the line is exactly :data:`WANDB_LINE_CHARS` long: wandb cut it, its last pair was dropped)."""
-    frame = pl.DataFrame({"text": lines}).with_row_index(LINE, offset=first_line)
-    frame = frame.filter(pl.col("text").str.contains("step:", literal=True))
-    if frame.is_empty():
-        return pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64, "rest": pl.String, "cut": pl.Boolean})
-    frame = frame.with_columns(pl.col("text").str.extract(_MARK_RUST, 1).cast(pl.Int64, strict=False).alias(STEP))
-    frame = frame.filter(pl.col(STEP).is_not_null())
-    # drop everything up to the marker (Ray prefix, ANSI codes, tqdm text glued before it)
-    frame = frame.select(
-        LINE,
-        STEP,
-        pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"),
-        (pl.col("text").str.len_chars() == WANDB_LINE_CHARS).alias("cut"),
+    # one query, not one per step: a refresh parses a line or two, where each step costs more than its work
+    frame = (
+        pl.DataFrame({"text": lines})
+        .lazy()
+        .with_row_index(LINE, offset=first_line)
+        .filter(pl.col("text").str.contains("step:", literal=True))
+        .with_columns(pl.col("text").str.extract(_MARK_RUST, 1).cast(pl.Int64, strict=False).alias(STEP))
+        .filter(pl.col(STEP).is_not_null())
+        # drop everything up to the marker (Ray prefix, ANSI codes, tqdm text glued before it)
+        .select(
+            LINE,
+            STEP,
+            pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"),
+            (pl.col("text").str.len_chars() == WANDB_LINE_CHARS).alias("cut"),
+        )
+        .with_columns(
+            pl.col("rest").str.contains("pid=", literal=True).alias("glued"),
+            pl.col("rest").str.strip_chars_end().alias("stripped"),
+        )
+        .collect()
     )
+    if not frame.get_column("cut").any() and not frame.get_column("glued").any():
+        # the common case: no line cut by wandb, no output glued after a record
+        columns = [frame.get_column(LINE), frame.get_column(STEP), frame.get_column("stripped").alias("rest")]
+        return pl.DataFrame([*columns, frame.get_column("cut")])
+    frame = frame.select(LINE, STEP, "rest", "cut")
     if frame.get_column("cut").any():
         # The cut may have fallen inside the last value (``mean@1:0.12`` of ``0.1234``): a wrong number is
         # worse than none, so the last pair of such a line is dropped (the greedy group ends at the last " - ").
@@ -284,7 +297,7 @@ def _unpack_template(group: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame
     flat = pl.DataFrame({"pair": group.get_column("parts").explode(), "head": heads.gather(places)})
     fits = flat.select(pl.col("pair").str.starts_with(pl.col("head"))).to_series()
     fits = fits.reshape((group.height, count)).arr.all()
-    matched = group.filter(fits)
+    matched = group if fits.all() else group.filter(fits)
     if matched.height < group.height:
         places = pl.int_range(0, count * matched.height, eager=True) % count
     widths = pl.Series([len(key) + 1 for key in keys], dtype=pl.Int64).gather(places)
@@ -304,7 +317,7 @@ def _unpack_template(group: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame
         wide = pl.concat([wide, columns], how="horizontal")
     else:
         wide = wide.with_columns([pl.lit(None, dtype=pl.Float64).alias(key) for key in keys])
-    return wide, group.filter(~fits)
+    return wide, group.clear() if fits.all() else group.filter(~fits)
 
 
 def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, int, str]]]:
@@ -411,7 +424,9 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
     lengths = records.get_column("_n")
     # nearly always every line has as many pairs: grouping is then skipped
     groups = (
-        [records] if lengths.n_unique() == 1 else [group for _, group in records.group_by("_n", maintain_order=True)]
+        [records]
+        if lengths.min() == lengths.max()
+        else [group for _, group in records.group_by("_n", maintain_order=True)]
     )
     for group in groups:
         remaining = group.drop("_n")
