@@ -20,6 +20,7 @@ import concurrent.futures
 import functools
 import json
 import math
+import os
 import re
 import threading
 import types
@@ -288,8 +289,8 @@ def _unpack_template(group: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame
     """Rows whose pairs carry exactly ``keys`` -> (wide frame, rows that do not fit, for another try).
 
     ``group`` holds rows of ``len(keys)`` pairs each. The pairs of all rows are read as one flat column (the
-    key expected at each place repeated row after row), so the work does not grow with the number of keys
-    as column-by-column expressions would.
+    key expected at each place repeated row after row), so the number of polars operations does not grow
+    with the number of keys as column-by-column expressions would.
     """
     count = len(keys)
     heads = pl.Series([f"{key}:" for key in keys])
@@ -1068,17 +1069,21 @@ class ChunkPipeline:
 
 _CHUNKS_AHEAD = 1
 """Chunks whose step lines are being read while the caller collects the metadata of an earlier one."""
-_pool: concurrent.futures.ThreadPoolExecutor | None = None
+_pool: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
 _pool_lock = threading.Lock()
 
 
 def _workers() -> concurrent.futures.ThreadPoolExecutor:
-    """The threads that read step lines (shared by every log and visitor; started on first use)."""
+    """The threads that read step lines (shared by every log and visitor; started on first use, and again in
+    a forked process, which does not inherit its parent's threads)."""
     global _pool
     with _pool_lock:
-        if _pool is None:
-            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="rlmon-parse")
-        return _pool
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (
+                os.getpid(),
+                concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="rlmon-parse"),
+            )
+        return _pool[1]
 
 
 def _renumbered(parsed: _StepLines, first_line: int) -> _StepLines:
