@@ -1,26 +1,49 @@
-"""Parser benchmark: cold parse, a plain Python loop, lines-only read, refresh after a one-step append, peak RSS.
+"""Parser benchmark: cold parse against a plain Python loop and a bare polars read, peak RSS, one-step refreshes.
 
 Usage::
 
-    python benchmarks/bench_parse.py [--mb 200] [--out benchmarks/out]
+    python benchmarks/bench_parse.py [--mb 200] [--repeats 3] [--big-mb 1000] [--out benchmarks/out]
 
-Generates a verl-style console log of about ``--mb`` megabytes (~27k step lines x ~120 keys at 200 MB, ~30
-noise lines between steps: Ray/ANSI prefixes, tqdm redraws, vLLM and worker chatter; values in every format
-verl has printed: 3-decimal, full precision, numpy-2 ``np.float64(...)`` wrappers, bare ints, ``True``), then
-reports each figure. Each timing runs in a fresh subprocess so that peak RSS is that of one parse alone.
-Interpreter start and imports are not counted in the timings.
+Two kinds of 200 MB verl-style console log are measured:
+
+* ``genlog``: the file ``../shared/bench/genlog.py`` writes (45% of the values in ``np.float64(…)`` wrappers, in
+  every column; ~30 noise lines per step, among them ``timing/step:`` lines that are not step markers);
+* ``rlmon``: the file this script writes (~27k step lines x 120 keys at 200 MB, 30 noise lines between steps:
+  Ray/ANSI prefixes, tqdm redraws, vLLM and worker chatter; a 3-decimal era, then full precision with
+  ``np.float64(...)`` wrappers on some keys, bare ints).
+
+For each file, alternating in one run and ``--repeats`` times, each in a fresh process timed whole (interpreter
+start and imports included, wall time): rlmon's cold parse (``LogCache(None).read``, as the app reads a log),
+the plain Python loop ``../shared/bench/pyloop.py``, and a bare polars read of the file's lines. Peak RSS is
+that of the rlmon process. The refresh figures append one step line in the file's own format (120 keys for
+``rlmon``, 117 for ``genlog``, wrappers included) to a log whose cache is warm: "in memory" is the warm
+:class:`~rlmon.cache.LogCache` with its cache folder (as the app runs: the new rows are written as a delta),
+"via disk" a fresh ``LogCache`` that loads the state from the cache folder first (as after a restart).
+The log is cut back to its size afterwards. Figures are min / median over the repeats.
+
+``--big-mb N`` also parses a genlog file of N MB once, for the memory bound at size.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import os
 import random
-import re
+import shutil
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_BENCH = ROOT.parent / "shared" / "bench"
+PYLOOP = SHARED_BENCH / "pyloop.py"
+GENLOG = SHARED_BENCH / "genlog.py"
+REFRESHES = 5
 
 KEYS_PER_STEP = 120
 NOISE_PER_STEP = 30
@@ -106,135 +129,186 @@ def generate(path: Path, target_mb: float, *, seed: int = 7) -> int:
     return step
 
 
-# --- the plain Python loop the parser is measured against ------------------------------------------------------
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-STEP = re.compile(r"(?<![\w/])step:(\d+) - (.*)$")
-GLUED = re.compile(r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\)")
-PAIR = re.compile(
-    r"^(?P<k>.+):(?P<v>np\.[a-z]+\d*\([^()]*\)|[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|inf)|True|False)$"
-)
+def rlmon_line(step: int, *, seed: int = 11) -> str:
+    """One step line of the ``rlmon`` file's full-precision era (120 keys, wrappers on some of them)."""
+    rng = random.Random(seed + step)
+    pairs = " - ".join(f"{key}:{_value(rng, key, step, 1)}" for key in _keys())
+    return f"\x1b[36m(TaskRunner pid=678203)\x1b[0m step:{step} - {pairs}\n"
 
 
-def python_loop(path: Path) -> dict[int, dict[str, float]]:
-    """A straightforward regex-per-line parser (format reference §9), for comparison."""
-    metrics: dict[int, dict[str, float]] = {}
-    with path.open("rb") as handle:
-        text = handle.read().decode("utf-8", errors="replace")
-    for raw in re.split(r"\r\n|\r|\n", text):
-        line = ANSI.sub("", raw)
-        match = STEP.search(line)
-        if not match:
-            continue
-        rest = match.group(2)
-        glued = GLUED.search(rest)
-        if glued:
-            rest = rest[: glued.start()]
-        row = metrics.setdefault(int(match.group(1)), {})
-        for pair in rest.split(" - "):
-            found = PAIR.match(pair)
-            if not found:
-                continue
-            value = found.group("v")
-            if value.startswith("np."):
-                value = value[value.index("(") + 1 : -1]
-            row[found.group("k")] = 1.0 if value == "True" else 0.0 if value == "False" else float(value)
-    return metrics
+def _genlog() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("genlog", GENLOG)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def genlog_line(step: int) -> str:
+    """One step line as ``genlog.py`` writes it (117 keys, 45% of the values wrapped)."""
+    module = _genlog()
+    return str(module.step_line(random.Random(step), step)) + "\n"
 
 
 # --- one measurement per subprocess ---------------------------------------------------------------------------
-def _measure(kind: str, path: Path, cache_dir: Path) -> dict[str, float]:
-    import resource
+LINES_CODE = (
+    "import sys, polars as pl\n"
+    "lines = pl.read_csv(sys.argv[1], has_header=False, separator='\\x1f', quote_char=None,\n"
+    "    schema={'line': pl.String}, encoding='utf8-lossy')\n"
+    "print(lines.height)\n"
+)
+RLMON_CODE = (
+    "import sys\n"
+    "from rlmon.cache import LogCache\n"
+    "steps = LogCache(None).read(sys.argv[1]).steps\n"
+    "print(steps.height, steps.width)\n"
+)
 
-    import polars as pl
 
-    from rlmon.cache import LogCache
-    from rlmon.parse import split_lines
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    return env
 
-    result: dict[str, float] = {}
+
+def _run(command: list[str]) -> tuple[float, float, str]:
+    """Run ``command`` as a child; (wall seconds, its peak RSS in MB, stdout)."""
     start = time.perf_counter()
-    if kind == "rlmon":
-        parsed = LogCache(None).read(path)
-        result["rows"] = parsed.steps.height
-        result["columns"] = parsed.steps.width
-    elif kind == "python":
-        rows = python_loop(path)
-        result["rows"] = len(rows)
-    elif kind == "lines":
-        lines = split_lines(path.read_bytes())
-        result["rows"] = len(lines)
-    elif kind == "refresh":
-        cache = LogCache(cache_dir)
-        cache.read(path)  # cold, persisted
-        rows = cache.read(path).steps.height
-        with path.open("ab") as handle:
-            handle.write(
-                f"\x1b[36m(TaskRunner pid=678203)\x1b[0m step:{rows + 1} - critic/score/mean:0.5 - "
-                f"actor/grad_norm:np.float64(0.25)\n".encode()
-            )
-        start = time.perf_counter()
-        parsed = cache.read(path)
-        result["rows"] = parsed.steps.height
-    result["seconds"] = time.perf_counter() - start
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    del pl
-    return result
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+    # wait4 reaps the child and gives its own resource usage (peak RSS of that process alone)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    stdout = process.stdout.read().decode() if process.stdout else ""
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{' '.join(command[:3])} failed:\n{stderr[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024, stdout
 
 
-def _run_child(kind: str, path: Path, cache_dir: Path) -> dict[str, float]:
-    output = subprocess.run(
-        [sys.executable, __file__, "--child", kind, "--log", str(path), "--cache", str(cache_dir)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return dict(json.loads(output.strip().splitlines()[-1]))
+def _refresh(kind: str, path: Path, cache_dir: Path) -> dict[str, list[float]]:
+    """In a child: warm a cache on ``path``, then time one-step refreshes in memory and via the disk cache."""
+    from rlmon.cache import LogCache
+
+    size = path.stat().st_size
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    memory: list[float] = []
+    disk: list[float] = []
+    try:
+        warm = LogCache(cache_dir)
+        step = int(warm.read(path).steps.get_column("step").max() or 0) + 1  # type: ignore[arg-type]
+        line = genlog_line if kind == "genlog" else rlmon_line
+        for _ in range(REFRESHES):
+            with path.open("ab") as handle:
+                handle.write(line(step).encode())
+            step += 1
+            start = time.perf_counter()
+            warm.read(path)
+            memory.append(time.perf_counter() - start)
+            with path.open("ab") as handle:
+                handle.write(line(step).encode())
+            step += 1
+            start = time.perf_counter()
+            LogCache(cache_dir).read(path)
+            disk.append(time.perf_counter() - start)
+            warm.read(path)  # catch up with the line the fresh cache read, untimed
+    finally:
+        os.truncate(path, size)
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    return {"memory": memory, "disk": disk}
 
 
-def _baseline_rss() -> float:
-    code = "import resource, polars, rlmon.cache; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
-    return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+# --- the run --------------------------------------------------------------------------------------------------
+def _prepare(kind: str, out: Path, size_mb: float) -> Path:
+    """The log of ``kind`` and ``size_mb`` in ``out`` (generated once; both generators are seeded)."""
+    path = out / f"{kind}-{size_mb:g}mb.log"
+    if path.exists() and path.stat().st_size >= size_mb * 1024 * 1024 * 0.99:
+        return path
+    print(f"writing {path} ...", flush=True)
+    if kind == "genlog":
+        subprocess.run([sys.executable, str(GENLOG), str(path), str(size_mb)], check=True)
+    else:
+        generate(path, size_mb)
+    return path
+
+
+def _span(values: list[float], scale: float = 1.0, digits: int = 2) -> str:
+    """``min / median`` of ``values`` times ``scale``."""
+    return f"{min(values) * scale:.{digits}f} / {statistics.median(values) * scale:.{digits}f}"
+
+
+def _measure_file(kind: str, path: Path, repeats: int, out: Path) -> list[tuple[str, str, str]]:
+    rlmon: list[float] = []
+    rss: list[float] = []
+    loop: list[float] = []
+    lines: list[float] = []
+    memory: list[float] = []
+    disk: list[float] = []
+    shape = ""
+    for _ in range(repeats):
+        seconds, peak, stdout = _run([sys.executable, "-c", RLMON_CODE, str(path)])
+        rlmon.append(seconds)
+        rss.append(peak)
+        shape = stdout.strip()
+        loop.append(_run([sys.executable, str(PYLOOP), str(path)])[0])
+        lines.append(_run([sys.executable, "-c", LINES_CODE, str(path)])[0])
+        _, _, stdout = _run(
+            [sys.executable, __file__, "--child", "refresh", "--kind", kind, "--log", str(path), "--cache", str(out)]
+        )
+        refresh = json.loads(stdout.strip().splitlines()[-1])
+        memory.extend(refresh["memory"])
+        disk.extend(refresh["disk"])
+    size_mb = path.stat().st_size / 1024 / 1024
+    rows, columns = shape.split()
+    to_loop = [a / b for a, b in zip(rlmon, loop, strict=True)]
+    to_lines = [a / b for a, b in zip(rlmon, lines, strict=True)]
+    return [
+        ("file", f"{size_mb:.0f} MB, {rows} steps x {int(columns) - 1} keys", ""),
+        ("rlmon cold parse (whole process)", f"{_span(rlmon)} s", ""),
+        ("pyloop.py on the same file (whole process)", f"{_span(loop)} s", ""),
+        ("rlmon / pyloop", _span(to_loop, digits=3), "<= 0.35"),
+        ("bare polars read of the lines (whole process)", f"{_span(lines)} s", ""),
+        ("rlmon / bare polars read", _span(to_lines), "<= 4"),
+        ("peak RSS of the rlmon parse", f"{_span(rss, digits=0)} MB = {_span(rss, 1 / size_mb)}x the file", "<= 2x"),
+        ("refresh, one step appended, in memory", f"{_span(memory, 1000, 1)} ms", "<= 20 ms"),
+        ("refresh, one step appended, via disk cache", f"{_span(disk, 1000, 1)} ms", "<= 50 ms"),
+    ]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mb", type=float, default=200.0, help="size of the generated log in MB")
-    parser.add_argument("--out", default="benchmarks/out", help="folder for the generated log and cache")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--mb", type=float, default=200.0, help="size of each generated log in MB")
+    parser.add_argument("--repeats", type=int, default=3, help="alternating runs of each measurement")
+    parser.add_argument("--big-mb", type=float, default=0.0, help="also parse a genlog file of this size once")
+    parser.add_argument("--out", default="benchmarks/out", help="folder for the generated logs and caches")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--kind", help=argparse.SUPPRESS)
     parser.add_argument("--log", help=argparse.SUPPRESS)
     parser.add_argument("--cache", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        print(json.dumps(_measure(args.child, Path(args.log), Path(args.cache))))
+    if args.child == "refresh":
+        print(json.dumps(_refresh(args.kind, Path(args.log), Path(args.cache) / "refresh-cache")))
         return
+    if not (PYLOOP.exists() and GENLOG.exists()):
+        raise SystemExit(f"needs {PYLOOP} and {GENLOG} (the shared benchmark yardsticks)")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log = out / "bench.log"
-    steps = generate(log, args.mb)
-    size_mb = log.stat().st_size / 1024 / 1024
-    print(f"log: {log} {size_mb:.0f} MB, {steps} step lines x {KEYS_PER_STEP} keys, {NOISE_PER_STEP} noise lines/step")
-    import os
-
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    base = _baseline_rss()
-    rlmon = _run_child("rlmon", log, out / "cache-unused")
-    loop = _run_child("python", log, out / "cache-unused")
-    lines = _run_child("lines", log, out / "cache-unused")
-    cache_dir = out / "cache"
-    if cache_dir.exists():
-        import shutil
-
-        shutil.rmtree(cache_dir)
-    refresh = _run_child("refresh", log, cache_dir)
-    ratio = rlmon["seconds"] / loop["seconds"]
-    rss_ratio = rlmon["peak_rss_mb"] / size_mb
-    print(f"rlmon cold parse      {rlmon['seconds']:7.2f} s  ({rlmon['rows']:.0f} rows x {rlmon['columns']:.0f} cols)")
-    print(f"python regex loop     {loop['seconds']:7.2f} s  -> rlmon/python = {ratio:.3f} (target <= 0.25)")
-    print(f"lines into polars     {lines['seconds']:7.2f} s")
-    print(f"refresh, 1-step append {refresh['seconds'] * 1000:6.1f} ms (target <= 50 ms)")
-    print(
-        f"peak RSS, cold parse  {rlmon['peak_rss_mb']:7.0f} MB = {rss_ratio:.2f}x file size (target <= 2x); "
-        f"interpreter + polars + rlmon alone: {base:.0f} MB"
-    )
+    files = {kind: _prepare(kind, out, args.mb) for kind in ("genlog", "rlmon")}
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, Python {sys.version.split()[0]}")
+    results = {kind: _measure_file(kind, path, args.repeats, out) for kind, path in files.items()}
+    print(f"\nmin / median over {args.repeats} alternating runs\n")
+    print("| measurement | genlog.py file | bench_parse.py file | target |\n|---|---|---|---|")
+    for (label, genlog, target), (_, own, _) in zip(results["genlog"], results["rlmon"], strict=True):
+        print(f"| {label} | {genlog} | {own} | {target or '—'} |")
+    if args.big_mb:
+        big = _prepare("genlog", out, args.big_mb)
+        seconds, peak, stdout = _run([sys.executable, "-c", RLMON_CODE, str(big)])
+        size_mb = big.stat().st_size / 1024 / 1024
+        rows, columns = stdout.split()
+        print(
+            f"\n{size_mb:.0f} MB genlog file ({rows} steps x {int(columns) - 1} keys): "
+            f"rlmon cold parse {seconds:.2f} s, peak RSS {peak:.0f} MB = {peak / size_mb:.2f}x the file "
+            "(target <= 400 MB)"
+        )
 
 
 if __name__ == "__main__":

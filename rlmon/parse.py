@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import ast
 import bisect
+import collections
+import concurrent.futures
 import functools
 import json
 import math
+import os
 import re
+import threading
 import types
 import typing
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,6 +38,7 @@ __all__ = [
     "LINE",
     "MAX_LINE_BYTES",
     "PARSER_VERSION",
+    "ChunkPipeline",
     "MetaCollector",
     "ParsedLog",
     "empty_log",
@@ -50,8 +55,13 @@ __all__ = [
 
 PARSER_VERSION = 4
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
-BLOCK_BYTES = 16 * 1024 * 1024
+BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
+_MAX_CHUNKS = 64
+_SMALL_CHUNK_ROWS = 256
+"""A merged frame held in more than :data:`_MAX_CHUNKS` pieces of fewer rows than this on average is copied
+into one piece (each refresh adds a small one); large pieces (one per block of a cold parse) are kept, since
+copying them would double the memory a large log needs."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line read, line break included (16 MB, thousands of times a verl step line). A longer line is
 skipped with the warning ``line N: longer than 16 MB; skipped``: reading it would take memory in proportion,
@@ -182,63 +192,68 @@ def _strip_prefix(text: str) -> tuple[str, str]:
 
 
 # --- step lines -------------------------------------------------------------------------------------------------
-def _value_exprs(values: pl.DataFrame) -> list[pl.Expr]:
-    """String value columns as logged -> Float64 expressions.
+def _read_values(raw: pl.Series) -> pl.Series:
+    """Values as logged -> Float64.
 
-    np wrappers are unwrapped, ``True``/``False`` become 1/0, ``nan``/``inf`` are kept; the wrapper and boolean
-    handling is only applied to columns that hold such values (a cheap check), because it is the costly part.
+    np wrappers are taken off (``np.float64(0.5)`` -> 0.5), ``True``/``False`` become 1/0, ``nan``/``inf`` are
+    kept; anything else is null. Only values the plain cast does not read are looked at again: unwrapping
+    every value costs several times more.
     """
-    if not values.columns:
-        return []
-    flags = values.select(
-        [pl.col(name).str.starts_with("np.").any().alias(f"w{index}") for index, name in enumerate(values.columns)]
-        + [
-            (pl.col(name).str.starts_with("T") | pl.col(name).str.starts_with("F")).any().alias(f"b{index}")
-            for index, name in enumerate(values.columns)
-        ]
-    ).row(0)
-    count = len(values.columns)
-    exprs: list[pl.Expr] = []
-    for index, name in enumerate(values.columns):
-        raw = pl.col(name)
-        if flags[index]:
-            # np.float64(0.5) -> 0.5: cut at the parenthesis (wrapped values are ASCII, so byte and
-            # character offsets agree); a regex here costs several times more
-            opening = raw.str.find("(", literal=True)
-            raw = (
-                pl.when(opening.is_null() | ~raw.str.ends_with(")"))
-                .then(raw)
-                .otherwise(raw.str.slice(opening + 1, raw.str.len_bytes() - opening - 2))
-            )
-        number = raw.cast(pl.Float64, strict=False)
-        if flags[count + index] or flags[index]:
-            number = (
-                pl.when(raw.is_in(["True", "True_"]))
-                .then(1.0)
-                .when(raw.is_in(["False", "False_"]))
-                .then(0.0)
-                .otherwise(number)
-            )
-        exprs.append(number.alias(name))
-    return exprs
+    numbers = raw.cast(pl.Float64, strict=False)
+    if numbers.null_count() == raw.null_count():
+        return numbers
+    rows = (numbers.is_null() & raw.is_not_null()).arg_true()
+    odd = pl.DataFrame({"raw": raw.gather(rows)})
+    # np.float64(0.5) -> 0.5: cut after the parenthesis and drop the one that closes it
+    text = pl.col("raw")
+    wrapped = text.str.starts_with("np.") & text.str.ends_with(")") & text.str.contains("(", literal=True)
+    odd = odd.select(
+        pl.when(wrapped)
+        .then(text.str.slice(text.str.find("(", literal=True) + 1).str.strip_suffix(")"))
+        .otherwise(text)
+        .alias("raw")
+    )
+    fixed = odd.select(text.cast(pl.Float64, strict=False)).to_series()
+    if fixed.null_count():
+        fixed = odd.select(
+            pl.when(text.is_in(["True", "True_"]))
+            .then(1.0)
+            .when(text.is_in(["False", "False_"]))
+            .then(0.0)
+            .otherwise(text.cast(pl.Float64, strict=False))
+        ).to_series()
+    return numbers.scatter(rows, fixed)
 
 
 def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
     """Rows ``_line`` (1-based), ``step``, ``rest`` (the text after ``step:N - ``) for every metrics record,
     and ``cut`` (the line is exactly :data:`WANDB_LINE_CHARS` long: wandb cut it, its last pair was dropped)."""
-    frame = pl.DataFrame({"text": lines}).with_row_index(LINE, offset=first_line)
-    frame = frame.filter(pl.col("text").str.contains("step:", literal=True))
-    if frame.is_empty():
-        return pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64, "rest": pl.String, "cut": pl.Boolean})
-    frame = frame.with_columns(pl.col("text").str.extract(_MARK_RUST, 1).cast(pl.Int64, strict=False).alias(STEP))
-    frame = frame.filter(pl.col(STEP).is_not_null())
-    # drop everything up to the marker (Ray prefix, ANSI codes, tqdm text glued before it)
-    frame = frame.select(
-        LINE,
-        STEP,
-        pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"),
-        (pl.col("text").str.len_chars() == WANDB_LINE_CHARS).alias("cut"),
+    # one query, not one per step: a refresh parses a line or two, where each step costs more than its work
+    frame = (
+        pl.DataFrame({"text": lines})
+        .lazy()
+        .with_row_index(LINE, offset=first_line)
+        .filter(pl.col("text").str.contains("step:", literal=True))
+        .with_columns(pl.col("text").str.extract(_MARK_RUST, 1).cast(pl.Int64, strict=False).alias(STEP))
+        .filter(pl.col(STEP).is_not_null())
+        # drop everything up to the marker (Ray prefix, ANSI codes, tqdm text glued before it)
+        .select(
+            LINE,
+            STEP,
+            pl.col("text").str.replace(_HEAD_RUST, "").alias("rest"),
+            (pl.col("text").str.len_chars() == WANDB_LINE_CHARS).alias("cut"),
+        )
+        .with_columns(
+            pl.col("rest").str.contains("pid=", literal=True).alias("glued"),
+            pl.col("rest").str.strip_chars_end().alias("stripped"),
+        )
+        .collect()
     )
+    if not frame.get_column("cut").any() and not frame.get_column("glued").any():
+        # the common case: no line cut by wandb, no output glued after a record
+        columns = [frame.get_column(LINE), frame.get_column(STEP), frame.get_column("stripped").alias("rest")]
+        return pl.DataFrame([*columns, frame.get_column("cut")])
+    frame = frame.select(LINE, STEP, "rest", "cut")
     if frame.get_column("cut").any():
         # The cut may have fallen inside the last value (``mean@1:0.12`` of ``0.1234``): a wrong number is
         # worse than none, so the last pair of such a line is dropped (the greedy group ends at the last " - ").
@@ -271,38 +286,39 @@ def _template(parts: list[str]) -> list[str] | None:
 
 
 def _unpack_template(group: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Rows whose pairs carry exactly ``keys`` -> (wide frame, rows that do not fit, for another try)."""
-    names = [f"_{index}" for index in range(len(keys))]
-    parts = group.select(
-        LINE,
-        STEP,
-        *[pl.col("parts").list.get(index, null_on_oob=True).alias(name) for index, name in enumerate(names)],
-    )
-    fits = parts.select(
-        pl.all_horizontal(
-            [pl.col(name).str.starts_with(f"{key}:") for name, key in zip(names, keys, strict=True)]
-        ).fill_null(False)
-    ).to_series()
-    matched = parts.filter(fits)
-    values = matched.select(
-        [pl.col(name).str.slice(len(key) + 1).alias(key) for name, key in zip(names, keys, strict=True)]
-    )
-    numbers = values.select(_value_exprs(values))
-    # a value that does not read as a number may mean the key itself holds a ":" and was cut at the wrong
-    # colon: such rows take the pair-by-pair path, which splits at the last colon
-    doubtful = [key for key in keys if numbers.get_column(key).null_count() > values.get_column(key).null_count()]
-    if doubtful:
-        suspect = pl.any_horizontal(
-            [values.get_column(key).is_not_null() & numbers.get_column(key).is_null() for key in doubtful]
-        )
-        bad = values.select(suspect.alias("bad")).to_series()
-        if bad.any():
-            bad_lines = matched.get_column(LINE).filter(bad)
-            numbers = numbers.filter(~bad)
-            matched = matched.filter(~bad)
-            fits = fits & ~group.get_column(LINE).is_in(bad_lines.implode())
-    wide = pl.concat([matched.select(LINE, STEP), numbers], how="horizontal")
-    return wide, group.filter(~fits)
+    """Rows whose pairs carry exactly ``keys`` -> (wide frame, rows that do not fit, for another try).
+
+    ``group`` holds rows of ``len(keys)`` pairs each. The pairs of all rows are read as one flat column (the
+    key expected at each place repeated row after row), so the number of polars operations does not grow
+    with the number of keys as column-by-column expressions would.
+    """
+    count = len(keys)
+    heads = pl.Series([f"{key}:" for key in keys])
+    places = pl.int_range(0, count * group.height, eager=True) % count
+    flat = pl.DataFrame({"pair": group.get_column("parts").explode(), "head": heads.gather(places)})
+    fits = flat.select(pl.col("pair").str.starts_with(pl.col("head"))).to_series()
+    fits = fits.reshape((group.height, count)).arr.all()
+    matched = group if fits.all() else group.filter(fits)
+    if matched.height < group.height:
+        places = pl.int_range(0, count * matched.height, eager=True) % count
+    widths = pl.Series([len(key) + 1 for key in keys], dtype=pl.Int64).gather(places)
+    values = matched.get_column("parts").explode().str.slice(widths)
+    numbers = _read_values(values)
+    if numbers.null_count():
+        # a value that does not read as a number may mean the key itself holds a ":" and was cut at the wrong
+        # colon: such rows take the pair-by-pair path, which splits at the last colon
+        bad = numbers.is_null().reshape((matched.height, count)).arr.any()
+        bad_lines = matched.get_column(LINE).filter(bad)
+        numbers = numbers.reshape((matched.height, count)).filter(~bad).explode()
+        matched = matched.filter(~bad)
+        fits = fits & ~group.get_column(LINE).is_in(bad_lines.implode())
+    wide = matched.select(LINE, STEP)
+    if matched.height:
+        columns = numbers.reshape((matched.height, count)).arr.to_struct(fields=keys).struct.unnest()
+        wide = pl.concat([wide, columns], how="horizontal")
+    else:
+        wide = wide.with_columns([pl.lit(None, dtype=pl.Float64).alias(key) for key in keys])
+    return wide, group.clear() if fits.all() else group.filter(~fits)
 
 
 def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, int, str]]]:
@@ -318,8 +334,7 @@ def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, 
     )
     if long.is_empty():
         return records.select(LINE, STEP), []
-    values = long.select("raw")
-    long = long.with_columns(_value_exprs(values)[0].alias("value"))
+    long = long.with_columns(_read_values(long.get_column("raw")).alias("value"))
     # a key logged twice on one line: the later one wins
     long = long.unique(subset=[LINE, "key"], keep="last", maintain_order=True)
     firsts = (
@@ -364,15 +379,32 @@ class _StepLines:
     bad_keys: int = 0
     """Keys whose every value failed to parse (dropped)."""
     short_decimals: int = 0
-    """Values printed with a decimal point and at most 3 decimals (``0.125``, ``1.000``)."""
+    """Values printed with a decimal point and at most 3 decimals (``0.125``, ``1.000``); counted only while
+    it can still matter (see :func:`_decimals`)."""
     long_decimals: int = 0
-    """Values printed with more than 3 decimals, an exponent or an ``np.`` wrapper (full precision)."""
+    """Lines holding a value printed with more than 3 decimals, an exponent or an ``np.`` wrapper (full
+    precision); counted only while none was seen."""
     cut_lines: int = 0
     """Lines cut at :data:`WANDB_LINE_CHARS` characters."""
 
 
-def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
-    """Step lines of a chunk -> :class:`_StepLines`.
+def _decimals(rest: pl.Series, collector: MetaCollector) -> tuple[int, int]:
+    """(short, long) decimal counts of step-line texts, as far as the run's 3-decimal verdict needs them.
+
+    A run is a 3-decimal one when it has no full-precision value and at least :data:`_THREE_DECIMALS_MIN`
+    short ones: once one full-precision value is seen, or enough short ones, counting further changes
+    nothing (and costs a regex over every step line).
+    """
+    if collector.long_decimals:
+        return 0, 0
+    long = int(rest.str.contains(_LONG_DECIMAL_RUST).sum())
+    if long or collector.short_decimals >= _THREE_DECIMALS_MIN:
+        return 0, long
+    return int(rest.str.count_matches(_SHORT_DECIMAL_RUST).sum() or 0), 0
+
+
+def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollector) -> _StepLines:
+    """Step lines of a chunk -> :class:`_StepLines` (``collector`` is read, not changed).
 
     Lines with the same key sequence (almost all of them) are unpacked column by column against a template
     taken from one of them; every row is checked against the template, and rows that do not fit go through
@@ -382,18 +414,22 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
     if records.is_empty():
         return _StepLines(pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}), [])
     step_line_numbers = records.get_column(LINE).to_list()
-    short_decimals, long_decimals, cut_lines = records.select(
-        pl.col("rest").str.count_matches(_SHORT_DECIMAL_RUST).sum().alias("short"),
-        pl.col("rest").str.count_matches(_LONG_DECIMAL_RUST).sum().alias("long"),
-        pl.col("cut").sum(),
-    ).row(0)
+    short_decimals, long_decimals = _decimals(records.get_column("rest"), collector)
+    cut_lines = records.get_column("cut").sum()
     records = records.select(LINE, STEP, pl.col("rest").str.split(" - ").alias("parts"))
     records = records.with_columns(pl.col("parts").list.len().alias("_n"))
     frames: list[pl.DataFrame] = []
     firsts: list[tuple[int, int, str]] = []
     seen: dict[str, None] = {}
     leftovers: list[pl.DataFrame] = []
-    for (_count,), group in records.group_by("_n", maintain_order=True):
+    lengths = records.get_column("_n")
+    # nearly always every line has as many pairs: grouping is then skipped
+    groups = (
+        [records]
+        if lengths.min() == lengths.max()
+        else [group for _, group in records.group_by("_n", maintain_order=True)]
+    )
+    for group in groups:
         remaining = group.drop("_n")
         for _attempt in range(4):
             if remaining.is_empty():
@@ -426,13 +462,15 @@ def _parse_step_lines(lines: pl.Series, first_line: int) -> _StepLines:
     for _line, _position, key in sorted(firsts):
         order.setdefault(key, None)
     bad = [name for name in seen if name not in order]
-    wide = wide.select(list(order)).sort(LINE)
+    wide = wide.select(list(order))
+    if len(frames) > 1:
+        wide = wide.sort(LINE)
     return _StepLines(
         wide,
         step_line_numbers,
         bad_keys=len(bad),
-        short_decimals=int(short_decimals or 0),
-        long_decimals=int(long_decimals or 0),
+        short_decimals=short_decimals,
+        long_decimals=long_decimals,
         cut_lines=int(cut_lines or 0),
     )
 
@@ -462,12 +500,24 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
     ordered = []
     for frame in usable:
         if LINE in frame.columns:
-            frame = frame.sort(LINE).drop(LINE)
-        frame = frame.with_columns(pl.col(STEP).cast(pl.Int64))
-        frame = frame.with_columns([pl.col(name).cast(pl.Float64) for name in frame.columns if name != STEP])
-        ordered.append(frame)
-    combined = pl.concat(ordered, how="diagonal") if len(ordered) > 1 else ordered[0]
-    if combined.get_column(STEP).n_unique() != combined.height:
+            if not frame.get_column(LINE).is_sorted():
+                frame = frame.sort(LINE)
+            frame = frame.drop(LINE)
+        # casts only where the type differs: a cast of each of 120 columns costs more than the merge itself
+        casts = [
+            pl.col(name).cast(pl.Int64 if name == STEP else pl.Float64)
+            for name, dtype in frame.schema.items()
+            if dtype != (pl.Int64() if name == STEP else pl.Float64())
+        ]
+        ordered.append(frame.with_columns(casts) if casts else frame)
+    # the pieces are not copied into one: a refresh appends a few rows to a large frame
+    combined = pl.concat(ordered, how="diagonal", rechunk=False) if len(ordered) > 1 else ordered[0]
+    if combined.n_chunks() > _MAX_CHUNKS and combined.height < combined.n_chunks() * _SMALL_CHUNK_ROWS:
+        combined = combined.rechunk()  # many small pieces (refreshes) slow every later operation down
+    step = combined.get_column(STEP)
+    if step.is_sorted() and (len(step) < 2 or not (step.head(-1) == step.tail(-1)).any()):
+        return combined  # sorted and unique already (as after an append): nothing to merge
+    if step.n_unique() != combined.height:
         metric_columns = [name for name in combined.columns if name != STEP]
         combined = combined.group_by(STEP, maintain_order=True).agg(
             [pl.col(name).drop_nulls().last().alias(name) for name in metric_columns]
@@ -970,7 +1020,85 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
 
     ``first_line`` is the 1-based number of the first line in the whole file.
     """
-    parsed = _parse_step_lines(lines, first_line)
+    return _finish_chunk(lines, _parse_step_lines(lines, first_line, collector), collector, first_line=first_line)
+
+
+class ChunkPipeline:
+    """Chunks of complete lines in, chunk frames out (:attr:`frames`, in file order), as :func:`parse_chunk`
+    would give them one after the other.
+
+    The step lines of a chunk are read on a worker thread while the metadata of the chunk before is collected
+    on the caller's: polars lets go of the interpreter while it works, so a large log is read on two cores.
+    Only a few chunks are in the works at once, which bounds the memory.
+
+    Parameters
+    ----------
+    collector
+        Updated chunk by chunk, in file order, by the caller's thread only.
+    first_line
+        1-based number of the first line of the first chunk in the whole file.
+    """
+
+    def __init__(self, collector: MetaCollector, *, first_line: int = 1) -> None:
+        self.collector = collector
+        self.next_line = first_line
+        """Number of the line after the last chunk whose frame is in :attr:`frames`."""
+        self.frames: list[pl.DataFrame] = []
+        self._pending: collections.deque[tuple[pl.Series, concurrent.futures.Future[_StepLines]]] = collections.deque()
+
+    def add(self, lines: pl.Series) -> None:
+        """Start on the next chunk's lines (from :func:`split_lines`); finish earlier ones to keep few open."""
+        # the worker numbers lines from 1 and the numbers are moved once the chunk's place is known; the
+        # decimal counts it reads from the collector may lag, which only costs counting more
+        self._pending.append((lines, _workers().submit(_parse_step_lines, lines, 1, self.collector)))
+        while len(self._pending) > _CHUNKS_AHEAD:
+            self._finish_one()
+
+    def finish(self) -> list[pl.DataFrame]:
+        """Finish every chunk added; return :attr:`frames`."""
+        while self._pending:
+            self._finish_one()
+        return self.frames
+
+    def _finish_one(self) -> None:
+        lines, parsed = self._pending.popleft()
+        step_lines = _renumbered(parsed.result(), self.next_line)
+        self.frames.append(_finish_chunk(lines, step_lines, self.collector, first_line=self.next_line))
+        self.next_line += len(lines)
+
+
+_CHUNKS_AHEAD = 1
+"""Chunks whose step lines are being read while the caller collects the metadata of an earlier one."""
+_pool: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
+_pool_lock = threading.Lock()
+
+
+def _workers() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads that read step lines (shared by every log and visitor; started on first use, and again in
+    a forked process, which does not inherit its parent's threads)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (
+                os.getpid(),
+                concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="rlmon-parse"),
+            )
+        return _pool[1]
+
+
+def _renumbered(parsed: _StepLines, first_line: int) -> _StepLines:
+    """``parsed`` (read with lines numbered from 1) with its lines numbered from ``first_line``."""
+    shift = first_line - 1
+    if not shift:
+        return parsed
+    dtype = parsed.steps.schema[LINE]
+    parsed.steps = parsed.steps.with_columns((pl.col(LINE).cast(pl.Int64) + shift).cast(dtype))
+    parsed.line_numbers = [number + shift for number in parsed.line_numbers]
+    return parsed
+
+
+def _finish_chunk(lines: pl.Series, parsed: _StepLines, collector: MetaCollector, *, first_line: int) -> pl.DataFrame:
+    """The rest of :func:`parse_chunk` once the step lines are read: metadata, counts, initial validation."""
     steps, step_line_numbers, bad = parsed.steps, parsed.line_numbers, parsed.bad_keys
     rows = _candidate_rows(lines, head=collector.wants_lines())
     numbered = ((first_line + row, lines[row]) for row in rows)
@@ -989,23 +1117,31 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
     if step_line_numbers:
         collector.last_step_line = max(collector.last_step_line, step_line_numbers[-1])
         collector.saw_verl = True
-        training = _training_step_rows(steps)
-        if training.height:
-            collector.last_training_step = int(training.get_column(STEP)[-1])
+        last_training_step = _last_training_step(steps)
+        if last_training_step is not None:
+            collector.last_training_step = last_training_step
     if prints and steps.height:
         steps = _fill_initial_validations(steps, collector, prints)
     if bad:
         meta.warnings.append(f"lines {first_line}-{meta.lines}: {bad} logged key(s) had no numeric value")
-    return steps
+    # one piece per chunk: the pieces of a block's text (read in parallel) would otherwise pile up in the
+    # merged frame of a large log
+    return steps.rechunk()
 
 
-def _training_step_rows(steps: pl.DataFrame) -> pl.DataFrame:
-    """Rows of a chunk frame (sorted by ``_line``) that logged a training key, not validation alone."""
+def _last_training_step(steps: pl.DataFrame) -> int | None:
+    """Step of the last row of a chunk frame (sorted by ``_line``) that logged a training key, not validation
+    alone; None when no row did."""
     pattern = re.compile(NON_TRAINING_KEY)
     columns = [name for name in steps.columns if name not in _RESERVED and not pattern.match(name)]
-    if not columns:
-        return steps.clear()
-    return steps.filter(pl.any_horizontal([pl.col(name).is_not_null() for name in columns]))
+    if not columns or not steps.height:
+        return None
+    # the last row nearly always is one: looking at it alone spares a pass over the whole chunk
+    last = steps.tail(1).row(0, named=True)
+    if any(last[name] is not None for name in columns):
+        return int(last[STEP])
+    training = steps.filter(pl.any_horizontal([pl.col(name).is_not_null() for name in columns]))
+    return int(training.get_column(STEP)[-1]) if training.height else None
 
 
 def _fill_initial_validations(
@@ -1082,16 +1218,14 @@ def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog
     [(1, 0.5, nan)]
     """
     collector = MetaCollector()
-    frames = []
-    lines_done = 0
+    pipeline = ChunkPipeline(collector)
     for block in iter_blocks(data, block_bytes=min(block_bytes, MAX_LINE_BYTES)):
         if len(block) > MAX_LINE_BYTES:
-            lines_done = _skip_long_line(collector, lines_done)
+            pipeline.finish()
+            pipeline.next_line = _skip_long_line(collector, pipeline.next_line - 1) + 1
             continue
-        lines = split_lines(block)
-        frames.append(parse_chunk(lines, collector, first_line=lines_done + 1))
-        lines_done += len(lines)
-    steps = merge_steps(frames)
+        pipeline.add(split_lines(block))
+    steps = merge_steps(pipeline.finish())
     return ParsedLog(steps=steps, meta=collector.snapshot(steps))
 
 

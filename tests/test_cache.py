@@ -385,6 +385,51 @@ def test_many_refreshes_survive_a_restart(log_dir: Path, cache_dir: Path) -> Non
     assert result.steps.height == 40
 
 
+def test_a_hundred_one_step_refreshes_give_the_cold_result(log_dir: Path) -> None:
+    # each refresh adds a small piece to the cached frame; past a few dozen they are joined into one, and a step
+    # logged again (a resumed run appending to the same log) is merged as in a cold parse
+    path = log_dir / "run.log"
+    path.write_bytes(b"")
+    cache = LogCache(None)
+    written = b""
+    steps = [*range(1, 81), *range(70, 101)]
+    for index, step in enumerate(steps):
+        wrapped = b"np.float64(%d.25)" % step if index % 2 else b"%d.25" % step
+        line = b"(TaskRunner pid=7) step:%d - a:%s - b:np.int64(%d) - c%d:True\n" % (step, wrapped, index, step % 4)
+        append(path, line)
+        written += line
+        result = cache.read(path)
+    assert_same_log(result, parse_log_bytes(written))
+    assert result.steps["step"].to_list() == list(range(1, 101))
+    assert result.steps["a"].to_list() == [step + 0.25 for step in range(1, 101)]
+    assert result.steps["b"].to_list() == [*range(69), *range(80, 111)]
+
+
+def test_a_restart_reads_the_base_and_one_delta(log_dir: Path, cache_dir: Path) -> None:
+    # every refresh since the base is in one delta file: a restart after many refreshes reads two frames
+    path = log_dir / "run.log"
+    path.write_bytes(b"step:1 - a:1.0\n")
+    cache = LogCache(cache_dir)
+    cache.read(path)
+    for step in range(2, 7):
+        append(path, b"step:%d - a:%d.0 - b%d:np.float64(0.5)\n" % (step, step, step % 2))
+        cache.read(path)
+    (entry,) = (cache_dir / "logs").iterdir()
+    assert sorted(item.name for item in entry.iterdir()) == ["base.parquet", "delta-0005.parquet", "state.json"]
+    restarted = LogCache(cache_dir)
+    result = restarted.read(path)
+    assert restarted.parses == 0
+    assert result.steps.rows() == [
+        (1, 1.0, None, None),
+        (2, 2.0, 0.5, None),
+        (3, 3.0, None, 0.5),
+        (4, 4.0, 0.5, None),
+        (5, 5.0, None, 0.5),
+        (6, 6.0, 0.5, None),
+    ]
+    assert result.steps.columns == ["step", "a", "b0", "b1"]
+
+
 def test_cache_lives_outside_the_log_folder(tmp_path: Path, log_dir: Path, cache_dir: Path) -> None:
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE + b"\n")
