@@ -941,18 +941,21 @@ def _exception_line(text: str) -> str | None:
 
 # --- chunks -----------------------------------------------------------------------------------------------------
 def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
-    """0-based rows the metadata collector must see: marker lines, the windows after block openers, the last
-    tqdm bar, and the first ``head`` rows (a block left open by the previous chunk)."""
+    """0-based rows the metadata collector must see: marker lines, the lines of the windows after block openers
+    that can change what it reads (see :func:`_drop_inert`), the last tqdm bar, and the first ``head`` rows (a
+    block left open by the previous chunk)."""
     # one regex alternation of literals is several times faster here than contains_any
     hits = lines.str.contains(_META_PATTERN)
-    rows = set(hits.arg_true().to_list())
-    rows.update(range(min(head, len(lines))))
+    marked = set(hits.arg_true().to_list())
+    marked.update(range(min(head, len(lines))))
     titled = lines.str.contains("Training Progress", literal=True).arg_true()
     if len(titled):
         bars = lines.gather(titled).str.contains(r"Training Progress:\s*\d+%\|")
         if bars.any():
-            rows.add(int(titled.filter(bars)[-1]))
-    for row in sorted(rows):
+            marked.add(int(titled.filter(bars)[-1]))
+    rows = set(marked)
+    whole: set[int] = set(marked)
+    for row in sorted(marked):
         text = lines[row]
         if "'actor_rollout_ref'" in text:
             rows.update(range(row, min(row + _CONFIG_WINDOW, len(lines))))
@@ -961,8 +964,54 @@ def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
         elif any(marker in text for marker in _FATAL_MARKERS):
             rows.update(range(row, min(row + _EXC_WINDOW, len(lines))))
         elif ("-m verl." in text or "-m recipe." in text) and text.rstrip().endswith("\\"):
-            rows.update(range(row, min(row + _CMD_WINDOW, len(lines))))
-    return sorted(rows)
+            # every line of a pasted command's window is one of its pieces
+            whole.update(range(row, min(row + _CMD_WINDOW, len(lines))))
+    rows.update(whole)
+    if len(rows) == len(whole):
+        return sorted(rows)
+    return _drop_inert(lines, sorted(rows), hits, keep=whole)
+
+
+def _drop_inert(lines: pl.Series, rows: list[int], hits: pl.Series, *, keep: set[int]) -> list[int]:
+    """``rows`` without the window lines that cannot change what :meth:`MetaCollector.feed` reads.
+
+    Such a line (a step line after a config dump, say) carries no marker once its ANSI codes are gone, does not
+    continue a block (its text after the Ray prefix does not start with a space), is no tqdm bar and cannot be an
+    exception line (no ``Error``, ``Exception``, ``Interrupt``, ``Exit``): the collector would read it and do
+    nothing. Rows in ``keep`` stay, and so do the :data:`_CMD_WINDOW` + 1 rows after any line that may start a
+    launch command, which takes the rows that follow as its pieces whatever they hold. The test is vectorised:
+    reading every line of a 4,000-line window in Python took most of a cold start.
+    """
+    texts = lines.gather(rows)
+    marked = hits.gather(rows)
+    ansi = texts.str.contains("\x1b", literal=True)
+    if ansi.any():
+        # the collector strips ANSI codes first; a marker may show only then
+        coloured = ansi.arg_true()
+        cleaned = texts.gather(coloured).str.replace_all(ANSI, "")
+        texts = texts.scatter(coloured, cleaned)
+        marked = marked.scatter(coloured, cleaned.str.contains(_META_PATTERN))
+    text = pl.col("text")
+    flags = pl.DataFrame({"text": texts, "marked": marked}).select(
+        (
+            pl.col("marked")
+            | text.str.contains_any(["Training Progress", "Error", "Exception", "Interrupt", "Exit"])
+            # a continuation line starts with a space once the Ray prefix is cut off (Python's classes agree
+            # with Rust's on ASCII; a prefix with other characters is kept, to be sure)
+            | text.str.replace(_PREFIX_RE.pattern, "").str.contains(r"^[\s\x1c-\x1f]")
+            | (text.str.starts_with("(") & text.str.contains(r"[^\x00-\x7f]"))
+        ).alias("live"),
+        text.str.contains(r"-m (?:verl|recipe)\.").alias("command"),
+    )
+    live = flags.get_column("live").to_list()
+    protected_until = -1
+    kept: list[int] = []
+    for index, (row, is_live, command) in enumerate(zip(rows, live, flags.get_column("command"), strict=True)):
+        if is_live or row in keep or index <= protected_until:
+            kept.append(row)
+        if command:
+            protected_until = max(protected_until, index + _CMD_WINDOW + 1)
+    return kept
 
 
 def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int = 1) -> pl.DataFrame:
