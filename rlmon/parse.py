@@ -62,6 +62,7 @@ ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]"
 _ANSI_RE = re.compile(ANSI)
 _PREFIX_ONE = r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\) ?|\(raylet(?:, ip=[\d.]+)?\) ?"
 _PREFIX_RE = re.compile(rf"^(?:{_PREFIX_ONE})+")
+_PREFIX_FIRST_CHAR = rf"^(?:{_PREFIX_ONE})*(.)"
 # Rust regex has no look-behind: "step:" must start the text or follow a character that is neither a word
 # character nor "/" (so ``training/global_step:5 - `` and ``timing/step:`` are not step markers).
 _MARK_RUST = r"(?:^|[^\w/]|\x1b\[[0-9;]*m)step:(\d+) - "
@@ -996,18 +997,20 @@ def _drop_inert(lines: pl.Series, rows: list[int], hits: pl.Series, *, keep: set
         (
             pl.col("marked")
             | text.str.contains_any(["Training Progress", "Error", "Exception", "Interrupt", "Exit"])
-            # a continuation line starts with a space once the Ray prefix is cut off (Python's classes agree
-            # with Rust's on ASCII; a prefix with other characters is kept, to be sure)
-            | text.str.replace(_PREFIX_RE.pattern, "").str.contains(r"^[\s\x1c-\x1f]")
-            | (text.str.starts_with("(") & text.str.contains(r"[^\x00-\x7f]"))
+            # a continuation line starts with a space once the Ray prefix is cut off (the leftmost-first match
+            # of Rust's regex is the one Python's finds, and their classes agree on ASCII; a line that may
+            # have a prefix with other characters is kept, to be sure)
+            | text.str.extract(_PREFIX_FIRST_CHAR, 1).str.contains(r"^[\s\x1c-\x1f]").fill_null(False)
+            | (text.str.starts_with("(") & (text.str.len_bytes() != text.str.len_chars()))
         ).alias("live"),
         text.str.contains(r"-m (?:verl|recipe)\.").alias("command"),
     )
-    live = flags.get_column("live").to_list()
     protected_until = -1
     kept: list[int] = []
-    for index, (row, is_live, command) in enumerate(zip(rows, live, flags.get_column("command"), strict=True)):
-        if is_live or row in keep or index <= protected_until:
+    for index, (row, live, command) in enumerate(
+        zip(rows, flags.get_column("live").to_list(), flags.get_column("command").to_list(), strict=True)
+    ):
+        if live or row in keep or index <= protected_until:
             kept.append(row)
         if command:
             protected_until = max(protected_until, index + _CMD_WINDOW + 1)
