@@ -407,16 +407,36 @@ class LoadedViews:
     """The experiments that could not be read at all, in catalog order."""
 
 
+def _reader_count() -> int:
+    """Experiments read at once: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
+
+
+_READER_COUNT = _reader_count()
+_READERS = ThreadPoolExecutor(max_workers=_READER_COUNT, thread_name_prefix="rlmon-read")
+
+
 def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`), each with its
-    own colour (:func:`~rlmon.catalog.catalog_colors`)."""
+    own colour (:func:`~rlmon.catalog.catalog_colors`).
+
+    Experiments are read in parallel, one per core (the parser's polars work runs outside the GIL); the result
+    is the same as reading them one after another, and one that cannot be read is :class:`Unreadable` alone.
+    """
     cache = log_cache(settings.cache_dir)
     memo = _view_memo(settings.cache_dir)
     now = time.time()
     views: list[ExperimentView] = []
     errors: list[Unreadable] = []
-    for ref in catalog.experiments:
-        found = memo.get(ref, cache, settings, now)
+    refs = catalog.experiments
+    if len(refs) > 1 and _READER_COUNT > 1:
+        found_all = list(_READERS.map(lambda ref: memo.get(ref, cache, settings, now), refs))
+    else:
+        found_all = [memo.get(ref, cache, settings, now) for ref in refs]
+    for found in found_all:
         if isinstance(found, Unreadable):
             errors.append(found)
         else:
