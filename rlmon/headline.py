@@ -213,16 +213,9 @@ def finite_series(frame: pl.DataFrame, key: str) -> tuple[list[int], list[float]
     """Steps and values of one column, leaving out nulls and non-finite values; empty when absent."""
     if key not in frame.columns or STEP not in frame.columns or frame.height == 0:
         return [], []
-    steps: list[int] = []
-    values: list[float] = []
-    for step, value in zip(frame.get_column(STEP).to_list(), frame.get_column(key).to_list(), strict=True):
-        if step is None or value is None:
-            continue
-        number = float(value)
-        if math.isfinite(number):
-            steps.append(int(step))
-            values.append(number)
-    return steps, values
+    finite = frame.select(pl.col(STEP).cast(pl.Int64).alias("step"), pl.col(key).cast(pl.Float64).alias("value"))
+    finite = finite.filter(pl.col("step").is_not_null() & pl.col("value").is_finite())
+    return finite.get_column("step").to_list(), finite.get_column("value").to_list()
 
 
 def metric_series(frame: pl.DataFrame, name: str) -> tuple[list[int], list[float]]:
