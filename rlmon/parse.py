@@ -1003,17 +1003,20 @@ def _drop_inert(lines: pl.Series, rows: list[int], hits: pl.Series, *, keep: set
             | text.str.extract(_PREFIX_FIRST_CHAR, 1).str.contains(r"^[\s\x1c-\x1f]").fill_null(False)
             | (text.str.starts_with("(") & (text.str.len_bytes() != text.str.len_chars()))
         ).alias("live"),
-        text.str.contains(r"-m (?:verl|recipe)\.").alias("command"),
     )
+    # a line that may start a command carries the marker "-m verl." or "-m recipe.": only marked lines are looked at
+    commands = [
+        index
+        for index in marked.arg_true().to_list()
+        if "-m verl." in (text_at := texts[index]) or "-m recipe." in text_at
+    ]
     protected_until = -1
     kept: list[int] = []
-    for index, (row, live, command) in enumerate(
-        zip(rows, flags.get_column("live").to_list(), flags.get_column("command").to_list(), strict=True)
-    ):
+    for index, (row, live) in enumerate(zip(rows, flags.get_column("live").to_list(), strict=True)):
+        while commands and commands[0] <= index:
+            protected_until = max(protected_until, commands.pop(0) + _CMD_WINDOW + 1)
         if live or row in keep or index <= protected_until:
             kept.append(row)
-        if command:
-            protected_until = max(protected_until, index + _CMD_WINDOW + 1)
     return kept
 
 
