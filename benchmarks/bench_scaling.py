@@ -3,6 +3,7 @@
     python benchmarks/bench_scaling.py                    # the README's table, 2 repeats
     python benchmarks/bench_scaling.py --quick            # tiny sizes: proves the script works (~1 min)
     python benchmarks/bench_scaling.py --data /tmp/scaling-data --json   # keep/reuse the logs; JSON too
+    python benchmarks/bench_scaling.py --rows 1x2000 5x2000 --repeats 1  # some rows only
 
 Rows (experiments x steps, 150 keys each, written by benchmarks/bench_app.py's generator):
 1/5/20/50 experiments at 2,000 steps; 1 experiment at 2,000/10,000/50,000 steps; 5 experiments at 10,000 steps
@@ -254,12 +255,26 @@ def markdown_table(rows: list[Row], *, keys: int) -> str:
     return "\n".join(lines)
 
 
+def _size(text: str) -> tuple[int, int]:
+    experiments, _, steps = text.partition("x")
+    try:
+        size = int(experiments), int(steps)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NxSTEPS (e.g. 5x2000)") from None
+    if min(size) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: experiments and steps must be at least 1")
+    return size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (1 and 3 x 200 steps, 1 x 1,000; 40 keys)")
     parser.add_argument("--repeats", type=int, default=2, help="measured starts per row (default 2)")
     parser.add_argument("--data", type=Path, help="keep the generated logs here and reuse them next time")
     parser.add_argument("--no-long-multi", action="store_true", help="leave out the 5 x 10,000 steps row")
+    parser.add_argument(
+        "--rows", nargs="+", type=_size, metavar="NxSTEPS", help="measure these rows instead (e.g. 1x2000 5x2000)"
+    )
     parser.add_argument("--json", action="store_true", help="print the samples as JSON after the table")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -267,6 +282,8 @@ def main() -> None:
     atexit.register(_stop_all)
     signal.signal(signal.SIGTERM, _on_signal)
     sizes = QUICK_ROWS if args.quick else [row for row in ROWS if not (args.no_long_multi and row == (5, 10_000))]
+    if args.rows:
+        sizes = args.rows
     keys = QUICK_KEYS if args.quick else KEYS
     with tempfile.TemporaryDirectory(prefix="rlmon-scaling-") as tmp:
         work = Path(tmp)
