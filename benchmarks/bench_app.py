@@ -153,7 +153,7 @@ def _keys() -> list[str]:
     return (fixed + extra)[:KEYS]
 
 
-def _value(key: str, step: int, rng: random.Random, steps: int = STEPS) -> float:
+def _value(key: str, step: int, rng: random.Random, steps: int) -> float:
     u = step / steps
     if key == "critic/score/mean":
         return -0.2 + 0.9 * u + rng.gauss(0, 0.05)
@@ -170,9 +170,12 @@ def _value(key: str, step: int, rng: random.Random, steps: int = STEPS) -> float
     return math.sin(step / 50 + len(key)) + rng.gauss(0, 0.1)
 
 
-def write_generated_root(root: Path, *, experiments: int = EXPERIMENTS, steps: int = STEPS) -> None:
-    """``experiments`` (20) x ``steps`` (2,000) x 150 keys, as verl console logs (one file each), validation
-    every 25 steps."""
+def write_generated_root(root: Path, *, experiments: int | None = None, steps: int | None = None) -> None:
+    """``experiments`` x ``steps`` x :data:`KEYS` keys (the module's constants when not given: 20 x 2,000 x 150),
+    as verl console logs (one file each), validation every 25 steps."""
+    # read at call time: benchmarks/bench_vs_tensorboard.py sets the module constants
+    experiments = EXPERIMENTS if experiments is None else experiments
+    steps = STEPS if steps is None else steps
     keys = _keys()
     for number in range(1, experiments + 1):
         rng = random.Random(number)
