@@ -82,3 +82,21 @@ def test_one_failing_experiment_among_parallel_reads(
     assert [view.id for view in loaded.views] == [item for item in ids if item != "4b/e2_dapo_4b"]
     (unreadable,) = loaded.errors
     assert (unreadable.id, unreadable.reason) == ("4b/e2_dapo_4b", "MemoryError")
+
+
+class _NoPool:
+    """A pool that must not be used."""
+
+    def map(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the pool was asked to read")
+
+
+def test_memoised_views_are_not_sent_to_the_pool(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _parallel(monkeypatch, 2)
+    first = _read(demo_root, tmp_path / "cache")
+    monkeypatch.setattr(ui, "_READERS", _NoPool())
+    again = _read(demo_root, tmp_path / "cache")
+    # (the demo's running experiment may be read again when the minute turns: one read, not through the pool)
+    assert [view.id for view in again.views] == [view.id for view in first.views]
