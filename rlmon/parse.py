@@ -19,6 +19,7 @@ import functools
 import json
 import math
 import re
+import threading
 import types
 import typing
 from collections.abc import Iterable, Iterator, Sequence
@@ -477,13 +478,24 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
 
 
 # --- metadata ---------------------------------------------------------------------------------------------------
+_AST_LOCK = threading.Lock()
+
+
+def _literal_eval(text: str) -> Any:
+    """``ast.literal_eval``, one thread at a time: CPython 3.11 keeps the AST constructor's recursion depth per
+    interpreter, so two threads evaluating at once can fail with ``SystemError: AST constructor recursion depth
+    mismatch`` (a CPython bug), and logs are read in parallel."""
+    with _AST_LOCK:
+        return ast.literal_eval(text)
+
+
 def _literal_dict(text: str) -> dict[str, Any] | None:
     """``ast.literal_eval`` of a pretty-printed dict; bare inf/nan tokens are made literal first."""
     cleaned = re.sub(r"(?<=[\s:\[,(])-?inf(?=[,\]}\s)])", "1e999", text)
     cleaned = re.sub(r"(?<=[\s:\[,(])nan(?=[,\]}\s)])", "None", cleaned)
     cleaned = re.sub(r"np\.\w+\(([^()]*)\)", r"\1", cleaned)
     try:
-        value = ast.literal_eval(cleaned)
+        value = _literal_eval(cleaned)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
@@ -783,7 +795,7 @@ class MetaCollector:
             return
         joined = "\n".join(self.block_lines)
         try:
-            value = ast.literal_eval(joined)
+            value = _literal_eval(joined)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             if single or len(self.block_lines) >= _VAL_WINDOW:
                 self._reset_block()

@@ -8,8 +8,15 @@ Every expected value is read off the case text.
 
 from __future__ import annotations
 
-import polars as pl
+import ast
+import threading
+import time
+from typing import Any
 
+import polars as pl
+import pytest
+
+from rlmon import parse
 from rlmon.parse import _candidate_rows, parse_log_text
 
 CONFIG = "(TaskRunner pid=1) {'actor_rollout_ref': {'model': {'path': 'Qwen/Qwen3-8B'}}, 'trainer': {'nnodes': 1}}"
@@ -101,3 +108,40 @@ def test_long_command_takes_its_200_continuation_lines_from_a_config_window() ->
         ["python3 -m verl.trainer.main_ppo", *(f"x{index}=1" for index in range(199)), step_line(1)[19:]]
     )
     assert meta.launch_command == expected
+
+
+def test_config_dumps_are_evaluated_one_thread_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # CPython 3.11 keeps the AST constructor's recursion depth per interpreter, not per thread: two threads in
+    # ast.literal_eval at once can fail with "SystemError: AST constructor recursion depth mismatch", and logs
+    # are read in parallel. The evaluation holds a lock; this stand-in for it notes how many are inside at once.
+    inside: list[int] = [0]
+    most: list[int] = [0]
+    guard = threading.Lock()
+    real = ast.literal_eval
+
+    def watched(text: str) -> Any:
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.005)
+        try:
+            return real(text)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(parse.ast, "literal_eval", watched)
+    text = "\n".join([CONFIG, step_line(1)]) + "\n"
+    configs: list[Any] = []
+
+    def read() -> None:
+        for _ in range(10):
+            configs.append(parse_log_text(text).meta.config)
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == 1
+    assert configs == [{"actor_rollout_ref": {"model": {"path": "Qwen/Qwen3-8B"}}, "trainer": {"nnodes": 1}}] * 40
