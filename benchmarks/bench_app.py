@@ -153,8 +153,8 @@ def _keys() -> list[str]:
     return (fixed + extra)[:KEYS]
 
 
-def _value(key: str, step: int, rng: random.Random) -> float:
-    u = step / STEPS
+def _value(key: str, step: int, rng: random.Random, steps: int) -> float:
+    u = step / steps
     if key == "critic/score/mean":
         return -0.2 + 0.9 * u + rng.gauss(0, 0.05)
     if key == "critic/score/min":
@@ -170,10 +170,14 @@ def _value(key: str, step: int, rng: random.Random) -> float:
     return math.sin(step / 50 + len(key)) + rng.gauss(0, 0.1)
 
 
-def write_generated_root(root: Path) -> None:
-    """20 experiments x 2,000 steps x 150 keys, as verl console logs (one file each), validation every 25."""
+def write_generated_root(root: Path, *, experiments: int | None = None, steps: int | None = None) -> None:
+    """``experiments`` x ``steps`` x :data:`KEYS` keys (the module's constants when not given: 20 x 2,000 x 150),
+    as verl console logs (one file each), validation every 25 steps."""
+    # read at call time: benchmarks/bench_vs_tensorboard.py sets the module constants
+    experiments = EXPERIMENTS if experiments is None else experiments
+    steps = STEPS if steps is None else steps
     keys = _keys()
-    for number in range(1, EXPERIMENTS + 1):
+    for number in range(1, experiments + 1):
         rng = random.Random(number)
         folder = root / f"e{number}_grpo_big"
         folder.mkdir(parents=True, exist_ok=True)
@@ -181,12 +185,12 @@ def write_generated_root(root: Path) -> None:
             "(TaskRunner pid=1) {'actor_rollout_ref': {'model': {'path': 'Qwen/Qwen3-8B'}}, "
             "'algorithm': {'adv_estimator': 'grpo'}, 'data': {'max_response_length': 8192, "
             "'train_batch_size': 64}, 'trainer': {'n_gpus_per_node': 8, 'nnodes': 1, 'test_freq': 25}}",
-            f"(TaskRunner pid=1) Total training steps: {STEPS}",
+            f"(TaskRunner pid=1) Total training steps: {steps}",
         ]
-        for step in range(1, STEPS + 1):
-            pairs = [f"{key}:{_value(key, step, rng):.4f}" for key in keys]
+        for step in range(1, steps + 1):
+            pairs = [f"{key}:{_value(key, step, rng, steps):.4f}" for key in keys]
             if step % 25 == 0:
-                pairs.append(f"val-core/aime24/acc/mean@1:{0.3 + 0.4 * step / STEPS + rng.gauss(0, 0.03):.4f}")
+                pairs.append(f"val-core/aime24/acc/mean@1:{0.3 + 0.4 * step / steps + rng.gauss(0, 0.03):.4f}")
             lines.append(f"(TaskRunner pid=1) step:{step} - " + " - ".join(pairs))
         (folder / "train_20260101_000000.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
 

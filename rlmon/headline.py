@@ -29,7 +29,10 @@ A metric the run did not log gives ``None``; nothing raises on a missing metric 
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -213,16 +216,9 @@ def finite_series(frame: pl.DataFrame, key: str) -> tuple[list[int], list[float]
     """Steps and values of one column, leaving out nulls and non-finite values; empty when absent."""
     if key not in frame.columns or STEP not in frame.columns or frame.height == 0:
         return [], []
-    steps: list[int] = []
-    values: list[float] = []
-    for step, value in zip(frame.get_column(STEP).to_list(), frame.get_column(key).to_list(), strict=True):
-        if step is None or value is None:
-            continue
-        number = float(value)
-        if math.isfinite(number):
-            steps.append(int(step))
-            values.append(number)
-    return steps, values
+    finite = frame.select(pl.col(STEP).cast(pl.Int64).alias("step"), pl.col(key).cast(pl.Float64).alias("value"))
+    finite = finite.filter(pl.col("step").is_not_null() & pl.col("value").is_finite())
+    return finite.get_column("step").to_list(), finite.get_column("value").to_list()
 
 
 def metric_series(frame: pl.DataFrame, name: str) -> tuple[list[int], list[float]]:
@@ -377,8 +373,20 @@ def _validation(experiment: Experiment) -> tuple[str | None, str | None, list[Va
     return source, keys[source], best, last
 
 
+_KNOWN: dict[int, tuple[weakref.ref[Experiment], Headline]] = {}
+_KNOWN_LOCK = threading.RLock()  # re-entrant: a weakref callback may run while it is held
+
+
+def _forget(key: int, ref: weakref.ref[Experiment]) -> None:
+    with _KNOWN_LOCK:
+        known = _KNOWN.get(key)
+        if known is not None and known[0] is ref:
+            del _KNOWN[key]
+
+
 def headline_numbers(experiment: Experiment) -> Headline:
-    """The headline numbers of an experiment.
+    """The headline numbers of an experiment, computed once per experiment object (the summary, each
+    experiment's paragraph and the experiments table all ask; an experiment is not changed once read).
 
     Parameters
     ----------
@@ -390,6 +398,18 @@ def headline_numbers(experiment: Experiment) -> Headline:
     Headline
         Each number is None when the run did not log what it needs.
     """
+    key = id(experiment)
+    with _KNOWN_LOCK:
+        known = _KNOWN.get(key)
+    if known is not None and known[0]() is experiment:
+        return known[1]
+    numbers = _headline_numbers(experiment)
+    with _KNOWN_LOCK:
+        _KNOWN[key] = (weakref.ref(experiment, functools.partial(_forget, key)), numbers)
+    return numbers
+
+
+def _headline_numbers(experiment: Experiment) -> Headline:
     frame = training_frame(experiment)
     _, pass_rate = finite_series(frame, PASS_RATE)
     _, length = metric_series(frame, RESPONSE_LENGTH_KEY)

@@ -277,20 +277,25 @@ def _find_spikes(values: Sequence[float], thresholds: Settings) -> list[tuple[in
     p95 = percentile(values, 0.95) or 0.0
     positive = all(value > 0 for value in values)
     spread = p95 - p05
+    if not positive and spread <= 0:
+        return []
+    # Being above the run's own p95 by the margin does not depend on the baseline: the rolling median (a sort
+    # per step) is taken only at the few steps that are.
+    if positive:
+        ceiling = p95 * thresholds.spike_margin
+    else:
+        ceiling = p95 + (thresholds.spike_margin - 1.0) * max(abs(p95), spread)
     found: list[tuple[int, float]] = []
     for index in range(need, len(values)):
-        previous = values[max(0, index - window) : index]
-        baseline = _median(previous)
         value = values[index]
+        if not value > ceiling:
+            continue
+        baseline = _median(values[max(0, index - window) : index])
         if positive:
             far = value > thresholds.spike_factor * baseline
-            above = value > p95 * thresholds.spike_margin
         else:
-            if spread <= 0:
-                continue
             far = value - baseline > (thresholds.spike_factor - 1.0) * max(abs(baseline), spread)
-            above = value > p95 + (thresholds.spike_margin - 1.0) * max(abs(p95), spread)
-        if far and above:
+        if far:
             found.append((index, baseline))
     return found
 

@@ -72,6 +72,7 @@ ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]"
 _ANSI_RE = re.compile(ANSI)
 _PREFIX_ONE = r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\) ?|\(raylet(?:, ip=[\d.]+)?\) ?"
 _PREFIX_RE = re.compile(rf"^(?:{_PREFIX_ONE})+")
+_PREFIX_FIRST_CHAR = rf"^(?:{_PREFIX_ONE})*(.)"
 # Rust regex has no look-behind: "step:" must start the text or follow a character that is neither a word
 # character nor "/" (so ``training/global_step:5 - `` and ``timing/step:`` are not step markers).
 _MARK_RUST = r"(?:^|[^\w/]|\x1b\[[0-9;]*m)step:(\d+) - "
@@ -526,13 +527,24 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
 
 
 # --- metadata ---------------------------------------------------------------------------------------------------
+_AST_LOCK = threading.Lock()
+
+
+def _literal_eval(text: str) -> Any:
+    """``ast.literal_eval``, one thread at a time: CPython 3.11 keeps the AST constructor's recursion depth per
+    interpreter, so two threads evaluating at once can fail with ``SystemError: AST constructor recursion depth
+    mismatch`` (a CPython bug), and logs are read in parallel."""
+    with _AST_LOCK:
+        return ast.literal_eval(text)
+
+
 def _literal_dict(text: str) -> dict[str, Any] | None:
     """``ast.literal_eval`` of a pretty-printed dict; bare inf/nan tokens are made literal first."""
     cleaned = re.sub(r"(?<=[\s:\[,(])-?inf(?=[,\]}\s)])", "1e999", text)
     cleaned = re.sub(r"(?<=[\s:\[,(])nan(?=[,\]}\s)])", "None", cleaned)
     cleaned = re.sub(r"np\.\w+\(([^()]*)\)", r"\1", cleaned)
     try:
-        value = ast.literal_eval(cleaned)
+        value = _literal_eval(cleaned)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
@@ -832,7 +844,7 @@ class MetaCollector:
             return
         joined = "\n".join(self.block_lines)
         try:
-            value = ast.literal_eval(joined)
+            value = _literal_eval(joined)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             if single or len(self.block_lines) >= _VAL_WINDOW:
                 self._reset_block()
@@ -991,18 +1003,21 @@ def _exception_line(text: str) -> str | None:
 
 # --- chunks -----------------------------------------------------------------------------------------------------
 def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
-    """0-based rows the metadata collector must see: marker lines, the windows after block openers, the last
-    tqdm bar, and the first ``head`` rows (a block left open by the previous chunk)."""
+    """0-based rows the metadata collector must see: marker lines, the lines of the windows after block openers
+    that can change what it reads (see :func:`_drop_inert`), the last tqdm bar, and the first ``head`` rows (a
+    block left open by the previous chunk)."""
     # one regex alternation of literals is several times faster here than contains_any
     hits = lines.str.contains(_META_PATTERN)
-    rows = set(hits.arg_true().to_list())
-    rows.update(range(min(head, len(lines))))
+    marked = set(hits.arg_true().to_list())
+    marked.update(range(min(head, len(lines))))
     titled = lines.str.contains("Training Progress", literal=True).arg_true()
     if len(titled):
         bars = lines.gather(titled).str.contains(r"Training Progress:\s*\d+%\|")
         if bars.any():
-            rows.add(int(titled.filter(bars)[-1]))
-    for row in sorted(rows):
+            marked.add(int(titled.filter(bars)[-1]))
+    rows = set(marked)
+    whole: set[int] = set(marked)
+    for row in sorted(marked):
         text = lines[row]
         if "'actor_rollout_ref'" in text:
             rows.update(range(row, min(row + _CONFIG_WINDOW, len(lines))))
@@ -1011,8 +1026,59 @@ def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
         elif any(marker in text for marker in _FATAL_MARKERS):
             rows.update(range(row, min(row + _EXC_WINDOW, len(lines))))
         elif ("-m verl." in text or "-m recipe." in text) and text.rstrip().endswith("\\"):
-            rows.update(range(row, min(row + _CMD_WINDOW, len(lines))))
-    return sorted(rows)
+            # every line of a pasted command's window is one of its pieces
+            whole.update(range(row, min(row + _CMD_WINDOW, len(lines))))
+    rows.update(whole)
+    if len(rows) == len(whole):
+        return sorted(rows)
+    return _drop_inert(lines, sorted(rows), hits, keep=whole)
+
+
+def _drop_inert(lines: pl.Series, rows: list[int], hits: pl.Series, *, keep: set[int]) -> list[int]:
+    """``rows`` without the window lines that cannot change what :meth:`MetaCollector.feed` reads.
+
+    Such a line (a step line after a config dump, say) carries no marker once its ANSI codes are gone, does not
+    continue a block (its text after the Ray prefix does not start with a space), is no tqdm bar and cannot be an
+    exception line (no ``Error``, ``Exception``, ``Interrupt``, ``Exit``): the collector would read it and do
+    nothing. Rows in ``keep`` stay, and so do the :data:`_CMD_WINDOW` + 1 rows after any line that may start a
+    launch command, which takes the rows that follow as its pieces whatever they hold. The test is vectorised:
+    reading every line of a 4,000-line window in Python took most of a cold start.
+    """
+    texts = lines.gather(rows)
+    marked = hits.gather(rows)
+    ansi = texts.str.contains("\x1b", literal=True)
+    if ansi.any():
+        # the collector strips ANSI codes first; a marker may show only then
+        coloured = ansi.arg_true()
+        cleaned = texts.gather(coloured).str.replace_all(ANSI, "")
+        texts = texts.scatter(coloured, cleaned)
+        marked = marked.scatter(coloured, cleaned.str.contains(_META_PATTERN))
+    text = pl.col("text")
+    flags = pl.DataFrame({"text": texts, "marked": marked}).select(
+        (
+            pl.col("marked")
+            | text.str.contains_any(["Training Progress", "Error", "Exception", "Interrupt", "Exit"])
+            # a continuation line starts with a space once the Ray prefix is cut off (the leftmost-first match
+            # of Rust's regex is the one Python's finds, and their classes agree on ASCII; a line that may
+            # have a prefix with other characters is kept, to be sure)
+            | text.str.extract(_PREFIX_FIRST_CHAR, 1).str.contains(r"^[\s\x1c-\x1f]").fill_null(False)
+            | (text.str.starts_with("(") & (text.str.len_bytes() != text.str.len_chars()))
+        ).alias("live"),
+    )
+    # a line that may start a command carries the marker "-m verl." or "-m recipe.": only marked lines are looked at
+    commands = [
+        index
+        for index in marked.arg_true().to_list()
+        if "-m verl." in (text_at := texts[index]) or "-m recipe." in text_at
+    ]
+    protected_until = -1
+    kept: list[int] = []
+    for index, (row, live) in enumerate(zip(rows, flags.get_column("live").to_list(), strict=True)):
+        while commands and commands[0] <= index:
+            protected_until = max(protected_until, commands.pop(0) + _CMD_WINDOW + 1)
+        if live or row in keep or index <= protected_until:
+            kept.append(row)
+    return kept
 
 
 def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int = 1) -> pl.DataFrame:

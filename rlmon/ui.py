@@ -321,6 +321,10 @@ class _Memoised:
     view: ExperimentView | Unreadable
 
 
+_Pending = tuple[tuple[str, str], tuple[Any, ...], float, tuple[Any, ...], int]
+"""What a view is memoised under: key, files, when they were looked at, identity, minute."""
+
+
 class _ViewMemo:
     """Experiment id -> :class:`_Memoised`: a view rebuilt only when a file of the experiment changes (its
     :func:`_file_identity`, looked at again with each new listing of the catalog and at least every
@@ -340,6 +344,27 @@ class _ViewMemo:
         self._recolored: dict[str, tuple[tuple[int, str], ExperimentView]] = {}
 
     def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView | Unreadable:
+        found, pending = self._lookup(ref, settings, now)
+        if found is not None:
+            return found
+        key, files, files_at, identity, minute = pending
+        built: ExperimentView | Unreadable
+        try:
+            built = _build_view(ref, cache, settings, now)
+        except Exception as error:  # one experiment never takes the others (or the app) down
+            built = _unreadable(ref, error)
+        with self._lock:
+            self._views[key] = _Memoised(ref, files, files_at, identity, minute, built)
+        return built
+
+    def peek(self, ref: ExperimentRef, settings: Settings, now: float) -> ExperimentView | Unreadable | None:
+        """The view :meth:`get` would return without reading anything, else None (it must be read)."""
+        return self._lookup(ref, settings, now)[0]
+
+    def _lookup(
+        self, ref: ExperimentRef, settings: Settings, now: float
+    ) -> tuple[ExperimentView | Unreadable | None, _Pending]:
+        """(the memoised view while it holds, else None; what a new one is memoised under)."""
         key = (str(ref.root), ref.id)
         with self._lock:
             known = self._views.get(key)
@@ -350,6 +375,7 @@ class _ViewMemo:
             files, files_at = tuple(_file_identity(item.path) for item in ref.files), clock
         identity = (str(ref.path), files, ref.overrides, settings.stall_factor, settings.stall_min_s)
         minute = int(now // 60)
+        pending = (key, files, files_at, identity, minute)
         if known is not None and known.identity == identity:
             view = known.view
             if (
@@ -360,15 +386,8 @@ class _ViewMemo:
                 if known.ref is not ref or known.files_at != files_at:
                     with self._lock:
                         self._views[key] = dataclasses.replace(known, ref=ref, files=files, files_at=files_at)
-                return view
-        built: ExperimentView | Unreadable
-        try:
-            built = _build_view(ref, cache, settings, now)
-        except Exception as error:  # one experiment never takes the others (or the app) down
-            built = _unreadable(ref, error)
-        with self._lock:
-            self._views[key] = _Memoised(ref, files, files_at, identity, minute, built)
-        return built
+                return view, pending
+        return None, pending
 
     def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
         """``view`` with the colour the whole catalog assigned it; the same object while neither changes, a
@@ -407,19 +426,44 @@ class LoadedViews:
     """The experiments that could not be read at all, in catalog order."""
 
 
+def _reader_count() -> int:
+    """Experiments read at once: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
+
+
+_READER_COUNT = _reader_count()
+_READERS = ThreadPoolExecutor(max_workers=_READER_COUNT, thread_name_prefix="rlmon-read")
+
+
 def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`), each with its
-    own colour (:func:`~rlmon.catalog.catalog_colors`)."""
+    own colour (:func:`~rlmon.catalog.catalog_colors`).
+
+    Experiments are read in parallel, one per core (the parser's polars work runs outside the GIL); the result
+    is the same as reading them one after another, and one that cannot be read is :class:`Unreadable` alone.
+    """
     cache = log_cache(settings.cache_dir)
     memo = _view_memo(settings.cache_dir)
     now = time.time()
     views: list[ExperimentView] = []
     errors: list[Unreadable] = []
-    for ref in catalog.experiments:
-        found = memo.get(ref, cache, settings, now)
+    found_all = [memo.peek(ref, settings, now) for ref in catalog.experiments]
+    # only what must be read goes to the pool: a session's memoised views never wait behind another's reads
+    missing = [index for index, found in enumerate(found_all) if found is None]
+    refs = [catalog.experiments[index] for index in missing]
+    if len(refs) > 1 and _READER_COUNT > 1:
+        read = list(_READERS.map(lambda ref: memo.get(ref, cache, settings, now), refs))
+    else:
+        read = [memo.get(ref, cache, settings, now) for ref in refs]
+    for index, view in zip(missing, read, strict=True):
+        found_all[index] = view
+    for found in found_all:
         if isinstance(found, Unreadable):
             errors.append(found)
-        else:
+        elif found is not None:
             views.append(found)
     memo.forget_missing({(str(ref.root), ref.id) for ref in catalog.experiments})
     # Colours are handed out over the whole catalog, so no two experiments in view share one.

@@ -513,6 +513,19 @@ def test_training_rows_ignore_validation_only_lines() -> None:
     assert training_rows(steps).get_column("step").to_list() == [1, 2]
 
 
+def test_training_rows_keep_every_row_when_one_training_key_has_a_value_in_each() -> None:
+    steps = steps_frame({"step": [1, 2, 3], "actor/pg_loss": [0.1, 0.2, 0.3], "actor/kl_loss": [None, None, 0.5],
+                         "val-core/a/acc/mean@1": [None, 0.4, None]})  # fmt: skip
+    assert training_rows(steps).get_column("step").to_list() == [1, 2, 3]
+
+
+def test_training_rows_a_row_with_no_training_value_in_any_key_is_left_out() -> None:
+    # every training key misses a value somewhere, in different rows; only step 2 has none at all
+    steps = steps_frame({"step": [1, 2, 3], "actor/pg_loss": [0.1, None, None], "actor/kl_loss": [None, None, 0.5],
+                         "val-core/a/acc/mean@1": [None, 0.4, None]})  # fmt: skip
+    assert training_rows(steps).get_column("step").to_list() == [1, 3]
+
+
 # ---------------------------------------------------------------------------------------- real logs, status
 
 

@@ -6,6 +6,7 @@ in the comments from the input series.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 from collections.abc import Sequence
@@ -334,3 +335,13 @@ def test_old_entropy_name_on_a_real_log(realdata_dir: Path, tmp_path: Path) -> N
     assert "entropy 0.358→0.023" in paragraph
     assert "grad_norm 0.008–19.06" in paragraph
     assert "entropy collapses towards zero (0.358→0.023)" in " ".join(write_summary([experiment], signals))
+
+
+def test_headline_computed_once_per_experiment_object() -> None:
+    experiment = make_experiment({"critic/score/mean": [0.5, 0.5, 0.5]}, label="E1 · GRPO")
+    first = headline_numbers(experiment)
+    assert headline_numbers(experiment) is first
+    # a copy under another label (the pages' cut labels) is another experiment object: its own numbers
+    relabelled = dataclasses.replace(experiment, label="E1 · shown")
+    assert headline_numbers(relabelled).label == "E1 · shown"
+    assert headline_numbers(experiment).label == "E1 · GRPO"
