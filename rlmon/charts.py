@@ -100,6 +100,9 @@ _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
 _REFERENCE_DASH = [6, 4]
 _NO_SMOOTHING = Smoothing()
+_HOVER_POINTS = 600
+"""Most positions of the hover rule: about one per pixel of a wide chart. Each carries a tooltip the browser
+computes on every redraw (the lines keep their own, finer points)."""
 
 
 # --- public builders ---------------------------------------------------------------------------------
@@ -701,7 +704,7 @@ def _line_spec(
         x=x,
         x_title=x_title,
         smoothing_on=faded,
-        max_points=max_points,
+        max_points=min(max_points, _HOVER_POINTS),
     )
     tip_format, tip_suffix = _tooltip_format(percent=percent, value_format=value_format, y_title=y_title)
     hover_tooltip = tooltip.tooltip_expr(

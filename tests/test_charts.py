@@ -319,6 +319,21 @@ def test_downsampling_bound_respected_beyond_altair_row_limit() -> None:
     assert len(rows_of(spec, hover_rule(spec))) <= 600
 
 
+def test_hover_positions_are_about_one_per_pixel_and_keep_the_last_step() -> None:
+    # 5,000 steps drawn with 2,000 points per line: the hover rule (one tooltip per position, computed in the
+    # browser on every redraw) needs no more positions than a wide chart has pixels: 600.
+    n = 5_000
+    long = long_frame({"e1": [float(i % 17) for i in range(n)], "e2": [float(i % 5) for i in range(n)]})
+    spec = simple_chart(long, max_points=2_000, smoothing=Smoothing("ema", weight=0.6))
+    steps = [row["step"] for row in rows_of(spec, hover_rule(spec))]
+    assert 590 <= len(steps) <= 600
+    assert steps[0] == 1 and steps[-1] == n
+    assert len(main_rows(spec)) > 2 * 600  # the lines keep their own points
+    # a short run keeps a position per step
+    short = simple_chart(long_frame({"e1": [1.0, 2.0, 3.0]}))
+    assert [row["step"] for row in rows_of(short, hover_rule(short))] == [1, 2, 3]
+
+
 def test_more_than_5000_chart_rows_serialise() -> None:
     # Altair's default transformer refuses more than 5,000 rows; ten runs of 600 points are 6,000.
     long = long_frame({f"r{i}": [float(step % 13) for step in range(600)] for i in range(10)})
