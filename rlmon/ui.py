@@ -1155,7 +1155,8 @@ _DRAWN_KEY = "_rlmon_drawn_batches"
 # the server (a trigger, so only its batch's fragment reruns). Streamlit scrolls inside a container, not the
 # document: the observer's root is that container, so the margin counts from what is visible. Triggers of
 # several sentinels are sent one at a time, 80 ms apart: Streamlit sends widget changes made together as one
-# rerun of one fragment. While its placeholder stays in place and near, a sentinel asks again every 3 s.
+# rerun of one fragment. A placeholder still in place and near 3 s after asking, with the app idle (no script
+# running), asks again.
 _NEAR_JS = """
 export default function (component) {
   const { parentElement, setTriggerValue } = component;
@@ -1168,14 +1169,21 @@ export default function (component) {
   const queue = (window.__rlmonNear = window.__rlmonNear || { last: 0 });
   let near = false;
   let timer = null;
+  const running = () => document.querySelector('[data-testid="stStatusWidget"]') !== null;
   const send = () => {
     if (!near || !target.isConnected) return;
     const wait = Math.max(0, queue.last + 80 - performance.now());
     queue.last = performance.now() + wait;
     timer = setTimeout(() => {
       if (near && target.isConnected) setTriggerValue('near', true);
-      timer = setTimeout(send, 3000);
+      timer = setTimeout(retry, 3000);
     }, wait);
+  };
+  // Asked, and still a placeholder: ask again once the app is idle (the ask was lost), not while it works.
+  const retry = () => {
+    if (!near || !target.isConnected) { timer = null; return; }
+    if (running()) { timer = setTimeout(retry, 1000); return; }
+    send();
   };
   const observer = new IntersectionObserver((entries) => {
     const was = near;
@@ -1243,8 +1251,16 @@ def chart_grid(
     narrow = wide - 1
     sizes = {"key": key, "narrow": narrow, "narrow_gaps": narrow - 1, "wide": wide, "wide_gaps": wide - 1}
     lazy = not settings.draw_all_charts and len(plans) > eager
-    first = plans if not lazy else plans[:eager]
-    prepare_charts([(plan.key, plan.build) for plan in first])
+    first = list(plans) if not lazy else list(plans[:eager])
+    page = st.session_state.get(_APP_STATE_KEY)
+    where = (key, getattr(page, "current_experiment", None))
+    rest = plans[eager:] if lazy else []
+    batches = [list(rest[start : start + narrow]) for start in range(0, len(rest), narrow)]
+    names = [(*where, tuple(plan.name for plan in batch)) for batch in batches]
+    drawn = _drawn_batches()
+    # The specs of every chart this run draws are built together (in parallel), drawn batches included.
+    shown = first + [plan for batch, name in zip(batches, names, strict=True) if name in drawn for plan in batch]
+    prepare_charts([(plan.key, plan.build) for plan in shown])
     css = _GRID_CSS.format(**sizes)
     if lazy:
         css += _LAZY_CSS.format(**sizes, height=height + _EDGE_PX)
@@ -1252,15 +1268,8 @@ def chart_grid(
     with st.container(key=key, horizontal=True, gap="medium"):
         for plan in first:
             guarded(partial(show_chart, plan.build, key=plan.key, renderer=renderer), lang=lang)
-        if not lazy:
-            return
-        page = st.session_state.get(_APP_STATE_KEY)
-        where = (key, getattr(page, "current_experiment", None))
-        rest = plans[eager:]
-        for index, start in enumerate(range(0, len(rest), narrow)):
-            batch_plans = list(rest[start : start + narrow])
-            batch = (*where, tuple(plan.name for plan in batch_plans))
-            draw = partial(_draw_batch, batch_plans, batch=batch, key=key, index=index, lang=lang, renderer=renderer)
+        for index, (batch, name) in enumerate(zip(batches, names, strict=True)):
+            draw = partial(_draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer)
             st.fragment(draw, key=f"{key}-fragment-{index}")()
 
 
