@@ -533,7 +533,7 @@ def legend_colours(page: Any) -> dict[str, list[int]]:
 
 def test_line_charts_are_drawn_on_a_canvas_showing_every_series(browser: Any, default_server: str) -> None:
     """rlmon's default: line charts on a canvas, whose pixels show each experiment's colour; bar charts as SVG;
-    the hover tooltip works on the canvas."""
+    the hover tooltip and the page's highlight legend work on the canvas."""
     context = browser.new_context(viewport=WIDE, locale="en-US")
     page = context.new_page()
     experiments = DEMO_TRACKS["Qwen3.5-4B"]
@@ -567,6 +567,20 @@ def test_line_charts_are_drawn_on_a_canvas_showing_every_series(browser: Any, de
     tooltip = page.locator("#vg-tooltip-element.visible")
     tooltip.wait_for(timeout=10_000)
     assert re.search(r"step \d+", tooltip.inner_text())
+    # the page's legend highlights a run on the canvas too: E2 in full, the others dimmed
+    page.locator(".st-key-overview_highlight button", has_text="E2").first.click()
+    labels = list(colours)
+    highlighted = next(label for label in labels if label.startswith("E2"))
+    deadline = time.monotonic() + 30
+    counts: list[int] = []
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        first = page.locator('[data-testid="stVegaLiteChart"]').nth(kinds.index("canvas"))
+        counts = page.evaluate(CANVAS_COLOURS, [first.element_handle(), list(colours.values())])
+        full = {label for label, count in zip(labels, counts, strict=True) if count >= 10}
+        if full == {highlighted}:
+            break
+    assert {label for label, count in zip(labels, counts, strict=True) if count >= 10} == {highlighted}, counts
     context.close()
 
 
