@@ -29,11 +29,13 @@ press reload in between), so a time is late by at most one poll plus one round t
 
 What "the first screen is drawn" means:
 
-- rlmon, the overview (``/``): Streamlit shows no running indicator (``[data-testid="stStatusWidget"]``), the
-  page holds at least as many ``[data-testid="stVegaLiteChart"]`` elements as the settled overview does (counted
-  once before the measured runs: the charts arrive in bursts and the indicator can be off between two), and
-  every one of them holds a Vega ``svg.marks`` with at least one data mark (``.role-mark > *``) or a
-  ``canvas.marks`` of non-zero width.
+- rlmon, the overview (``/``): rlmon draws the charts near the view and holds a placeholder the chart's size
+  for each of the others (``[class*="st-key-rlmon_pending_"]``, see rlmon.ui.chart_grid); a chart element or a
+  placeholder is a "slot". Drawn = the page holds at least as many slots as the settled overview does (counted
+  once before the measured runs: the page structure is there), and every slot whose box meets the viewport (as
+  for TensorBoard's cards below) is a ``[data-testid="stVegaLiteChart"]`` holding a Vega ``svg.marks`` with at
+  least one data mark (``.role-mark > *``) or a ``canvas.marks`` of non-zero width. When no chart is in the
+  first screen, this is the page's structure being there.
 - TensorBoard, the Time Series dashboard (``/``): the runs table on the left lists all N runs
   (``runs-selector tb-data-table-content-row``); the ``scalar-card`` elements whose top is inside the viewport
   (the first visible cards; TensorBoard renders only cards near the viewport) are at least as many as in the
@@ -57,14 +59,21 @@ too); a fresh server process for every repeat:
    with whatever runs had arrived (1a), and the reload presses (1b).
 2. First screen, server warm: the same server right after 1., a new context; from ``page.goto`` to drawn.
 3. rlmon's experiment page opened by its URL (``/<slug>``, the page path rlmon gives the first experiment:
-   rlmon.ui.experiment_slug), server warm: from ``page.goto`` to all its charts drawn (as above, with the
-   settled count of that page). Also recorded: the SVG elements inside its charts, the bytes of the websocket
-   frames the page received until drawn and when the last of them arrived (3a; 2a for the overview): what
-   comes after it is the browser's drawing.
+   rlmon.ui.experiment_slug), server warm: from ``page.goto`` to its first screen drawn (as above, with the
+   settled count of that page). Also recorded: the bytes of the websocket frames the page received until drawn
+   and when the last of them arrived (3a; 2a for the overview; charts below the first screen keep arriving as
+   rlmon draws the charts within a screen of the view).
+3b. rlmon's experiment page, every chart drawn: after 3., the page is scrolled down one screen at a time, each
+   time as soon as what is in view is drawn, and the time is taken (from the same ``page.goto``) when every slot
+   of the page is a drawn chart. Also recorded: the websocket bytes until then, the SVG elements and the canvases
+   of the charts.
 4. rlmon's smoothing change: on the drawn overview, a click on "moving average" of the smoothing control
    (``.st-key-overview_smoothing``; EMA is the default) to the last change inside any chart container, seen by a
-   MutationObserver, once the running indicator is gone, the charts are drawn and nothing in them has changed
-   for 1.5 s; the times are the page's (``event.timeStamp`` of the click, ``performance.now()`` of the mutation).
+   MutationObserver or, for a canvas (painted again in place), by a paint call on it (``clearRect``, ``fill``,
+   ``stroke``, ``fillText``, ``drawImage`` of its 2D context), once the running indicator is gone, the charts
+   are drawn and nothing in them has changed for 1.5 s; the times are the page's (``event.timeStamp`` of the
+   click, ``performance.now()`` of the change).
+   That the lines changed is checked on the path lengths of SVG charts and a digest of the pixels of canvases.
 
 Prints a markdown table (min and median of each measurement, the ratio rlmon/TensorBoard of the medians) on
 standard output, progress on standard error; ``--json`` prints the samples as JSON after the table.
@@ -115,21 +124,61 @@ Tool = Literal["rlmon", "tb"]
 
 # --------------------------------------------------------------------------------------- page predicates
 
-RLMON_DRAWN = """(expected) => {
-  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
-  const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
-  if (charts.length === 0 || charts.length < expected) return false;
-  return charts.every((chart) => {
-    const svg = chart.querySelector('svg.marks');
+# rlmon draws the charts near the view and holds a placeholder of the chart's size for the others (rlmon.ui.chart_grid):
+# a "slot" is a chart element or such a placeholder. A slot is in view when its box meets the viewport, as for
+# TensorBoard's cards below.
+_RLMON_SLOTS = """
+  const slots = [...document.querySelectorAll(
+    '[data-testid="stVegaLiteChart"], [data-testid="stMain"] [class*="st-key-rlmon_pending_"]')];
+  const inView = (slot) => {
+    const box = slot.getBoundingClientRect();
+    return box.height > 0 && box.top < innerHeight && box.bottom > 0;
+  };
+  const drawn = (slot) => {
+    if (!slot.matches('[data-testid="stVegaLiteChart"]')) return false;
+    const svg = slot.querySelector('svg.marks');
     if (svg) return svg.querySelector('.role-mark > *') !== null;
-    const canvas = chart.querySelector('canvas.marks');
+    const canvas = slot.querySelector('canvas.marks');
     return canvas !== null && canvas.width > 0;
-  });
+  };
+"""
+
+# The first screen is drawn: the page holds at least ``expected`` slots (its settled count: the page's structure is
+# there) and every slot in view is a drawn chart.
+RLMON_DRAWN = (
+    "(expected) => {"
+    + _RLMON_SLOTS
+    + """
+  if (slots.length === 0 || slots.length < expected) return false;
+  return slots.filter(inView).every(drawn);
+}"""
+)
+
+# Every chart of the page is drawn (after scrolling through it).
+RLMON_ALL_DRAWN = (
+    "(expected) => {"
+    + _RLMON_SLOTS
+    + """
+  return slots.length > 0 && slots.length >= expected && slots.every(drawn);
+}"""
+)
+
+RLMON_CHARTS = "() => {" + _RLMON_SLOTS + " return slots.length; }"
+
+RLMON_IN_VIEW = "() => {" + _RLMON_SLOTS + " return slots.filter(inView).length; }"
+
+# Scroll the page (Streamlit scrolls inside stMain) down by one screen; false when it was at the end already.
+RLMON_SCROLL = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!main) return false;
+  const before = main.scrollTop;
+  main.scrollTop = before + main.clientHeight;
+  return main.scrollTop > before;
 }"""
 
-RLMON_CHARTS = """() => document.querySelectorAll('[data-testid="stVegaLiteChart"]').length"""
-
 RLMON_SVG_NODES = """() => document.querySelectorAll('[data-testid="stVegaLiteChart"] svg *').length"""
+
+RLMON_CANVASES = """() => document.querySelectorAll('[data-testid="stVegaLiteChart"] canvas').length"""
 
 TB_VISIBLE_CARDS = """() => [...document.querySelectorAll('scalar-card')].filter((card) => {
   const box = card.getBoundingClientRect();
@@ -190,6 +239,19 @@ WATCH_CHARTS = """() => {
   };
   const holdsChart = (node) => node instanceof Element &&
     (node.matches('[data-testid="stVegaLiteChart"]') || node.querySelector('[data-testid="stVegaLiteChart"]'));
+  // A canvas chart whose data changed is painted again in place, with no change to the DOM: a paint call on a
+  // chart's canvas counts as a change too.
+  const proto = CanvasRenderingContext2D.prototype;
+  for (const name of ['clearRect', 'fill', 'stroke', 'fillText', 'drawImage']) {
+    const original = proto[name];
+    proto[name] = function (...args) {
+      if (this.canvas && this.canvas.closest && this.canvas.closest('[data-testid="stVegaLiteChart"]')) {
+        state.lastChange = performance.now();
+        state.changes += 1;
+      }
+      return original.apply(this, args);
+    };
+  }
   new MutationObserver((records) => {
     for (const record of records) {
       if (inChart(record.target) || [...record.addedNodes].some(holdsChart) ||
@@ -204,9 +266,19 @@ WATCH_CHARTS = """() => {
 
 WATCH_STATE = """() => ({ ...window.__benchWatch, now: performance.now() })"""
 
-CHART_SIGNATURE = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg.marks')].map(
-  (svg) => [...svg.querySelectorAll('.role-mark path')].map((path) => (path.getAttribute('d') || '').length).join(':')
-).join('|')"""
+# What the charts draw: the path lengths of SVG charts, a digest of the pixels of canvas charts.
+CHART_SIGNATURE = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].map((chart) => {
+  const svg = chart.querySelector('svg.marks');
+  if (svg) {
+    return [...svg.querySelectorAll('.role-mark path')].map((path) => (path.getAttribute('d') || '').length).join(':');
+  }
+  const canvas = chart.querySelector('canvas.marks');
+  if (!canvas) return '';
+  const url = canvas.toDataURL();
+  let hash = 0;
+  for (let i = 0; i < url.length; i += 7) hash = (hash * 31 + url.charCodeAt(i)) | 0;
+  return `${url.length}/${hash}`;
+}).join('|')"""
 
 
 class BenchError(Exception):
@@ -523,7 +595,11 @@ class Expected:
     """What a drawn page holds, learned once before the measured runs."""
 
     overview_charts: int = 0
+    """Charts of the overview, drawn or held by a placeholder (rlmon draws the charts near the view)."""
     experiment_charts: int = 0
+    overview_in_view: int = 0
+    """Of those, the charts whose box meets the first screen."""
+    experiment_in_view: int = 0
     tb_cards: int = 0
 
 
@@ -623,8 +699,14 @@ class Bench:
                 f"/{self.slug} drew {self.expected.experiment_charts} charts, the overview "
                 f"{self.expected.overview_charts}: not the experiment page (has the page path rule changed?)"
             )
-        print(f"rlmon draws {self.expected.overview_charts} charts on the overview, "
-              f"{self.expected.experiment_charts} on /{self.slug}", file=sys.stderr)  # fmt: skip
+            self.expected.experiment_in_view = int(page.evaluate(RLMON_IN_VIEW))
+            page.goto(server.url + "/", wait_until="commit")
+            wait_drawn(page, RLMON_DRAWN, self.expected.overview_charts, what="rlmon overview", server=server,
+                       timeout_s=WARM_TIMEOUT_S)  # fmt: skip
+            self.expected.overview_in_view = int(page.evaluate(RLMON_IN_VIEW))
+        print(f"rlmon: {self.expected.overview_charts} charts on the overview "
+              f"({self.expected.overview_in_view} in the first screen), {self.expected.experiment_charts} on "
+              f"/{self.slug} ({self.expected.experiment_in_view} in the first screen)", file=sys.stderr)  # fmt: skip
 
     def calibrate_tb(self) -> None:
         with self.tb_server() as server, self.context() as page:
@@ -666,12 +748,26 @@ class Bench:
                 results.add("experiment", "rlmon", time.perf_counter() - started)
                 results.add("experiment_last_frame", "rlmon", frames.last_at - started)
                 results.add("experiment_ws_mb", "rlmon", frames.received / 1e6)
+                results.add("experiment_all", "rlmon", self.scroll_through(
+                    page, self.expected.experiment_charts, server=server, started=started))  # fmt: skip
+                results.add("experiment_all_ws_mb", "rlmon", frames.received / 1e6)
                 results.add("experiment_svg_nodes", "rlmon", float(page.evaluate(RLMON_SVG_NODES)))
+                results.add("experiment_canvases", "rlmon", float(page.evaluate(RLMON_CANVASES)))
             with self.context() as page:
                 page.goto(server.url + "/", wait_until="commit")
                 wait_drawn(page, RLMON_DRAWN, overview, what="rlmon overview before the smoothing change",
                            server=server, timeout_s=WARM_TIMEOUT_S)  # fmt: skip
                 results.add("smoothing", "rlmon", self.smoothing_change(page, overview))
+
+    def scroll_through(self, page: Any, expected: int, *, server: Server, started: float) -> float:
+        """Seconds from ``started`` until every chart of the page is drawn, scrolling down one screen at a time
+        as soon as what is in view is drawn (a reader paging through), then waiting for all of them."""
+        while page.evaluate(RLMON_SCROLL):
+            wait_drawn(page, RLMON_DRAWN, expected, what="rlmon page, scrolled", server=server,
+                       timeout_s=WARM_TIMEOUT_S)  # fmt: skip
+        wait_drawn(page, RLMON_ALL_DRAWN, expected, what="rlmon page, every chart", server=server,
+                   timeout_s=WARM_TIMEOUT_S)  # fmt: skip
+        return time.perf_counter() - started
 
     def smoothing_change(self, page: Any, overview: int) -> float:
         """Seconds from the click on "moving average" to the last change inside a chart (see the docstring)."""
@@ -727,9 +823,12 @@ ROWS = [
     ("warm_reloads", "2b. reload presses during 2. (TensorBoard)", "count"),
     ("experiment", "3. experiment page by URL, server warm", "s"),
     ("experiment_last_frame", "3a. last websocket frame received during 3.", "s"),
+    ("experiment_all", "3b. experiment page: every chart drawn, scrolling down a screen at a time (rlmon)", "s"),
     ("smoothing", "4. smoothing change → charts redrawn", "s"),
-    ("experiment_svg_nodes", "experiment page: SVG elements in charts", "count"),
-    ("experiment_ws_mb", "experiment page: websocket bytes received", "MB"),
+    ("experiment_svg_nodes", "experiment page, every chart drawn: SVG elements in charts", "count"),
+    ("experiment_ws_mb", "experiment page: websocket bytes received until 3.", "MB"),
+    ("experiment_all_ws_mb", "experiment page: websocket bytes received until 3b.", "MB"),
+    ("experiment_canvases", "experiment page: charts drawn on a canvas", "count"),
 ]
 
 

@@ -182,7 +182,7 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
     plans = panels.detail_charts(
         view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
     )
-    ui.chart_grid(plans, key="experiment_grid", lang=lang)
+    ui.chart_grid(plans, key="experiment_grid", lang=lang, eager=4, height=panels.DETAIL_HEIGHT, settings=settings)
 
 
 def focused(view: ui.ExperimentView) -> panels.Focus | None:
@@ -200,7 +200,10 @@ def validation_block(view: ui.ExperimentView, x: str) -> None:
     if not found:
         st.caption(i18n.t("exp_validation_none", lang))
         return
-    ui.chart_grid([item.chart for item in found if item.chart is not None], key="experiment_validation", lang=lang)
+    ui.chart_grid(
+        [item.chart for item in found if item.chart is not None], key="experiment_validation", lang=lang,
+        height=panels.DETAIL_HEIGHT, settings=settings,
+    )  # fmt: skip
     for index, item in enumerate(found):
         source = ui.escape_markdown(item.source, limit=panels.NAME_LIMIT)
         with st.expander(i18n.t("exp_validation_table", lang, source=source)):
@@ -248,7 +251,10 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
     st.caption(note)
     for index, (name, plans) in enumerate(found.groups.items()):
         st.markdown(f"**{ui.escape_markdown(name, limit=panels.NAME_LIMIT)}**")
-        ui.chart_grid(plans, key=f"experiment_explorer_{index}", lang=lang, wide=4)
+        ui.chart_grid(
+            plans, key=f"experiment_explorer_{index}", lang=lang, wide=4, height=panels.EXPLORER_HEIGHT,
+            settings=settings,
+        )  # fmt: skip
     if found.limited:
         st.caption(i18n.t("exp_explorer_more", lang, shown=panels.EXPLORER_LIMIT))
 

@@ -632,6 +632,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The link asks for metrics that the selected experiments do not log; they are not drawn: {metrics}",
         "zh": "链接中的以下指标在所选实验中没有记录，未绘制：{metrics}",
     },
+    # browser11: charts drawn when they come into view
+    "chart_pending": {"en": "drawing…", "zh": "绘制中…"},
 }
 """Message key -> language -> template."""
 

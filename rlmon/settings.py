@@ -23,6 +23,7 @@ from typing import Any
 from rlmon.errors import SettingError
 
 __all__ = [
+    "CHART_RENDERERS",
     "LANGUAGES",
     "SETTINGS",
     "SMOOTHING_KINDS",
@@ -34,6 +35,9 @@ __all__ = [
 
 LANGUAGES = ("en", "zh")
 SMOOTHING_KINDS = ("ema", "moving_average", "none")
+CHART_RENDERERS = ("auto", "svg", "canvas")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,8 @@ class SettingSpec:
     default: Any
     """Default value (already of the setting's type); ``None`` for computed defaults (see help)."""
     type: str
-    """Human-readable type: ``paths``, ``path``, ``float``, ``int``, ``str``."""
+    """Human-readable type: ``paths``, ``path``, ``float``, ``int``, ``str``, ``bool`` (``1``/``0``, ``true``/``false``,
+    ``yes``/``no``, ``on``/``off``; the option alone means true)."""
     help: str
     """One or two sentences for ``--help`` and the README."""
     choices: tuple[str, ...] = ()
@@ -290,6 +295,23 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Demo data only: seconds between the steps the running demo experiment adds.",
         minimum=0.1,
     ),
+    SettingSpec(
+        "draw_all_charts",
+        "RLMON_DRAW_ALL_CHARTS",
+        False,
+        "bool",
+        "Draw every chart of a page at once instead of a screen ahead of the scroll position: for printing a "
+        "page, or for a browser that scrolls slowly.",
+    ),
+    SettingSpec(
+        "chart_renderer",
+        "RLMON_CHART_RENDERER",
+        "auto",
+        "str",
+        "How the browser draws charts: 'auto' (line and area charts on a canvas, which draws thousands of points "
+        "fast; bar charts as SVG, for crisp text), 'svg' or 'canvas' for every chart.",
+        choices=CHART_RENDERERS,
+    ),
 )
 
 
@@ -324,6 +346,8 @@ class Settings:
     kl_floor: float = 0.05
     language: str = "en"
     demo_step_s: float = 5.0
+    draw_all_charts: bool = False
+    chart_renderer: str = "auto"
 
 
 def default_cache_dir(env: Mapping[str, str]) -> Path:
@@ -369,6 +393,13 @@ def _convert(spec: SettingSpec, text: str) -> Any:
         return float(_number(spec, text, float))
     if spec.type == "int":
         return int(_number(spec, text, int))
+    if spec.type == "bool":
+        word = text.strip().lower()
+        if word in _TRUE or word in _FALSE:
+            return word in _TRUE
+        raise SettingError(
+            f"setting {spec.name} ({spec.env} / {spec.option}): {text!r} is not one of " + ", ".join(_TRUE + _FALSE)
+        )
     if spec.type == "str":
         value = text.strip()
         if spec.choices and value not in spec.choices:
@@ -394,7 +425,9 @@ def _parse_argv(argv: Sequence[str]) -> dict[str, list[str]]:
         if spec is None:
             known = ", ".join(sorted(by_option))
             raise SettingError(f"unknown option {option!r}; known options: {known}")
-        if not has_value:
+        if not has_value and spec.type == "bool" and (index + 1 >= len(items) or items[index + 1].startswith("--")):
+            value = "true"  # a flag: the option alone
+        elif not has_value:
             index += 1
             if index >= len(items):
                 raise SettingError(f"setting {spec.name}: option {option} needs a value")

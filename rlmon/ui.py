@@ -38,7 +38,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from rlmon import i18n, panels
+from rlmon import charts, i18n, panels
 from rlmon.cache import LogCache
 from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_experiments, load_experiment
 from rlmon.errors import CatalogError, RlmonError
@@ -1159,11 +1159,12 @@ def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]]) -
         future.exception()
 
 
-def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None) -> None:
+def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, renderer: str = "auto") -> None:
     """Draw the chart ``build()`` returns (see :func:`build_spec`) across its column. With a ``key``, the
-    finished spec is shared by every session asking for the same key (see :class:`_SpecMemo`)."""
+    finished spec is shared by every session asking for the same key (see :class:`_SpecMemo`). ``renderer``:
+    the ``chart_renderer`` setting (``auto`` keeps each chart's own, see :mod:`rlmon.charts`)."""
     spec = build_spec(build) if key is None else _spec_memo().get(key, build)
-    st.vega_lite_chart(spec=spec, width="stretch")
+    st.vega_lite_chart(spec=charts.with_renderer(spec, renderer), width="stretch")
 
 
 _GRID_CSS = """
@@ -1174,21 +1175,146 @@ _GRID_CSS = """
     width: calc((100% - {wide_gaps}rem) / {wide}) !important; }} }}
 @media (max-width: 640px) {{ .st-key-{key} > div {{ flex-basis: 100% !important; width: 100% !important; }} }}
 """
+# A batch's fragment wraps its charts in blocks of its own: those take no box, so the charts (or their
+# placeholders) are the grid's cells like the charts drawn at once. The placeholder holds the chart's height.
+_LAZY_CSS = """
+.st-key-{key} div:has([class*="st-key-{key}-batch-"]), .st-key-{key} [class*="st-key-{key}-batch-"] {{
+    display: contents !important; }}
+.st-key-{key} [class*="st-key-{key}-batch-"] > div {{ flex: 0 0 calc((100% - {narrow_gaps}rem) / {narrow}) !important;
+    width: calc((100% - {narrow_gaps}rem) / {narrow}) !important; min-width: 0 !important; }}
+@media (min-width: 1600px) {{ .st-key-{key} [class*="st-key-{key}-batch-"] > div {{
+    flex-basis: calc((100% - {wide_gaps}rem) / {wide}) !important;
+    width: calc((100% - {wide_gaps}rem) / {wide}) !important; }} }}
+@media (max-width: 640px) {{ .st-key-{key} [class*="st-key-{key}-batch-"] > div {{
+    flex-basis: 100% !important; width: 100% !important; }} }}
+.st-key-{key} [class*="st-key-rlmon_pending_"] {{ min-height: {height}px !important; background: #f4f6f9;
+    border-radius: 0.5rem; justify-content: center !important; align-items: center !important; text-align: center; }}
+"""
+_EDGE_PX = 94
+"""Height a chart element adds to its plot area (title, axes, padding): the placeholder's height is the sum."""
+_DRAWN_KEY = "_rlmon_drawn_batches"
+"""Session key: the chart batches drawn so far (they stay drawn across reruns and live refreshes)."""
+
+# The sentinel: when the placeholder it sits in comes within a screen of the visible part of the page, it tells
+# the server (a trigger, so only its batch's fragment reruns). Streamlit scrolls inside a container, not the
+# document: the observer's root is that container, so the margin counts from what is visible. Triggers of
+# several sentinels are sent one at a time, 80 ms apart: Streamlit sends widget changes made together as one
+# rerun of one fragment. A placeholder still in place and near 3 s after asking, with the app idle (no script
+# running), asks again.
+_NEAR_JS = """
+export default function (component) {
+  const { parentElement, setTriggerValue } = component;
+  const target = parentElement.querySelector('.rlmon-near') || parentElement;
+  let root = null;
+  for (let up = target.parentElement; up; up = up.parentElement) {
+    const style = getComputedStyle(up);
+    if (/auto|scroll/.test(style.overflowY) && up.scrollHeight > up.clientHeight) { root = up; break; }
+  }
+  const queue = (window.__rlmonNear = window.__rlmonNear || { last: 0 });
+  let near = false;
+  let timer = null;
+  const running = () => document.querySelector('[data-testid="stStatusWidget"]') !== null;
+  const send = () => {
+    if (!near || !target.isConnected) return;
+    const wait = Math.max(0, queue.last + 80 - performance.now());
+    queue.last = performance.now() + wait;
+    timer = setTimeout(() => {
+      if (near && target.isConnected) setTriggerValue('near', true);
+      timer = setTimeout(retry, 3000);
+    }, wait);
+  };
+  // Asked, and still a placeholder: ask again once the app is idle (the ask was lost), not while it works.
+  const retry = () => {
+    if (!near || !target.isConnected) { timer = null; return; }
+    if (running()) { timer = setTimeout(retry, 1000); return; }
+    send();
+  };
+  const observer = new IntersectionObserver((entries) => {
+    const was = near;
+    near = entries[entries.length - 1].isIntersecting;
+    if (near && !was && timer === null) send();
+    if (!near && timer !== null) { clearTimeout(timer); timer = null; }
+  }, { root, rootMargin: '100% 0px 100% 0px' });
+  observer.observe(target);
+  return () => { observer.disconnect(); if (timer !== null) clearTimeout(timer); };
+}
+"""
+_near = st.components.v2.component(
+    "rlmon_draw_when_near", html='<div class="rlmon-near"></div>', js=_NEAR_JS, isolate_styles=False
+)
 
 
-def chart_grid(plans: Sequence[panels.ChartPlan], *, key: str, lang: str, wide: int = 3) -> None:
+def _drawn_batches() -> set[tuple[Any, ...]]:
+    drawn = st.session_state.get(_DRAWN_KEY)
+    if not isinstance(drawn, set):
+        drawn = set()
+        st.session_state[_DRAWN_KEY] = drawn
+    return drawn
+
+
+def _draw_batch(
+    plans: Sequence[panels.ChartPlan], *, batch: tuple[Any, ...], key: str, index: int, lang: str, renderer: str
+) -> None:
+    """One batch of a lazy grid (run as a fragment): its charts once the sentinel has reported them near the
+    view, else a placeholder per chart and the sentinel."""
+    with st.container(key=f"{key}-batch-{index}"):
+        if batch in _drawn_batches():
+            prepare_charts([(plan.key, plan.build) for plan in plans])
+            for plan in plans:
+                guarded(partial(show_chart, plan.build, key=plan.key, renderer=renderer), lang=lang)
+            return
+        for position, _plan in enumerate(plans):
+            with st.container(key=f"rlmon_pending_{key}_{index}_{position}", horizontal_alignment="center"):
+                st.caption(i18n.t("chart_pending", lang))
+                if position == 0:
+                    _near(key=f"rlmon_near_{key}_{index}", on_near_change=partial(_drawn_batches().add, batch))
+
+
+def chart_grid(
+    plans: Sequence[panels.ChartPlan],
+    *,
+    key: str,
+    lang: str,
+    wide: int = 3,
+    eager: int = 0,
+    height: int = charts.PLOT_HEIGHT,
+    settings: Settings | None = None,
+) -> None:
     """Draw ``plans`` in a grid: ``wide - 1`` charts per row up to a 1600 px window, ``wide`` beyond, one
-    column on a phone (the browser chooses, so a resized window re-flows without a rerun)."""
-    prepare_charts([(plan.key, plan.build) for plan in plans])
+    column on a phone (the browser chooses, so a resized window re-flows without a rerun).
+
+    The first ``eager`` charts are drawn at once (the page's first screen). The others come in batches of a
+    row (``wide - 1`` charts), each first shown as placeholders ``height`` + the chart's edges tall (so the page
+    does not jump), and drawn - their data built and sent - when the batch comes within a screen of the view:
+    a sentinel in the browser reruns the batch's fragment only. A drawn batch stays drawn for the session.
+    With the ``draw_all_charts`` setting every chart is drawn at once. ``settings`` default to the page's.
+    """
+    if settings is None:
+        settings = app_state().settings
+    renderer = settings.chart_renderer
     narrow = wide - 1
-    st.html(
-        "<style>"
-        + _GRID_CSS.format(key=key, narrow=narrow, narrow_gaps=narrow - 1, wide=wide, wide_gaps=wide - 1)
-        + "</style>"
-    )
+    sizes = {"key": key, "narrow": narrow, "narrow_gaps": narrow - 1, "wide": wide, "wide_gaps": wide - 1}
+    lazy = not settings.draw_all_charts and len(plans) > eager
+    first = list(plans) if not lazy else list(plans[:eager])
+    page = st.session_state.get(_APP_STATE_KEY)
+    where = (key, getattr(page, "current_experiment", None))
+    rest = plans[eager:] if lazy else []
+    batches = [list(rest[start : start + narrow]) for start in range(0, len(rest), narrow)]
+    names = [(*where, tuple(plan.name for plan in batch)) for batch in batches]
+    drawn = _drawn_batches()
+    # The specs of every chart this run draws are built together (in parallel), drawn batches included.
+    shown = first + [plan for batch, name in zip(batches, names, strict=True) if name in drawn for plan in batch]
+    prepare_charts([(plan.key, plan.build) for plan in shown])
+    css = _GRID_CSS.format(**sizes)
+    if lazy:
+        css += _LAZY_CSS.format(**sizes, height=height + _EDGE_PX)
+    st.html("<style>" + css + "</style>")
     with st.container(key=key, horizontal=True, gap="medium"):
-        for plan in plans:
-            guarded(partial(show_chart, plan.build, key=plan.key), lang=lang)
+        for plan in first:
+            guarded(partial(show_chart, plan.build, key=plan.key, renderer=renderer), lang=lang)
+        for index, (batch, name) in enumerate(zip(batches, names, strict=True)):
+            draw = partial(_draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer)
+            st.fragment(draw, key=f"{key}-fragment-{index}")()
 
 
 def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) -> list[str]:

@@ -17,6 +17,13 @@ REALDATA = ROOT.parent / "shared" / "realdata" / "verl"
 DATA = Path(__file__).resolve().parent / "data"
 
 
+@pytest.fixture(autouse=True)
+def draw_all_charts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AppTest runs no JavaScript, so charts below the first screen would stay placeholders: the app draws every
+    chart at once in tests (tests/test_lazy_charts.py checks the placeholders with this turned off)."""
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "1")
+
+
 @pytest.fixture(scope="session")
 def realdata_dir() -> Path:
     """``../shared/realdata/verl`` beside the repo; tests that need it skip when it is absent."""

@@ -25,9 +25,11 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The app on the built-in demo root; its running experiment gains a step every second."""
+    """The app on the built-in demo root; its running experiment gains a step every second. Charts are drawn as
+    SVG (the same layout as on a canvas), where tests/browser_geometry.py measures them."""
     folder = tmp_path_factory.mktemp("browser")
-    env = {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_DEMO_STEP_S": "1", "RLMON_REFRESH_S": "2"}
+    env = {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_DEMO_STEP_S": "1", "RLMON_REFRESH_S": "2",
+           "RLMON_CHART_RENDERER": "svg"}  # fmt: skip
     with serve(folder, env, "server.log") as url:
         yield url
 
@@ -37,7 +39,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, G
     """The app on a generated root of 20 experiments in two tracks, some with labels over 30 characters."""
     folder = tmp_path_factory.mktemp("browser-generated")
     written = write_generated_root(folder / "logs")
-    env = {"RLMON_LOG_ROOT": str(written.root), "RLMON_CACHE_DIR": str(folder / "cache")}
+    env = {"RLMON_LOG_ROOT": str(written.root), "RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_CHART_RENDERER": "svg"}
     with serve(folder, env, "server-generated.log") as url:
         yield url, written
 
@@ -61,13 +63,16 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def wait_for_app(page: Any, *, charts: int = 1, timeout_s: float = 60) -> None:
-    """Until the script finished (no running indicator) and at least ``charts`` charts are drawn."""
+    """Until the script finished (no running indicator) and at least ``charts`` charts are drawn, scrolling through
+    the page when placeholders hold the rest (charts below the first screen are drawn near the view)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_s * 1000)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         drawn = page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').count()
         if drawn >= charts:
             break
+        if page.locator(PENDING).count() and not page.locator('[data-testid="stStatusWidget"]').count():
+            scroll_through(page, timeout_s=max(1.0, deadline - time.monotonic()))
         page.wait_for_timeout(300)
     page.wait_for_timeout(1000)
 
@@ -240,10 +245,43 @@ OVERVIEW_MIN_CHARTS = 5
 EXPERIMENT_PAGE_MIN_CHARTS = 12
 
 
+PENDING = '[data-testid="stMain"] [class*="st-key-rlmon_pending_"]'
+"""Placeholders of charts not drawn yet (rlmon draws the charts within a screen of the view)."""
+SCROLL_DOWN = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!main) return false;
+  const before = main.scrollTop;
+  main.scrollTop = before + main.clientHeight;
+  return main.scrollTop > before;
+}"""
+
+
+def scroll_through(page: Any, *, timeout_s: float = 90) -> None:
+    """Scroll the page (Streamlit scrolls inside ``stMain``) down a screen at a time, waiting at each screen until
+    no placeholder is in view, then back to the top: every chart of the page is drawn."""
+    deadline = time.monotonic() + timeout_s
+    in_view = """(selector) => [...document.querySelectorAll(selector)].some((element) => {
+      const box = element.getBoundingClientRect();
+      return box.height > 0 && box.top < innerHeight && box.bottom > 0;
+    })"""
+    while True:
+        while page.evaluate(in_view, PENDING) and time.monotonic() < deadline:
+            page.wait_for_timeout(300)
+        if not page.evaluate(SCROLL_DOWN) or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(300)
+    while page.locator(PENDING).count() and time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+    page.evaluate(
+        "() => { const main = document.querySelector('[data-testid=\"stMain\"]'); if (main) main.scrollTop = 0; }"
+    )
+
+
 def wait_for_charts(page: Any, *, at_least: int, timeout_s: float = 90) -> list[ChartGeometry]:
-    """Until the script is done, at least ``at_least`` charts are drawn and all of them held still for two
-    polls in a row; then the charts, measured. (A loaded machine draws a page in bursts: a pause of one poll
-    with only the first charts drawn is common.)"""
+    """Until the script is done, every chart of the page is drawn (scrolled through: charts below the first
+    screen are drawn as they come near the view), at least ``at_least`` of them, and all of them held still
+    for two polls in a row; then the charts, measured. (A loaded machine draws a page in bursts: a pause of one
+    poll with only the first charts drawn is common.)"""
     page.wait_for_selector('[data-testid="stVegaLiteChart"]', timeout=timeout_s * 1000)
     deadline = time.monotonic() + timeout_s
     history: list[list[tuple[Any, ...]]] = []
@@ -252,6 +290,9 @@ def wait_for_charts(page: Any, *, at_least: int, timeout_s: float = 90) -> list[
         page.wait_for_timeout(700)
         if page.locator('[data-testid="stStatusWidget"]').count():
             continue  # the script is still running
+        if page.locator(PENDING).count():
+            scroll_through(page, timeout_s=max(1.0, deadline - time.monotonic()))
+            continue
         charts = measure_charts(page)
         shape = [(chart.renderer, chart.element, chart.plots, len(chart.legend_labels)) for chart in charts]
         history.append(shape)
@@ -443,6 +484,133 @@ def test_generated_experiment_page_charts_are_readable(
     check_experiment_page(
         measure_both_widths(browser, page_url, f"geometry-generated-experiment-{lang}", explorer=True)
     )
+
+
+# ------------------------------------------------------------------------------------ canvas and lazy charts
+
+
+@pytest.fixture(scope="module")
+def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app on the demo root with rlmon's default drawing: line charts on a canvas, charts below the first
+    screen drawn when they come near the view."""
+    folder = tmp_path_factory.mktemp("browser-default")
+    env = {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_DEMO_STEP_S": "1", "RLMON_REFRESH_S": "2"}
+    with serve(folder, env, "server-default.log") as url:
+        yield url
+
+
+# The colours a canvas shows: [r, g, b] -> pixels of (nearly) that colour at full opacity.
+CANVAS_COLOURS = """([element, colours]) => {
+  const canvas = element.querySelector('canvas');
+  if (!canvas) return null;
+  const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  const counts = colours.map(() => 0);
+  for (let i = 0; i < pixels.length; i += 4) {
+    if (pixels[i + 3] < 250) continue;
+    colours.forEach(([r, g, b], k) => {
+      if (Math.abs(pixels[i] - r) <= 6 && Math.abs(pixels[i + 1] - g) <= 6 && Math.abs(pixels[i + 2] - b) <= 6)
+        counts[k] += 1;
+    });
+  }
+  return counts;
+}"""
+
+
+def legend_colours(page: Any) -> dict[str, list[int]]:
+    """Experiment label -> its colour as [r, g, b], from the sidebar legend's chips."""
+    found = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stSidebar"] span[style*="border-radius:2px"]')].map(
+          (chip) => [chip.nextElementSibling ? chip.nextElementSibling.textContent.trim() : '',
+                     getComputedStyle(chip).backgroundColor])"""
+    )
+    colours = {}
+    for label, css in found:
+        match = re.match(r"rgba?\((\d+), (\d+), (\d+)", css)
+        assert match, css
+        colours[label] = [int(value) for value in match.groups()]
+    return colours
+
+
+def test_line_charts_are_drawn_on_a_canvas_showing_every_series(browser: Any, default_server: str) -> None:
+    """rlmon's default: line charts on a canvas, whose pixels show each experiment's colour; bar charts as SVG;
+    the hover tooltip and the page's highlight legend work on the canvas."""
+    context = browser.new_context(viewport=WIDE, locale="en-US")
+    page = context.new_page()
+    experiments = DEMO_TRACKS["Qwen3.5-4B"]
+    page.goto(overview_url(default_server, all_tracks=False, lang="en", experiments=experiments))
+    wait_for_app(page, charts=OVERVIEW_MIN_CHARTS)
+    scroll_through(page)
+    no_exceptions(page)
+    colours = legend_colours(page)
+    assert len(colours) == len(experiments), colours
+    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    kinds = [chart.evaluate("(e) => e.querySelector('canvas') ? 'canvas' : (e.querySelector('svg.marks') ? 'svg' : '')")
+             for chart in charts.all()]  # fmt: skip
+    assert kinds.count("canvas") >= 4, kinds  # pass rate, response length, entropy, grad_norm at the least
+    assert "svg" in kinds, kinds  # the training hours' bars
+    for index, kind in enumerate(kinds):
+        if kind != "canvas":
+            continue
+        chart = charts.nth(index)
+        title = chart.get_attribute("aria-label") or f"chart #{index}"
+        counts = page.evaluate(CANVAS_COLOURS, [chart.element_handle(), list(colours.values())])
+        missing = [label for label, count in zip(colours, counts, strict=True) if count < 10]
+        assert not missing, f"{title}: no line in the colour of {missing} ({dict(zip(colours, counts, strict=True))})"
+    # the hover tooltip lists every experiment at the step under the pointer
+    first = charts.nth(kinds.index("canvas"))
+    first.scroll_into_view_if_needed()
+    box = first.locator("canvas").bounding_box()
+    assert box is not None
+    for fraction in (0.45, 0.5, 0.55):
+        page.mouse.move(box["x"] + box["width"] * fraction, box["y"] + box["height"] * 0.5)
+        page.wait_for_timeout(300)
+    tooltip = page.locator("#vg-tooltip-element.visible")
+    tooltip.wait_for(timeout=10_000)
+    assert re.search(r"step \d+", tooltip.inner_text())
+    # the page's legend highlights a run on the canvas too: E2 in full, the others dimmed
+    page.locator(".st-key-overview_highlight button", has_text="E2").first.click()
+    labels = list(colours)
+    highlighted = next(label for label in labels if label.startswith("E2"))
+    deadline = time.monotonic() + 30
+    counts: list[int] = []
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        first = page.locator('[data-testid="stVegaLiteChart"]').nth(kinds.index("canvas"))
+        counts = page.evaluate(CANVAS_COLOURS, [first.element_handle(), list(colours.values())])
+        full = {label for label, count in zip(labels, counts, strict=True) if count >= 10}
+        if full == {highlighted}:
+            break
+    assert {label for label, count in zip(labels, counts, strict=True) if count >= 10} == {highlighted}, counts
+    context.close()
+
+
+def test_charts_below_the_first_screen_are_drawn_near_the_view_and_stay_drawn(
+    browser: Any, default_server: str
+) -> None:
+    """An experiment page: the charts far below are placeholders of the chart's height until the page is
+    scrolled near them; once drawn they stay drawn through live refreshes (every 2 s here)."""
+    context = browser.new_context(viewport=WIDE, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{default_server}/4b-e5-reinforce-pp-4b")
+    page.get_by_text("Training curves").wait_for(timeout=30_000)
+    page.locator('[data-testid="stVegaLiteChart"] canvas').first.wait_for(timeout=60_000)
+    page.wait_for_timeout(2000)
+    pending = page.locator(PENDING)
+    assert pending.count() > 0, "every chart was drawn at once"
+    heights = pending.evaluate_all("(found) => found.map((element) => element.getBoundingClientRect().height)")
+    assert min(heights) >= 200, heights  # the explorer's charts: 125 px of plot and their axes
+    assert pending.first.inner_text().strip() == "drawing…"
+    no_exceptions(page)
+    scroll_through(page)
+    assert pending.count() == 0
+    drawn = page.locator('[data-testid="stVegaLiteChart"]').count()
+    assert drawn >= EXPERIMENT_PAGE_MIN_CHARTS
+    page.wait_for_timeout(5000)  # two live refreshes of the page's fragment
+    assert pending.count() == 0
+    assert page.locator('[data-testid="stVegaLiteChart"]').count() == drawn
+    no_exceptions(page)
+    full_page_screenshot(page, "lazy-experiment-drawn", WIDE)
+    context.close()
 
 
 def test_first_request_after_a_restart_opens_an_experiment_page(

@@ -27,6 +27,7 @@ from rlmon.charts import (
     stacked_area_chart_spec,
     validation_chart,
     validation_chart_spec,
+    with_renderer,
 )
 from rlmon.errors import SettingError
 from rlmon.schema import LONG_SCHEMA
@@ -158,7 +159,41 @@ def test_plot_height_is_the_data_rectangle_and_the_chart_grows_around_it() -> No
     spec = simple_chart(long_frame({"e1": [1.0, 2.0]}), height=230)
     assert spec["height"] == 230
     assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
-    assert spec["usermeta"]["embedOptions"]["renderer"] == "svg"
+
+
+def renderer_of(spec: dict[str, Any]) -> str:
+    return str(spec["usermeta"]["embedOptions"]["renderer"])
+
+
+def test_line_and_area_charts_draw_on_a_canvas_bars_and_empty_charts_as_svg() -> None:
+    long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [2.0, 1.0, 0.5]})
+    assert renderer_of(metric_chart_spec(long, title="t", y_title="y", colors=COLORS, labels=LABELS)) == "canvas"
+    assert renderer_of(validation_chart_spec(long, title="t", y_title="y", colors=COLORS, labels=LABELS)) == "canvas"
+    phases = pl.concat([long_frame({"e1": [1.0, 2.0]}, metric="timing_s/gen"),
+                        long_frame({"e1": [0.5, 0.5]}, metric="timing_s/update_actor")])  # fmt: skip
+    assert renderer_of(stacked_area_chart_spec(phases, title="t", y_title="s")) == "canvas"
+    bars = pl.DataFrame({"experiment": ["e1", "e2"], "value": [3.0, 4.0]})
+    assert renderer_of(bar_chart_spec(bars, title="t", y_title="h", colors=COLORS, labels=LABELS)) == "svg"
+    empty = long_frame({"e1": [None, None]})
+    assert renderer_of(metric_chart_spec(empty, title="t", y_title="y", colors=COLORS, labels=LABELS)) == "svg"
+
+
+@pytest.mark.parametrize("renderer", ["svg", "canvas"])
+def test_a_renderer_setting_other_than_auto_draws_every_chart_with_it(renderer: str) -> None:
+    line = metric_chart_spec(long_frame({"e1": [1.0, 2.0]}), title="t", y_title="y", colors=COLORS, labels=LABELS)
+    bars = bar_chart_spec(pl.DataFrame({"experiment": ["e1"], "value": [3.0]}), title="t", y_title="h",
+                          colors=COLORS, labels=LABELS)  # fmt: skip
+    for spec in (line, bars):
+        before = renderer_of(spec)
+        assert renderer_of(with_renderer(spec, renderer)) == renderer
+        assert renderer_of(with_renderer(spec, "auto")) == before
+        assert renderer_of(spec) == before  # the spec given is not changed
+
+
+def test_an_unknown_renderer_is_a_setting_error() -> None:
+    line = metric_chart_spec(long_frame({"e1": [1.0, 2.0]}), title="t", y_title="y", colors=COLORS, labels=LABELS)
+    with pytest.raises(SettingError, match="webgl"):
+        with_renderer(line, "webgl")
 
 
 def test_series_legend_sits_below_the_plot_and_never_cuts_a_label() -> None:
@@ -282,6 +317,21 @@ def test_downsampling_bound_respected_beyond_altair_row_limit() -> None:
     assert per_run["e1"][-1]["step"] == n
     assert per_run["e2"][-1]["step"] == n // 2
     assert len(rows_of(spec, hover_rule(spec))) <= 600
+
+
+def test_hover_positions_are_about_one_per_pixel_and_keep_the_last_step() -> None:
+    # 5,000 steps drawn with 2,000 points per line: the hover rule (one tooltip per position, computed in the
+    # browser on every redraw) needs no more positions than a wide chart has pixels: 600.
+    n = 5_000
+    long = long_frame({"e1": [float(i % 17) for i in range(n)], "e2": [float(i % 5) for i in range(n)]})
+    spec = simple_chart(long, max_points=2_000, smoothing=Smoothing("ema", weight=0.6))
+    steps = [row["step"] for row in rows_of(spec, hover_rule(spec))]
+    assert 590 <= len(steps) <= 600
+    assert steps[0] == 1 and steps[-1] == n
+    assert len(main_rows(spec)) > 2 * 600  # the lines keep their own points
+    # a short run keeps a position per step
+    short = simple_chart(long_frame({"e1": [1.0, 2.0, 3.0]}))
+    assert [row["step"] for row in rows_of(short, hover_rule(short))] == [1, 2, 3]
 
 
 def test_more_than_5000_chart_rows_serialise() -> None:

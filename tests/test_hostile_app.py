@@ -397,7 +397,9 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Hos
     """The app on a root whose names and log text carry markup, bidi controls and a 3,000-character label."""
     folder = tmp_path_factory.mktemp("browser-hostile")
     written = write_hostile_root(folder / "logs")
-    env = {"RLMON_LOG_ROOT": str(written.root), "RLMON_CACHE_DIR": str(folder / "cache")}
+    # Chart titles are read back from the page's text: every chart drawn at once, as SVG (a canvas holds pixels).
+    env = {"RLMON_LOG_ROOT": str(written.root), "RLMON_CACHE_DIR": str(folder / "cache"),
+           "RLMON_CHART_RENDERER": "svg", "RLMON_DRAW_ALL_CHARTS": "1"}  # fmt: skip
     with serve(folder, env, "server-hostile.log") as url:
         yield url, written
 

@@ -79,9 +79,28 @@ def test_frozen() -> None:
         (["--refresh-s", "5", "--refresh-s", "6"], {}, "refresh_s"),
         (["--bogus", "1"], {}, "--bogus"),
         (["stray"], {}, "stray"),
+        ([], {"RLMON_DRAW_ALL_CHARTS": "maybe"}, "draw_all_charts"),
+        ([], {"RLMON_CHART_RENDERER": "webgl"}, "chart_renderer"),
     ],
 )
 def test_invalid_values_name_the_setting(argv: list[str], env: dict[str, str], named: str) -> None:
     with pytest.raises(SettingError) as caught:
         load_settings(argv, env)
     assert named in str(caught.value)
+
+
+def test_draw_all_charts_is_a_flag_off_by_default() -> None:
+    assert load_settings([], {}).draw_all_charts is False
+    assert load_settings([], {"RLMON_DRAW_ALL_CHARTS": "1"}).draw_all_charts is True
+    assert load_settings([], {"RLMON_DRAW_ALL_CHARTS": "off"}).draw_all_charts is False
+    # the option alone means true, before another option or at the end; a value may follow it
+    assert load_settings(["--draw-all-charts"], {}).draw_all_charts is True
+    assert load_settings(["--draw-all-charts", "--refresh-s", "5"], {}).draw_all_charts is True
+    assert load_settings(["--draw-all-charts", "no"], {"RLMON_DRAW_ALL_CHARTS": "yes"}).draw_all_charts is False
+    assert load_settings(["--draw-all-charts=true"], {}).draw_all_charts is True
+
+
+def test_chart_renderer_defaults_to_auto() -> None:
+    assert load_settings([], {}).chart_renderer == "auto"
+    assert load_settings(["--chart-renderer", "svg"], {}).chart_renderer == "svg"
+    assert load_settings([], {"RLMON_CHART_RENDERER": "canvas"}).chart_renderer == "canvas"

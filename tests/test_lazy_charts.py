@@ -1,0 +1,68 @@
+"""Charts below the first screen, through AppTest (which runs no JavaScript): with ``draw_all_charts`` off the
+first charts of a page are drawn and sent, the others are placeholders with the sentinel that asks for them (the
+sentinel itself is exercised in the browser, tests/test_browser.py). Expected charts: the seed dashboard's six
+(``../shared/docs/seed-dashboard.md``), as tests/test_app.py checks them drawn all at once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "streamlit_app.py")
+SEED_CHARTS = [
+    "pass rate (%)",
+    "mean response length (tokens)",
+    "policy entropy",
+    "grad_norm",
+    "Total training hours",
+    "aime24 validation score",
+]
+EAGER = 4
+"""Charts the overview draws at once (its first two rows on a laptop screen)."""
+
+
+def titles(at: AppTest) -> list[str]:
+    return [json.loads(element.proto.spec).get("title") for element in at.get("vega_lite_chart")]
+
+
+def run(monkeypatch: pytest.MonkeyPatch, *, draw_all: bool) -> AppTest:
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "1" if draw_all else "0")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["live"] = "0"
+    return at.run()
+
+
+def test_overview_draws_its_first_rows_and_holds_places_for_the_rest(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = run(monkeypatch, draw_all=False)
+    assert not at.exception
+    # the first four charts, drawn with their data; the other two are not sent at all
+    assert titles(at) == SEED_CHARTS[:EAGER]
+    # a placeholder per undrawn chart, each saying it is being drawn, and one sentinel for their row
+    pending = [caption for caption in at.caption if caption.value == "drawing…"]
+    assert len(pending) == len(SEED_CHARTS) - EAGER
+    sentinels = at.get("bidi_component")
+    assert len(sentinels) == 1
+    assert sentinels[0].key == "rlmon_near_overview_grid_0"
+
+
+def test_draw_all_charts_draws_every_chart_at_once(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = run(monkeypatch, draw_all=True)
+    assert not at.exception
+    assert titles(at) == SEED_CHARTS
+    assert not [caption for caption in at.caption if caption.value == "drawing…"]
+    assert not at.get("bidi_component")
+
+
+def test_placeholders_speak_the_visitors_language(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"live": "0", "lang": "zh"})
+    at.run()
+    assert not at.exception
+    assert len([caption for caption in at.caption if caption.value == "绘制中…"]) == len(SEED_CHARTS) - EAGER
