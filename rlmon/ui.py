@@ -1204,7 +1204,9 @@ _DRAWN_KEY = "_rlmon_drawn_batches"
 _NEAR_JS = """
 export default function (component) {
   const { parentElement, setTriggerValue } = component;
-  const target = parentElement.querySelector('.rlmon-near') || parentElement;
+  // The placeholder box is watched, not the sentinel inside it (lower down, it could miss the margin).
+  const target = parentElement.closest('[class*="st-key-rlmon_pending_"]')
+    || parentElement.querySelector('.rlmon-near') || parentElement;
   let root = null;
   for (let up = target.parentElement; up; up = up.parentElement) {
     const style = getComputedStyle(up);

@@ -600,6 +600,13 @@ def test_charts_below_the_first_screen_are_drawn_near_the_view_and_stay_drawn(
     heights = pending.evaluate_all("(found) => found.map((element) => element.getBoundingClientRect().height)")
     assert min(heights) >= 200, heights  # the explorer's charts: 125 px of plot and their axes
     assert pending.first.inner_text().strip() == "drawing…"
+    # Without scrolling, every placeholder that starts within a screen below the view is drawn.
+    page.wait_for_function(
+        "(selector) => [...document.querySelectorAll(selector)]"
+        ".every((element) => element.getBoundingClientRect().top >= 2 * innerHeight)",
+        arg=PENDING,
+        timeout=20_000,
+    )
     no_exceptions(page)
     scroll_through(page)
     assert pending.count() == 0
