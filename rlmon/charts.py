@@ -3,8 +3,8 @@
 Each chart comes two ways from one code path:
 
 * ``*_spec`` functions (:func:`metric_chart_spec`, …) return the finished Vega-Lite dict. The data goes in
-  top-level ``datasets`` under names derived from the data (the same rows always get the same name); the
-  views refer to them by name. With ``arrow=True`` each dataset is Arrow IPC stream bytes, which
+  top-level ``datasets`` under names given by their role (``rlmon_raw``, ``rlmon_smoothed``, ``rlmon_hover``
+  …); the views refer to them by name. With ``arrow=True`` each dataset is Arrow IPC stream bytes, which
   ``st.vega_lite_chart`` ships to the browser as they are; otherwise a list of row dicts (strict JSON).
 * ``*_chart`` functions (:func:`metric_chart`, …) return the same chart as an ``alt.LayerChart`` whose
   ``to_dict()`` equals the spec (the tests check it, which also validates every spec against Altair's
@@ -28,6 +28,14 @@ empty-chart text stay SVG: a few marks, where crisp text matters more. Hover too
 the same on either (Vega handles the pointer, not the DOM). :func:`with_renderer` puts every chart on one
 renderer (rlmon's ``chart_renderer`` setting; the browser tests measure layout in the SVG).
 
+Browser work. The browser evaluates every encoding channel of every point with Vega's expression interpreter,
+so the specs keep per-point work small: no spoken description per point (``aria: false``), no validity test per
+point of a line (rows are tested once where they enter), no sort expression for the colours (rows come in the
+colour domain's order), no opacity test unless a run is highlighted, explicit scale domains (no extents), and
+tooltip pictures joined from texts formatted on the server (:mod:`rlmon.tooltip`). A smoothing change leaves
+the spec text as it was: the browser keeps the chart and swaps in only the datasets whose bytes changed (the
+smoothed line and the hover table), and the raw lines, whose scales did not move, are not drawn again.
+
 Text read from logs only ever reaches the chart as data fields shown in tooltips or legends (plain text), or
 inside the hover tooltip's SVG picture XML-escaped and percent-encoded in Python (:mod:`rlmon.tooltip`);
 only column names, number formats and such percent-encoded literals enter Vega expressions.
@@ -35,7 +43,6 @@ only column names, number formats and such percent-encoded literals enter Vega e
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
@@ -100,9 +107,14 @@ _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
 _REFERENCE_DASH = [6, 4]
 _NO_SMOOTHING = Smoothing()
-_HOVER_POINTS = 600
-"""Most positions of the hover rule: about one per pixel of a wide chart. Each carries a tooltip the browser
-computes on every redraw (the lines keep their own, finer points)."""
+_BULK_MARK: dict[str, Any] = {"aria": False, "invalid": "filter"}
+"""Mark properties of the layers drawn per point. The browser computes every encoding channel of every point
+with Vega's expression interpreter: ``aria: false`` drops a spoken description string per point, and
+``invalid: "filter"`` tests each row once where its dataset enters (a dataset a rerun did not change is not
+tested again) instead of a ``defined`` test per point of a line on every draw."""
+_HOVER_POINTS = 320
+"""Most positions of the hover rule: one per 2-4 pixels of a chart. Each carries a tooltip picture the browser
+joins from text columns on every redraw (the lines keep their own, finer points)."""
 
 
 # --- public builders ---------------------------------------------------------------------------------
@@ -368,7 +380,7 @@ def bar_chart_spec(
     )
     top = float(bars["top"].max())  # type: ignore[arg-type]
     datasets = _Datasets(arrow=arrow)
-    main = datasets.add(bars)
+    main = datasets.add(bars, "bars")
     # Horizontal bars: a label of any length sits on the left axis (cut at 160 px, whole in the tooltip), and
     # each value is written past the end of its bar.
     band_px = 22
@@ -549,14 +561,14 @@ def stacked_area_chart_spec(
     )
     domain = [label_of[key] for key in order]
     tooltip_rows = _phase_hover_table(wide, frame, order=order, x=x, x_title=x_title)
+    tooltip_rows = tooltip.with_cell_texts(
+        tooltip_rows, prefixes=("p",), count=len(order), fmt=value_format, total="_total"
+    )
     hover_tooltip = tooltip.tooltip_expr(
-        [tooltip.TooltipSeries(label_of[key], color_of[key]) for key in order],
-        columns=("p",),
-        fmt=value_format,
-        total=("_total", total_title),
+        [tooltip.TooltipSeries(label_of[key], color_of[key]) for key in order], total_title=total_title
     )
     datasets = _Datasets(arrow=arrow)
-    main = datasets.add(stacked)
+    main = datasets.add(stacked, "stacked")
     area = {
         "mark": {"type": "area", "interpolate": "step-after" if x == STEP else "linear", "opacity": 0.85},
         "encoding": {
@@ -578,7 +590,7 @@ def stacked_area_chart_spec(
             },
         },
     }
-    rule = _hover_rule(datasets.add(tooltip_rows), x=x, tooltip_expr=hover_tooltip)
+    rule = _hover_rule(datasets.add(tooltip_rows, "hover"), x=x, tooltip_expr=hover_tooltip)
     return _top_level(
         [area, rule], data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)],
         renderer="canvas",
@@ -691,10 +703,11 @@ def _line_spec(
     experiments = _ordered_experiments(points[EXPERIMENT].unique().to_list(), colors)
     domain, color_range, label_of = _color_scale(experiments, colors, labels)
     shown_in_full = set(highlight) & set(experiments) or set(experiments)
+    order = {experiment: i for i, experiment in enumerate(experiments)}
     points = points.with_columns(
         pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
         pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
-    )
+    ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
     fmt = value_format or (".2%" if percent else None)
     faded = smoothing.enabled
     tooltip_rows = _hover_table(
@@ -707,11 +720,16 @@ def _line_spec(
         max_points=min(max_points, _HOVER_POINTS),
     )
     tip_format, tip_suffix = _tooltip_format(percent=percent, value_format=value_format, y_title=y_title)
-    hover_tooltip = tooltip.tooltip_expr(
-        [tooltip.TooltipSeries(label, color) for label, color in zip(domain, color_range, strict=True)],
-        columns=("s", "r") if faded else ("r",),
+    tooltip_rows = tooltip.with_cell_texts(
+        tooltip_rows,
+        prefixes=("s", "r") if faded else ("r",),
+        count=len(experiments),
         fmt=tip_format,
         suffix=tip_suffix,
+    )
+    hover_tooltip = tooltip.tooltip_expr(
+        [tooltip.TooltipSeries(label, color) for label, color in zip(domain, color_range, strict=True)],
+        values=2 if faded else 1,
         column_titles=("", raw_suffix.strip()) if faded else (),
     )
     marker_rows = None
@@ -719,15 +737,28 @@ def _line_spec(
         marker_rows = _marker_rows(markers, long=frame, label_of=label_of, x=x, log_scale=log_scale)
 
     datasets = _Datasets(arrow=arrow)
-    main = datasets.add(points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, SMOOTHED, _HIGHLIGHTED))
+    # The raw points and the smoothed ones are separate datasets: a smoothing change replaces only the second.
+    main = datasets.add(points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, _HIGHLIGHTED), "raw")
+    smooth = datasets.add(points.select(LABEL, x, SMOOTHED, _HIGHLIGHTED), "smoothed")
+
+    # Explicit domains: the browser computes no extents, and a smoothing change (the smoothed values stay within
+    # the raw ones) leaves the scales as they are, so the raw lines are not drawn again.
+    x_values = [points[x]] + ([marker_rows[x]] if marker_rows is not None else [])
+    y_values = [points[VALUE]] + ([marker_rows[VALUE]] if marker_rows is not None else [])
+    if reference is not None and math.isfinite(reference) and not (log_scale and reference <= 0):
+        y_values.append(pl.Series([float(reference)]))
+    x_domain, y_domain = _extent(x_values), _extent(y_values)
 
     def x_enc() -> dict[str, Any]:
-        return _x_encoding(x, x_title)
+        encoding = _x_encoding(x, x_title)
+        encoding["scale"] = {**encoding["scale"], "domain": x_domain}
+        return encoding
 
     def y_enc(field: str) -> dict[str, Any]:
+        scale: dict[str, Any] = {"type": "log"} if log_scale else {"zero": False}
         encoding: dict[str, Any] = {
             "field": field,
-            "scale": {"type": "log"} if log_scale else {"zero": False},
+            "scale": {**scale, "domain": y_domain},
             "title": y_title,
             "type": "quantitative",
         }
@@ -740,15 +771,20 @@ def _line_spec(
         return encoding
 
     def color() -> dict[str, Any]:
+        # No "sort": the scale's domain fixes the colours and legend order, and the rows come in domain order
+        # (a sort would cost a comparison chain per point in the browser).
         return {
             "field": LABEL,
             "legend": _bottom_legend(domain) if legend else None,
             "scale": _scale(domain, color_range),
-            "sort": list(domain),
             "type": "nominal",
         }
 
+    dimming = shown_in_full != set(experiments)
+
     def dimmed() -> dict[str, Any]:
+        if not dimming:  # nothing highlighted: no per-point test
+            return {"value": 1.0}
         return {"condition": [{"test": f"datum.{_HIGHLIGHTED}", "value": 1.0}], "value": _DIMMED_OPACITY}
 
     # The fading of the raw line is the mark's strokeOpacity, not the opacity encoding, which a legend's
@@ -760,6 +796,7 @@ def _line_spec(
                 "point": with_points,
                 "strokeOpacity": _RAW_OPACITY if faded else 1.0,
                 "strokeWidth": 1.2 if faded else 1.8,
+                **_BULK_MARK,
             },
             "encoding": {"color": color(), "opacity": dimmed(), "x": x_enc(), "y": y_enc(VALUE)},
         }
@@ -768,28 +805,26 @@ def _line_spec(
     if faded:
         layers.append(
             {
-                "mark": {"type": "line", "strokeWidth": 2},
+                "data": smooth,
+                "mark": {"type": "line", "strokeWidth": 2, **_BULK_MARK},
                 "encoding": {"color": color(), "opacity": dimmed(), "x": x_enc(), "y": y_enc(SMOOTHED)},
-                "transform": [{"filter": f"isValid(datum.{SMOOTHED})"}],
             }
         )
     layers.append(
         {
-            "mark": {"type": "point", "filled": True, "size": 45},
+            "data": smooth if faded else main,
+            "mark": {"type": "point", "filled": True, "size": 45, **_BULK_MARK},
             "encoding": {"color": color(), "x": x_enc(), "y": y_enc(shown)},
-            "transform": [
-                {"filter": {"param": _HOVER_PARAM, "empty": False}},
-                {"filter": f"isValid(datum.{shown})"},
-            ],
+            "transform": [{"filter": {"param": _HOVER_PARAM, "empty": False}}],
         }
     )
-    layers.append(_hover_rule(datasets.add(tooltip_rows), x=x, tooltip_expr=hover_tooltip))
+    layers.append(_hover_rule(datasets.add(tooltip_rows, "hover"), x=x, tooltip_expr=hover_tooltip))
     if reference is not None and math.isfinite(reference):
         layers.extend(_reference_layers(reference, reference_label, y_title=y_title, fmt=fmt, datasets=datasets))
     if marker_rows is not None:
         layers.append(
             {
-                "data": datasets.add(marker_rows),
+                "data": datasets.add(marker_rows, "markers"),
                 "mark": {
                     "type": "point",
                     "filled": True,
@@ -922,7 +957,7 @@ def _phase_hover_table(
     return table.with_columns(head.alias(tooltip.HEAD)).drop("_other")
 
 
-def _hover_rule(data: dict[str, str], *, x: str, tooltip_expr: str) -> dict[str, Any]:
+def _hover_rule(data: dict[str, Any], *, x: str, tooltip_expr: str) -> dict[str, Any]:
     """A vertical rule per x, invisible until the pointer is nearest to it; its tooltip is ``tooltip_expr``.
 
     The tooltip is an expression built by :func:`rlmon.tooltip.tooltip_expr` (a heading and an SVG picture
@@ -930,7 +965,7 @@ def _hover_rule(data: dict[str, str], *, x: str, tooltip_expr: str) -> dict[str,
     """
     return {
         "data": data,
-        "mark": {"type": "rule", "color": "#888888", "strokeWidth": 1},
+        "mark": {"type": "rule", "color": "#888888", "strokeWidth": 1, **_BULK_MARK},
         "encoding": {
             "opacity": {"condition": [{"param": _HOVER_PARAM, "value": 0.6, "empty": False}], "value": 0.0},
             "tooltip": {"field": _TOOLTIP_FIELD, "type": "nominal"},
@@ -966,7 +1001,7 @@ def _reference_layers(
     reference: float, label: str | None, *, y_title: str, fmt: str | None, datasets: _Datasets
 ) -> list[dict[str, Any]]:
     rule = {
-        "data": datasets.add(pl.DataFrame({"ref": [float(reference)]})),
+        "data": datasets.add(pl.DataFrame({"ref": [float(reference)]}), "reference"),
         "mark": {"type": "rule", "color": "#666666", "strokeDash": list(_REFERENCE_DASH), "strokeWidth": 1.5},
         "encoding": {
             "tooltip": [{"field": "ref", "format": fmt or ",", "title": label or y_title, "type": "quantitative"}],
@@ -976,7 +1011,7 @@ def _reference_layers(
     if not label:
         return [rule]
     text = {
-        "data": datasets.add(pl.DataFrame({"ref": [float(reference)], "text": [label]})),
+        "data": datasets.add(pl.DataFrame({"ref": [float(reference)], "text": [label]}), "reference_label"),
         "mark": {
             "type": "text",
             "align": "left",
@@ -1018,30 +1053,40 @@ def _marker_rows(
 
 
 class _Datasets:
-    """The named datasets of one spec. A name is a digest of the rows, so a chart whose data changed gets a
-    new spec text (the browser redraws it) and unchanged data keeps its name."""
+    """The named datasets of one spec, named by their role (``rlmon_raw``, ``rlmon_hover`` …), not by their
+    rows. A chart whose rows changed but whose spec did not (a smoothing change) then keeps its spec text, and
+    the browser swaps the changed datasets into the chart it has (Streamlit replaces a dataset whose bytes
+    differ) instead of building the chart again; a dataset whose bytes did not change (the raw lines) is not
+    touched at all."""
 
     def __init__(self, *, arrow: bool) -> None:
         self._arrow = arrow
         self.named: dict[str, Any] = {}
 
-    def add(self, frame: pl.DataFrame) -> dict[str, str]:
-        """Register ``frame`` (non-finite floats become null); returns the ``data`` reference to it."""
+    def add(self, frame: pl.DataFrame, role: str) -> dict[str, Any]:
+        """Register ``frame`` (non-finite floats become null) as ``rlmon_<role>``; returns the ``data``
+        reference to it."""
         frame = _inline(frame)
-        buffer = io.BytesIO()
-        # The oldest compatibility level writes plain (large) strings, which Streamlit's Arrow reader takes.
-        frame.write_ipc_stream(buffer, compat_level=pl.CompatLevel.oldest())
-        data = buffer.getvalue()
-        name = "data-" + hashlib.blake2b(data, digest_size=12).hexdigest()
-        if name not in self.named:
-            self.named[name] = data if self._arrow else frame.to_dicts()
-        return {"name": name}
+        name = f"rlmon_{role}"
+        suffix = 1
+        while name in self.named:
+            suffix += 1
+            name = f"rlmon_{role}{suffix}"
+        if self._arrow:
+            buffer = io.BytesIO()
+            # The oldest compatibility level writes plain (large) strings, which Streamlit's Arrow reader takes.
+            frame.write_ipc_stream(buffer, compat_level=pl.CompatLevel.oldest())
+            self.named[name] = buffer.getvalue()
+        else:
+            self.named[name] = frame.to_dicts()
+        # The rows are typed (Arrow): no per-row parsing of fields in the browser.
+        return {"name": name, "format": {"parse": None}}
 
 
 def _top_level(
     layers: list[dict[str, Any]],
     *,
-    data: dict[str, str],
+    data: dict[str, Any],
     title: str,
     height: int,
     datasets: _Datasets,
@@ -1081,7 +1126,7 @@ def _empty_spec(*, title: str, text: str, height: int, arrow: bool) -> dict[str,
         "mark": {"type": "text", "color": "#888888", "fontSize": 14},
         "encoding": {"text": {"field": "text", "type": "nominal"}},
     }
-    data = datasets.add(pl.DataFrame({"text": [text]}, schema={"text": pl.String}))
+    data = datasets.add(pl.DataFrame({"text": [text]}, schema={"text": pl.String}), "text")
     return _top_level([layer], data=data, title=title, height=height, datasets=datasets)
 
 
@@ -1166,6 +1211,13 @@ def _x_encoding(x: str, x_title: str | None) -> dict[str, Any]:
     axis: dict[str, Any] = {"format": "~s", "tickMinStep": 1} if x == STEP else {"format": "~r"}
     axis["tickCount"] = _X_TICKS
     return {"axis": axis, "field": x, "scale": {"nice": False}, "title": x_title or x, "type": "quantitative"}
+
+
+def _extent(columns: Sequence[pl.Series]) -> list[float]:
+    """[smallest, largest] finite value of ``columns`` (plain floats, for a scale's domain)."""
+    values = pl.concat([column.cast(pl.Float64) for column in columns]).drop_nulls()
+    values = values.filter(values.is_finite())
+    return [float(values.min()), float(values.max())]  # type: ignore[arg-type]
 
 
 def _check_x(x: str) -> None:

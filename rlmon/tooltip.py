@@ -12,19 +12,24 @@ What the expression is made of:
   quote, bracket or backslash can appear in them). Labels, which may come from logs or ``rlmon.toml``, are
   XML-escaped and then percent-encoded here, in Python, before they become such a literal; colours must be
   ``#rrggbb``;
-* column names of the hover table (``datum.o0``, ``datum['s' + datum.o0]``, ``datum._head``, …);
-* d3 number formats and numeric constants.
+* column names of the hover table (``datum.o0``, ``datum.t0_0``, ``datum._head``, …) and numeric constants.
 
-The sorting is done in polars (:func:`with_rank_columns`): ``o<k>`` is the index of the series in place
-``k`` at that x (highest value first, ties in series order; series with no value there are left out), and
-``_n`` how many there are, which sets the picture's height. Each series is drawn once in the SVG's
-``<defs>`` (its swatch and label) and placed per row with ``<use href="#e<i>">``, so the expression grows
-with the number of series, not its square.
+The sorting and the number formatting are done in polars, once per chart on the server, so that the browser,
+which evaluates the expression for every hover position of every chart on each redraw (with Vega's
+expression interpreter), only joins strings. :func:`with_rank_columns` adds ``o<k>``, the index of the
+series in place ``k`` at that x (highest value first, ties in series order; series with no value there are
+left out), and ``_n``, how many there are, which sets the picture's height. :func:`with_cell_texts` then
+replaces the values by ``t<j>_<k>``, the percent-encoded text of value column ``j`` of the series in place
+``k``, written as d3-format would (:func:`d3_format`; only digits, ``, . e + %`` and minus and dash signs, so
+no markup can come of it). Each series is drawn once in the SVG's ``<defs>`` (its swatch and label) and
+placed per row with ``<use href="#e<i>">``, so the expression grows with the number of series, not its square.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -37,12 +42,19 @@ __all__ = [
     "COUNT",
     "HEAD",
     "ORDER",
+    "TEXT",
+    "TOTAL_TEXT",
     "TooltipSeries",
+    "cell_text",
+    "d3_format",
     "encode_text",
     "label_width",
+    "number_texts",
     "svg_literal",
+    "text_column",
     "tooltip_expr",
     "tooltip_size",
+    "with_cell_texts",
     "with_rank_columns",
     "xml_text",
 ]
@@ -53,6 +65,10 @@ COUNT = "_n"
 """Column: how many series have a value at that x (the rows of the picture)."""
 HEAD = "_head"
 """Column: the tooltip heading (the step and the elapsed hours), plain text."""
+TEXT = "t"
+"""Prefix of the text columns (:func:`text_column`): the percent-encoded value texts, by place."""
+TOTAL_TEXT = "_tt"
+"""Column: the percent-encoded text of the total row (stacked charts)."""
 COUNT_FIELD = f"datum.{COUNT}"
 
 ROW_HEIGHT = 18
@@ -70,6 +86,10 @@ _SAFE_LITERAL = re.compile(r"[A-Za-z0-9%._~-]*")
 _COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _DASH = "\u2013"
+_NUMBER_ESCAPES = {ord(char): quote(char, safe="") for char in "%,+\u2212\u2013"}
+"""Percent-encoding of the characters a formatted number can hold besides ``0-9 . e -`` (faster than quote)."""
+_NO_VALUE = quote(_DASH, safe="")
+_D3_FORMAT = re.compile(r"(,)?(?:\.(\d+))?(~)?([efr%])")
 
 
 @dataclass(frozen=True)
@@ -181,50 +201,231 @@ def with_rank_columns(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFra
     )
 
 
-def _number(value: str, fmt: str | None, suffix: str) -> str:
-    """Expression: the percent-encoded text of the number ``value`` (an expression on columns), or a dash."""
+def d3_format(value: float, fmt: str | None) -> str:
+    """``value`` as d3-format (the browser's number formatting) writes it, for the formats rlmon uses:
+    ``[,][.precision][~](r|e|f|%)``; None means 4 significant digits (``,.4~r``), or ``.3~e`` below 1e-4.
+    Negative numbers take d3's minus sign (U+2212); a value that rounds to zero is shown unsigned.
+
+    >>> [d3_format(v, None) for v in (0.5, 123456.0, -2.0, 0.0, 3.2e-6)]
+    ['0.5', '123,500', '−2', '0', '3.2e-6']
+    >>> [d3_format(0.1234, ".1%"), d3_format(1234.5, ",.1f"), d3_format(-0.0001, ".2f")]
+    ['12.3%', '1,234.5', '0.00']
+    """
     if fmt is None:
-        # 3-4 significant digits, thousands separated; tiny magnitudes in exponent form.
-        text = f'(abs({value}) >= 1e-4 || {value} == 0 ? format({value}, ",.4~r") : format({value}, ".3~e"))'
+        fmt = ",.4~r" if abs(value) >= 1e-4 or value == 0 else ".3~e"
+    comma, digits, trim, kind = _parse_format(fmt)
+    magnitude = abs(value)
+    tail = ""
+    if kind == "r":
+        body = _rounded(magnitude, max(1, min(21, digits)))
+    elif kind == "e":
+        mantissa, exponent = f"{magnitude:.{digits}e}".split("e")
+        body = f"{mantissa}e{int(exponent):+d}"
+    elif kind == "%":
+        body, tail = f"{magnitude * 100:.{digits}f}", "%"
     else:
-        text = f"format({value}, {json.dumps(fmt)})"
-    shown = f"encodeURIComponent({text})"
-    if suffix:
-        shown += " + " + svg_literal(suffix)
-    return f"(isValid({value}) ? {shown} : {svg_literal(_DASH)})"
+        body = f"{magnitude:.{digits}f}"
+    mantissa, _, exponent_part = body.partition("e")
+    if trim and "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    if comma:
+        whole, _, fraction = mantissa.partition(".")
+        mantissa = f"{int(whole):,}" + ("." + fraction if fraction else "")
+    body = mantissa + ("e" + exponent_part if exponent_part else "")
+    negative = value < 0 and any(char in "123456789" for char in mantissa)
+    return ("−" if negative else "") + body + tail
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_format(fmt: str) -> tuple[bool, int, bool, str]:
+    """(group thousands, precision, trim zeros, type) of a d3 format string."""
+    match = _D3_FORMAT.fullmatch(fmt)
+    if match is None:
+        raise ValueError(f"unsupported number format {fmt!r}")
+    comma, precision, trim, kind = match.groups()
+    digits = int(precision) if precision is not None else (12 if kind == "r" else 6)
+    return comma is not None, digits, trim is not None, kind
+
+
+def _rounded(magnitude: float, digits: int) -> str:
+    """d3's ``r`` type: ``digits`` significant digits in fixed notation (no exponent)."""
+    if magnitude == 0:
+        return "0" + ("." + "0" * (digits - 1) if digits > 1 else "")
+    mantissa, exponent_text = f"{magnitude:.{digits - 1}e}".split("e")
+    coefficient, exponent = mantissa.replace(".", ""), int(exponent_text)
+    if exponent < 0:
+        return "0." + "0" * (-exponent - 1) + coefficient
+    if len(coefficient) > exponent + 1:
+        return coefficient[: exponent + 1] + "." + coefficient[exponent + 1 :]
+    return coefficient + "0" * (exponent + 1 - len(coefficient))
+
+
+def cell_text(value: float | None, fmt: str | None, suffix: str = "") -> str:
+    """The percent-encoded text of one value in the picture (a dash for no value). Only digits, ``, . e + %``
+    and the minus and dash signs are formatted, so no markup can come of it."""
+    if value is None or not math.isfinite(value):
+        return _NO_VALUE
+    encoded = (d3_format(value, fmt) + suffix).translate(_NUMBER_ESCAPES)
+    return encoded if _SAFE_LITERAL.fullmatch(encoded) else encode_text(d3_format(value, fmt) + suffix)
+
+
+def text_column(rank: int, column: int = 0) -> str:
+    """Name of the text column of the series in place ``rank``, value column ``column`` (0: the sort key)."""
+    return f"{TEXT}{column}_{rank}"
+
+
+def number_texts(values: pl.Series, fmt: str | None, suffix: str = "") -> pl.Series:
+    """:func:`cell_text` of every value of ``values`` (a String series, the dash for no value).
+
+    The usual cases (4 significant digits between 1e-4 and 1,000; fixed decimals below 1,000) are formatted by
+    polars in one pass; the rest (exponents, thousands separators) one by one as :func:`d3_format` does.
+
+    >>> number_texts(pl.Series([0.52341, -2.0, None, 123456.0, 3.2e-6]), None).to_list()
+    ['0.5234', '%E2%88%922', '%E2%80%93', '123%2C500', '3.2e-6']
+    >>> number_texts(pl.Series([0.1234, 0.5]), ".1%").to_list()
+    ['12.3%25', '50.0%25']
+    """
+    number = values.cast(pl.Float64)
+    frame = pl.DataFrame({"v": number})
+    fast = _fast_texts(fmt)
+    if fast is not None:
+        frame = frame.with_columns(fast.alias("text"))
+    else:
+        frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias("text"))
+    texts = frame["text"].to_list()
+    for row, (value, text) in enumerate(zip(number.to_list(), texts, strict=True)):
+        if text is None:
+            texts[row] = cell_text(value, fmt, suffix)
+        else:
+            texts[row] = (text + suffix).translate(_NUMBER_ESCAPES)
+            if not _SAFE_LITERAL.fullmatch(texts[row]):
+                texts[row] = cell_text(value, fmt, suffix)
+    return pl.Series(values.name, texts, dtype=pl.String)
+
+
+def _fast_texts(fmt: str | None) -> pl.Expr | None:
+    """Expression on ``v``: its d3 text where polars writes it the same way, else null (done one by one)."""
+    v = pl.col("v")
+    finite = v.is_not_null() & v.is_finite()
+    if fmt is None:
+        rounded = v.round_sig_figs(4)
+        whole = rounded.abs() >= 1000
+        plain = rounded.abs().cast(pl.String).str.strip_suffix(".0")
+        grouped = _group_thousands(rounded.abs().round(0).cast(pl.Int64).cast(pl.String))
+        # d3's .3~e below 1e-4: a mantissa of up to 4 digits, trimmed, and a signed exponent.
+        exponent = v.abs().log10().floor().cast(pl.Int64)
+        mantissa = (v.abs() / pl.lit(10.0).pow(exponent)).round(3)
+        exponent = pl.when(mantissa >= 10).then(exponent + 1).otherwise(exponent)
+        mantissa = pl.when(mantissa >= 10).then((mantissa / 10).round(3)).otherwise(mantissa)
+        tiny = pl.concat_str(
+            mantissa.cast(pl.String).str.strip_suffix(".0"),
+            pl.lit("e"),
+            pl.when(exponent < 0).then(pl.lit("-")).otherwise(pl.lit("+")),
+            exponent.abs().cast(pl.String),
+        )
+        small = (v.abs() < 1e-4) & (v != 0)
+        text = pl.when(small).then(tiny).when(whole).then(grouped).otherwise(plain)
+        sign = pl.when((small & (v < 0)) | (rounded < 0)).then(pl.lit("\u2212")).otherwise(pl.lit(""))
+        ok = finite & (rounded.abs() < 1e11) & (small | ~plain.str.contains("e", literal=True))
+        return pl.when(ok).then(pl.concat_str(sign, text))
+    comma, digits, trim, kind = _parse_format(fmt)
+    if kind not in "f%" or trim:
+        return None
+    scaled = v * 100 if kind == "%" else v
+    rounded = scaled.round(digits, mode="half_away_from_zero")
+    text = rounded.abs().cast(pl.String)
+    parts = text.str.split_exact(".", 1)
+    whole = parts.struct.field("field_0")
+    if comma:
+        whole = _group_thousands(whole)
+    if digits == 0:
+        text = whole
+    else:
+        text = pl.concat_str(whole, pl.lit("."), parts.struct.field("field_1").str.pad_end(digits, "0"))
+    sign = pl.when(rounded < 0).then(pl.lit("\u2212")).otherwise(pl.lit(""))
+    ok = finite & (rounded.abs() < 1e11)
+    tail = "%" if kind == "%" else ""
+    return pl.when(ok & ~text.str.contains("e", literal=True)).then(pl.concat_str(sign, text, pl.lit(tail)))
+
+
+def _group_thousands(digits: pl.Expr) -> pl.Expr:
+    """A string of up to 15 digits with a comma between thousands (``1234567`` -> ``1,234,567``)."""
+    length = digits.str.len_chars()
+    result = digits
+    for groups in range(2, 6):  # 4-6 digits up to 13-15: the widest case tested last, outermost
+        head = length - 3 * (groups - 1)
+        pieces = [digits.str.slice(0, head)]
+        for g in range(groups - 1):
+            pieces += [pl.lit(","), digits.str.slice(head + 3 * g, 3)]
+        result = pl.when(length > 3 * (groups - 1)).then(pl.concat_str(pieces)).otherwise(result)
+    return result
+
+
+def with_cell_texts(
+    frame: pl.DataFrame,
+    *,
+    prefixes: Sequence[str],
+    count: int,
+    fmt: str | None,
+    suffix: str = "",
+    total: str | None = None,
+) -> pl.DataFrame:
+    """``frame`` (with :func:`with_rank_columns` done) with its value columns ``<prefix><i>`` replaced by the
+    texts the picture shows: ``t<j>_<k>`` holds value column ``j`` of the series in place ``k`` (empty past
+    ``_n``), and ``total`` (a column) becomes :data:`TOTAL_TEXT`. The browser then only joins strings: it
+    formats nothing per hover position.
+
+    >>> f = with_rank_columns(pl.DataFrame({"r0": [0.25, None], "r1": [0.5, 2.0]}), ["r0", "r1"])
+    >>> with_cell_texts(f, prefixes=["r"], count=2, fmt=None).rows()
+    [(1, 0, 2, '0.5', '0.25'), (1, None, 1, '2', '')]
+    """
+    order = [frame[f"{ORDER}{k}"].to_list() for k in range(count)]
+    columns: list[pl.Series] = []
+    for j, prefix in enumerate(prefixes):
+        names = [f"{prefix}{i}" for i in range(count)]
+        # All the column's values formatted at once, then picked per place.
+        flat = number_texts(pl.concat([frame[name].cast(pl.Float64) for name in names]), fmt, suffix).to_list()
+        height = frame.height
+        for k in range(count):
+            cells = ["" if i is None else flat[i * height + row] for row, i in enumerate(order[k])]
+            columns.append(pl.Series(text_column(k, j), cells, dtype=pl.String))
+    dropped = [f"{prefix}{i}" for prefix in prefixes for i in range(count)]
+    if total is not None:
+        columns.append(number_texts(frame[total], fmt, suffix).alias(TOTAL_TEXT))
+        dropped.append(total)
+    return frame.drop(dropped).with_columns(columns)
 
 
 def tooltip_expr(
     series: Sequence[TooltipSeries],
     *,
-    columns: Sequence[str],
-    fmt: str | None,
-    suffix: str = "",
+    values: int = 1,
     column_titles: Sequence[str] = (),
-    total: tuple[str, str] | None = None,
+    total_title: str | None = None,
 ) -> str:
     """The Vega expression of the hover tooltip: ``{title: datum._head, image: <SVG data URL>}``.
+
+    It joins string literals and the hover table's columns (:func:`with_cell_texts`): per place ``k`` the
+    series index ``o<k>`` and the texts ``t<j>_<k>``. No number is formatted in the browser.
 
     Parameters
     ----------
     series
         The series in index order (``o<k>`` values index into it).
-    columns
-        Value column prefixes shown per row, the first being the one the rows are sorted by: the value of
-        series ``i`` is the column ``<prefix><i>`` (e.g. ``("s", "r")``: smoothed, then raw).
-    fmt, suffix
-        d3 format of the values (None: 3-4 significant digits) and text appended to each (e.g. ``%``).
+    values
+        Value columns shown per row (e.g. 2: smoothed, then raw).
     column_titles
         Small grey titles over the value columns (e.g. ``("", "(raw)")``); none drawn when all are empty.
-    total
-        (column, title): a last row, below a thin rule, with that column's value.
+    total_title
+        Title of a last row, below a thin rule, showing :data:`TOTAL_TEXT`.
     """
     header = any(column_titles)
-    labels = [item.label for item in series] + ([total[1]] if total else [])
-    width, _height = tooltip_size(labels, rows=0, columns=len(columns), header=header, total=total is not None)
+    total = total_title is not None
+    labels = [item.label for item in series] + ([total_title] if total_title is not None else [])
+    width, _height = tooltip_size(labels, rows=0, columns=values, header=header, total=total)
     top = _top(header)
     extra = (ROW_HEIGHT + 4 if total else 0) + PAD
-    value_x = [width - PAD - VALUE_WIDTH * (len(columns) - 1 - j) for j in range(len(columns))]
+    value_x = [width - PAD - VALUE_WIDTH * (values - 1 - j) for j in range(values)]
     baseline = ROW_HEIGHT - 5
 
     defs = "".join(
@@ -251,15 +452,20 @@ def tooltip_expr(
     for k in range(len(series)):
         rank = f"datum.{ORDER}{k}"
         y = top + k * ROW_HEIGHT + baseline
-        row = [svg_literal('<use href="#e'), rank, svg_literal(f'" x="{PAD}" y="{y}"/>')]
-        for j, (prefix, x) in enumerate(zip(columns, value_x, strict=True)):
+        row = [svg_literal('<use href="#e'), rank]
+        markup = f'" x="{PAD}" y="{y}"/>'
+        for j, x in enumerate(value_x):
             color = "" if j == 0 else f' fill="{MUTED_COLOR}"'
-            row.append(svg_literal(f'<text x="{x}" y="{y}" text-anchor="end"{color}>'))
-            row.append(_number(f"datum[{json.dumps(prefix)} + {rank}]", fmt, suffix))
-            row.append(svg_literal("</text>"))
-        parts.append(f"(isValid({rank}) ? {' + '.join(row)} : '')")
-    if total:
-        column, title = total
+            row += [
+                svg_literal(markup + f'<text x="{x}" y="{y}" text-anchor="end"{color}>'),
+                f"datum.{text_column(k, j)}",
+            ]
+            markup = "</text>"
+        row.append(svg_literal(markup))
+        # No test per place: past ``_n`` the texts are empty and ``<use href="#enull">`` draws nothing, below
+        # the picture's height anyway.
+        parts.append(" + ".join(row))
+    if total_title is not None:
         rule_y = f"({top + 2} + {COUNT_FIELD} * {ROW_HEIGHT})"
         text_y = f"({top + 4 + baseline} + {COUNT_FIELD} * {ROW_HEIGHT})"
         parts += [
@@ -269,10 +475,12 @@ def tooltip_expr(
             rule_y,
             svg_literal(f'"/><text font-weight="bold" x="{PAD + SWATCH + 6}" y="'),
             text_y,
-            svg_literal(f'">{xml_text(title)}</text><text font-weight="bold" text-anchor="end" x="{value_x[0]}" y="'),
+            svg_literal(
+                f'">{xml_text(total_title)}</text><text font-weight="bold" text-anchor="end" x="{value_x[0]}" y="'
+            ),
             text_y,
             svg_literal('">'),
-            _number(f"datum.{column}", fmt, suffix),
+            f"datum.{TOTAL_TEXT}",
             svg_literal("</text>"),
         ]
     parts.append(svg_literal("</svg>"))

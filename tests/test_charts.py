@@ -7,6 +7,7 @@ import json
 import math
 import subprocess
 import sys
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,17 @@ def main_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return rows_of(spec, spec)
 
 
+def smoothed_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows of the smoothed line (its own dataset, so that a smoothing change replaces only it)."""
+    (line,) = [layer for layer in layers_with_mark(spec, "line") if layer["encoding"]["y"]["field"] == "smoothed"]
+    return rows_of(spec, line)
+
+
+def shown_texts(row: dict[str, Any], column: int = 0) -> dict[int, str]:
+    """A hover row's texts as the tooltip shows them: series index -> decoded text of value column ``column``."""
+    return {row[f"o{k}"]: urllib.parse.unquote(row[f"t{column}_{k}"]) for k in range(row["_n"])}
+
+
 def layers_with_mark(spec: dict[str, Any], mark: str) -> list[dict[str, Any]]:
     return [layer for layer in spec["layer"] if layer["mark"]["type"] == mark]
 
@@ -113,10 +125,9 @@ def test_smoothing_on_fades_the_raw_line_under_the_smoothed_one() -> None:
     assert [line["encoding"]["y"]["field"] for line in lines] == ["value", "smoothed"]
     assert lines[0]["mark"]["strokeOpacity"] < 1
     assert lines[1]["mark"].get("strokeOpacity", 1.0) == 1.0
-    # highlighted runs keep their look, the others dim
+    # nothing highlighted: every line in full, with no per-point test
     for line in lines:
-        assert line["encoding"]["opacity"]["condition"][0]["value"] == 1.0
-        assert line["encoding"]["opacity"]["value"] < 1
+        assert line["encoding"]["opacity"] == {"value": 1.0}
 
 
 def test_smoothing_off_draws_only_the_raw_line_opaque() -> None:
@@ -125,7 +136,7 @@ def test_smoothing_off_draws_only_the_raw_line_opaque() -> None:
     assert len(lines) == 1
     assert lines[0]["encoding"]["y"]["field"] == "value"
     assert lines[0]["mark"]["strokeOpacity"] == 1.0
-    assert lines[0]["encoding"]["opacity"]["condition"][0]["value"] == 1.0
+    assert lines[0]["encoding"]["opacity"] == {"value": 1.0}
 
 
 def test_smoothing_changes_the_plotted_values() -> None:
@@ -133,10 +144,12 @@ def test_smoothing_changes_the_plotted_values() -> None:
     plain = main_rows(simple_chart(long))
     smoothed = main_rows(simple_chart(long, smoothing=Smoothing("ema", weight=0.5)))
     # EMA w = 0.5 by hand: 1, 1.25 / 0.75, 2.125 / 0.875
-    assert [row["smoothed"] for row in plain] == [1.0, 2.0, 3.0]
-    assert [row["smoothed"] for row in smoothed] == pytest.approx([1.0, 5 / 3, 17 / 7])
+    assert [row["value"] for row in plain] == [1.0, 2.0, 3.0]
+    assert [row["smoothed"] for row in smoothed_rows(simple_chart(long, smoothing=Smoothing("ema", weight=0.5)))] == (
+        pytest.approx([1.0, 5 / 3, 17 / 7])
+    )
     assert [row["value"] for row in smoothed] == [1.0, 2.0, 3.0]
-    averaged = main_rows(simple_chart(long, smoothing=Smoothing("moving_average", window=2)))
+    averaged = smoothed_rows(simple_chart(long, smoothing=Smoothing("moving_average", window=2)))
     assert [row["smoothed"] for row in averaged] == [1.0, 1.5, 2.5]
 
 
@@ -239,11 +252,10 @@ def test_hover_tooltip_lists_every_experiment_at_each_step() -> None:
     long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [10.0, 20.0], "e3": [7.0, 8.0, 9.0]})
     spec = simple_chart(long)
     rule = hover_rule(spec)
-    assert 'datum["r" + datum.o2]' in tooltip_expression(rule)
+    assert "datum.o2 + " in tooltip_expression(rule) and "datum.t0_2" in tooltip_expression(rule)
     rows = {row["step"]: row for row in rows_of(spec, rule)}
-    columns = ["r0", "r1", "r2"]
-    assert [rows[2][column] for column in columns] == [2.0, 20.0, 8.0]
-    assert [rows[3][column] for column in columns] == [3.0, None, 9.0]
+    assert shown_texts(rows[2]) == {0: "2", 1: "20", 2: "8"}
+    assert shown_texts(rows[3]) == {0: "3", 2: "9"}
     # highest first; e2 has no point at step 3 and is left out
     assert [rows[3][f"o{k}"] for k in range(3)] == [2, 0, None] and rows[3]["_n"] == 2
     (hover,) = [param for param in spec["params"] if param["name"] == "hover"]
@@ -257,10 +269,11 @@ def test_hover_tooltip_shows_smoothed_and_raw_when_smoothing() -> None:
     spec = simple_chart(long, smoothing=Smoothing("ema", weight=0.5), raw_suffix=" · raw")
     rule = hover_rule(spec)
     expression = tooltip_expression(rule)
-    assert 'datum["s" + datum.o0]' in expression and 'datum["r" + datum.o0]' in expression
+    assert "datum.t0_0" in expression and "datum.t1_0" in expression  # smoothed, then raw
     assert "%C2%B7%20raw" in expression  # the raw column's title, percent-encoded
     step3 = next(row for row in rows_of(spec, rule) if row["step"] == 3)
-    assert [step3[column] for column in ["s0", "r0", "s1", "r1"]] == pytest.approx([17 / 7, 3.0, 4.0, 4.0])
+    # 17/7 = 2.428571... to 4 significant digits
+    assert shown_texts(step3, 0) == {0: "2.429", 1: "4"} and shown_texts(step3, 1) == {0: "3", 1: "4"}
     assert (step3["o0"], step3["o1"]) == (1, 0)  # sorted by the smoothed value: 4.0 > 17/7
 
 
@@ -273,8 +286,8 @@ def test_hover_on_hours_uses_the_nearest_point_of_each_run() -> None:
     rows = {row["hours"]: row for row in rows_of(spec, rule)}
     assert rows[2.2]["_head"] == "elapsed h 2.2 · step 2"
     # at 2.2 h, e1's nearest point is 2 h (value 2); at 1 h, e2 has not started (its first point is 1.1 h)
-    assert rows[2.2]["r0"] == 2.0 and rows[2.2]["r1"] == 20.0
-    assert rows[1.0]["r0"] == 1.0 and rows[1.0]["r1"] is None
+    assert shown_texts(rows[2.2]) == {0: "2", 1: "20"}
+    assert shown_texts(rows[1.0]) == {0: "1"}
     assert spec["layer"][0]["encoding"]["x"]["field"] == "hours"
 
 
@@ -287,9 +300,9 @@ def test_hover_on_hours_shows_the_later_step_where_hours_stood_still() -> None:
     )
     spec = simple_chart(long, x="hours")
     rows = {row["hours"]: row for row in rows_of(spec, hover_rule(spec))}
-    assert rows[1.0]["r0"] == 5.0 and rows[1.0]["r1"] is None
-    assert rows[1.5]["r1"] == 7.0
-    assert rows[2.0]["r0"] == 3.0 and rows[2.0]["r1"] is None
+    assert shown_texts(rows[1.0]) == {0: "5"}
+    assert shown_texts(rows[1.5])[1] == "7"
+    assert shown_texts(rows[2.0]) == {0: "3"}
 
 
 def test_hours_axis_leaves_out_steps_with_unknown_hours() -> None:
@@ -320,15 +333,15 @@ def test_downsampling_bound_respected_beyond_altair_row_limit() -> None:
 
 
 def test_hover_positions_are_about_one_per_pixel_and_keep_the_last_step() -> None:
-    # 5,000 steps drawn with 2,000 points per line: the hover rule (one tooltip per position, computed in the
-    # browser on every redraw) needs no more positions than a wide chart has pixels: 600.
+    # 5,000 steps drawn with 2,000 points per line: the hover rule (one tooltip per position, joined in the
+    # browser on every redraw) needs no more than one position per 2-4 pixels of a chart: 320.
     n = 5_000
     long = long_frame({"e1": [float(i % 17) for i in range(n)], "e2": [float(i % 5) for i in range(n)]})
     spec = simple_chart(long, max_points=2_000, smoothing=Smoothing("ema", weight=0.6))
     steps = [row["step"] for row in rows_of(spec, hover_rule(spec))]
-    assert 590 <= len(steps) <= 600
+    assert 310 <= len(steps) <= 320
     assert steps[0] == 1 and steps[-1] == n
-    assert len(main_rows(spec)) > 2 * 600  # the lines keep their own points
+    assert len(main_rows(spec)) > 2 * 320  # the lines keep their own points
     # a short run keeps a position per step
     short = simple_chart(long_frame({"e1": [1.0, 2.0, 3.0]}))
     assert [row["step"] for row in rows_of(short, hover_rule(short))] == [1, 2, 3]
@@ -346,7 +359,7 @@ def test_smoothing_is_computed_before_downsampling() -> None:
     # the kept min/max/last points only would not match the full-series value at the last step.
     n = 10_000
     long = long_frame({"e1": [float(i % 2) for i in range(n)]})
-    rows = main_rows(simple_chart(long, smoothing=Smoothing("ema", weight=0.9), max_points=100))
+    rows = smoothed_rows(simple_chart(long, smoothing=Smoothing("ema", weight=0.9), max_points=100))
     last = rows[-1]
     assert last["step"] == n
     # Closed form for the last (odd-index, value 1) point of the alternating series: 1 / (1 + w) = 0.5263...
@@ -370,14 +383,14 @@ def test_percent_axis_and_tooltip_format() -> None:
     spec = simple_chart(long_frame({"e1": [0.8, 0.9]}), percent=True)
     assert spec["layer"][0]["encoding"]["y"]["axis"]["format"] == ".0%"
     rule = hover_rule(spec)
-    assert 'format(datum["r" + datum.o0], ".1%")' in tooltip_expression(rule)
+    assert shown_texts(rows_of(spec, rule)[0]) == {0: "80.0%"}
 
 
 def test_non_finite_values_never_reach_the_spec() -> None:
     long = long_frame({"e1": [1.0, math.nan, math.inf, 4.0, None]})
     spec = simple_chart(long, smoothing=Smoothing("moving_average", window=2))
-    rows = main_rows(spec)
-    assert [(row["step"], row["value"], row["smoothed"]) for row in rows] == [(1, 1.0, 1.0), (4, 4.0, 2.5)]
+    assert [(row["step"], row["value"]) for row in main_rows(spec)] == [(1, 1.0), (4, 4.0)]
+    assert [(row["step"], row["smoothed"]) for row in smoothed_rows(spec)] == [(1, 1.0), (4, 2.5)]
 
 
 def test_markers_are_triangles_with_a_plain_text_tooltip() -> None:
@@ -560,7 +573,7 @@ def test_stacked_area_stacks_phases_and_fills_gaps_with_zero() -> None:
     assert at_step_1 == {"generation": 100.0, "update_actor": 50.0, "testing": 0.0}
     rule = hover_rule(spec)
     step25 = next(row for row in rows_of(spec, rule) if row["step"] == 25)
-    assert step25["_total"] == 180.0
+    assert urllib.parse.unquote(step25["_tt"]) == "180.0"  # the total row's text (format ",.1f")
 
 
 def test_stacked_area_downsampling_keeps_the_slow_step() -> None:
@@ -656,17 +669,28 @@ def test_arrow_datasets_hold_the_json_rows(case: Any) -> None:
         assert table.to_pylist() == as_json["datasets"][name]
 
 
-def test_dataset_names_follow_the_data() -> None:
+def test_a_smoothing_change_keeps_the_spec_and_the_raw_rows() -> None:
     long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [4.0, 5.0, 7.0]})
     options: dict[str, Any] = {"title": "T", "y_title": "Y", "colors": COLORS, "labels": LABELS}
     first = metric_chart_spec(long, **options, smoothing=Smoothing("ema", weight=0.5))
     again = metric_chart_spec(long, **options, smoothing=Smoothing("ema", weight=0.5))
     assert json.dumps(first) == json.dumps(again)
-    other = metric_chart_spec(long, **options, smoothing=Smoothing("ema", weight=0.6))
-    # new values, new names: the spec text changes, so the browser redraws the chart
-    assert other["data"]["name"] != first["data"]["name"]
-    assert hover_rule(other)["data"]["name"] != hover_rule(first)["data"]["name"]
-    assert set(other["datasets"]).isdisjoint(first["datasets"])
+    other = metric_chart_spec(long, **options, smoothing=Smoothing("moving_average", window=2))
+
+    def structure(spec: dict[str, Any]) -> str:
+        return json.dumps({key: value for key, value in spec.items() if key != "datasets"}, sort_keys=True)
+
+    # the same spec text: the browser swaps the changed datasets into the chart it has ...
+    assert structure(other) == structure(first)
+    assert set(other["datasets"]) == {"rlmon_raw", "rlmon_smoothed", "rlmon_hover"}
+    # ... and only the smoothed rows and the hover texts changed
+    assert other["datasets"]["rlmon_raw"] == first["datasets"]["rlmon_raw"]
+    assert other["datasets"]["rlmon_smoothed"] != first["datasets"]["rlmon_smoothed"]
+    assert other["datasets"]["rlmon_hover"] != first["datasets"]["rlmon_hover"]
+    # the scales' domains are fixed by the raw values (1 to 7), which the smoothed ones stay within
+    (raw_line, _smoothed_line) = layers_with_mark(first, "line")
+    assert raw_line["encoding"]["y"]["scale"]["domain"] == [1.0, 7.0]
+    assert raw_line["encoding"]["x"]["scale"]["domain"] == [1.0, 3.0]
 
 
 def test_two_specs_share_no_mutable_part() -> None:

@@ -86,8 +86,10 @@ def test_line_chart_ranks_by_smoothed_value_and_omits_runs_without_a_point() -> 
     assert (rows[2]["o0"], rows[2]["o1"], rows[2]["o2"], rows[2]["_n"]) == (2, 0, 1, 3)
     assert (rows[3]["o0"], rows[3]["o1"], rows[3]["o2"], rows[3]["_n"]) == (2, 0, None, 2)
     assert rows[3]["_head"] == "step 3 · 0.8 h"
+    # the places' texts follow the ranks; past _n they are empty
+    assert [rows[3][f"t0_{k}"] for k in range(3)] == ["8", "1", ""]
     smoothed = metric_chart_spec(long, title="t", y_title="y", colors={}, labels={}, smoothing=Smoothing("ema"))
-    assert "s0" in hover_rows(smoothed)[0]
+    assert "t1_0" in hover_rows(smoothed)[0]  # the raw value beside the smoothed one
 
 
 def test_heading_shows_the_spread_of_the_other_coordinate() -> None:
@@ -142,19 +144,41 @@ def test_expression_is_column_names_encoded_literals_and_formats(smoothing: Smoo
     assert 'href="#e' in decoded and "xlink" not in decoded
 
 
+def first_texts(spec: dict[str, Any]) -> list[str]:
+    """The decoded text of the top place of each hover row."""
+    return [urllib.parse.unquote(row["t0_0"]) for row in hover_rows(spec)]
+
+
 def test_value_formats() -> None:
-    long = long_frame({"e1": [0.5, 0.6]})
+    long = long_frame({"e1": [0.5, 0.6, 1234567.0, -0.00001234, -2.0]})
     common: dict[str, Any] = {"title": "t", "colors": {}, "labels": {}}
-    plain = expressions_of(metric_chart_spec(long, y_title="loss", **common))[0]
-    assert '",.4~r"' in plain and '".3~e"' in plain
-    fraction = expressions_of(metric_chart_spec(long, y_title="acc", percent=True, **common))[0]
-    assert 'format(datum["r" + datum.o0], ".1%")' in fraction
-    points = expressions_of(metric_chart_spec(long, y_title="%", **common))[0]
-    assert 'format(datum["r" + datum.o0], ",.1f")) + "%25"' in points
-    given = expressions_of(metric_chart_spec(long, y_title="%", value_format=".3f", **common))[0]
-    assert '".3f"' in given and '"%25"' not in given
-    validation = expressions_of(validation_chart_spec(long, y_title="acc", **common))[0]
-    assert 'datum["s"' not in validation  # smoothing off: one value per row
+    # 4 significant digits, thousands separated, tiny magnitudes in exponent form, d3's minus sign
+    assert first_texts(metric_chart_spec(long, y_title="loss", **common)) == [
+        "0.5", "0.6", "1,235,000", "\u22121.234e-5", "\u22122"
+    ]  # fmt: skip
+    fraction = metric_chart_spec(long_frame({"e1": [0.5, 0.1234]}), y_title="acc", percent=True, **common)
+    assert first_texts(fraction) == ["50.0%", "12.3%"]
+    points = metric_chart_spec(long_frame({"e1": [80.0, 1234.56]}), y_title="%", **common)
+    assert first_texts(points) == ["80.0%", "1,234.6%"]
+    given = metric_chart_spec(long_frame({"e1": [0.5]}), y_title="%", value_format=".3f", **common)
+    assert first_texts(given) == ["0.500"]
+    validation = validation_chart_spec(long, y_title="acc", **common)
+    assert "t1_0" not in hover_rows(validation)[0]  # smoothing off: one value per row
+
+
+def test_d3_format_by_hand() -> None:
+    # What d3-format writes for these (d3.format(",.4~r")(123456) == "123,500" and so on).
+    cases = [
+        (123456.0, None, "123,500"), (0.00012346, None, "0.0001235"), (0.0, None, "0"), (9.99996, None, "10"),
+        (-0.5, None, "\u22120.5"), (3.2e-6, None, "3.2e-6"), (0.1234, ".1%", "12.3%"), (-0.0001, ".2f", "0.00"),
+        (1234.5, ",.1f", "1,234.5"), (2.0, ".3f", "2.000"), (1e-20, None, "1e-20"),
+    ]  # fmt: skip
+    for value, fmt, expected in cases:
+        assert tooltip.d3_format(value, fmt) == expected, (value, fmt)
+        # the one-pass polars formatting writes the same
+        assert urllib.parse.unquote(tooltip.number_texts(pl.Series([value]), fmt)[0]) == expected, (value, fmt)
+    with pytest.raises(ValueError, match="unsupported number format"):
+        tooltip.d3_format(1.0, "$,.2f")
 
 
 def test_stacked_area_tooltip_sorts_phases_and_adds_a_total() -> None:
@@ -170,13 +194,13 @@ def test_stacked_area_tooltip_sorts_phases_and_adds_a_total() -> None:
     table = {row["step"]: row for row in hover_rows(spec)}
     assert [table[1][f"o{k}"] for k in range(3)] == [0, 1, 2]
     assert [table[2][f"o{k}"] for k in range(3)] == [1, 2, 0]
-    assert table[2]["_total"] == 80.0 and table[2]["_n"] == 3
+    assert urllib.parse.unquote(table[2]["_tt"]) == "80.0" and table[2]["_n"] == 3
     assert table[2]["_head"] == "step 2 · 0.0 h"
     (expression,) = expressions_of(spec)
     assert ALLOWED_CODE.fullmatch(code_of(expression)), code_of(expression)
     decoded = urllib.parse.unquote("".join(literals(expression)))
     assert "gen &lt;&amp;&gt;" in decoded and "Σ &#39;total&#39;" in decoded
-    assert "datum._total" in expression
+    assert "datum._tt" in expression
 
 
 # --- in a browser --------------------------------------------------------------------------------------
