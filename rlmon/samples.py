@@ -72,6 +72,7 @@ __all__ = [
     "parse_samples_bytes",
     "passed",
     "read_dump_dir",
+    "read_samples",
     "samples_for_prompt",
     "to_text",
 ]
@@ -721,6 +722,31 @@ def read_dump_dir(folder: Path, *, kind: str | None, cache: SampleCache) -> pl.D
     return pl.concat(frames) if frames else empty_samples()
 
 
+def read_samples(
+    files: Sequence[Path], *, folder: Path, config: dict[str, Any] | None, cache: SampleCache
+) -> pl.DataFrame:
+    """An experiment's samples: the prints of its console logs (files in order), then its dump folders'
+    records (:func:`find_dump_dirs`). ``.jsonl`` files among ``files`` (verl's file logger) hold no prints
+    and are passed over.
+
+    Raises
+    ------
+    LogReadError
+        A log file cannot be read.
+    """
+    frames: list[pl.DataFrame] = []
+    named: list[str] = []
+    for path in files:
+        if str(path).lower().endswith((".jsonl", ".ndjson")):
+            continue
+        log = cache.read(path)
+        frames.append(log.samples)
+        named.extend(log.dump_dirs)
+    for dump_dir, kind in find_dump_dirs(config, folder, named=named):
+        frames.append(read_dump_dir(dump_dir, kind=kind, cache=cache))
+    return pl.concat(frames) if frames else empty_samples()
+
+
 # --------------------------------------------------------------------------------------------- choosing
 def passed(score: pl.Expr) -> pl.Expr:
     """A sample passes when its score is above 0 (verl's rule-based rewards give 1 or 0, DAPO's 1 or -1)."""
@@ -763,8 +789,12 @@ def samples_for_prompt(samples: pl.DataFrame, prompt: str, *, step: int | None =
     return chosen.sort("step", nulls_last=True, maintain_order=True)
 
 
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def to_text(samples: pl.DataFrame) -> str:
-    """Samples for a terminal: a header line per sample, then each field with its line breaks."""
+    """Samples for a terminal: a header line per sample, then each field with its line breaks. Control
+    characters (a dump's own escape sequences) are shown as ``\ufffd``, never sent to the terminal."""
     parts: list[str] = []
     for row in samples.iter_rows(named=True):
         step = "–" if row["step"] is None else str(row["step"])
@@ -782,4 +812,4 @@ def to_text(samples: pl.DataFrame) -> str:
         extra = json.loads(row["extra"] or "{}")
         parts.extend(f"[{key}] {value}" for key, value in extra.items())
         parts.append("")
-    return "\n".join(parts)
+    return _CONTROL_RE.sub("\ufffd", "\n".join(parts))
