@@ -44,6 +44,7 @@ from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_exper
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.metrics import VALIDATION_PREFIX
 from rlmon.rlmon_toml import CONFIG_NAME
+from rlmon.samples import SampleCache, read_samples
 from rlmon.schema import EXPERIMENT, STEP
 from rlmon.settings import Settings, load_settings
 
@@ -120,7 +121,8 @@ STATUS_ICONS = {
 CATALOG_TTL_S = 3.0
 """Discovery is repeated at most this often; a new experiment or file shows within this time."""
 _SERIALS = itertools.count(1)
-_RESERVED_PATHS = {"home", "exp", "overview", "experiment", "_stcore", "static", "media", "component"}
+_RESERVED_PATHS = {"home", "exp", "overview", "experiment", "_stcore", "static", "media", "component", "generations",
+                   "samples"}  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ settings
@@ -1444,3 +1446,47 @@ def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[s
             maintain_order="left",
         )
     return table
+
+
+# ------------------------------------------------------------------------------------------------- samples
+
+
+@st.cache_resource(show_spinner=False)
+def sample_cache(cache_dir: Path) -> SampleCache:
+    """The per-log sample cache every session reads through (one per cache folder): the text of a log's
+    samples is held once per server, not in each session."""
+    return SampleCache(cache_dir if cache_dir.is_dir() else None)
+
+
+def experiment_samples(view: ExperimentView, settings: Settings) -> pl.DataFrame:
+    """An experiment's samples (:mod:`rlmon.samples`); raises :class:`RlmonError` when a log cannot be read."""
+    return read_samples(
+        [item.path for item in view.ref.files],
+        folder=view.ref.path,
+        config=view.experiment.config,
+        cache=sample_cache(settings.cache_dir),
+    )
+
+
+def latest_samples_links(views: Sequence[ExperimentView], settings: Settings, lang: str) -> None:
+    """One small link per experiment that has samples, to the samples page at its latest step."""
+    latest: list[tuple[ExperimentView, int]] = []
+    for view in views:
+        try:
+            steps = experiment_samples(view, settings).get_column(STEP).drop_nulls()
+        except RlmonError:
+            continue
+        if steps.len():
+            latest.append((view, int(steps.max())))  # type: ignore[arg-type]
+    if not latest:
+        return
+    st.caption(i18n.t("samples_latest", lang))
+    columns = st.columns(min(len(latest), 4))
+    for index, (view, step) in enumerate(latest):
+        with columns[index % len(columns)]:
+            st.page_link(
+                "pages/samples.py",
+                label=i18n.t("samples_latest_link", lang, label=view.label, step=step),
+                icon=":material/chat:",
+                query_params={"id": view.id, "step": str(step)},
+            )
