@@ -24,6 +24,8 @@ from rlmon.samples import filter_samples, samples_for_prompt, to_safe_markdown
 app = ui.app_state()
 lang = ui.lang()
 settings = app.settings
+ALL = "\x00all"
+"""The "all" choice of a filter (None would show as no choice at all once the page reruns)."""
 LIMIT = 30
 """Samples shown at once in the browse tab (each may be 30,000 characters long)."""
 CODE_HEIGHT = 360
@@ -75,7 +77,10 @@ def sample_card(row: dict[str, Any], *, markdown: bool, key: str) -> None:
     """One sample: its header, the prompt (collapsed), the response, the ground truth and other fields."""
     with st.container(border=True, key=key):
         passed = row["score"] is not None and row["score"] > 0
-        icon = "✅" if passed else ("❌" if row["score"] is not None else "•")
+        # Material icons: a headless or minimal system may lack an emoji font
+        icon = ":green[:material/check_circle:]" if passed else ""
+        if row["score"] is not None and not passed:
+            icon = ":red[:material/cancel:]"
         # the header is rlmon's own words and numbers; the file name is escaped
         where = ui.escape_markdown(f"{Path(row['file']).name}:{row['line']}", limit=panels.NAME_LIMIT)
         st.markdown(f"{icon} **{header_text(row)}** · {where}")
@@ -123,26 +128,30 @@ def browse(samples: pl.DataFrame, markdown: bool) -> None:
     linked = st.session_state.pop("_samples_linked_step", None)
     if linked is not None and linked.isdigit() and int(linked) in steps:
         st.session_state["samples_step"] = int(linked)
-    if st.session_state.get("samples_step") not in (None, *steps):
-        st.session_state["samples_step"] = None
+    if st.session_state.get("samples_step") not in (ALL, *steps):
+        st.session_state["samples_step"] = ALL
+
+    def all_or(value: Any) -> str:
+        return i18n.t("samples_all", lang) if value == ALL else panels.display_text(str(value))
+
     with step_col:
-        step = st.selectbox(
-            i18n.t("samples_step", lang), [None, *steps], key="samples_step",
-            format_func=lambda value: i18n.t("samples_all", lang) if value is None else str(value),
-        )  # fmt: skip
+        step = st.selectbox(i18n.t("samples_step", lang), [ALL, *steps], key="samples_step", format_func=all_or)
     with source_col:
         source = st.selectbox(
-            i18n.t("samples_data_source", lang), [None, *sources], key="samples_source", disabled=not sources,
-            format_func=lambda value: i18n.t("samples_all", lang) if value is None else panels.display_text(value),
+            i18n.t("samples_data_source", lang), [ALL, *sources], key="samples_source", disabled=not sources,
+            format_func=all_or,
         )  # fmt: skip
     with outcome_col:
         outcome = st.selectbox(
-            i18n.t("samples_outcome", lang), [None, "pass", "fail"], key="samples_outcome",
-            format_func=lambda value: i18n.t("samples_all" if value is None else f"samples_{value}", lang),
+            i18n.t("samples_outcome", lang), [ALL, "pass", "fail"], key="samples_outcome",
+            format_func=lambda value: i18n.t("samples_all" if value == ALL else f"samples_{value}", lang),
         )  # fmt: skip
     with search_col:
         text = st.text_input(i18n.t("samples_search", lang), key="samples_search", max_chars=200)
-    chosen = filter_samples(samples, step=step, data_source=source, outcome=outcome, text=text or "")
+    chosen = filter_samples(
+        samples, step=None if step == ALL else step, data_source=None if source == ALL else source,
+        outcome=None if outcome == ALL else outcome, text=text or "",
+    )  # fmt: skip
     # newest first: the latest step is what a team asks about
     chosen = chosen.with_row_index("_order").sort(["step", "_order"], descending=[True, False], nulls_last=False)
     st.caption(i18n.t("samples_count", lang, shown=min(chosen.height, LIMIT), total=chosen.height))
