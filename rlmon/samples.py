@@ -65,6 +65,7 @@ __all__ = [
     "SAMPLE_SCHEMA",
     "SampleCache",
     "SampleCollector",
+    "count_lines",
     "empty_samples",
     "filter_samples",
     "find_dump_dirs",
@@ -110,7 +111,22 @@ _VAL_KEY_RE = re.compile(r"(?:^|[^\w/])step:\d+ - (?:.* - )?val[-/]")
 _DUMPED_RE = re.compile(r"Dumped generations to (.+)[/\\](\d+)\.jsonl\s*$")
 _INITIAL_VAL = "Initial validation metrics"
 _MARKERS = r"\[prompt\]|step:\d+ - |Dumped generations to |Initial validation metrics"
+_OPENING_MARKERS = r"\[prompt\]|Dumped generations to "
 _OPENING_FIELDS = ("prompt", "response", "ground_truth")
+_WINDOW_LINES = 512
+_BYTE_MARKERS = (b"[prompt]", b"Dumped generations to ")
+"""A chunk holding neither, read while the collector is idle, holds nothing for it (step lines only assign
+waiting samples): its lines are counted, not split."""
+
+
+def count_lines(data: bytes) -> int:
+    """Lines in ``data`` (complete lines) as :func:`rlmon.parse.split_lines` counts them: ``\\n``, ``\\r\\n``
+    and a lone ``\\r`` each end one."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+def _skippable(data: bytes, collector: SampleCollector) -> bool:
+    return collector.idle() and not any(marker in data for marker in _BYTE_MARKERS)
 
 
 def empty_samples() -> pl.DataFrame:
@@ -190,25 +206,37 @@ class SampleCollector:
         return cls(file=file, waiting=waiting, block=block, stage=stage, dump_dirs=dump_dirs)
 
     # -- feeding --
-    def feed_lines(self, lines: Sequence[str], *, first_line: int) -> None:
+    def feed_lines(self, lines: Sequence[str] | pl.Series, *, first_line: int) -> None:
         """Read ``lines`` (complete lines, numbered from ``first_line``).
 
-        Outside a print only the lines holding a marker are looked at (found in one vectorised pass).
+        Outside a print only the lines holding a marker are looked at (found in one vectorised pass); the
+        lines themselves are taken out of the series a window at a time, where they are needed.
         """
-        if not lines:
+        series = lines if isinstance(lines, pl.Series) else pl.Series("line", list(lines), dtype=pl.String)
+        count = series.len()
+        if not count:
             return
-        series = pl.Series("line", lines, dtype=pl.String)
         marked = series.str.contains(_MARKERS).arg_true().to_list()
+        # with nothing waiting for a step, only a print or a dump line can matter
+        opening = series.str.contains(_OPENING_MARKERS).arg_true().to_list()
+        window_start = 0
+        window: list[str] = []
         index = 0
-        count = len(lines)
         while index < count:
             if self.block is None:
-                at = bisect.bisect_left(marked, index)
-                if at == len(marked):
+                targets = marked if self.waiting else opening
+                at = bisect.bisect_left(targets, index)
+                if at == len(targets):
                     return
-                index = marked[at]
-            self._line(first_line + index, lines[index])
+                index = targets[at]
+            if not window_start <= index < window_start + len(window):
+                window_start, window = index, series.slice(index, _WINDOW_LINES).to_list()
+            self._line(first_line + index, window[index - window_start])
             index += 1
+
+    def idle(self) -> bool:
+        """Whether nothing is open or waiting: then lines without a marker cannot matter."""
+        return self.block is None and not self.waiting
 
     def _line(self, number: int, raw: str) -> None:
         prefix, text = _strip(raw)
@@ -360,7 +388,8 @@ def parse_samples_bytes(data: bytes, *, file: str = "") -> SampleLog:
     (3, 'validation', '2', 1.0)
     """
     collector = SampleCollector(file=file)
-    collector.feed_lines(split_lines(data).to_list(), first_line=1)
+    if not _skippable(data, collector):
+        collector.feed_lines(split_lines(data), first_line=1)
     records = [*collector.take_done(), *collector.pending()]
     return SampleLog(samples=_frame(records), dump_dirs=tuple(collector.dump_dirs))
 
@@ -419,6 +448,20 @@ class SampleCache:
             path_lock = self._path_locks.setdefault(key, threading.Lock())
         with path_lock:
             return self._read(key)
+
+    def is_current(self, path: str | Path) -> bool:
+        """Whether :meth:`read` would return at once: the log was read and has not changed since."""
+        key = os.path.abspath(path)
+        entry = self._entries.get(key)
+        if entry is None or entry.result is None:
+            return False
+        try:
+            stat = os.stat(key)
+        except OSError:
+            return False
+        return (entry.size, entry.mtime_ns, entry.ctime_ns, entry.inode, entry.device) == (
+            stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev,
+        )  # fmt: skip
 
     def read_dump(self, path: Path, *, kind: str | None) -> pl.DataFrame:
         """One ``<step>.jsonl`` dump file, read again only when its size or mtime changed; unreadable: empty."""
@@ -500,9 +543,13 @@ class SampleCache:
                 end = len(data) if newline < 0 else newline + 1
             carry = data[end:]
             if end:
-                lines = split_lines(data[:end]).to_list()
-                entry.collector.feed_lines(lines, first_line=entry.lines + 1)
-                entry.lines += len(lines)
+                complete = data[:end]
+                if _skippable(complete, entry.collector):
+                    entry.lines += count_lines(complete)
+                else:
+                    lines = split_lines(complete)
+                    entry.collector.feed_lines(lines, first_line=entry.lines + 1)
+                    entry.lines += lines.len()
                 entry.offset += end
                 done = entry.collector.take_done()
                 if done:
@@ -556,6 +603,10 @@ class SampleCache:
             os.replace(temporary, folder / "state.json")
             if old and old != entry.serial:
                 (folder / f"samples-{old}.parquet").unlink(missing_ok=True)
+            elif not old:  # read from the start: what an earlier reading left is stale
+                for stale in folder.glob("samples-*.parquet"):
+                    if stale.name != f"samples-{entry.serial}.parquet":
+                        stale.unlink(missing_ok=True)
         except (OSError, pl.exceptions.PolarsError):
             return
 

@@ -1468,16 +1468,44 @@ def experiment_samples(view: ExperimentView, settings: Settings) -> pl.DataFrame
     )
 
 
+_SAMPLE_SCANS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlmon-samples")
+_SAMPLE_SCANS_PENDING: set[str] = set()
+_SAMPLE_SCANS_LOCK = threading.Lock()
+
+
+def _scan_samples(view: ExperimentView, settings: Settings) -> None:
+    try:
+        experiment_samples(view, settings)
+    except Exception:  # a log that cannot be read shows on its own page; the overview only waits for no scan
+        _LOG.warning("samples of %s could not be read", view.id, exc_info=True)
+    finally:
+        with _SAMPLE_SCANS_LOCK:
+            _SAMPLE_SCANS_PENDING.discard(view.id)
+
+
+def latest_sample_step(view: ExperimentView, settings: Settings) -> int | None:
+    """The latest step with samples, when the experiment's logs have been scanned for samples and have not
+    changed since; otherwise None, and the scan is started in the background (the overview never waits for
+    it: the link shows at the next refresh)."""
+    cache = sample_cache(settings.cache_dir)
+    paths = [item.path for item in view.ref.files if not str(item.path).lower().endswith((".jsonl", ".ndjson"))]
+    if not all(cache.is_current(path) for path in paths):
+        with _SAMPLE_SCANS_LOCK:
+            if view.id in _SAMPLE_SCANS_PENDING:
+                return None
+            _SAMPLE_SCANS_PENDING.add(view.id)
+        _SAMPLE_SCANS.submit(_scan_samples, view, settings)
+        return None
+    try:
+        steps = experiment_samples(view, settings).get_column(STEP).drop_nulls()
+    except RlmonError:
+        return None
+    return int(steps.max()) if steps.len() else None  # type: ignore[arg-type]
+
+
 def latest_samples_links(views: Sequence[ExperimentView], settings: Settings, lang: str) -> None:
     """One small link per experiment that has samples, to the samples page at its latest step."""
-    latest: list[tuple[ExperimentView, int]] = []
-    for view in views:
-        try:
-            steps = experiment_samples(view, settings).get_column(STEP).drop_nulls()
-        except RlmonError:
-            continue
-        if steps.len():
-            latest.append((view, int(steps.max())))  # type: ignore[arg-type]
+    latest = [(view, step) for view in views if (step := latest_sample_step(view, settings)) is not None]
     if not latest:
         return
     st.caption(i18n.t("samples_latest", lang))

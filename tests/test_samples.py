@@ -245,3 +245,27 @@ def test_to_text() -> None:
     text = to_text(samples.slice(2, 1))
     assert text.splitlines()[0] == "=== step 2 · validation · score 0 · 8 chars · x.log:27"
     assert "[pred] 6" in text.splitlines()
+
+
+def test_line_count_matches_the_step_parser() -> None:
+    from rlmon.parse import split_lines
+    from rlmon.samples import count_lines
+
+    for data in (b"a\nb\n", b"a\r\nb\rc\n", b"x\r\r\n", b"\n\n\r", b"tqdm 1\rtqdm 2\rdone\n"):
+        assert count_lines(data) == split_lines(data).len(), data
+
+
+def test_cache_folder_holds_one_frame_per_log(tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    whole = PRINTS.read_bytes()
+    log.write_bytes(whole[:600])
+    cache_dir = tmp_path / "cache"
+    SampleCache(cache_dir).read(log)
+    with log.open("ab") as handle:
+        handle.write(whole[600:])
+    SampleCache(cache_dir).read(log)  # a restart, then an append
+    log.write_bytes(b"rewritten\n")
+    assert SampleCache(cache_dir).read(log).samples.height == 0
+    (folder,) = (cache_dir / "samples").iterdir()
+    assert sorted(path.name for path in folder.iterdir()) == ["samples-1.parquet", "state.json"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "run.log"]  # nothing in the log folder

@@ -4,8 +4,10 @@ log root of two experiments made from the crafted log ``tests/data/samples_print
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import DATA
@@ -46,9 +48,16 @@ def test_overview_links_latest_samples(samples_env: Path) -> None:
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     assert not at.exception
-    links = [element.proto for element in at.get("page_link")]
+    # the first visit starts the scan for samples in the background and does not wait for it
+    deadline = time.monotonic() + 30
+    links: list[Any] = []
+    while len(links) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+        links = [element.proto for element in at.get("page_link")]
     # both experiments' last print belongs to step:3 (line 40)
     assert sorted(link.label for link in links) == ["E1 · step 3", "E2 · step 3"]
+    assert sorted(link.query_string for link in links) == ["id=e1&step=3", "id=e2&step=3"]
 
 
 def test_browse_filters(samples_env: Path) -> None:
