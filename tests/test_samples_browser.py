@@ -135,3 +135,28 @@ def test_hostile_sample_with_markdown_on(browser: Any, server: str, size: str) -
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"samples-hostile-markdown-{size}-en.png"), full_page=False)
     page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", list(VIEWPORTS))
+def test_overview_links_latest_samples(browser: Any, server: str, size: str, lang: str) -> None:
+    context = browser.new_context(viewport=VIEWPORTS[size], locale="en-US")
+    page = context.new_page()
+    label = "Latest samples" if lang == "en" else "最新样例"
+    deadline = time.monotonic() + 60
+    while True:  # the first visit starts the scan for samples in the background; a later one shows the links
+        page.goto(f"{server}/?lang={lang}")
+        page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+        page.wait_for_timeout(2500)
+        if page.get_by_text(label).count() or time.monotonic() > deadline:
+            break
+    links = page.locator('[data-testid="stPageLink"]')
+    assert links.count() == 3
+    assert page_problems(page) == []
+    page.get_by_text(label).scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"samples-overview-{size}-{lang}.png"), full_page=False)
+    links.first.click()
+    page.wait_for_selector("text=step 3", timeout=30_000)
+    assert "/generations" in page.url
+    context.close()
