@@ -42,6 +42,7 @@ and keeps its results in its own folder of rlmon's cache folder (``samples/``), 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import json
 import math
@@ -570,19 +571,21 @@ class SampleCache:
         return self.cache_dir / "samples" / digest
 
     def _persist(self, key: str, entry: _Entry, *, added: bool) -> None:
+        """Write the frame (when samples were added) and then the state naming it; a failed write (a full
+        disk) leaves the previous files as they were and no temporary file behind."""
         folder = self._folder(key)
         if folder is None:
             return
+        temporaries = [folder / ".samples.parquet.tmp", folder / ".state.json.tmp"]
+        old = entry.serial
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            old = entry.serial
-            if added or entry.serial == 0:
-                entry.serial += 1
+            serial = old
+            if added or not old:
+                serial = old + 1
                 frame = entry.frames[0] if entry.frames else empty_samples()
-                target = folder / f"samples-{entry.serial}.parquet"
-                temporary = target.with_name(f".{target.name}.tmp")
-                frame.write_parquet(temporary)
-                os.replace(temporary, target)
+                frame.write_parquet(temporaries[0])
+                os.replace(temporaries[0], folder / f"samples-{serial}.parquet")
             state = {
                 "version": _CACHE_VERSION,
                 "path": key,
@@ -595,20 +598,19 @@ class SampleCache:
                 "lines": entry.lines,
                 "head_crc": entry.head_crc,
                 "tail_crc": entry.tail_crc,
-                "serial": entry.serial,
+                "serial": serial,
                 "collector": entry.collector.to_state(),
             }
-            temporary = folder / ".state.json.tmp"
-            temporary.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
-            os.replace(temporary, folder / "state.json")
-            if old and old != entry.serial:
-                (folder / f"samples-{old}.parquet").unlink(missing_ok=True)
-            elif not old:  # read from the start: what an earlier reading left is stale
-                for stale in folder.glob("samples-*.parquet"):
-                    if stale.name != f"samples-{entry.serial}.parquet":
-                        stale.unlink(missing_ok=True)
+            temporaries[1].write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+            os.replace(temporaries[1], folder / "state.json")
+            entry.serial = serial
+            for stale in folder.glob("samples-*.parquet"):
+                if stale.name != f"samples-{serial}.parquet":
+                    stale.unlink(missing_ok=True)
         except (OSError, pl.exceptions.PolarsError):
-            return
+            for temporary in temporaries:
+                with contextlib.suppress(OSError):
+                    temporary.unlink(missing_ok=True)
 
     def _load(self, key: str) -> _Entry | None:
         folder = self._folder(key)

@@ -269,3 +269,16 @@ def test_cache_folder_holds_one_frame_per_log(tmp_path: Path) -> None:
     (folder,) = (cache_dir / "samples").iterdir()
     assert sorted(path.name for path in folder.iterdir()) == ["samples-1.parquet", "state.json"]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "run.log"]  # nothing in the log folder
+
+
+def test_full_disk_costs_only_the_disk_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full)
+    cache_dir = tmp_path / "cache"
+    samples = SampleCache(cache_dir).read(PRINTS).samples
+    assert samples.height == 4
+    assert not [path for path in cache_dir.rglob("*") if path.is_file()]
