@@ -69,6 +69,7 @@ ALL_TRACKS = "*"
 # without this frame.
 OVERVIEW_PATH = "home"
 GENERIC_PATH = "exp"
+SAMPLES_PATH = "generations"
 
 
 def _pick_language(settings_language: str) -> str:
@@ -161,6 +162,14 @@ def main() -> None:
         default=True,
     )
     sections: dict[str, list[st.Page]] = {"": [overview]}
+    # What the model wrote: one page over every experiment (?id= picks one).
+    samples_page = st.Page(
+        str(HERE / "pages" / "samples.py"),
+        title=i18n.t("nav_samples", lang),
+        icon=":material/chat:",
+        url_path=SAMPLES_PATH,
+    )
+    sections[""].append(samples_page)
     slugs = ui.page_slugs([*(view.id for view in visible), *(item.id for item in unreadable), *hidden_ids])
     pages: dict[str, st.Page] = {}
     for view in visible:

@@ -172,6 +172,7 @@ def body() -> None:
     insights = ui.insights_for(views, settings, lang)
     ui.guarded(lambda: summary_and_signals(views, insights), lang=lang)
     ui.guarded(lambda: experiments_table(views), lang=lang)
+    ui.guarded(lambda: ui.latest_samples_links(views, settings, lang), lang=lang)
     st.markdown(f"#### {i18n.t('charts_title', lang)}")
     metrics, smoothing, x, log_scale = metric_controls(views)
     # Default metrics depend on the experiments; keep them out of the URL unless changed.

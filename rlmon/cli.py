@@ -228,6 +228,28 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_samples(args: argparse.Namespace) -> int:
+    from rlmon.samples import SampleCache, filter_samples, read_samples, to_text
+
+    target = Path(args.log)
+    files = _log_files([args.log])
+    folder = target if target.is_dir() else target.parent
+    cache = _cache(args)
+    config = next((meta.config for meta in (cache.read(path).meta for path in files) if meta.config), None)
+    sample_cache = SampleCache(cache.cache_dir)
+    samples = filter_samples(read_samples(files, folder=folder, config=config, cache=sample_cache), step=args.step)
+    if args.json:
+        records = [{**row, "extra": json.loads(row["extra"])} for row in samples.iter_rows(named=True)]
+        print(json.dumps(records, indent=2, ensure_ascii=False))
+        return 0
+    if samples.is_empty():
+        at = f" at step {args.step}" if args.step is not None else ""
+        print(f"{target}: no samples{at} (no [prompt]/[response] prints, no generation dumps found)")
+        return 0
+    print(to_text(samples), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rlmon", description="Read and summarise verl RL training logs.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -257,6 +279,13 @@ def build_parser() -> argparse.ArgumentParser:
     summary.add_argument("--json", action="store_true")
     add_cache(summary)
     summary.set_defaults(run=_cmd_summary)
+
+    samples = sub.add_parser("samples", help="print what the model wrote: the prompt/response prints and dumps")
+    samples.add_argument("log", help="a log file or an experiment folder")
+    samples.add_argument("--step", type=int, help="only the samples of this step")
+    samples.add_argument("--json", action="store_true", help="print JSON")
+    add_cache(samples)
+    samples.set_defaults(run=_cmd_samples)
     return parser
 
 

@@ -634,6 +634,75 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # browser11: charts drawn when they come into view
     "chart_pending": {"en": "drawing…", "zh": "绘制中…"},
+    # samples13: the samples page (what the model wrote) and the overview's links to it
+    "nav_samples": {"en": "Samples", "zh": "样例"},
+    "samples_title": {"en": "What the model wrote", "zh": "模型写了什么"},
+    "samples_caption": {
+        "en": "The examples verl prints while it scores validation (and training, when the reward manager's "
+        "num_examine > 0), and the records of its generation dumps (trainer.rollout_data_dir, "
+        "trainer.validation_data_dir). Text is shown as written, never as HTML.",
+        "zh": "verl 在验证（以及 reward manager 的 num_examine > 0 时的训练）打分时打印的样例，以及生成转储"
+        "（trainer.rollout_data_dir、trainer.validation_data_dir）中的记录。文本按原样显示，从不作为 HTML 渲染。",
+    },
+    "samples_experiment": {"en": "Experiment", "zh": "实验"},
+    "samples_none": {
+        "en": "{name} has no samples: its logs hold no [prompt] / [response] prints and no generation dump "
+        "folder was found.",
+        "zh": "{name} 没有样例：日志中没有 [prompt] / [response] 打印，也未找到生成转储目录。",
+    },
+    "samples_no_experiments": {"en": "No experiment to show.", "zh": "没有可显示的实验。"},
+    "samples_tab_browse": {"en": "Browse", "zh": "浏览"},
+    "samples_tab_steps": {"en": "One prompt across steps", "zh": "同一提示词跨 step"},
+    "samples_tab_experiments": {"en": "One prompt across experiments", "zh": "同一提示词跨实验"},
+    "samples_step": {"en": "Step", "zh": "Step"},
+    "samples_all": {"en": "all", "zh": "全部"},
+    "samples_data_source": {"en": "Data source", "zh": "数据源"},
+    "samples_outcome": {"en": "Score", "zh": "得分"},
+    "samples_pass": {"en": "pass (> 0)", "zh": "通过（> 0）"},
+    "samples_fail": {"en": "fail", "zh": "未通过"},
+    "samples_search": {"en": "Search the text", "zh": "搜索文本"},
+    "samples_count": {"en": "{shown} of {total} samples", "zh": "{total} 条样例中的 {shown} 条"},
+    "samples_first": {
+        "en": "The first {limit} are shown; narrow the choice to see the others.",
+        "zh": "仅显示前 {limit} 条；缩小筛选范围以查看其余样例。",
+    },
+    "samples_prompt": {"en": "Prompt", "zh": "提示词"},
+    "samples_response": {"en": "Response", "zh": "回复"},
+    "samples_ground_truth": {"en": "Ground truth", "zh": "标准答案"},
+    "samples_score": {"en": "score {score}", "zh": "得分 {score}"},
+    "samples_tokens": {"en": "length {count} (tokens)", "zh": "长度 {count}（token）"},
+    "samples_chars": {"en": "length {count} (characters)", "zh": "长度 {count}（字符）"},
+    "samples_step_pending": {"en": "step pending", "zh": "step 待定"},
+    "samples_step_n": {"en": "step {step}", "zh": "step {step}"},
+    "samples_kind_validation": {"en": "validation", "zh": "验证"},
+    "samples_kind_training": {"en": "training", "zh": "训练"},
+    "samples_origin_log": {"en": "console print", "zh": "控制台打印"},
+    "samples_origin_dump": {"en": "generation dump", "zh": "生成转储"},
+    "samples_extra": {"en": "Other fields", "zh": "其他字段"},
+    "samples_markdown": {"en": "Render markdown and math", "zh": "渲染 Markdown 与公式"},
+    "samples_markdown_help": {
+        "en": "Off: the text exactly as written, in monospace. On: emphasis, lists and $math$ are rendered; links, "
+        "images and HTML never are.",
+        "zh": "关闭：按原样以等宽字体显示。开启：渲染强调、列表和 $公式$；链接、图片和 HTML 始终不渲染。",
+    },
+    "samples_pick_prompt": {"en": "Prompt", "zh": "提示词"},
+    "samples_left": {"en": "Left", "zh": "左侧"},
+    "samples_right": {"en": "Right", "zh": "右侧"},
+    "samples_other": {"en": "Compare with", "zh": "对比实验"},
+    "samples_no_other": {
+        "en": "No other experiment has a sample of a prompt this one has.",
+        "zh": "没有其他实验包含与本实验相同提示词的样例。",
+    },
+    "samples_one_step": {
+        "en": "This prompt was printed at one step only.",
+        "zh": "该提示词只在一个 step 中打印过。",
+    },
+    "samples_no_common_step": {
+        "en": "The two experiments have no step in common for this prompt; the nearest steps are shown.",
+        "zh": "两个实验在该提示词上没有共同的 step；显示最接近的 step。",
+    },
+    "samples_latest": {"en": "Latest samples", "zh": "最新样例"},
+    "samples_latest_link": {"en": "{label} · step {step}", "zh": "{label} · step {step}"},
 }
 """Message key -> language -> template."""
 

@@ -1,0 +1,887 @@
+"""What the model wrote: samples from verl's console prints and from its generation dumps.
+
+Two sources (the rule is written out in the README, "Samples"):
+
+Console prints
+    verl's reward managers print up to ``num_examine`` examples per data source each time they score a batch
+    (validation: 1; training: 0 unless a recipe sets it), one ``print`` per field, so each field starts a line
+    with ``[name]`` after the Ray prefix and runs on over the lines that follow (the text keeps its line
+    breaks)::
+
+        [prompt] <the chat-templated prompt, many lines>
+        [response] <the response, many lines>
+        [ground_truth] 18
+        [score] 1.0                 (or one [key] value line per key of a dict score: [score], [acc], [pred])
+
+    A block belongs to the step whose metrics come next: the first ``step:N - ...`` line after it, or a
+    ``Dumped generations to <dir>/N.jsonl`` line, whichever comes first (verl scores, dumps, validates and
+    only then logs the step). It is a validation sample when that step line carries ``val-`` (``val/`` in
+    v0.1) keys or when ``Initial validation metrics`` follows it, else a training sample. Continuation lines
+    are the lines with the same Ray prefix as the ``[prompt]`` line; lines of other processes in between are
+    skipped.
+
+Generation dumps
+    With ``trainer.rollout_data_dir`` / ``trainer.validation_data_dir`` set, verl writes ``<dir>/<step>.jsonl``
+    per step, one JSON object per sample: ``input``, ``output``, ``gts``, ``score``, ``step`` and every reward
+    extra field of the same length (``acc``, ``pred``, ``request_id`` ...). :func:`find_dump_dirs` finds the
+    folders; :func:`read_dump_dir` reads them, never writes.
+
+Sample frame (:data:`SAMPLE_SCHEMA`)
+    ``step`` (Int64, null while no step line has followed), ``kind`` (``validation`` | ``training`` | null),
+    ``origin`` (``log`` | ``dump``), ``file`` (the log or dump file), ``line`` (line of ``[prompt]``, or the
+    record's line in the dump), ``data_source`` (dumps only, when recorded), ``prompt``, ``response``,
+    ``ground_truth`` (String, null when absent), ``score`` (Float64, null when not a number),
+    ``response_tokens`` (Int64, when a dump records ``response_length``), ``extra`` (String: a JSON object of
+    the other fields, values as text).
+
+Incremental use: :class:`SampleCache` reads each log once and then only what was appended, carrying a
+:class:`SampleCollector` across reads (a block cut by the end of the file is completed when the rest comes),
+and keeps its results in its own folder of rlmon's cache folder (``samples/``), never in the log folder.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import json
+import math
+import os
+import re
+import threading
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rlmon.errors import LogReadError
+from rlmon.parse import BLOCK_BYTES, MAX_LINE_BYTES, split_lines
+
+__all__ = [
+    "DUMP_KEYS",
+    "MAX_FIELD_CHARS",
+    "SAMPLE_SCHEMA",
+    "SampleCache",
+    "SampleCollector",
+    "count_lines",
+    "empty_samples",
+    "filter_samples",
+    "find_dump_dirs",
+    "parse_dump_jsonl",
+    "parse_samples_bytes",
+    "passed",
+    "read_dump_dir",
+    "read_samples",
+    "samples_for_prompt",
+    "to_safe_markdown",
+    "to_text",
+]
+
+SAMPLE_SCHEMA: dict[str, pl.DataType] = {
+    "step": pl.Int64(),
+    "kind": pl.String(),
+    "origin": pl.String(),
+    "file": pl.String(),
+    "line": pl.Int64(),
+    "data_source": pl.String(),
+    "prompt": pl.String(),
+    "response": pl.String(),
+    "ground_truth": pl.String(),
+    "score": pl.Float64(),
+    "response_tokens": pl.Int64(),
+    "extra": pl.String(),
+}
+MAX_FIELD_CHARS = 200_000
+"""Longest prompt or response kept (characters); the rest is cut and ``"truncated": "true"`` is set in
+``extra``. A print without an end (a crashed trainer) must not grow memory without bound."""
+DUMP_KEYS = ("rollout_data_dir", "validation_data_dir")
+"""The ``trainer.*`` settings that name dump folders, in that order (training, validation)."""
+_MAX_DUMP_DIRS = 8
+_CACHE_VERSION = 1
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_PREFIX_RE = re.compile(r"^(?:\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\) ?)+")
+_FIELD_RE = re.compile(r"^\[([A-Za-z_][\w./\-]*)\](?: (.*))?$")
+_STEP_RE = re.compile(r"(?:^|[^\w/])step:(\d+) - ")
+_STEP_START_RE = re.compile(r"^step:\d+ - ")
+"""Inside a print only a line that starts with a step marker ends it (a response may say ``step:2 - ``)."""
+_VAL_KEY_RE = re.compile(r"(?:^|[^\w/])step:\d+ - (?:.* - )?val[-/]")
+_DUMPED_RE = re.compile(r"Dumped generations to (.+)[/\\](\d+)\.jsonl\s*$")
+_INITIAL_VAL = "Initial validation metrics"
+_MARKERS = r"\[prompt\]|step:\d+ - |Dumped generations to |Initial validation metrics"
+_OPENING_MARKERS = r"\[prompt\]|Dumped generations to "
+_OPENING_FIELDS = ("prompt", "response", "ground_truth")
+_WINDOW_LINES = 512
+_BYTE_MARKERS = (b"[prompt]", b"Dumped generations to ")
+"""A chunk holding neither, read while the collector is idle, holds nothing for it (step lines only assign
+waiting samples): its lines are counted, not split."""
+
+
+def count_lines(data: bytes) -> int:
+    """Lines in ``data`` (complete lines) as :func:`rlmon.parse.split_lines` counts them: ``\\n``, ``\\r\\n``
+    and a lone ``\\r`` each end one."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+def _skippable(data: bytes, collector: SampleCollector) -> bool:
+    return collector.idle() and not any(marker in data for marker in _BYTE_MARKERS)
+
+
+def empty_samples() -> pl.DataFrame:
+    """A sample frame with no rows."""
+    return pl.DataFrame(schema=SAMPLE_SCHEMA)
+
+
+def _strip(line: str) -> tuple[str, str]:
+    """(Ray prefix, text): ANSI codes and the prefix taken off; the text keeps its own spacing."""
+    if "\x1b" in line:
+        line = _ANSI_RE.sub("", line)
+    match = _PREFIX_RE.match(line)
+    if match is None:
+        return "", line
+    return match.group(0).strip(), line[match.end() :]
+
+
+def _number(text: str | None) -> float | None:
+    if text is None:
+        return None
+    value = text.strip()
+    if value in ("True", "False"):
+        return 1.0 if value == "True" else 0.0
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _cut(text: str) -> tuple[str, bool]:
+    if len(text) > MAX_FIELD_CHARS:
+        return text[:MAX_FIELD_CHARS], True
+    return text, False
+
+
+@dataclass
+class SampleCollector:
+    """Console lines -> samples, fed line by line across reads (state survives in :meth:`to_state`).
+
+    ``done`` holds finished samples with their step; ``waiting`` those whose step line has not come yet;
+    ``block`` the print being read (``stage``: ``prompt``, ``response`` or ``fields``).
+    """
+
+    file: str = ""
+    done: list[dict[str, Any]] = field(default_factory=list)
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    block: dict[str, Any] | None = None
+    stage: str = ""
+    dump_dirs: list[str] = field(default_factory=list)
+    """Folders named by ``Dumped generations to <dir>/<step>.jsonl`` lines, first seen first."""
+
+    # -- state --
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "waiting": self.waiting,
+            "block": self.block,
+            "stage": self.stage,
+            "dump_dirs": self.dump_dirs,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], *, file: str) -> SampleCollector:
+        """Raises ``KeyError``/``TypeError``/``ValueError`` on a state that is not one :meth:`to_state` wrote."""
+        waiting = state["waiting"]
+        block = state["block"]
+        stage = state["stage"]
+        dump_dirs = state["dump_dirs"]
+        if not isinstance(waiting, list) or not all(isinstance(item, dict) for item in waiting):
+            raise TypeError("waiting")
+        if block is not None and not isinstance(block, dict):
+            raise TypeError("block")
+        if stage not in ("", "prompt", "response", "fields"):
+            raise ValueError("stage")
+        if not isinstance(dump_dirs, list) or not all(isinstance(item, str) for item in dump_dirs):
+            raise TypeError("dump_dirs")
+        return cls(file=file, waiting=waiting, block=block, stage=stage, dump_dirs=dump_dirs)
+
+    # -- feeding --
+    def feed_lines(self, lines: Sequence[str] | pl.Series, *, first_line: int) -> None:
+        """Read ``lines`` (complete lines, numbered from ``first_line``).
+
+        Outside a print only the lines holding a marker are looked at (found in one vectorised pass); the
+        lines themselves are taken out of the series a window at a time, where they are needed.
+        """
+        series = lines if isinstance(lines, pl.Series) else pl.Series("line", list(lines), dtype=pl.String)
+        count = series.len()
+        if not count:
+            return
+        marked = series.str.contains(_MARKERS).arg_true().to_list()
+        # with nothing waiting for a step, only a print or a dump line can matter
+        opening = series.str.contains(_OPENING_MARKERS).arg_true().to_list()
+        window_start = 0
+        window: list[str] = []
+        index = 0
+        while index < count:
+            if self.block is None:
+                targets = marked if self.waiting else opening
+                at = bisect.bisect_left(targets, index)
+                if at == len(targets):
+                    return
+                index = targets[at]
+            if not window_start <= index < window_start + len(window):
+                window_start, window = index, series.slice(index, _WINDOW_LINES).to_list()
+            self._line(first_line + index, window[index - window_start])
+            index += 1
+
+    def idle(self) -> bool:
+        """Whether nothing is open or waiting: then lines without a marker cannot matter."""
+        return self.block is None and not self.waiting
+
+    def _line(self, number: int, raw: str) -> None:
+        prefix, text = _strip(raw)
+        if self.block is not None and prefix != self.block["prefix"] and not _STEP_START_RE.match(text):
+            return  # another process's line inside a print
+        if text.startswith("[prompt]") and (len(text) == 8 or text[8] == " "):
+            self._finish()
+            self.block = {"prefix": prefix, "line": number, "prompt": text[9:], "response": None, "fields": {}}
+            self.stage = "prompt"
+            return
+        if self.block is not None:
+            if self._continue(text):
+                return
+            self._finish()
+        self._marker(text)
+
+    def _continue(self, text: str) -> bool:
+        """Add ``text`` to the open print; False when it ends the print (the line is then read afresh)."""
+        block = self.block
+        assert block is not None
+        if self.stage == "prompt":
+            if text.startswith("[response]") and (len(text) == 10 or text[10] == " "):
+                block["response"] = text[11:]
+                self.stage = "response"
+            elif _STEP_START_RE.match(text):
+                return False
+            else:
+                block["prompt"] = _append(block["prompt"], text)
+            return True
+        if self.stage == "response":
+            if text.startswith("[ground_truth]") and (len(text) == 14 or text[14] == " "):
+                block["fields"]["ground_truth"] = text[15:]
+                self.stage = "fields"
+            elif _STEP_START_RE.match(text):
+                return False
+            else:
+                block["response"] = _append(block["response"], text)
+            return True
+        match = _FIELD_RE.match(text)
+        if match is None or match.group(1) in _OPENING_FIELDS:
+            return False
+        block["fields"][match.group(1)] = match.group(2) or ""
+        return True
+
+    def _finish(self) -> None:
+        """Close the open print; a print cut before its ``[ground_truth]`` is dropped (verl never writes one)."""
+        block, stage = self.block, self.stage
+        self.block, self.stage = None, ""
+        if block is None or stage != "fields":
+            return
+        self.waiting.append(_record(block, file=self.file))
+
+    def _marker(self, text: str) -> None:
+        step_match = _STEP_RE.search(text)
+        if step_match is not None:
+            kind = "validation" if _VAL_KEY_RE.search(text) else "training"
+            self._assign(int(step_match.group(1)), kind)
+            return
+        dumped = _DUMPED_RE.search(text)
+        if dumped is not None:
+            folder = dumped.group(1).strip()
+            if folder not in self.dump_dirs and len(self.dump_dirs) < _MAX_DUMP_DIRS:
+                self.dump_dirs.append(folder)
+            self._assign(int(dumped.group(2)), None)
+            return
+        if _INITIAL_VAL in text:
+            for sample in self.waiting:
+                sample["kind"] = "validation"
+
+    def _assign(self, step: int, kind: str | None) -> None:
+        for sample in self.waiting:
+            sample["step"] = step
+            if sample["kind"] is None:
+                sample["kind"] = kind
+        self.done.extend(self.waiting)
+        self.waiting = []
+
+    # -- results --
+    def take_done(self) -> list[dict[str, Any]]:
+        """The finished samples read since the last call."""
+        done, self.done = self.done, []
+        return done
+
+    def pending(self) -> list[dict[str, Any]]:
+        """Samples without a step yet: the waiting ones, plus the print being read once its fields have begun
+        (its last ``[key] value`` lines may still be on their way)."""
+        pending = [dict(sample) for sample in self.waiting]
+        if self.block is not None and self.stage == "fields":
+            pending.append(_record(self.block, file=self.file))
+        return pending
+
+
+def _append(text: str | None, line: str) -> str:
+    if text is None:
+        return line
+    if len(text) > MAX_FIELD_CHARS:
+        return text
+    return f"{text}\n{line}"
+
+
+def _record(block: dict[str, Any], *, file: str) -> dict[str, Any]:
+    fields = dict(block["fields"])
+    ground_truth = fields.pop("ground_truth", None)
+    score_text = fields.pop("score", None)
+    prompt, prompt_cut = _cut(str(block["prompt"] or ""))
+    response, response_cut = _cut(str(block["response"] or ""))
+    extra = {str(key): str(value) for key, value in fields.items()}
+    if score_text is not None and _number(score_text) is None:
+        extra["score"] = score_text
+    if prompt_cut or response_cut:
+        extra["truncated"] = "true"
+    return {
+        "step": None,
+        "kind": None,
+        "origin": "log",
+        "file": file,
+        "line": int(block["line"]),
+        "data_source": None,
+        "prompt": prompt,
+        "response": response,
+        "ground_truth": ground_truth,
+        "score": _number(score_text),
+        "response_tokens": None,
+        "extra": json.dumps(extra, ensure_ascii=False, sort_keys=True),
+    }
+
+
+def _frame(records: Sequence[dict[str, Any]]) -> pl.DataFrame:
+    if not records:
+        return empty_samples()
+    return pl.DataFrame(list(records), schema=SAMPLE_SCHEMA, orient="row")
+
+
+@dataclass(frozen=True)
+class SampleLog:
+    """One log's samples (:data:`SAMPLE_SCHEMA`, file order) and the dump folders it names."""
+
+    samples: pl.DataFrame
+    dump_dirs: tuple[str, ...] = ()
+
+
+def parse_samples_bytes(data: bytes, *, file: str = "") -> SampleLog:
+    """The samples of a whole log (pure).
+
+    Examples
+    --------
+    >>> log = b"[prompt] 1+1?\\n[response] 2\\n[ground_truth] 2\\n[score] 1.0\\nstep:3 - val-core/a:1.0\\n"
+    >>> parse_samples_bytes(log).samples.select("step", "kind", "response", "score").row(0)
+    (3, 'validation', '2', 1.0)
+    """
+    collector = SampleCollector(file=file)
+    if not _skippable(data, collector):
+        collector.feed_lines(split_lines(data), first_line=1)
+    records = [*collector.take_done(), *collector.pending()]
+    return SampleLog(samples=_frame(records), dump_dirs=tuple(collector.dump_dirs))
+
+
+# ------------------------------------------------------------------------------------------------- cache
+@dataclass
+class _Entry:
+    device: int = 0
+    inode: int = 0
+    size: int = -1
+    mtime_ns: int = 0
+    ctime_ns: int = 0
+    offset: int = 0
+    lines: int = 0
+    head_crc: int = 0
+    tail_crc: int = 0
+    collector: SampleCollector = field(default_factory=SampleCollector)
+    frames: list[pl.DataFrame] = field(default_factory=list)
+    serial: int = 0
+    result: SampleLog | None = None
+
+
+_HEAD_BYTES = 1024
+_TAIL_BYTES = 256
+
+
+class SampleCache:
+    """Each log's samples, read once and then only what was appended; thread-safe (one per server).
+
+    The text lives here, once per log, not in each visitor's session. With a ``cache_dir`` the finished
+    samples (``samples-N.parquet``) and the reading state (``state.json``) are kept in
+    ``<cache_dir>/samples/<hash of the path>/``; a restart goes on from the offset. A file that shrank, was
+    replaced or rewritten (its head or the bytes before the offset differ) is read again from the start.
+    Writing problems are swallowed: the disk copy only saves a read.
+    """
+
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self.cache_dir = cache_dir
+        self._entries: dict[str, _Entry] = {}
+        self._lock = threading.Lock()
+        self._path_locks: dict[str, threading.Lock] = {}
+        self._dumps: dict[str, tuple[tuple[int, int], pl.DataFrame]] = {}
+        self.reads = 0
+        """How many times bytes of a log were read (for tests)."""
+
+    def read(self, path: str | Path) -> SampleLog:
+        """The samples of the log at ``path``.
+
+        Raises
+        ------
+        LogReadError
+            The file is missing, not a regular file, or cannot be read.
+        """
+        key = os.path.abspath(path)
+        with self._lock:
+            path_lock = self._path_locks.setdefault(key, threading.Lock())
+        with path_lock:
+            return self._read(key)
+
+    def is_current(self, path: str | Path) -> bool:
+        """Whether :meth:`read` would return at once: the log was read and has not changed since."""
+        key = os.path.abspath(path)
+        entry = self._entries.get(key)
+        if entry is None or entry.result is None:
+            return False
+        try:
+            stat = os.stat(key)
+        except OSError:
+            return False
+        return (entry.size, entry.mtime_ns, entry.ctime_ns, entry.inode, entry.device) == (
+            stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev,
+        )  # fmt: skip
+
+    def read_dump(self, path: Path, *, kind: str | None) -> pl.DataFrame:
+        """One ``<step>.jsonl`` dump file, read again only when its size or mtime changed; unreadable: empty."""
+        key = os.path.abspath(path)
+        try:
+            info = os.stat(key)
+            identity = (info.st_size, info.st_mtime_ns)
+            kept = self._dumps.get(key)
+            if kept is not None and kept[0] == identity:
+                return kept[1]
+            with open(key, "rb") as handle:
+                data = handle.read(MAX_DUMP_BYTES + 1)
+        except OSError:
+            return empty_samples()
+        frame = parse_dump_jsonl(data[:MAX_DUMP_BYTES], file=key, kind=kind)
+        with self._lock:
+            self._dumps[key] = (identity, frame)
+        return frame
+
+    # -- internals --
+    def _read(self, key: str) -> SampleLog:
+        try:
+            stat = os.stat(key)
+        except FileNotFoundError as error:
+            raise LogReadError("no such file", path=key) from error
+        except OSError as error:
+            raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
+        if not os.path.isfile(key):
+            raise LogReadError("not a regular file", path=key)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._load(key) or _Entry(collector=SampleCollector(file=key))
+            self._entries[key] = entry
+        if entry.result is not None and (entry.size, entry.mtime_ns, entry.ctime_ns, entry.inode, entry.device) == (
+            stat.st_size,
+            stat.st_mtime_ns,
+            stat.st_ctime_ns,
+            stat.st_ino,
+            stat.st_dev,
+        ):
+            return entry.result
+        try:
+            with open(key, "rb") as handle:
+                if not _same_file(entry, stat, handle):
+                    entry = _Entry(collector=SampleCollector(file=key))
+                    self._entries[key] = entry
+                added = self._advance(entry, handle)
+        except OSError as error:
+            self._entries.pop(key, None)
+            raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
+        entry.size, entry.mtime_ns, entry.ctime_ns = stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+        entry.inode, entry.device = stat.st_ino, stat.st_dev
+        done = pl.concat(entry.frames) if len(entry.frames) > 1 else (entry.frames[0] if entry.frames else None)
+        if done is not None:
+            entry.frames = [done]
+        pending = _frame(entry.collector.pending())
+        samples = pending if done is None else pl.concat([done, pending])
+        entry.result = SampleLog(samples=samples, dump_dirs=tuple(entry.collector.dump_dirs))
+        self._persist(key, entry, added=added)
+        return entry.result
+
+    def _advance(self, entry: _Entry, handle: Any) -> bool:
+        """Read the complete lines after the offset; True when finished samples were added."""
+        self.reads += 1
+        handle.seek(entry.offset)
+        if entry.offset == 0:
+            entry.head_crc = 0
+        carry = b""
+        added = False
+        while True:
+            block = handle.read(BLOCK_BYTES)
+            if not block:
+                break
+            data = carry + block
+            end = _complete_end(data)
+            if end == 0 and len(data) > MAX_LINE_BYTES:
+                # a line longer than any verl print: counted and passed over, never held
+                newline = data.find(b"\n")
+                end = len(data) if newline < 0 else newline + 1
+            carry = data[end:]
+            if end:
+                complete = data[:end]
+                if _skippable(complete, entry.collector):
+                    entry.lines += count_lines(complete)
+                else:
+                    lines = split_lines(complete)
+                    entry.collector.feed_lines(lines, first_line=entry.lines + 1)
+                    entry.lines += lines.len()
+                entry.offset += end
+                done = entry.collector.take_done()
+                if done:
+                    entry.frames.append(_frame(done))
+                    added = True
+        handle.seek(0)
+        head = handle.read(min(_HEAD_BYTES, entry.offset))
+        entry.head_crc = zlib.crc32(head)
+        start = max(0, entry.offset - _TAIL_BYTES)
+        handle.seek(start)
+        entry.tail_crc = zlib.crc32(handle.read(entry.offset - start))
+        return added
+
+    def _folder(self, key: str) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        return self.cache_dir / "samples" / digest
+
+    def _persist(self, key: str, entry: _Entry, *, added: bool) -> None:
+        """Write the frame (when samples were added) and then the state naming it; a failed write (a full
+        disk) leaves the previous files as they were and no temporary file behind."""
+        folder = self._folder(key)
+        if folder is None:
+            return
+        temporaries = [folder / ".samples.parquet.tmp", folder / ".state.json.tmp"]
+        old = entry.serial
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            serial = old
+            if added or not old:
+                serial = old + 1
+                frame = entry.frames[0] if entry.frames else empty_samples()
+                frame.write_parquet(temporaries[0])
+                os.replace(temporaries[0], folder / f"samples-{serial}.parquet")
+            state = {
+                "version": _CACHE_VERSION,
+                "path": key,
+                "device": entry.device,
+                "inode": entry.inode,
+                "size": entry.size,
+                "mtime_ns": entry.mtime_ns,
+                "ctime_ns": entry.ctime_ns,
+                "offset": entry.offset,
+                "lines": entry.lines,
+                "head_crc": entry.head_crc,
+                "tail_crc": entry.tail_crc,
+                "serial": serial,
+                "collector": entry.collector.to_state(),
+            }
+            temporaries[1].write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+            os.replace(temporaries[1], folder / "state.json")
+            entry.serial = serial
+            for stale in folder.glob("samples-*.parquet"):
+                if stale.name != f"samples-{serial}.parquet":
+                    stale.unlink(missing_ok=True)
+        except (OSError, pl.exceptions.PolarsError):
+            for temporary in temporaries:
+                with contextlib.suppress(OSError):
+                    temporary.unlink(missing_ok=True)
+
+    def _load(self, key: str) -> _Entry | None:
+        folder = self._folder(key)
+        if folder is None:
+            return None
+        try:
+            state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+            if not isinstance(state, dict) or state.get("version") != _CACHE_VERSION or state.get("path") != key:
+                return None
+            numbers = ("device", "inode", "size", "mtime_ns", "ctime_ns", "offset", "lines", "head_crc",
+                       "tail_crc", "serial")  # fmt: skip
+            if not all(isinstance(state.get(name), int) and state[name] >= 0 for name in numbers):
+                return None
+            frame = pl.read_parquet(folder / f"samples-{state['serial']}.parquet")
+            if dict(frame.schema) != SAMPLE_SCHEMA:
+                return None
+            collector = SampleCollector.from_state(state["collector"], file=key)
+        except (OSError, ValueError, TypeError, KeyError, pl.exceptions.PolarsError):
+            return None
+        entry = _Entry(collector=collector, frames=[frame], serial=state["serial"])
+        for name in numbers:
+            setattr(entry, name, state[name])
+        return entry  # no result yet: the file is looked at once (_same_file) and what was appended is read
+
+
+MAX_DUMP_BYTES = 256 * 1024 * 1024
+"""Largest dump file read (bytes); the rest of a bigger one is left out."""
+
+
+def _complete_end(data: bytes) -> int:
+    newline = data.rfind(b"\n")
+    carriage = data.rfind(b"\r", 0, len(data) - 1) if data else -1
+    return max(newline, carriage) + 1
+
+
+def _same_file(entry: _Entry, stat: os.stat_result, handle: Any) -> bool:
+    """Whether the bytes read before are still the start of the file (so only the rest needs reading)."""
+    if entry.offset == 0:
+        return True
+    if (entry.inode, entry.device) != (stat.st_ino, stat.st_dev) or stat.st_size < entry.offset:
+        return False
+    handle.seek(0)
+    if zlib.crc32(handle.read(min(_HEAD_BYTES, entry.offset))) != entry.head_crc:
+        return False
+    start = max(0, entry.offset - _TAIL_BYTES)
+    handle.seek(start)
+    return zlib.crc32(handle.read(entry.offset - start)) == entry.tail_crc
+
+
+# ------------------------------------------------------------------------------------------------- dumps
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _score(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    return _number(value) if isinstance(value, str) else None
+
+
+def parse_dump_jsonl(data: bytes, *, file: str = "", kind: str | None = None) -> pl.DataFrame:
+    """One verl generation dump (``<step>.jsonl``) -> sample frame (pure).
+
+    Records that are not JSON objects are skipped. ``step`` comes from the record, else from the file name.
+
+    Examples
+    --------
+    >>> row = b'{"input": "1+1?", "output": "2", "gts": "2", "score": 1.0, "step": 5, "acc": true}\\n'
+    >>> parse_dump_jsonl(row, kind="validation").select("step", "score", "extra").row(0)
+    (5, 1.0, '{"acc": "true"}')
+    """
+    stem = Path(file).stem if file else ""
+    file_step = int(stem) if stem.isdigit() else None
+    records: list[dict[str, Any]] = []
+    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(item, dict):
+            continue
+        step = item.get("step")
+        step = step if isinstance(step, int) and not isinstance(step, bool) else file_step
+        tokens = item.get("response_length")
+        prompt, prompt_cut = _cut(_as_text(item.get("input")) or "")
+        response, response_cut = _cut(_as_text(item.get("output")) or "")
+        known = {"input", "output", "gts", "score", "step", "data_source", "response_length"}
+        extra = {str(key): _as_text(value) or "" for key, value in item.items() if key not in known}
+        if prompt_cut or response_cut:
+            extra["truncated"] = "true"
+        records.append(
+            {
+                "step": step,
+                "kind": kind,
+                "origin": "dump",
+                "file": file,
+                "line": number,
+                "data_source": _as_text(item.get("data_source")),
+                "prompt": prompt,
+                "response": response,
+                "ground_truth": _as_text(item.get("gts")),
+                "score": _score(item.get("score")),
+                "response_tokens": int(tokens) if isinstance(tokens, int | float) and math.isfinite(tokens) else None,
+                "extra": json.dumps(extra, ensure_ascii=False, sort_keys=True),
+            }
+        )
+    return _frame(records)
+
+
+def find_dump_dirs(
+    config: dict[str, Any] | None, folder: Path, *, named: Iterable[str] = ()
+) -> list[tuple[Path, str | None]]:
+    """Dump folders of an experiment that exist: ``(folder, kind)``, each once.
+
+    Looked for: ``trainer.rollout_data_dir`` (training) and ``trainer.validation_data_dir`` (validation) of
+    the config dump, then the folders ``Dumped generations to`` lines name (kind unknown). Each is taken as
+    written when it is an existing folder, else its last part inside the experiment folder ``folder``.
+    """
+    wanted: list[tuple[str, str | None]] = []
+    trainer = config.get("trainer") if isinstance(config, dict) else None
+    if isinstance(trainer, dict):
+        for key, dump_kind in zip(DUMP_KEYS, ("training", "validation"), strict=True):
+            value = trainer.get(key)
+            if isinstance(value, str) and value.strip() and value.strip() != "null":
+                wanted.append((value.strip(), dump_kind))
+    wanted.extend((name, None) for name in named)
+    found: list[tuple[Path, str | None]] = []
+    seen: set[str] = set()
+    for name, kind in wanted:
+        for candidate in (Path(name), Path(os.path.abspath(folder)) / Path(name).name):
+            try:
+                if not candidate.is_absolute() or not candidate.is_dir():
+                    continue
+                real = os.path.realpath(candidate)
+            except (OSError, ValueError):
+                continue
+            if real not in seen:
+                seen.add(real)
+                found.append((candidate, kind))
+            break
+    return found
+
+
+def read_dump_dir(folder: Path, *, kind: str | None, cache: SampleCache) -> pl.DataFrame:
+    """Every ``<step>.jsonl`` of a dump folder, in step order (read-only; an unreadable folder: no rows)."""
+    try:
+        names = sorted(
+            (int(entry.name[:-6]), entry.path)
+            for entry in os.scandir(folder)
+            if entry.name.endswith(".jsonl") and entry.name[:-6].isdigit() and entry.is_file()
+        )
+    except OSError:
+        return empty_samples()
+    frames = [cache.read_dump(Path(path), kind=kind) for _, path in names]
+    return pl.concat(frames) if frames else empty_samples()
+
+
+def read_samples(
+    files: Sequence[Path], *, folder: Path, config: dict[str, Any] | None, cache: SampleCache
+) -> pl.DataFrame:
+    """An experiment's samples: the prints of its console logs (files in order), then its dump folders'
+    records (:func:`find_dump_dirs`). ``.jsonl`` files among ``files`` (verl's file logger) hold no prints
+    and are passed over.
+
+    Raises
+    ------
+    LogReadError
+        A log file cannot be read.
+    """
+    frames: list[pl.DataFrame] = []
+    named: list[str] = []
+    for path in files:
+        if str(path).lower().endswith((".jsonl", ".ndjson")):
+            continue
+        log = cache.read(path)
+        frames.append(log.samples)
+        named.extend(log.dump_dirs)
+    for dump_dir, kind in find_dump_dirs(config, folder, named=named):
+        frames.append(read_dump_dir(dump_dir, kind=kind, cache=cache))
+    return pl.concat(frames) if frames else empty_samples()
+
+
+# --------------------------------------------------------------------------------------------- choosing
+def passed(score: pl.Expr) -> pl.Expr:
+    """A sample passes when its score is above 0 (verl's rule-based rewards give 1 or 0, DAPO's 1 or -1)."""
+    return score > 0
+
+
+def filter_samples(
+    samples: pl.DataFrame,
+    *,
+    step: int | None = None,
+    data_source: str | None = None,
+    outcome: str | None = None,
+    text: str = "",
+) -> pl.DataFrame:
+    """Samples of one step, one data source, passing (``outcome="pass"``) or failing (``"fail"``), holding
+    ``text`` (case-insensitive, literal) in the prompt, response or ground truth. None/"" selects all."""
+    chosen = samples
+    if step is not None:
+        chosen = chosen.filter(pl.col("step") == step)
+    if data_source:
+        chosen = chosen.filter(pl.col("data_source") == data_source)
+    if outcome == "pass":
+        chosen = chosen.filter(passed(pl.col("score")))
+    elif outcome == "fail":
+        chosen = chosen.filter(~passed(pl.col("score")))
+    needle = text.strip().lower()
+    if needle:
+        hit = pl.lit(False)
+        for column in ("prompt", "response", "ground_truth"):
+            hit = hit | pl.col(column).fill_null("").str.to_lowercase().str.contains(needle, literal=True)
+        chosen = chosen.filter(hit)
+    return chosen
+
+
+def samples_for_prompt(samples: pl.DataFrame, prompt: str, *, step: int | None = None) -> pl.DataFrame:
+    """The samples of one prompt (exact text), optionally at one step; in step order."""
+    chosen = samples.filter(pl.col("prompt") == prompt)
+    if step is not None:
+        chosen = chosen.filter(pl.col("step") == step)
+    return chosen.sort("step", nulls_last=True, maintain_order=True)
+
+
+_REFERENCE_RE = re.compile(r"^(\s{0,3})\[", re.MULTILINE)
+
+
+def to_safe_markdown(text: str) -> str:
+    r"""Text from a log made safe to render as markdown: it keeps emphasis, lists, code and ``$...$`` math,
+    but no link or image can form (``](`` is escaped, so are reference definitions and ``<``; ``://`` and
+    ``www.`` get a zero-width space, so no bare URL is linked). Raw HTML is never enabled by the caller.
+
+    Examples
+    --------
+    >>> print(to_safe_markdown("[a](b.png) <i>"))
+    [a]\(b.png) \<i>
+    """
+    text = text.replace("](", "]\\(").replace("<", "\\<")
+    text = text.replace("://", ":\u200b//").replace("www.", "www\u200b.")
+    return _REFERENCE_RE.sub(lambda match: f"{match.group(1)}\\[", text) if "]:" in text else text
+
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def to_text(samples: pl.DataFrame) -> str:
+    """Samples for a terminal: a header line per sample, then each field with its line breaks. Control
+    characters (a dump's own escape sequences) are shown as ``\ufffd``, never sent to the terminal."""
+    parts: list[str] = []
+    for row in samples.iter_rows(named=True):
+        step = "–" if row["step"] is None else str(row["step"])
+        score = "–" if row["score"] is None else f"{row['score']:g}"
+        length = (
+            f"{row['response_tokens']} tokens"
+            if row["response_tokens"] is not None
+            else f"{len(row['response'])} chars"
+        )
+        where = f"{row['file']}:{row['line']}"
+        parts.append(f"=== step {step} · {row['kind'] or '–'} · score {score} · {length} · {where}")
+        parts.append(f"[prompt]\n{row['prompt']}")
+        parts.append(f"[response]\n{row['response']}")
+        parts.append(f"[ground_truth] {row['ground_truth'] if row['ground_truth'] is not None else '–'}")
+        extra = json.loads(row["extra"] or "{}")
+        parts.extend(f"[{key}] {value}" for key, value in extra.items())
+        parts.append("")
+    return _CONTROL_RE.sub("\ufffd", "\n".join(parts))
