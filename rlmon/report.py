@@ -798,6 +798,15 @@ _SCRIPT = r"""
     const spec = {...base, datasets: own};
     if (views.has(index)) views.get(index).finalize();
     const result = await vegaEmbed(element, spec, options(base));
+    // The hover rule's tooltip is asked for through its nearest-point (voronoi) cell, whose datum is the rule's
+    // scene item: this Vega gives the cell's own (missing) field, "undefined"; the rule's datum has the picture.
+    const shown = result.view.tooltip();
+    result.view.tooltip(function (handler, event, item, value) {
+      const rule = item && item.datum && item.datum.datum;
+      const real = value === 'undefined' && rule && rule._tooltip !== undefined ? rule._tooltip : value;
+      return shown.call(this, handler, event, item, real);
+    });
+    await result.view.resize().runAsync(); // setting the handler clears the drawing: draw again
     views.set(index, result);
   };
   const charts = [...document.querySelectorAll('.chart[data-chart]')];
