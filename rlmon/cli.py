@@ -4,7 +4,8 @@ Exit codes (every error is one line on stderr naming the path, never a traceback
 
 - 0: done.
 - 2: the command cannot start. A usage error (argparse's own; an ``--out`` with an unsupported suffix, or in a
-  missing or unwritable folder - checked before anything is read; a ``demo`` target that is not a folder), or
+  missing or unwritable folder - checked before anything is read; a ``demo`` target that is not a folder; a
+  ``report`` output inside a log root, or an experiment or track the roots do not hold), or
   an input that is missing, unreadable, not a regular file or folder, or holds no verl logs (a log root or an
   experiment folder without any).
 - 1: the command failed while working: the output could not be written (disk full...), any other
