@@ -301,3 +301,30 @@ def test_description_bold_only() -> None:
     assert report._description("**GRPO** <b>x</b> [l](http://h)") == (
         "<strong>GRPO</strong> &lt;b&gt;x&lt;/b&gt; [l](http://h)"
     )
+
+
+def test_a_report_on_every_real_log(realdata_dir: Path, tmp_path: Path) -> None:
+    """Each real verl RL log as an experiment of its own (copied into a temporary root, never into the repo):
+    one report holds them all, each with the app's headline numbers."""
+    import shutil
+
+    root = tmp_path / "logs"
+    for log in sorted(realdata_dir.glob("*.log")):
+        (root / log.stem).mkdir(parents=True)
+        shutil.copy(log, root / log.stem / "train.log")
+    settings = Settings()
+    cache = LogCache(None)
+    ids = [path.name for path in sorted(root.iterdir()) if "-sft-" not in path.name]  # SFT logs are not RL runs
+    selection = report.read_selection([root], experiment_ids=ids, settings=settings, cache=cache)
+    assert len(selection.views) == len(ids) == 19
+    numbers = {view.id: ui.headline(view) for view in selection.views}
+    insights = ui.insights_for(selection.views, settings, "en")
+    text = report.render_report(selection.views, numbers=numbers, insights=insights, options=report.ReportOptions())
+    page = parse(text)
+    sections = [attrs for tag, attrs in page.tags if tag == "section" and (attrs.get("id") or "").startswith("exp-")]
+    assert len(sections) == 19
+    assert page.data_block()["charts"], "charts of every experiment"
+    cells = [cell for _tag, cell in _cells(text)]
+    frame = panels.experiments_frame(selection.views, numbers, slugs={}, lang="en")
+    for row in frame.select("experiment", "status", "first5", "last10", "best_val").rows():
+        assert all(value in cells for value in row), row
