@@ -636,6 +636,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "chart_pending": {"en": "drawing…", "zh": "绘制中…"},
     # --- branch report12: HTML reports and chart images ---
     "report_title": {"en": "rlmon report", "zh": "rlmon 报告"},
+    "report_setting": {"en": "{name}: {value}", "zh": "{name}：{value}"},
     "report_made": {"en": "Made {time}", "zh": "生成于 {time}"},
     "report_contents": {"en": "Experiments in this report", "zh": "本报告中的实验"},
     "report_legend_hint": {

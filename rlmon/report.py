@@ -396,7 +396,8 @@ def _smoothing_text(smoothing: Smoothing, lang: str) -> str:
     if smoothing.method == "ema":
         return f"{method} {smoothing.weight:g}"
     if smoothing.method == "moving_average":
-        return f"{method} ({i18n.t('control_window', lang)}: {smoothing.window})"
+        window = i18n.t("report_setting", lang, name=i18n.t("control_window", lang), value=smoothing.window)
+        return f"{method} ({window})" if lang == "en" else f"{method}（{window}）"
     return method
 
 
@@ -485,8 +486,13 @@ def _header(views: Sequence[panels.ExperimentView], *, title: str, made: str, op
     line = panels.shared_settings_line(views, lang)
     view_line = " · ".join(
         [
-            f"{i18n.t('control_smoothing', lang)}: {_smoothing_text(options.smoothing, lang)}",
-            f"{i18n.t('control_x', lang)}: {i18n.t('x_' + options.x, lang)}",
+            i18n.t(
+                "report_setting",
+                lang,
+                name=i18n.t("control_smoothing", lang),
+                value=_smoothing_text(options.smoothing, lang),
+            ),
+            i18n.t("report_setting", lang, name=i18n.t("control_x", lang), value=i18n.t("x_" + options.x, lang)),
         ]
     )
     return (

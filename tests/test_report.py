@@ -293,7 +293,7 @@ def test_chinese_report(demo_root: Path, tmp_path: Path) -> None:
     assert main(["report", str(demo_root), "--lang", "zh", "--out", str(out), "--smoothing", "none"]) == 0
     page = parse(out.read_text(encoding="utf-8"))
     assert ("html", {"lang": "zh-CN"}) in page.tags
-    assert "实验列表" in page.all_text and "平滑: 无" in page.all_text
+    assert "实验列表" in page.all_text and "平滑：无" in page.all_text
     assert page.data_block()["labels"]["SVG_ACTION"] == "保存为 SVG"
 
 
@@ -328,3 +328,14 @@ def test_a_report_on_every_real_log(realdata_dir: Path, tmp_path: Path) -> None:
     frame = panels.experiments_frame(selection.views, numbers, slugs={}, lang="en")
     for row in frame.select("experiment", "status", "first5", "last10", "best_val").rows():
         assert all(value in cells for value in row), row
+
+
+def test_track_chooses_the_experiments(demo_root: Path) -> None:
+    selection = report.read_selection([demo_root], track="Qwen3.5-2B", settings=Settings(), cache=LogCache(None))
+    assert [view.id for view in selection.views] == [
+        "2b/e1_grpo_2b", "2b/e2_dapo_2b", "2b/e3_drgrpo_2b", "2b/e4_rloo_2b",
+    ]  # fmt: skip
+    named = report.read_selection(
+        [demo_root], experiment_ids=["4b/e2_dapo_4b", "2b/e1_grpo_2b"], settings=Settings(), cache=LogCache(None)
+    )
+    assert [view.id for view in named.views] == ["2b/e1_grpo_2b", "4b/e2_dapo_4b"]  # catalog order, as in the app

@@ -244,7 +244,7 @@ def test_the_app_downloads_a_report_that_opens_offline(
         context.close()
     assert download.value.suggested_filename == "rlmon-report.html"
     text = saved.read_text(encoding="utf-8")
-    smoothing = "moving average (Window (steps): 9)" if lang == "en" else "移动平均 (窗口（步）: 9)"
+    smoothing = "moving average (Window (steps): 9)" if lang == "en" else "移动平均（窗口（步）：9）"
     assert smoothing in text, "the page's smoothing"
     offline = Offline(chromium, saved, width=width, height=height)
     try:
