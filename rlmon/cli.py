@@ -258,9 +258,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
         _outside_roots(images, roots, "--png")
     settings = load_settings([], os.environ)
     method = {"ma": "moving_average"}.get(args.smoothing, args.smoothing)
+    try:
+        smoothing = Smoothing(method, weight=args.weight, window=args.window)
+    except RlmonError as error:
+        raise _UsageError(error.reason) from None
     options = report.ReportOptions(
         lang=args.lang,
-        smoothing=Smoothing(method, weight=args.weight, window=args.window),
+        smoothing=smoothing,
         metrics=tuple(args.metric) if args.metric else None,
         x=args.x,
         max_points=settings.max_points,

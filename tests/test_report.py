@@ -265,6 +265,7 @@ def test_chart_images(demo_root: Path, tmp_path: Path) -> None:
     [
         (["--exp", "4b/nope"], "no experiment '4b/nope'"),
         (["--track", "Qwen9"], "no track 'Qwen9'"),
+        (["--weight", "1.5"], "smoothing weight 1.5 must be in [0, 1)"),
     ],
 )
 def test_asking_for_what_the_root_does_not_hold(
