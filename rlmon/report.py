@@ -681,7 +681,8 @@ def _settings(view: panels.ExperimentView, lang: str) -> str:
 
 
 def _footer(views: Sequence[panels.ExperimentView], problems: Sequence[str], *, made: str, lang: str) -> str:
-    files = [source.path for view in views for source in view.experiment.sources]
+    # Named from the log root down (experiment id, file name): the file may leave the server, its folders need not.
+    files = [f"{view.id}/{source.name}" for view in views for source in view.experiment.sources]
     items = "".join(f"<li><code>{_text(path)}</code></li>" for path in files)
     notes = ""
     if problems:

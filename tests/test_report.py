@@ -75,12 +75,15 @@ def demo_report(demo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> tu
     return out, out.read_text(encoding="utf-8")
 
 
-def test_the_report_is_one_file_that_asks_for_nothing(demo_report: tuple[Path, str]) -> None:
+def test_the_report_is_one_file_that_asks_for_nothing(demo_report: tuple[Path, str], demo_root: Path) -> None:
     out, text = demo_report
     page = parse(text)
     # The demo's 4B track (the app's first screen) and every one of its five experiments.
     assert page.all_text.count("E5 · REINFORCE++") >= 2
     assert TRACK_4B in page.all_text and "Qwen3.5-2B" not in page.all_text
+    # The footer names each log file from the log root down, not by the server's absolute path.
+    assert "4b/e2_dapo_4b/train_20260716_021500.log" in page.all_text
+    assert str(demo_root) not in text
     assert out.stat().st_size <= MAX_BYTES, f"{out.stat().st_size:,} bytes"
     csp = [attrs["content"] for tag, attrs in page.tags if tag == "meta" and attrs.get("http-equiv")]
     assert csp and "default-src 'none'" in (csp[0] or "") and "connect-src 'none'" in (csp[0] or "")
