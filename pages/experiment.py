@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from rlmon import i18n, panels, ui
+from rlmon import i18n, panels, report, ui
 from rlmon.experiment import SETTING_GROUPS
 from rlmon.metrics import resolve_key
 from rlmon.smoothing import Smoothing
@@ -259,6 +259,23 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
         st.caption(i18n.t("exp_explorer_more", lang, shown=panels.EXPLORER_LIMIT))
 
 
+def report_download(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
+    options = report.ReportOptions(
+        lang=lang, smoothing=smoothing, x=x, max_points=settings.max_points, renderer=settings.chart_renderer
+    )
+
+    def as_html() -> bytes:
+        insights = ui.insights_for([view], settings, lang)
+        numbers = {view.id: ui.headline(view)}
+        return report.render_report([view], numbers=numbers, insights=insights, options=options).encode("utf-8")
+
+    st.download_button(
+        i18n.t("report_download", lang), as_html, file_name="rlmon-report.html", mime="text/html",
+        key="experiment_report", icon=":material/description:", on_click="ignore",
+        help=i18n.t("report_download_help", lang),
+    )  # fmt: skip
+
+
 FIELDS = [
     *ui.view_fields("experiment", settings),
     ui.UrlField(
@@ -288,6 +305,7 @@ def body() -> None:
     st.markdown(f"#### {i18n.t('exp_charts', lang)}")
     smoothing, x, _log = ui.view_controls("experiment", settings, lang, with_log=False)
     ui.write_url(FIELDS)
+    ui.guarded(lambda: report_download(view, smoothing, x), lang=lang)
     insights = ui.insights_for(peers, settings, lang)
     ui.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang)
     ui.guarded(lambda: validation_block(view, x), lang=lang)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from rlmon import i18n, panels, ui
+from rlmon import i18n, panels, report, ui
 from rlmon.insights import KINDS
 from rlmon.smoothing import Smoothing
 
@@ -141,6 +141,19 @@ def downloads(views: Sequence[ui.ExperimentView], metrics: Sequence[str], smooth
     )  # fmt: skip
 
 
+def report_download(views: Sequence[ui.ExperimentView], options: report.ReportOptions) -> None:
+    def as_html() -> bytes:
+        numbers = {view.id: ui.headline(view) for view in views}
+        insights = ui.insights_for(views, settings, lang)
+        return report.render_report(views, numbers=numbers, insights=insights, options=options).encode("utf-8")
+
+    st.download_button(
+        i18n.t("report_download", lang), as_html, file_name="rlmon-report.html", mime="text/html",
+        key="overview_report", icon=":material/description:", on_click="ignore", width="stretch",
+        help=i18n.t("report_download_help", lang),
+    )  # fmt: skip
+
+
 def notes(views: Sequence[ui.ExperimentView]) -> None:
     lines = [*app.catalog.problems]
     lines += [f"{item.path}: {item.reason}" for item in app.view_errors]
@@ -193,6 +206,11 @@ def body() -> None:
         ui.guarded(lambda: what_changed(views), lang=lang)
     with right:
         ui.guarded(lambda: downloads(views, metrics, smoothing), lang=lang)
+        options = report.ReportOptions(
+            lang=lang, smoothing=smoothing, metrics=tuple(metrics), x=x, log_scale=log_scale,
+            max_points=settings.max_points, renderer=settings.chart_renderer,
+        )  # fmt: skip
+        ui.guarded(lambda: report_download(views, options), lang=lang)
     notes(views)
 
 

@@ -4,7 +4,8 @@ Exit codes (every error is one line on stderr naming the path, never a traceback
 
 - 0: done.
 - 2: the command cannot start. A usage error (argparse's own; an ``--out`` with an unsupported suffix, or in a
-  missing or unwritable folder - checked before anything is read; a ``demo`` target that is not a folder), or
+  missing or unwritable folder - checked before anything is read; a ``demo`` target that is not a folder; a
+  ``report`` output inside a log root, or an experiment or track the roots do not hold), or
   an input that is missing, unreadable, not a regular file or folder, or holds no verl logs (a log root or an
   experiment folder without any).
 - 1: the command failed while working: the output could not be written (disk full...), any other
@@ -28,7 +29,7 @@ import polars as pl
 
 from rlmon.cache import LogCache, read_logs
 from rlmon.catalog import LOG_SUFFIXES, describe_root, discover_experiments, list_log_files
-from rlmon.errors import CatalogError, LogReadError, RlmonError
+from rlmon.errors import CatalogError, LogReadError, RlmonError, UnknownExperimentError
 from rlmon.settings import load_settings
 
 __all__ = ["OUT_SUFFIXES", "main"]
@@ -92,12 +93,13 @@ def _log_files(inputs: Sequence[str]) -> list[Path]:
     return files
 
 
-def _check_out(out: Path) -> None:
+def _check_out(out: Path, suffixes: Sequence[str] = OUT_SUFFIXES) -> None:
     """Fail before any parsing when ``--out`` cannot be written: its suffix, its folder, permissions."""
+    names = " or ".join(suffixes)
     if out.is_dir():
-        raise _UsageError("--out is a folder; give a file name ending in .parquet or .csv", path=out)
-    if out.suffix.lower() not in OUT_SUFFIXES:
-        raise _UsageError("--out must end in .parquet or .csv", path=out)
+        raise _UsageError(f"--out is a folder; give a file name ending in {names}", path=out)
+    if out.suffix.lower() not in suffixes:
+        raise _UsageError(f"--out must end in {names}", path=out)
     folder = out.parent
     if not folder.exists():
         raise _UsageError(f"cannot write {out.name}: folder {folder} does not exist", path=out)
@@ -250,6 +252,77 @@ def _cmd_samples(args: argparse.Namespace) -> int:
     return 0
 
 
+def _outside_roots(path: Path, roots: Sequence[Path], option: str) -> None:
+    """rlmon never writes into log folders: an output inside a log root is a usage error."""
+    target = path.resolve()
+    for root in roots:
+        if target == root.resolve() or target.is_relative_to(root.resolve()):
+            raise _UsageError(f"{option} is inside the log root {root}; rlmon never writes into log folders", path=path)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from rlmon import report
+    from rlmon.smoothing import Smoothing
+
+    roots = [Path(item) for item in args.roots]
+    out = Path(args.out) if args.out else None
+    images = Path(args.png) if args.png else None
+    if out is None and images is None:
+        raise _UsageError("give --out FILE.html, --png DIR, or both")
+    for root in roots:
+        _require_logs(root)  # raises too when the root is missing or not a folder
+    if out is not None:
+        _check_out(out, (".html", ".htm"))
+        _outside_roots(out, roots, "--out")
+    if images is not None:
+        if images.exists() and not images.is_dir():
+            raise _UsageError("--png is not a folder", path=images)
+        _outside_roots(images, roots, "--png")
+    settings = load_settings([], os.environ)
+    method = {"ma": "moving_average"}.get(args.smoothing, args.smoothing)
+    try:
+        smoothing = Smoothing(method, weight=args.weight, window=args.window)
+    except RlmonError as error:
+        raise _UsageError(error.reason) from None
+    options = report.ReportOptions(
+        lang=args.lang,
+        smoothing=smoothing,
+        metrics=tuple(args.metric) if args.metric else None,
+        x=args.x,
+        max_points=settings.max_points,
+    )
+    try:
+        selection = report.read_selection(
+            roots, experiment_ids=args.exp or (), track=args.track, settings=settings, cache=_cache(args)
+        )
+    except (report.ReportError, UnknownExperimentError) as error:  # asked for what the roots do not hold
+        raise _UsageError(error.reason, path=error.path) from None
+    insights = report.report_insights(selection.views, settings, args.lang)
+    if out is not None:
+        numbers = {view.id: report.report_numbers(view) for view in selection.views}
+        text = report.render_report(
+            selection.views, numbers=numbers, insights=insights, options=options, problems=selection.problems
+        )
+        _write_text(text, out)
+        count = len(selection.views)
+        print(f"{out}: report on {count} experiment(s), {len(text.encode('utf-8')) / 1e6:.1f} MB")
+    if images is not None:
+        found = report.report_charts(selection.views, insights=insights, options=options)
+        written = report.write_chart_images(found, images)
+        print(f"{images}: {len(written)} chart images (PNG and SVG)")
+    return 0
+
+
+def _write_text(text: str, out: Path) -> None:
+    """Write through a temporary file in the same folder: a reader never sees half a report."""
+    try:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out.parent, prefix=".rlmon-", delete=False) as f:
+            f.write(text)
+        os.replace(f.name, out)
+    except OSError as error:
+        raise RlmonError(f"cannot write: {error.strerror or error}", path=out) from error
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rlmon", description="Read and summarise verl RL training logs.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -286,6 +359,26 @@ def build_parser() -> argparse.ArgumentParser:
     samples.add_argument("--json", action="store_true", help="print JSON")
     add_cache(samples)
     samples.set_defaults(run=_cmd_samples)
+    report = sub.add_parser(
+        "report", help="write a single-file HTML report (opens offline) and/or PNG and SVG images of its charts"
+    )
+    report.add_argument("roots", nargs="+", metavar="ROOT", help="log root(s)")
+    report.add_argument(
+        "--exp", action="append", metavar="ID", help="an experiment id (repeatable; see 'rlmon info ROOT')"
+    )
+    report.add_argument("--track", help="every experiment of this track (default: the track the app opens on)")
+    report.add_argument("--lang", choices=["en", "zh"], default="en")
+    report.add_argument("--smoothing", choices=["ema", "ma", "none"], default="ema", help="default: ema")
+    report.add_argument("--weight", type=float, default=0.6, help="EMA weight in [0, 1) (default 0.6)")
+    report.add_argument("--window", type=int, default=5, help="moving-average window in steps (default 5)")
+    report.add_argument(
+        "--metric", action="append", metavar="KEY", help="a comparison chart (repeatable; default: the app's)"
+    )
+    report.add_argument("--x", choices=["step", "hours"], default="step", help="x axis (default: step)")
+    report.add_argument("--out", help="the report, a .html file")
+    report.add_argument("--png", metavar="DIR", help="also write every chart as PNG and SVG into DIR")
+    add_cache(report)
+    report.set_defaults(run=_cmd_report)
     return parser
 
 

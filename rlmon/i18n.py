@@ -703,6 +703,35 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "samples_latest": {"en": "Latest samples", "zh": "最新样例"},
     "samples_latest_link": {"en": "{label} · step {step}", "zh": "{label} · step {step}"},
+    # --- branch report12: HTML reports and chart images ---
+    "report_title": {"en": "rlmon report", "zh": "rlmon 报告"},
+    "report_setting": {"en": "{name}: {value}", "zh": "{name}：{value}"},
+    "report_made": {"en": "Made {time}", "zh": "生成于 {time}"},
+    "report_contents": {"en": "Experiments in this report", "zh": "本报告中的实验"},
+    "report_legend_hint": {
+        "en": "Click experiments to highlight them in every comparison chart; click again to clear.",
+        "zh": "点击实验可在所有对比图表中突出显示；再次点击取消。",
+    },
+    "report_logs": {"en": "Log files ({count})", "zh": "日志文件（{count}）"},
+    "report_footer": {
+        "en": "Made by rlmon {version} on {time} from the log files above. This file opens offline in any browser.",
+        "zh": "由 rlmon {version} 于 {time} 根据上列日志文件生成。此文件可离线在任何浏览器中打开。",
+    },
+    "report_noscript": {
+        "en": "The charts of this report need JavaScript; the tables and text are all here.",
+        "zh": "本报告的图表需要 JavaScript；表格和文字均可直接阅读。",
+    },
+    "report_chart_menu": {"en": "Save this chart", "zh": "保存此图表"},
+    "report_save_png": {"en": "Save as PNG", "zh": "保存为 PNG"},
+    "report_save_svg": {"en": "Save as SVG", "zh": "保存为 SVG"},
+    "report_download": {"en": "Download report (HTML)", "zh": "下载报告（HTML）"},
+    "report_download_help": {
+        "en": "One HTML file with this page's numbers, summary and charts (language, smoothing and charts as "
+        "chosen here) and a section per experiment. It opens offline by double-click and can be sent in chat "
+        "or email.",
+        "zh": "单个 HTML 文件，包含本页的数字、小结和图表（语言、平滑和图表与此处所选一致），以及每个实验的一节。"
+        "双击即可离线打开，可通过聊天或邮件发送。",
+    },
 }
 """Message key -> language -> template."""
 

@@ -30,7 +30,7 @@ CLIP_TOLERANCE_PX = 1.0
 ELLIPSIS = "…"
 
 _MEASURE_JS = r"""
-([tolerance, ellipsis]) => {
+([tolerance, ellipsis, selector]) => {
   const round = (value) => Math.round(value * 10) / 10;
   const box = (rect) => ({x: round(rect.x), y: round(rect.y), width: round(rect.width), height: round(rect.height)});
   const NOT_VIEW = /role-(legend|axis|title)/;
@@ -90,7 +90,7 @@ _MEASURE_JS = r"""
     const match = group && (group.getAttribute('class') || '').match(/role-[\w-]+/);
     return match ? match[0].slice(5) : '';
   };
-  return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].map((element, index) => {
+  return [...document.querySelectorAll(selector)].map((element, index) => {
     const elementRect = element.getBoundingClientRect();
     const svg = element.querySelector('svg.marks') || element.querySelector('svg');
     const canvas = element.querySelector('canvas');
@@ -194,9 +194,10 @@ class ChartGeometry:
         return f"{self.name}: element {self.element.width:.0f}x{self.element.height:.0f}, plot area {plots}"
 
 
-def measure_charts(page: Any) -> list[ChartGeometry]:
-    """Every ``st.vega_lite_chart`` on ``page`` (a Playwright page), measured in its rendered SVG."""
-    raw = page.evaluate(_MEASURE_JS, [CLIP_TOLERANCE_PX, ELLIPSIS])
+def measure_charts(page: Any, *, selector: str = '[data-testid="stVegaLiteChart"]') -> list[ChartGeometry]:
+    """Every ``st.vega_lite_chart`` on ``page`` (a Playwright page), measured in its rendered SVG; ``selector``
+    names other chart elements (an rlmon report's)."""
+    raw = page.evaluate(_MEASURE_JS, [CLIP_TOLERANCE_PX, ELLIPSIS, selector])
     return [
         ChartGeometry(
             index=item["index"],
