@@ -75,6 +75,7 @@ __all__ = [
     "stacked_area_chart_spec",
     "validation_chart",
     "validation_chart_spec",
+    "with_highlight_test",
     "with_renderer",
 ]
 
@@ -634,6 +635,22 @@ def with_renderer(spec: dict[str, Any], renderer: str) -> dict[str, Any]:
     usermeta = dict(spec.get("usermeta") or {})
     usermeta["embedOptions"] = {**(usermeta.get("embedOptions") or {}), "renderer": renderer}
     return {**spec, "usermeta": usermeta}
+
+
+def with_highlight_test(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with the dimming test on every line layer even when nothing is highlighted, for a page that
+    highlights runs by rewriting the rows' ``hl`` column itself (the report). Returns a new dict; line layers
+    are copied, everything else is shared with ``spec``."""
+    dim = {"condition": [{"test": f"datum.{_HIGHLIGHTED}", "value": 1.0}], "value": _DIMMED_OPACITY}
+
+    def layer(item: dict[str, Any]) -> dict[str, Any]:
+        if item.get("mark", {}).get("type") != "line" or item.get("encoding", {}).get("opacity") != {"value": 1.0}:
+            return item
+        return {**item, "encoding": {**item["encoding"], "opacity": dim}}
+
+    if "layer" not in spec:
+        return spec
+    return {**spec, "layer": [layer(item) for item in spec["layer"]]}
 
 
 def sparkline_values(series: pl.Series, *, max_points: int = 60) -> list[float]:

@@ -26,6 +26,7 @@ them with the same Vega, no browser needed).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html
 import io
 import json
@@ -298,7 +299,7 @@ def report_charts(
 def _plain_spec(spec: dict[str, Any], renderer: str) -> dict[str, Any]:
     """The app's spec as a page outside Streamlit draws it: datasets as rows (the app ships Arrow bytes), the
     legend style the app applies, and the width of the page's column."""
-    spec = charts.with_renderer(spec, renderer)
+    spec = charts.with_highlight_test(charts.with_renderer(spec, renderer))
     datasets = {}
     for name, data in spec.get("datasets", {}).items():
         rows = pl.read_ipc_stream(io.BytesIO(data)).to_dicts() if isinstance(data, bytes | bytearray) else data
@@ -433,9 +434,15 @@ def render_report(
     chart_specs: list[dict[str, Any]] = []
     for chart in found:
         spec = dict(chart.spec)
+        # The app names a chart's datasets by role (the same names in every chart): here they are named by
+        # their rows, so that charts sharing rows ship them once and no two charts' rows mix.
+        renamed: dict[str, str] = {}
         for name, rows in spec.pop("datasets", {}).items():
-            datasets.setdefault(name, _columns(rows))
-        chart_specs.append(spec)
+            table = _columns(rows)
+            digest = hashlib.blake2b(json.dumps(table, allow_nan=False).encode(), digest_size=12).hexdigest()
+            renamed[name] = f"data-{digest}"
+            datasets.setdefault(renamed[name], table)
+        chart_specs.append(_renamed_data(spec, renamed))
     charts_by_section: dict[str, list[int]] = {}
     for index, chart in enumerate(found):
         charts_by_section.setdefault(chart.section, []).append(index)
@@ -473,6 +480,19 @@ def render_report(
         bundle=_javascript_bundle(),
         script=_SCRIPT,
     )
+
+
+def _renamed_data(node: Any, renamed: Mapping[str, str]) -> Any:
+    """``node`` (a spec or a part of one) with every ``{"data": {"name": old}}`` reference renamed."""
+    if isinstance(node, list):
+        return [_renamed_data(item, renamed) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _renamed_data(value, renamed) for key, value in node.items()}
+    data = node.get("data")
+    if isinstance(data, dict) and data.get("name") in renamed:
+        out["data"] = {**data, "name": renamed[data["name"]]}
+    return out
 
 
 def _columns(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -790,8 +810,12 @@ _SCRIPT = r"""
     // and the bundled Vega 6.2 does not.
     expressionFunctions: {encodeURIComponent: (value) => encodeURIComponent(String(value))},
   });
-  const highlightRows = (rows) => rows.map((row) =>
-    ('hl' in row && 'experiment' in row) ? {...row, hl: chosen.size === 0 || chosen.has(row.experiment)} : row);
+  // A row names its experiment, or only its label (the smoothed line's rows): the chart's other rows map labels.
+  const highlightRows = (rows, experimentOf) => rows.map((row) => {
+    if (!('hl' in row)) return row;
+    const experiment = 'experiment' in row ? row.experiment : experimentOf.get(row.label);
+    return experiment === undefined ? row : {...row, hl: chosen.size === 0 || chosen.has(experiment)};
+  });
   const draw = async (element) => {
     const index = Number(element.dataset.chart);
     const base = payload.charts[index];
@@ -801,7 +825,13 @@ _SCRIPT = r"""
       return value;
     });
     const own = {};
-    for (const name of names) if (datasets[name]) own[name] = highlightRows(datasets[name]);
+    const experimentOf = new Map();
+    for (const name of names) {
+      for (const row of datasets[name] || []) {
+        if ('experiment' in row && 'label' in row) experimentOf.set(row.label, row.experiment);
+      }
+    }
+    for (const name of names) if (datasets[name]) own[name] = highlightRows(datasets[name], experimentOf);
     const spec = {...base, datasets: own};
     if (views.has(index)) views.get(index).finalize();
     const result = await vegaEmbed(element, spec, options(base));

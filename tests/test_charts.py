@@ -28,6 +28,7 @@ from rlmon.charts import (
     stacked_area_chart_spec,
     validation_chart,
     validation_chart_spec,
+    with_highlight_test,
     with_renderer,
 )
 from rlmon.errors import SettingError
@@ -151,6 +152,16 @@ def test_smoothing_changes_the_plotted_values() -> None:
     assert [row["value"] for row in smoothed] == [1.0, 2.0, 3.0]
     averaged = smoothed_rows(simple_chart(long, smoothing=Smoothing("moving_average", window=2)))
     assert [row["smoothed"] for row in averaged] == [1.0, 1.5, 2.5]
+
+
+def test_a_page_that_rewrites_the_rows_gets_the_dimming_test_back() -> None:
+    spec = simple_chart(long_frame({"e1": [1.0, 2.0], "e2": [2.0, 1.0]}), smoothing=Smoothing("ema"))
+    lines = layers_with_mark(with_highlight_test(spec), "line")
+    assert [layer["encoding"]["opacity"] for layer in lines] == [
+        {"condition": [{"test": "datum.hl", "value": 1.0}], "value": 0.15}
+    ] * 2
+    # the spec itself is left as it was
+    assert [layer["encoding"]["opacity"] for layer in layers_with_mark(spec, "line")] == [{"value": 1.0}] * 2
 
 
 def test_highlighted_runs_are_drawn_in_full_and_the_others_dimmed() -> None:

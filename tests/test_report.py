@@ -180,7 +180,13 @@ def test_the_numbers_are_the_apps(demo_root: Path) -> None:
         app_spec = plan.build()
         for name, arrow in app_spec["datasets"].items():
             app_rows = pl.read_ipc_stream(io.BytesIO(arrow))
-            table = data["datasets"][name]
+            # the report names datasets by their rows; find the one this chart's view of that role uses
+            (used,) = {
+                layer["data"]["name"]
+                for app_layer, layer in zip([app_spec, *app_spec["layer"]], [spec, *spec["layer"]], strict=True)
+                if app_layer.get("data", {}).get("name") == name
+            }
+            table = data["datasets"][used]
             own_rows = pl.DataFrame(dict(zip(table["names"], table["columns"], strict=True)), schema=app_rows.schema)
             assert own_rows.equals(app_rows), name
         assert spec["title"] == app_spec["title"]
