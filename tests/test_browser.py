@@ -576,7 +576,10 @@ def test_line_charts_are_drawn_on_a_canvas_showing_every_series(browser: Any, de
     while time.monotonic() < deadline:
         page.wait_for_timeout(500)
         first = page.locator('[data-testid="stVegaLiteChart"]').nth(kinds.index("canvas"))
-        counts = page.evaluate(CANVAS_COLOURS, [first.element_handle(), list(colours.values())])
+        found = page.evaluate(CANVAS_COLOURS, [first.element_handle(), list(colours.values())])
+        if not found:  # the chart is being drawn again (its spec changed): no canvas for a moment
+            continue
+        counts = found
         full = {label for label, count in zip(labels, counts, strict=True) if count >= 10}
         if full == {highlighted}:
             break
