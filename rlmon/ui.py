@@ -1302,7 +1302,7 @@ def _draw_batch(
         if batch in _drawn_batches():
             prepare_charts([(plan.key, plan.build) for plan in plans])
             for position, plan in enumerate(plans):
-                cell = f"{key}_{index}_{position}"
+                cell = f"{key}-{index}-{position}"
                 guarded(partial(_grid_chart, plan, key=cell, renderer=renderer, lang=lang), lang=lang)
             return
         for position, _plan in enumerate(plans):
@@ -1353,7 +1353,7 @@ def chart_grid(
     st.html("<style>" + css + "</style>")
     with st.container(key=key, horizontal=True, gap="medium"):
         for position, plan in enumerate(first):
-            cell = f"{key}_e{position}"
+            cell = f"{key}-e{position}"
             guarded(partial(_grid_chart, plan, key=cell, renderer=renderer, lang=lang), lang=lang)
         for index, (batch, name) in enumerate(zip(batches, names, strict=True)):
             draw = partial(_draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer)

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from rlmon import panels, report, ui
 from rlmon.cache import LogCache
@@ -16,6 +17,7 @@ from rlmon.settings import Settings
 from rlmon.smoothing import Smoothing
 
 SVG = "{http://www.w3.org/2000/svg}"
+APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")
 
 
 def _texts(svg: str) -> str:
@@ -49,3 +51,18 @@ def test_file_names_keep_only_safe_characters() -> None:
     assert report.chart_file_name("<script>", fallback="x", suffix="svg") == "script.svg"
     assert report.chart_file_name("验证分数", fallback="val/score:a b", suffix="svg") == "val_score_a_b.svg"
     assert report.chart_file_name("验证", fallback="验证", suffix="svg") == "chart.svg"
+
+
+@pytest.mark.parametrize("draw_all", [True, False])
+def test_every_drawn_grid_chart_has_its_button(app_env: Path, monkeypatch: pytest.MonkeyPatch, draw_all: bool) -> None:
+    """One SVG button per chart drawn (none for a placeholder), keyed by grid and place; a click reruns nothing."""
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "1" if draw_all else "0")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["live"] = "0"
+    at.run()
+    assert not at.exception
+    charts = at.get("vega_lite_chart")
+    buttons = [button for button in at.get("download_button") if str(button.proto.id).find("rlmon_svg_") >= 0]
+    assert len(buttons) == len(charts) == (6 if draw_all else 4)
+    assert [button.key for button in buttons][:2] == ["rlmon_svg_overview_grid-e0", "rlmon_svg_overview_grid-e1"]
+    assert all(button.proto.ignore_rerun and button.proto.label == "SVG" for button in buttons)
