@@ -732,6 +732,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "单个 HTML 文件，包含本页的数字、小结和图表（语言、平滑和图表与此处所选一致），以及每个实验的一节。"
         "双击即可离线打开，可通过聊天或邮件发送。",
     },
+    # --- branch svg12: saving an app chart as SVG ---
+    "svg_save": {"en": "SVG", "zh": "SVG"},
+    "svg_save_help": {
+        "en": "Save this chart as an SVG image (PNG: the chart's own menu, top right)",
+        "zh": "将此图表保存为 SVG 图片（PNG：图表右上角自带的菜单）",
+    },
 }
 """Message key -> language -> template."""
 

@@ -55,6 +55,8 @@ __all__ = [
     "ReportNumbers",
     "ReportOptions",
     "ReportSelection",
+    "chart_file_name",
+    "chart_svg",
     "read_selection",
     "render_report",
     "report_charts",
@@ -299,7 +301,11 @@ def report_charts(
 def _plain_spec(spec: dict[str, Any], renderer: str) -> dict[str, Any]:
     """The app's spec as a page outside Streamlit draws it: datasets as rows (the app ships Arrow bytes), the
     legend style the app applies, and the width of the page's column."""
-    spec = charts.with_highlight_test(charts.with_renderer(spec, renderer))
+    return _with_rows(charts.with_highlight_test(charts.with_renderer(spec, renderer)))
+
+
+def _with_rows(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with its Arrow datasets as rows, the app's legend style and the width of its column."""
     datasets = {}
     for name, data in spec.get("datasets", {}).items():
         rows = pl.read_ipc_stream(io.BytesIO(data)).to_dicts() if isinstance(data, bytes | bytearray) else data
@@ -341,11 +347,39 @@ def write_chart_images(
                 if kind == "png":
                     path.write_bytes(vl_convert.vegalite_to_png(spec, vl_version="6.4", scale=PNG_SCALE))
                 else:
-                    path.write_text(vl_convert.vegalite_to_svg(spec, vl_version="6.4"), encoding="utf-8")
+                    path.write_text(_svg(spec), encoding="utf-8")
             except OSError as error:
                 raise ReportError(f"cannot write ({error.strerror or error})", path=path) from error
             written.append(path)
     return written
+
+
+def chart_svg(spec: dict[str, Any]) -> str:
+    """An app chart (a spec as :func:`rlmon.ui.show_chart` draws it, Arrow datasets and all) as an SVG image,
+    drawn as :func:`write_chart_images` draws it: 800 px wide, with its own colour legend. ``spec`` is left as
+    it is (the app's specs are shared, read only)."""
+    return _svg(_static_spec(_with_rows(spec)))
+
+
+def chart_file_name(title: str, *, fallback: str, suffix: str) -> str:
+    """A file name for a chart image: its ``title`` kept to letters, digits, ``-`` and ``_`` (``fallback``,
+    e.g. the metric key, when the title keeps none of them, as a Chinese title), then ``.<suffix>``.
+
+    >>> chart_file_name("pass rate (%)", fallback="pass_rate", suffix="svg")
+    'pass_rate.svg'
+    >>> chart_file_name("通过率", fallback="../pass_rate", suffix="svg")
+    'pass_rate.svg'
+    """
+    part = _file_part(title)
+    if part == "chart":
+        part = _file_part(fallback)
+    return f"{part}.{suffix}"
+
+
+def _svg(static: dict[str, Any]) -> str:
+    import vl_convert
+
+    return str(vl_convert.vegalite_to_svg(static, vl_version="6.4"))
 
 
 def _static_spec(spec: dict[str, Any]) -> dict[str, Any]:

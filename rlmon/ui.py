@@ -102,6 +102,7 @@ __all__ = [
     "signal_text",
     "start_demo",
     "state",
+    "svg_download",
     "view_controls",
     "view_fields",
     "views_key",
@@ -1169,6 +1170,42 @@ def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, 
     st.vega_lite_chart(spec=charts.with_renderer(spec, renderer), width="stretch")
 
 
+def svg_download(spec: dict[str, Any], *, name: str) -> tuple[str, Callable[[], bytes]]:
+    """What saves chart ``spec`` as SVG: its file name (from its title, else ``name``, see
+    :func:`rlmon.report.chart_file_name`) and a callable returning the image, drawn by vl-convert only when it
+    is called (:func:`rlmon.report.chart_svg`)."""
+    from rlmon import report
+
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    if isinstance(title, list):
+        title = " ".join(str(line) for line in title)
+    file_name = report.chart_file_name(str(title or ""), fallback=name, suffix="svg")
+    return file_name, lambda: report.chart_svg(spec).encode("utf-8")
+
+
+def _grid_chart(plan: panels.ChartPlan, *, key: str, renderer: str, lang: str) -> None:
+    """A grid cell: the chart, and over its top right corner a button saving it as SVG. The image is drawn when
+    the button is clicked (on a thread of its own), and the click reruns nothing."""
+    with st.container(key=f"rlmon_cell_{key}", gap=None):
+        show_chart(plan.build, key=plan.key, renderer=renderer)
+        file_name, contents = svg_download(_spec_memo().get(plan.key, plan.build), name=plan.name)
+        st.download_button(
+            i18n.t("svg_save", lang), contents, file_name=file_name, mime="image/svg+xml", key=f"rlmon_svg_{key}",
+            help=i18n.t("svg_save_help", lang), on_click="ignore", type="tertiary", icon=":material/download:",
+        )  # fmt: skip
+
+
+# Streamlit's own chart toolbar (PNG, full screen) shows on hover above the chart's top right corner; the SVG
+# button sits inside that corner, in the chart's title line (titles start at the left).
+_SAVE_CSS = """
+[class*="st-key-rlmon_cell_"] { position: relative; }
+[class*="st-key-rlmon_svg_"] { position: absolute !important; top: 0; right: 0.25rem; z-index: 1;
+    width: auto !important; }
+[class*="st-key-rlmon_svg_"] button { min-height: 1.5rem; padding: 0 0.25rem; font-size: 0.8rem; opacity: 0.75; }
+"""
+
 _GRID_CSS = """
 .st-key-{key} {{ flex-wrap: wrap !important; align-items: flex-start !important; gap: 1rem !important; }}
 .st-key-{key} > div {{ flex: 0 0 calc((100% - {narrow_gaps}rem) / {narrow}) !important;
@@ -1264,8 +1301,9 @@ def _draw_batch(
     with st.container(key=f"{key}-batch-{index}"):
         if batch in _drawn_batches():
             prepare_charts([(plan.key, plan.build) for plan in plans])
-            for plan in plans:
-                guarded(partial(show_chart, plan.build, key=plan.key, renderer=renderer), lang=lang)
+            for position, plan in enumerate(plans):
+                cell = f"{key}-{index}-{position}"
+                guarded(partial(_grid_chart, plan, key=cell, renderer=renderer, lang=lang), lang=lang)
             return
         for position, _plan in enumerate(plans):
             with st.container(key=f"rlmon_pending_{key}_{index}_{position}", horizontal_alignment="center"):
@@ -1309,13 +1347,14 @@ def chart_grid(
     # The specs of every chart this run draws are built together (in parallel), drawn batches included.
     shown = first + [plan for batch, name in zip(batches, names, strict=True) if name in drawn for plan in batch]
     prepare_charts([(plan.key, plan.build) for plan in shown])
-    css = _GRID_CSS.format(**sizes)
+    css = _GRID_CSS.format(**sizes) + _SAVE_CSS
     if lazy:
         css += _LAZY_CSS.format(**sizes, height=height + _EDGE_PX)
     st.html("<style>" + css + "</style>")
     with st.container(key=key, horizontal=True, gap="medium"):
-        for plan in first:
-            guarded(partial(show_chart, plan.build, key=plan.key, renderer=renderer), lang=lang)
+        for position, plan in enumerate(first):
+            cell = f"{key}-e{position}"
+            guarded(partial(_grid_chart, plan, key=cell, renderer=renderer, lang=lang), lang=lang)
         for index, (batch, name) in enumerate(zip(batches, names, strict=True)):
             draw = partial(_draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer)
             st.fragment(draw, key=f"{key}-fragment-{index}")()
