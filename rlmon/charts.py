@@ -768,14 +768,23 @@ def _line_spec(
 
     def x_enc() -> dict[str, Any]:
         encoding = _x_encoding(x, x_title)
-        encoding["scale"] = {**encoding["scale"], "domain": x_domain}
+        if x_domain is not None:
+            encoding["scale"] = {**encoding["scale"], "domain": x_domain}
+        elif (only := points[x].drop_nulls().unique()).len() == 1:
+            # One x (a first validation at step 0): a scale of zero width gives Vega's axis a NaN tick, so the
+            # point sits in the middle of a unit-wide scale with its own tick.
+            value = float(only[0])
+            encoding["scale"] = {**encoding["scale"], "domain": [value - 1, value + 1]}
+            encoding["axis"] = {**encoding["axis"], "values": [value]}
         return encoding
 
     def y_enc(field: str) -> dict[str, Any]:
         scale: dict[str, Any] = {"type": "log"} if log_scale else {"zero": False}
+        if y_domain is not None:
+            scale["domain"] = y_domain
         encoding: dict[str, Any] = {
             "field": field,
-            "scale": {**scale, "domain": y_domain},
+            "scale": scale,
             "title": y_title,
             "type": "quantitative",
         }
@@ -1230,10 +1239,13 @@ def _x_encoding(x: str, x_title: str | None) -> dict[str, Any]:
     return {"axis": axis, "field": x, "scale": {"nice": False}, "title": x_title or x, "type": "quantitative"}
 
 
-def _extent(columns: Sequence[pl.Series]) -> list[float]:
-    """[smallest, largest] finite value of ``columns`` (plain floats, for a scale's domain)."""
+def _extent(columns: Sequence[pl.Series]) -> list[float] | None:
+    """[smallest, largest] finite value of ``columns`` (plain floats, for a scale's domain); None when they
+    are one value (or none): Vega then widens the scale around it as it always did."""
     values = pl.concat([column.cast(pl.Float64) for column in columns]).drop_nulls()
     values = values.filter(values.is_finite())
+    if values.n_unique() < 2:
+        return None
     return [float(values.min()), float(values.max())]  # type: ignore[arg-type]
 
 

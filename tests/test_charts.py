@@ -702,6 +702,11 @@ def test_a_smoothing_change_keeps_the_spec_and_the_raw_rows() -> None:
     (raw_line, _smoothed_line) = layers_with_mark(first, "line")
     assert raw_line["encoding"]["y"]["scale"]["domain"] == [1.0, 7.0]
     assert raw_line["encoding"]["x"]["scale"]["domain"] == [1.0, 3.0]
+    # one point: no domain of zero width (Vega widens the scale around the point itself)
+    single = layers_with_mark(simple_chart(long_frame({"e1": [0.5]})), "line")[0]["encoding"]
+    assert "domain" not in single["y"]["scale"]
+    # ... but an x scale of zero width gives the axis a NaN tick: the point gets a unit-wide scale and its tick
+    assert single["x"]["scale"]["domain"] == [0.0, 2.0] and single["x"]["axis"]["values"] == [1.0]
 
 
 def test_two_specs_share_no_mutable_part() -> None:
