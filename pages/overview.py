@@ -199,8 +199,11 @@ def body() -> None:
         metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals,
         highlight=highlight, lang=lang, max_points=settings.max_points,
     )  # fmt: skip
-    # The first two rows are drawn at once; the rest as they come into view.
-    ui.chart_grid(plans, key="overview_grid", lang=lang, eager=4, height=panels.COMPARISON_HEIGHT, settings=settings)
+    # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
+    ui.chart_grid(
+        plans, key="overview_grid", lang=lang, eager=panels.overview_eager(len(views)),
+        height=panels.COMPARISON_HEIGHT, settings=settings,
+    )  # fmt: skip
     left, right = st.columns([3, 2])
     with left:
         ui.guarded(lambda: what_changed(views), lang=lang)

@@ -51,6 +51,23 @@ def test_overview_draws_its_first_rows_and_holds_places_for_the_rest(
     assert sentinels[0].key == "rlmon_near_overview_grid_0"
 
 
+def test_overview_of_many_experiments_draws_its_charts_as_they_near_the_view(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # All tracks: the demo's 9 experiments; their table and the summary fill a laptop's first screen, so no chart
+    # is drawn before the browser says it is near the view.
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"live": "0", "track": "*"})
+    at.run()
+    assert not at.exception
+    assert titles(at) == []
+    assert len([caption for caption in at.caption if caption.value == "drawing…"]) == len(SEED_CHARTS)
+    assert [sentinel.key for sentinel in at.get("bidi_component")] == [
+        "rlmon_near_overview_grid_0", "rlmon_near_overview_grid_1", "rlmon_near_overview_grid_2"
+    ]  # fmt: skip
+
+
 def test_draw_all_charts_draws_every_chart_at_once(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = run(monkeypatch, draw_all=True)
     assert not at.exception
