@@ -18,11 +18,11 @@ benchmarks/bench_vs_tensorboard.py: its ``serve``, ``rlmon_command``, ``rlmon_en
 - warm first screen: the same server right after, a new browser context, from ``page.goto`` to drawn;
 - server memory: the resident set (RSS) of the server process and its children after the warm screen.
 
-"Drawn": Streamlit shows no running indicator, the page holds at least as many charts
-(``[data-testid="stVegaLiteChart"]``) as the settled overview does (counted once per row before the measured
-runs, on a server of its own), and every chart whose box is in the viewport shows a Vega ``svg.marks`` with a
-data mark or a ``canvas.marks`` of non-zero width. Charts below the fold are not waited for: they may be drawn
-only when scrolled into view.
+"Drawn": Streamlit shows no running indicator, the page holds at least as many chart slots (a chart, or the
+placeholder rlmon holds for a chart drawn when it nears the view) as the settled overview does (counted once per
+row before the measured runs, on a server of its own), and every slot whose box is in the viewport is a chart
+showing a Vega ``svg.marks`` with a data mark or a ``canvas.marks`` of non-zero width (benchmarks/
+bench_vs_tensorboard.py's ``RLMON_DRAWN``). Charts below the fold are not waited for.
 
 Prints a markdown table (min and median of the repeats) on standard output, progress on standard error.
 """
@@ -53,6 +53,7 @@ from bench_vs_tensorboard import (
     CHROMIUM_ARGS,
     COLD_TIMEOUT_S,
     RLMON_CHARTS,
+    RLMON_DRAWN,
     VIEWPORT,
     WARM_TIMEOUT_S,
     BenchError,
@@ -73,19 +74,11 @@ ROWS = [(1, 2000), (5, 2000), (20, 2000), (50, 2000), (1, 10_000), (1, 50_000), 
 QUICK_ROWS = [(1, 200), (3, 200), (1, 1000)]
 QUICK_KEYS = 40
 
-DRAWN_IN_VIEW = """(expected) => {
-  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
-  const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
-  if (charts.length === 0 || charts.length < expected) return false;
-  return charts.every((chart) => {
-    const box = chart.getBoundingClientRect();
-    if (box.top >= window.innerHeight || box.bottom <= 0) return true;
-    const svg = chart.querySelector('svg.marks');
-    if (svg) return svg.querySelector('.role-mark > *') !== null;
-    const canvas = chart.querySelector('canvas.marks');
-    return canvas !== null && canvas.width > 0;
-  });
-}"""
+DRAWN_IN_VIEW = (
+    "(expected) => { if (document.querySelector('[data-testid=\"stStatusWidget\"]')) return false; return ("
+    + RLMON_DRAWN
+    + ")(expected); }"
+)
 
 
 @dataclass
