@@ -282,7 +282,8 @@ def wait_for_charts(page: Any, *, at_least: int, timeout_s: float = 90) -> list[
     screen are drawn as they come near the view), at least ``at_least`` of them, and all of them held still
     for two polls in a row; then the charts, measured. (A loaded machine draws a page in bursts: a pause of one
     poll with only the first charts drawn is common.)"""
-    page.wait_for_selector('[data-testid="stVegaLiteChart"]', timeout=timeout_s * 1000)
+    # A chart or the placeholder of one (a page whose first screen holds none draws them near the view only).
+    page.wait_for_selector(f'[data-testid="stVegaLiteChart"], {PENDING}', timeout=timeout_s * 1000)
     deadline = time.monotonic() + timeout_s
     history: list[list[tuple[Any, ...]]] = []
     charts: list[ChartGeometry] = []
