@@ -151,6 +151,9 @@ def test_overview_links_latest_samples(browser: Any, server: str, size: str, lan
         if page.get_by_text(label).count() or time.monotonic() > deadline:
             break
     links = page.locator('[data-testid="stPageLink"]')
+    until = time.monotonic() + 30
+    while links.count() < 3 and time.monotonic() < until:  # the heading can come a moment before its links
+        page.wait_for_timeout(300)
     assert links.count() == 3
     assert page_problems(page) == []
     page.get_by_text(label).scroll_into_view_if_needed()
