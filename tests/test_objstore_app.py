@@ -1,0 +1,77 @@
+"""The app with an object-storage root (moto's S3 server on loopback) beside a local folder, through AppTest."""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+
+import boto3
+import pytest
+from objstore_server import S3Server
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "streamlit_app.py")
+
+
+def step_lines(count: int) -> bytes:
+    return b"".join(
+        f"(TaskRunner pid=7) step:{step} - critic/score/mean:0.5 - actor/pg_loss:0.25\n".encode()
+        for step in range(1, count + 1)
+    )
+
+
+def page_paths(at: AppTest) -> list[str]:
+    return [str(info.get("url_pathname")) for info in at._registered_pages.values()]
+
+
+def shown(elements: object) -> str:
+    # markdown escapes (\: \. \/) and the word joiner after a colon are taken out to read the text
+    text = "\n".join(item.value for item in elements)  # type: ignore[attr-defined]
+    return html.unescape(text).replace("\\", "").replace("\u2060", "")
+
+
+def test_an_s3_root_shows_its_experiments_and_stays_on_screen_when_its_endpoint_goes_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = S3Server()
+    server.start()
+    try:
+        for name, value in {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": server.endpoint,
+            "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
+            "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials"),
+        }.items():
+            monkeypatch.setenv(name, value)
+        client = boto3.client("s3", endpoint_url=server.endpoint, region_name="us-east-1")
+        client.create_bucket(Bucket="team-runs")
+        client.put_object(Bucket="team-runs", Key="verl/e1_grpo/train.log", Body=step_lines(12))
+        client.put_object(Bucket="team-runs", Key="verl/e2_dapo/train.log", Body=step_lines(8))
+        local = tmp_path / "nfs"
+        (local / "e3_rloo").mkdir(parents=True)
+        (local / "e3_rloo" / "train.log").write_bytes(step_lines(5))
+        monkeypatch.setenv("RLMON_LOG_ROOT", f"{local}:s3://team-runs/verl:s3://no-such-bucket-x/verl")
+        monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.setenv("RLMON_REFRESH_S", "2")
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.run()
+        assert not at.exception
+        assert {"verl-e1-grpo", "verl-e2-dapo", "nfs-e3-rloo"} <= set(page_paths(at))
+        errors = shown(at.error)
+        assert "Log root s3://no-such-bucket-x/verl cannot be used: the bucket does not exist" in errors
+        assert str(tmp_path / "cache") not in errors + shown(at.warning) + shown(at.info)
+        assert not at.warning or "endpoint" not in shown(at.warning)
+    finally:
+        server.stop()
+    time.sleep(2.2)  # past refresh_s: the next run syncs again, and fails
+    at.run()
+    assert not at.exception
+    assert {"verl-e1-grpo", "verl-e2-dapo", "nfs-e3-rloo"} <= set(page_paths(at))
+    warnings = shown(at.warning)
+    assert "s3://team-runs/verl: endpoint not reachable since " in warnings
+    assert "showing the data from" in warnings
