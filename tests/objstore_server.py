@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -17,10 +18,31 @@ from moto.moto_server.threaded_moto_server import ThreadedMotoServer
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import make_server
 
-__all__ = ["Request", "S3Server"]
+__all__ = ["Request", "S3Server", "aws_environment", "step_lines"]
 
 
-@dataclass(frozen=True)
+def aws_environment(server: S3Server, home: Path) -> dict[str, str]:
+    """Credentials and endpoint in the standard environment variables; the machine's ~/.aws is not read."""
+    return {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": server.endpoint,
+        "AWS_CONFIG_FILE": str(home / "no-aws-config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-aws-credentials"),
+    }
+
+
+def step_lines(first: int, last: int, *, score: float = 0.5) -> bytes:
+    """verl console step lines; steps of the same digit count and one score give lines of one length."""
+    return b"".join(
+        f"(TaskRunner pid=7) step:{step} - critic/score/mean:{score} - actor/pg_loss:0.25\n".encode()
+        for step in range(first, last + 1)
+    )
+
+
+@dataclass
 class Request:
     method: str
     path: str
@@ -28,8 +50,8 @@ class Request:
     query: str
     range: str | None
     """The ``Range`` header as sent, e.g. ``bytes=4096-1052671``."""
-    status: int
-    sent: int
+    status: int = 0
+    sent: int = 0
     """Body bytes the server sent back."""
 
 
@@ -55,29 +77,24 @@ class S3Server(ThreadedMotoServer):
 
     def _recording(self, app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterator[bytes]]:
         def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterator[bytes]:
-            status: list[int] = []
+            # Logged when it arrives and counted before each chunk is written: a client that has read the whole
+            # answer finds the request complete in the log.
+            request = Request(
+                method=environ["REQUEST_METHOD"],
+                path=unquote(environ.get("PATH_INFO", "")),
+                query=environ.get("QUERY_STRING", ""),
+                range=environ.get("HTTP_RANGE"),
+            )
+            with self._record_lock:
+                self.requests.append(request)
 
             def recording_start(code: str, headers: Any, *args: Any) -> Any:
-                status.append(int(code.split()[0]))
+                request.status = int(code.split()[0])
                 return start_response(code, headers, *args)
 
-            sent = 0
-            try:
-                for chunk in app(environ, recording_start):
-                    sent += len(chunk)
-                    yield chunk
-            finally:
-                with self._record_lock:
-                    self.requests.append(
-                        Request(
-                            method=environ["REQUEST_METHOD"],
-                            path=unquote(environ.get("PATH_INFO", "")),
-                            query=environ.get("QUERY_STRING", ""),
-                            range=environ.get("HTTP_RANGE"),
-                            status=status[0] if status else 0,
-                            sent=sent,
-                        )
-                    )
+            for chunk in app(environ, recording_start):
+                request.sent += len(chunk)
+                yield chunk
 
         return wrapped
 

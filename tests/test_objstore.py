@@ -13,7 +13,7 @@ from pathlib import Path
 import boto3
 import pytest
 from moto.core.authorization import enable_iam_authentication
-from objstore_server import S3Server
+from objstore_server import S3Server, aws_environment, step_lines
 
 from rlmon import objstore
 from rlmon.cache import LogCache
@@ -25,14 +25,6 @@ from rlmon.settings import load_settings
 _BUCKETS = itertools.count(1)
 
 
-def step_lines(first: int, last: int, *, score: float = 0.5) -> bytes:
-    """verl console step lines; each is the same length for steps of the same digit count."""
-    return b"".join(
-        f"(TaskRunner pid=7) step:{step} - critic/score/mean:{score} - actor/pg_loss:0.25\n".encode()
-        for step in range(first, last + 1)
-    )
-
-
 @pytest.fixture(scope="module")
 def s3_server() -> Iterator[S3Server]:
     server = S3Server()
@@ -42,14 +34,8 @@ def s3_server() -> Iterator[S3Server]:
 
 
 def set_s3_env(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> S3Server:
-    """Credentials and endpoint in the standard environment variables, no ~/.aws of the machine."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    monkeypatch.setenv("AWS_REGION", "us-east-1")
-    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_server.endpoint)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    for name, value in aws_environment(s3_server, tmp_path).items():
+        monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     return s3_server
 

@@ -8,18 +8,11 @@ from pathlib import Path
 
 import boto3
 import pytest
-from objstore_server import S3Server
+from objstore_server import S3Server, aws_environment, step_lines
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "streamlit_app.py")
-
-
-def step_lines(count: int) -> bytes:
-    return b"".join(
-        f"(TaskRunner pid=7) step:{step} - critic/score/mean:0.5 - actor/pg_loss:0.25\n".encode()
-        for step in range(1, count + 1)
-    )
 
 
 def page_paths(at: AppTest) -> list[str]:
@@ -38,23 +31,15 @@ def test_an_s3_root_shows_its_experiments_and_stays_on_screen_when_its_endpoint_
     server = S3Server()
     server.start()
     try:
-        for name, value in {
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_REGION": "us-east-1",
-            "AWS_ENDPOINT_URL": server.endpoint,
-            "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
-            "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials"),
-        }.items():
+        for name, value in aws_environment(server, tmp_path).items():
             monkeypatch.setenv(name, value)
         client = boto3.client("s3", endpoint_url=server.endpoint, region_name="us-east-1")
         client.create_bucket(Bucket="team-runs")
-        client.put_object(Bucket="team-runs", Key="verl/e1_grpo/train.log", Body=step_lines(12))
-        client.put_object(Bucket="team-runs", Key="verl/e2_dapo/train.log", Body=step_lines(8))
+        client.put_object(Bucket="team-runs", Key="verl/e1_grpo/train.log", Body=step_lines(1, 12))
+        client.put_object(Bucket="team-runs", Key="verl/e2_dapo/train.log", Body=step_lines(1, 8))
         local = tmp_path / "nfs"
         (local / "e3_rloo").mkdir(parents=True)
-        (local / "e3_rloo" / "train.log").write_bytes(step_lines(5))
+        (local / "e3_rloo" / "train.log").write_bytes(step_lines(1, 5))
         monkeypatch.setenv("RLMON_LOG_ROOT", f"{local}:s3://team-runs/verl:s3://no-such-bucket-x/verl")
         monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
         monkeypatch.setenv("RLMON_REFRESH_S", "2")
