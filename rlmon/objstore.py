@@ -362,23 +362,44 @@ def _download(store: Any, key: str, target: Path, etag: str | None, stats: SyncS
 
 
 def _append(store: Any, key: str, target: Path, mirrored: int, size: int, etag: str | None, stats: SyncStats) -> bool:
-    """Fetch ``[mirrored - overlap, size)`` once; append the new bytes when the overlap matches. False: rewritten."""
+    """Fetch ``[mirrored - overlap, size)`` once; append the new bytes when the overlap matches. False: rewritten.
+
+    The answer is streamed: the overlap is compared first, and nothing is written when it differs. A read that
+    fails half-way takes the written part back, so the copy stays a prefix of the object.
+    """
     import obstore
 
     start = max(0, mirrored - OVERLAP_BYTES)
+    overlap = mirrored - start
     options: GetOptions = {"range": (start, size)}
     if etag:
         options["if_match"] = etag
-    body = bytes(obstore.get(store, key, options=options).bytes())
-    stats.bytes_fetched += len(body)
-    overlap = mirrored - start
+    result = obstore.get(store, key, options=options)
     with open(target, "r+b") as handle:
         handle.seek(start)
-        if handle.read(overlap) != body[:overlap] or len(body) != size - start:
+        expected = handle.read(overlap)
+        head = b""
+        written = 0
+        try:
+            for chunk in result.stream(min_chunk_size=_CHUNK_BYTES):
+                stats.bytes_fetched += len(chunk)
+                data = bytes(chunk)
+                if len(head) < overlap:
+                    need = overlap - len(head)
+                    head, data = head + data[:need], data[need:]
+                    if len(head) < overlap:
+                        continue
+                    if head != expected:
+                        return False
+                    handle.seek(mirrored)
+                handle.write(data)
+                written += len(data)
+        except BaseException:
+            handle.truncate(mirrored)
+            raise
+        if len(head) != overlap or mirrored + written != size:
+            handle.truncate(mirrored)
             return False
-        handle.seek(mirrored)
-        handle.truncate()
-        handle.write(body[overlap:])
     return True
 
 
@@ -416,6 +437,10 @@ def _sync_object(
         except (PreconditionError, NotFoundError):
             # changed or deleted since the listing: the next sync takes it as it is then
             stats.skipped.append(f"{key}: changed while being read; taken at the next refresh")
+            return "skipped"
+        except (NotADirectoryError, IsADirectoryError, FileExistsError):
+            # "a.log" and "a.log/b.log" both exist: a file system holds only one of them
+            stats.skipped.append(f"{key}: its name clashes with another object's folder; skipped")
             return "skipped"
         _set_mtime(target, listed)
         _write_json(meta_path, {"key": key, "size": size, "etag": etag})
@@ -469,7 +494,7 @@ def sync_root(root: ObjectRoot, cache_dir: Path, *, store: Any = None) -> SyncSt
         mirror.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ObjectStoreError(
-            f"the mirror folder {mirror} cannot be created in the cache folder ({error.strerror or error})",
+            f"the cache folder {cache_dir} cannot hold this root's mirror ({error.strerror or error})",
             path=root.url,
             kind="failed",
         ) from None
@@ -507,7 +532,7 @@ def sync_root(root: ObjectRoot, cache_dir: Path, *, store: Any = None) -> SyncSt
         raise
     except OSError as error:
         raise ObjectStoreError(
-            f"the mirror in the cache folder cannot be written ({error.strerror or error}: {error.filename or mirror})",
+            f"this root's mirror in the cache folder {cache_dir} cannot be written ({error.strerror or error})",
             path=root.url,
             kind="failed",
         ) from None

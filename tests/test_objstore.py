@@ -119,6 +119,18 @@ def test_folders_holding_logs_become_experiments_and_rlmon_toml_is_honoured(
     assert (mirror / "4B" / "e1_grpo" / "train_20260716_021500.log").read_bytes() == step_lines(1, 3)
 
 
+def test_an_object_whose_name_is_another_objects_folder_is_skipped(
+    s3_env: S3Server, bucket: str, cache_dir: Path
+) -> None:
+    put(s3_env, bucket, "verl/e1.log", step_lines(1, 2))
+    put(s3_env, bucket, "verl/e1.log/train.log", step_lines(1, 3))
+    root = parse_object_url(f"s3://{bucket}/verl")
+    stats = sync_root(root, cache_dir)
+    assert (stats.listed, stats.downloaded) == (2, 1)
+    assert stats.skipped == ["verl/e1.log/train.log: its name clashes with another object's folder; skipped"]
+    assert (objstore.mirror_folder(cache_dir, root) / "e1.log").read_bytes() == step_lines(1, 2)
+
+
 def test_a_mixed_list_of_a_local_folder_and_an_s3_root(
     s3_env: S3Server, bucket: str, cache_dir: Path, tmp_path: Path
 ) -> None:
@@ -234,6 +246,18 @@ def test_a_missing_bucket_is_one_clear_error(s3_env: S3Server, cache_dir: Path) 
         sync_root(parse_object_url("s3://no-such-bucket-here/verl"), cache_dir)
     assert caught.value.kind == "missing_bucket"
     assert caught.value.describe() == "s3://no-such-bucket-here/verl: bucket no-such-bucket-here does not exist"
+
+
+def test_a_cache_folder_that_cannot_be_written_is_named_for_that_root(
+    s3_env: S3Server, bucket: str, tmp_path: Path
+) -> None:
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("a file where the cache folder should be\n")
+    result = RootSyncer(not_a_folder, refresh_s=30).sync(parse_object_url(f"s3://{bucket}/verl"))
+    assert result.error is not None and result.error.kind == "failed" and not result.usable
+    assert result.error.describe() == (
+        f"s3://{bucket}/verl: the cache folder {not_a_folder} cannot hold this root's mirror (Not a directory)"
+    )
 
 
 def test_denied_access_keeps_the_last_good_mirror_marked_stale(s3_env: S3Server, bucket: str, cache_dir: Path) -> None:
