@@ -14,7 +14,8 @@ excluded, wall time):
 * append: the object is replaced by itself plus ``--append-mb`` of step lines (what a trainer's sync tool
   does: S3 objects cannot be appended to; the upload is not timed); sync again (one ranged GET of the new
   bytes plus the 4 KiB overlap), then read through the warm ``LogCache`` (parses only the new bytes);
-* local: for reference, a cold parse of the same file from a local folder (no object storage).
+* local: for reference, a cold parse of the same file from a local folder (no object storage), with an
+  empty cache folder of its own (the Parquet is written as in the cold case).
 
 Bytes are those the server sent in answer to GETs (the request log), and the requests counted. Figures are
 min / median over the repeats; the object is put back to its first version before each repeat.
@@ -122,10 +123,12 @@ def main() -> None:
             transfer["append"] = _gets(server)
             assert stats.appended == 1 and rows > steps, (stats, rows)
 
+            local_cache = work / f"local-cache-{repeat}"
             started = time.perf_counter()
-            LogCache(None).read(log)
+            LogCache(local_cache).read(log)
             figures["local_parse"].append(time.perf_counter() - started)
             shutil.rmtree(cache_dir, ignore_errors=True)
+            shutil.rmtree(local_cache, ignore_errors=True)
             print(
                 f"repeat {repeat + 1}: "
                 + ", ".join(f"{name} {values[-1]:.2f} s" for name, values in figures.items() if values)
