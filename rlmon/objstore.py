@@ -160,13 +160,19 @@ def _base(cache_dir: Path, root: ObjectRoot) -> Path:
 
 def mirror_folder(cache_dir: Path, root: ObjectRoot) -> Path:
     """The local folder that mirrors ``root`` (discovery runs on it as on any log root)."""
+    global _PUBLIC
     folder = _base(cache_dir, root) / root.name
-    _PUBLIC[str(folder)] = root.url
+    if (str(folder), root.url) not in _PUBLIC:
+        with _PUBLIC_LOCK:
+            known = {**dict(_PUBLIC), str(folder): root.url}
+            _PUBLIC = tuple(sorted(known.items(), key=lambda item: -len(item[0])))  # longest folder first
     return folder
 
 
-_PUBLIC: dict[str, str] = {}
-"""Mirror folder -> URL, for every mirror this process made (see :func:`public_text`)."""
+_PUBLIC: tuple[tuple[str, str], ...] = ()
+"""(mirror folder, URL) for every mirror this process made (see :func:`public_text`); replaced, never changed in
+place, so a reader needs no lock."""
+_PUBLIC_LOCK = threading.Lock()
 
 
 def public_text(text: str) -> str:
@@ -175,7 +181,7 @@ def public_text(text: str) -> str:
     >>> public_text("nothing to map")
     'nothing to map'
     """
-    for folder, url in sorted(_PUBLIC.items(), key=lambda item: -len(item[0])):
+    for folder, url in _PUBLIC:
         if folder in text:
             text = text.replace(folder, url)
     return text
