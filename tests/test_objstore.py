@@ -238,6 +238,30 @@ def test_an_object_gone_from_a_successful_listing_leaves_the_mirror(
     assert (mirror / "e1" / "train.log").is_file() and not (mirror / "e2" / "train.log").exists()
 
 
+# ------------------------------------------------------------------------------------------- credentials
+
+
+def test_credentials_come_from_an_aws_profile_when_the_environment_has_none(
+    s3_env: S3Server, bucket: str, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    put(s3_env, bucket, "verl/e1/train.log", step_lines(1, 2))
+    credentials = tmp_path / "aws-credentials"
+    credentials.write_text("[team]\naws_access_key_id = AKIDFROMPROFILE\naws_secret_access_key = from-the-file\n")
+    config = tmp_path / "aws-config"
+    config.write_text("[profile team]\nregion = eu-west-1\n")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_PROFILE", "team")
+    root = parse_object_url(f"s3://{bucket}/verl")
+    store = objstore.open_store(root)
+    given = store.credential_provider()
+    assert (given["access_key_id"], given["secret_access_key"]) == ("AKIDFROMPROFILE", "from-the-file")
+    assert store.config["region"] == "eu-west-1"
+    assert sync_root(root, cache_dir, store=store).downloaded == 1  # moto checks no signature unless told to
+
+
 # ------------------------------------------------------------------------------------------------ faults
 
 
