@@ -9,6 +9,7 @@ the pages in ``pages/`` (the overview and one page per experiment, grouped by tr
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import os
 import sys
@@ -318,7 +319,11 @@ def main() -> None:
             settings=settings,
             roots=roots,
             demo=demo,
-            catalog=loaded.catalog,
+            catalog=(
+                dataclasses.replace(loaded.catalog, problems=(*resolved.notes, *loaded.catalog.problems))
+                if resolved.notes
+                else loaded.catalog
+            ),
             views=views,
             selected=selected,
             slugs=slugs,

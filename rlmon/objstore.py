@@ -268,7 +268,7 @@ class SyncStats:
     bytes_fetched: int = 0
     """Body bytes received (overlaps included)."""
     skipped: list[str] = field(default_factory=list)
-    """Keys left out, with why (unsafe names, objects changed while being read)."""
+    """Keys left out, with why: ``<key>: <why>`` (unsafe names, objects changed while being read)."""
 
 
 @dataclass(frozen=True)
@@ -515,11 +515,11 @@ def sync_root(root: ObjectRoot, cache_dir: Path, *, store: Any = None) -> SyncSt
                 if not key.startswith(root.key_prefix):
                     continue
                 wanted = _wanted(key, root)
-                if wanted is None:
-                    continue
+                if wanted is None or any(part.startswith(".") for part in wanted.split("/")):
+                    continue  # not a log, or under a dot folder: discovery would skip it too
                 relative = _relative_path(wanted)
                 if relative is None:
-                    stats.skipped.append(f"{root.scheme}://{root.bucket}/{key}: not a usable file name; skipped")
+                    stats.skipped.append(f"{key}: not a usable file name; skipped")
                     continue
                 listing.append((key, relative, meta))
         stats.listed = len(listing)

@@ -273,6 +273,8 @@ class ResolvedRoots:
     """Object-storage roots whose last sync failed: their mirror shows the data of the last good one."""
     labels: tuple[str, ...] = ()
     """Every configured root as a person knows it (``s3://bucket/prefix`` or the folder)."""
+    notes: tuple[str, ...] = ()
+    """Objects the last syncs left out, with why (names no folder can hold, objects changed while read)."""
 
 
 def resolve_log_roots(settings: Settings) -> ResolvedRoots:
@@ -284,11 +286,14 @@ def resolve_log_roots(settings: Settings) -> ResolvedRoots:
     roots: list[Path] = []
     errors: list[ObjectStoreError] = []
     stale: list[SyncResult] = []
+    notes: list[str] = []
     for root in settings.log_roots:
         if not isinstance(root, ObjectRoot):
             roots.append(root)
             continue
         result = object_syncer(settings.cache_dir, settings.refresh_s).sync(root)
+        if result.stats is not None:
+            notes.extend(f"{root.scheme}://{root.bucket}/{line}" for line in result.stats.skipped)
         if result.usable:
             roots.append(result.mirror)
             if result.error is not None:
@@ -300,6 +305,7 @@ def resolve_log_roots(settings: Settings) -> ResolvedRoots:
         errors=tuple(errors),
         stale=tuple(stale),
         labels=tuple(str(root) for root in settings.log_roots),
+        notes=tuple(notes),
     )
 
 

@@ -110,6 +110,7 @@ def test_folders_holding_logs_become_experiments_and_rlmon_toml_is_honoured(
     root = parse_object_url(f"s3://{bucket}/verl")
     stats = sync_root(root, cache_dir)
     assert (stats.listed, stats.downloaded) == (4, 4)  # three logs + rlmon.toml; the dot folder is skipped
+    assert stats.skipped == []
     mirror = objstore.mirror_folder(cache_dir, root)
     assert mirror.name == "verl" and mirror.is_relative_to(cache_dir / "objects")
     assert not (mirror / "4B" / "e2_dapo" / "notes.txt").exists()

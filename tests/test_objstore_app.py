@@ -37,6 +37,7 @@ def test_an_s3_root_shows_its_experiments_and_stays_on_screen_when_its_endpoint_
         client.create_bucket(Bucket="team-runs")
         client.put_object(Bucket="team-runs", Key="verl/e1_grpo/train.log", Body=step_lines(1, 12))
         client.put_object(Bucket="team-runs", Key="verl/e2_dapo/train.log", Body=step_lines(1, 8))
+        client.put_object(Bucket="team-runs", Key="verl/e2_dapo/old\\run.log", Body=step_lines(1, 2))
         local = tmp_path / "nfs"
         (local / "e3_rloo").mkdir(parents=True)
         (local / "e3_rloo" / "train.log").write_bytes(step_lines(1, 5))
@@ -51,6 +52,8 @@ def test_an_s3_root_shows_its_experiments_and_stays_on_screen_when_its_endpoint_
         assert "Log root s3://no-such-bucket-x/verl cannot be used: the bucket does not exist" in errors
         assert str(tmp_path / "cache") not in errors + shown(at.warning) + shown(at.info)
         assert not at.warning or "endpoint" not in shown(at.warning)
+        notes = "\n".join(item.value for item in at.text)
+        assert "s3://team-runs/verl/e2_dapo/old\\run.log: not a usable file name; skipped" in notes
     finally:
         server.stop()
     time.sleep(2.2)  # past refresh_s: the next run syncs again, and fails
