@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import boto3
@@ -223,6 +224,25 @@ def test_a_rewritten_object_is_downloaded_whole_and_parsed_afresh(
     assert stats.downloaded == 1 and log.read_bytes() == rewritten
     rows = {"same size": 80, "shorter": 40, "longer, prefix differs": 90}[change]
     assert cache.read(log).steps["critic/score/mean"].to_list() == [0.7] * rows
+
+
+def test_two_syncs_of_one_root_into_one_cache_folder_fetch_each_object_once(
+    s3_env: S3Server, bucket: str, cache_dir: Path
+) -> None:
+    # Two app processes on one cache folder; here two threads, each with its own lock file handles, which
+    # fcntl.flock treats as two owners just as it treats two processes.
+    logs = {f"verl/e{index}/train.log": step_lines(1, 40 + index) for index in range(1, 7)}
+    for key, body in logs.items():
+        put(s3_env, bucket, key, body)
+    root = parse_object_url(f"s3://{bucket}/verl")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: sync_root(root, cache_dir), range(2)))
+    assert sum(stats.downloaded for stats in results) == len(logs)
+    assert sum(stats.bytes_fetched for stats in results) == sum(len(body) for body in logs.values())
+    mirror = objstore.mirror_folder(cache_dir, root)
+    for key, body in logs.items():
+        assert (mirror / key.removeprefix("verl/")).read_bytes() == body
+    assert not [path for path in mirror.rglob(".part-*")]
 
 
 def test_an_object_gone_from_a_successful_listing_leaves_the_mirror(
