@@ -14,6 +14,7 @@ import html
 import os
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import streamlit as st
@@ -102,7 +103,9 @@ def main() -> None:
                             reason=ui.escape_markdown(str(error))))  # fmt: skip
             roots = ()
     else:
-        resolved = ui.resolve_log_roots(settings)  # s3:// roots -> their mirrors in the cache folder
+        # s3:// roots -> their mirrors in the cache folder (the first sync downloads every log: say so)
+        with st.spinner(i18n.t("object_syncing", lang)) if ui.has_object_roots(settings) else nullcontext():
+            resolved = ui.resolve_log_roots(settings)
         roots = resolved.roots
     loaded = ui.load_catalog(roots)
     views_loaded = ui.load_views(loaded.catalog, settings)

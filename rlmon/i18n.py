@@ -745,6 +745,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "访问被拒绝（请检查凭证：AWS_* 环境变量或 ~/.aws）",
     },
     "object_unreachable": {"en": "endpoint not reachable", "zh": "无法连接存储端点"},
+    "object_syncing": {"en": "Reading the logs from object storage…", "zh": "正在从对象存储读取日志…"},
     "object_stale": {
         "en": "{url}: {reason} since {since}; showing the data from {synced}.",
         "zh": "{url}：自 {since} 起{reason}；显示的是 {synced} 时的数据。",

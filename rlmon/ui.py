@@ -81,6 +81,7 @@ __all__ = [
     "flag_field",
     "fresh_views",
     "guarded",
+    "has_object_roots",
     "hash_text",
     "headline",
     "highlight_legend",
@@ -275,6 +276,11 @@ class ResolvedRoots:
     """Every configured root as a person knows it (``s3://bucket/prefix`` or the folder)."""
     notes: tuple[str, ...] = ()
     """Objects the last syncs left out, with why (names no folder can hold, objects changed while read)."""
+
+
+def has_object_roots(settings: Settings) -> bool:
+    """True when a configured log root is on object storage."""
+    return any(isinstance(root, ObjectRoot) for root in settings.log_roots)
 
 
 def resolve_log_roots(settings: Settings) -> ResolvedRoots:
