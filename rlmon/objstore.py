@@ -155,7 +155,8 @@ def _digest(text: str) -> str:
 
 
 def _base(cache_dir: Path, root: ObjectRoot) -> Path:
-    return cache_dir / "objects" / _digest(root.url)
+    # absolute: the parser cache and discovery name files by absolute path, and public_text must find it there
+    return Path(os.path.abspath(cache_dir)) / "objects" / _digest(root.url)
 
 
 def mirror_folder(cache_dir: Path, root: ObjectRoot) -> Path:

@@ -34,8 +34,11 @@ def test_info_on_an_s3_root_lists_its_experiments(
     assert [line.split(":")[0] for line in lines] == ["e1_grpo", "e2_dapo"]
 
 
-def test_file_paths_print_as_s3_urls(server: S3Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["info", "s3://cli-runs/verl/e1_grpo", "--json", "--cache-dir", str(tmp_path / "cache")]) == 0
+def test_file_paths_print_as_s3_urls(
+    server: S3Server, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a relative cache folder: files are still named by their URL
+    assert main(["info", "s3://cli-runs/verl/e1_grpo", "--json", "--cache-dir", "cache"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["path"] == "s3://cli-runs/verl/e1_grpo/train.log"
     assert info["steps"] == 12
