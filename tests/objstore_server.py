@@ -31,6 +31,8 @@ def aws_environment(server: S3Server, home: Path) -> dict[str, str]:
         "AWS_ENDPOINT_URL": server.endpoint,
         "AWS_CONFIG_FILE": str(home / "no-aws-config"),
         "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-aws-credentials"),
+        # never ask an instance metadata service for credentials: the tests reach only loopback addresses
+        "AWS_EC2_METADATA_DISABLED": "true",
     }
 
 
