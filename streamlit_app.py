@@ -9,10 +9,12 @@ the pages in ``pages/`` (the overview and one page per experiment, grouped by tr
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import os
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import streamlit as st
@@ -61,7 +63,7 @@ _close_stale_page_not_found()
 # Imported after the lines above on purpose: they must reach the browser before these (slow) imports run.
 from rlmon import experiment as experiment_tracks  # noqa: E402
 from rlmon import i18n, panels, ui  # noqa: E402
-from rlmon.errors import RlmonError  # noqa: E402
+from rlmon.errors import ObjectStoreError, RlmonError  # noqa: E402
 
 ALL_TRACKS = "*"
 # A page's url_path must differ from the stem of its file in pages/: before the first st.navigation call of a
@@ -92,6 +94,7 @@ def main() -> None:
 
     demo = not settings.log_roots
     roots: tuple[Path, ...]
+    resolved = ui.ResolvedRoots(roots=())
     if demo:
         try:
             roots = (ui.start_demo(settings.cache_dir, settings.demo_step_s),)
@@ -100,7 +103,10 @@ def main() -> None:
                             reason=ui.escape_markdown(str(error))))  # fmt: skip
             roots = ()
     else:
-        roots = settings.log_roots
+        # s3:// roots -> their mirrors in the cache folder (the first sync downloads every log: say so)
+        with st.spinner(i18n.t("object_syncing", lang)) if ui.has_object_roots(settings) else nullcontext():
+            resolved = ui.resolve_log_roots(settings)
+        roots = resolved.roots
     loaded = ui.load_catalog(roots)
     views_loaded = ui.load_views(loaded.catalog, settings)
     views = views_loaded.views
@@ -307,7 +313,7 @@ def main() -> None:
         if demo:
             st.caption(i18n.t("sidebar_demo", lang))
         else:
-            root_list = "<br>".join(html.escape(panels.display_text(str(root))) for root in roots)
+            root_list = "<br>".join(html.escape(panels.display_text(label)) for label in resolved.labels)
             st.html(f'<div style="font-size:0.8rem;color:#6b7280;overflow-wrap:anywhere">'
                     f'{html.escape(i18n.t("sidebar_roots", lang))}:<br><code>{root_list}</code></div>')  # fmt: skip
 
@@ -316,12 +322,22 @@ def main() -> None:
             settings=settings,
             roots=roots,
             demo=demo,
-            catalog=loaded.catalog,
+            catalog=(
+                dataclasses.replace(loaded.catalog, problems=(*resolved.notes, *loaded.catalog.problems))
+                if resolved.notes
+                else loaded.catalog
+            ),
             views=views,
             selected=selected,
             slugs=slugs,
             pages=pages,
-            root_errors=loaded.root_errors,
+            root_errors=(
+                *(
+                    ObjectStoreError(ui.object_reason(error, lang), path=error.path, kind=error.kind)
+                    for error in resolved.errors
+                ),
+                *loaded.root_errors,
+            ),
             view_errors=unreadable,
             unknown_ids=tuple(st.session_state.get("_rlmon_unknown_ids", [])),
             hidden_ids=hidden_ids,
@@ -334,6 +350,8 @@ def main() -> None:
     # All experiments of the track is the default selection: it stays out of the URL.
     exp_field = ui.list_field("app_experiments", "exp", lambda value: value in ids, default=in_track(track))
     ui.write_url([lang_field, track_field, exp_field, live_field, every_field])
+    for result in resolved.stale:  # an object-storage root that cannot be read now: its last good data, marked
+        st.warning(ui.stale_notice(result, lang), icon=":material/cloud_off:")
     current.run()
 
 

@@ -11,16 +11,24 @@ Exit codes (every error is one line on stderr naming the path, never a traceback
 - 1: the command failed while working: the output could not be written (disk full...), any other
   :class:`~rlmon.errors.RlmonError` or operating-system error.
 - 130: interrupted (Ctrl-C).
+
+Object storage: a log root or experiment folder given as ``s3://bucket/prefix`` is synced into its mirror in
+the cache folder first (:mod:`rlmon.objstore`; only what changed since the last run travels), and every path
+printed reads as its ``s3://`` URL. A bucket that is missing, denied or unreachable is exit code 2 with one line
+naming it, unless an earlier run mirrored it: then that copy is used with a warning saying when it was synced.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +37,8 @@ import polars as pl
 
 from rlmon.cache import LogCache, read_logs
 from rlmon.catalog import LOG_SUFFIXES, describe_root, discover_experiments, list_log_files
-from rlmon.errors import CatalogError, LogReadError, RlmonError, UnknownExperimentError
+from rlmon.errors import CatalogError, LogReadError, RlmonError, SettingError, UnknownExperimentError
+from rlmon.objstore import RootSyncer, is_object_url, parse_object_url, public_text
 from rlmon.settings import load_settings
 
 __all__ = ["OUT_SUFFIXES", "main"]
@@ -45,10 +54,14 @@ _CANNOT_START = (_UsageError, LogReadError, CatalogError)
 """Errors that mean the command cannot start: a usage error, or an input it cannot use (exit code 2)."""
 
 
+def _cache_folder(args: argparse.Namespace) -> Path:
+    cache_dir = getattr(args, "cache_dir", None)
+    return Path(cache_dir) if cache_dir else load_settings([], os.environ).cache_dir
+
+
 def _cache(args: argparse.Namespace) -> LogCache:
     """The cache named by ``--cache-dir``, else the app's own (``RLMON_CACHE_DIR`` or the user's cache dir)."""
-    folder = Path(args.cache_dir) if args.cache_dir else load_settings([], os.environ).cache_dir
-    cache = LogCache(folder)
+    cache = LogCache(_cache_folder(args))
     args.cache_in_use = cache  # main() reports a cache that could not be written
     return cache
 
@@ -323,6 +336,58 @@ def _write_text(text: str, out: Path) -> None:
         raise RlmonError(f"cannot write: {error.strerror or error}", path=out) from error
 
 
+_INPUTS = ("logs", "log", "root", "roots")
+"""The arguments that name logs, experiment folders or log roots: each may be an ``s3://`` URL."""
+
+
+def _mirror_inputs(args: argparse.Namespace) -> bool:
+    """Replace every ``s3://`` input by its mirror folder in the cache folder, synced now; True when there was one.
+
+    A root whose sync fails but that was mirrored before is used as it was then, with a warning; one that was
+    never mirrored is an error that names it.
+    """
+    found = False
+    for name in _INPUTS:
+        value = getattr(args, name, None)
+        items = value if isinstance(value, list) else [value]
+        mirrored: list[Any] = []
+        for item in items:
+            if not isinstance(item, str) or not is_object_url(item):
+                mirrored.append(item)
+                continue
+            found = True
+            try:
+                root = parse_object_url(item)
+            except SettingError as error:
+                raise _UsageError(error.reason) from None
+            result = RootSyncer(_cache_folder(args), refresh_s=0).sync(root)
+            if result.error is not None and not result.usable:
+                raise result.error
+            if result.error is not None and result.synced_at is not None:
+                synced = time.strftime("%Y-%m-%d %H:%M", time.localtime(result.synced_at))
+                print(f"rlmon: warning: {result.error.describe()}; using the copy synced at {synced}", file=sys.stderr)
+            mirrored.append(str(result.mirror))
+        setattr(args, name, mirrored if isinstance(value, list) else mirrored[0])
+    return found
+
+
+class _PublicText(io.TextIOBase):
+    """A text stream that writes mirror folder paths as their ``s3://`` URLs."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._stream.write(public_text(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rlmon", description="Read and summarise verl RL training logs.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -385,10 +450,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     args = build_parser().parse_args(argv)
+    with contextlib.ExitStack() as outputs:
+        return _run(args, outputs)
+
+
+def _run(args: argparse.Namespace, outputs: contextlib.ExitStack) -> int:
     try:
+        if _mirror_inputs(args):
+            outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout)))
+            outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr)))
         code: int = args.run(args)
     except RlmonError as error:
-        print(f"rlmon: {error.describe()}", file=sys.stderr)
+        print(f"rlmon: {public_text(error.describe())}", file=sys.stderr)
         return 2 if isinstance(error, _CANNOT_START) else 1
     except BrokenPipeError:
         return 0

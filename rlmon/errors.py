@@ -5,6 +5,7 @@ Hierarchy::
     RlmonError                 every error rlmon raises on purpose; carries path and line when known
     ├── LogReadError           a log file cannot be opened or read (missing, permission, a directory)
     ├── CatalogError           a log root is missing or unreadable
+    │   └── ObjectStoreError   an object-storage root cannot be listed or mirrored (``kind`` says why)
     ├── ConfigFileError        an ``rlmon.toml`` has an error (path and line)
     ├── UnknownExperimentError an experiment id that no configured root holds
     └── SettingError           a setting has a value it cannot take
@@ -20,6 +21,7 @@ __all__ = [
     "CatalogError",
     "ConfigFileError",
     "LogReadError",
+    "ObjectStoreError",
     "RlmonError",
     "SettingError",
     "UnknownExperimentError",
@@ -49,6 +51,17 @@ class LogReadError(RlmonError):
 
 class CatalogError(RlmonError):
     """A log root is missing or cannot be listed."""
+
+
+class ObjectStoreError(CatalogError):
+    """An object-storage root (``s3://...``) cannot be listed or mirrored.
+
+    ``kind``: ``missing_bucket``, ``denied``, ``unreachable`` or ``failed`` (anything else).
+    """
+
+    def __init__(self, reason: str, *, path: str | Path | None = None, kind: str = "failed") -> None:
+        self.kind = kind
+        super().__init__(reason, path=path)
 
 
 class ConfigFileError(RlmonError):

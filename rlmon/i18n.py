@@ -738,6 +738,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Save this chart as an SVG image (PNG: the chart's own menu, top right)",
         "zh": "将此图表保存为 SVG 图片（PNG：图表右上角自带的菜单）",
     },
+    # --- branch s3: log roots on object storage ---
+    "object_missing_bucket": {"en": "the bucket does not exist", "zh": "存储桶不存在"},
+    "object_denied": {
+        "en": "access denied (check the credentials: AWS_* variables or ~/.aws)",
+        "zh": "访问被拒绝（请检查凭证：AWS_* 环境变量或 ~/.aws）",
+    },
+    "object_unreachable": {"en": "endpoint not reachable", "zh": "无法连接存储端点"},
+    "object_syncing": {"en": "Reading the logs from object storage…", "zh": "正在从对象存储读取日志…"},
+    "object_stale": {
+        "en": "{url}: {reason} since {since}; showing the data from {synced}.",
+        "zh": "{url}：自 {since} 起{reason}；显示的是 {synced} 时的数据。",
+    },
 }
 """Message key -> language -> template."""
 

@@ -32,6 +32,7 @@ from rlmon import charts, i18n
 from rlmon.catalog import ExperimentRef
 from rlmon.experiment import SETTING_GROUPS, Experiment, settings_diff, short_track_names
 from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics, alias_of, resolve_key, validation_keys
+from rlmon.objstore import public_text
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.smoothing import Smoothing
 
@@ -123,14 +124,15 @@ _DISPLAY = {
 def display_text(text: str, *, limit: int | None = None) -> str:
     """``text`` as rlmon shows names from folders and logs: without bidi control characters (U+202A-U+202E,
     U+2066-U+2069, U+200E/U+200F, U+061C: each reorders the text around it), other control characters but
-    the line break as spaces, and cut to ``limit`` characters with an ellipsis.
+    the line break as spaces, and cut to ``limit`` characters with an ellipsis. The folder of an object-storage
+    mirror reads as its ``s3://`` URL (:func:`rlmon.objstore.public_text`).
 
     >>> display_text("e4_\u202egnp.exe")
     'e4_gnp.exe'
     >>> display_text("E3_" + "long" * 750, limit=12)
     'E3_longlong…'
     """
-    shown = str(text).translate(_DISPLAY)
+    shown = public_text(str(text)).translate(_DISPLAY)  # an object-storage mirror's path reads as its s3:// URL
     if limit is not None and len(shown) > limit:
         return shown[: limit - 1] + "…"
     return shown

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rlmon.errors import SettingError
+from rlmon.objstore import ObjectRoot, is_object_url, parse_object_url
 
 __all__ = [
     "CHART_RENDERERS",
@@ -31,6 +32,7 @@ __all__ = [
     "Settings",
     "default_cache_dir",
     "load_settings",
+    "split_root_list",
 ]
 
 LANGUAGES = ("en", "zh")
@@ -77,8 +79,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         (),
         "paths",
         "Folders searched for verl logs; every folder below them holding logs is one experiment. "
-        "Environment: a list separated by the OS path separator (':' on Linux). Option: repeat --log-root. "
-        "Empty means the built-in demo data.",
+        "An s3://bucket/prefix root is read from object storage (S3 or S3-compatible) through a mirror in the "
+        "cache folder. Environment: a list separated by the OS path separator (':' on Linux; an s3:// URL's "
+        "own ':' is kept). Option: repeat --log-root. Empty means the built-in demo data.",
         repeatable=True,
     ),
     SettingSpec(
@@ -319,7 +322,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
 class Settings:
     """The resolved settings; see :data:`SETTINGS` for the meaning of each field."""
 
-    log_roots: tuple[Path, ...] = ()
+    log_roots: tuple[Path | ObjectRoot, ...] = ()
     cache_dir: Path = Path("~/.cache/rlmon")
     stall_factor: float = 3.0
     stall_min_s: float = 600.0
@@ -365,6 +368,35 @@ def _path(spec: SettingSpec, text: str) -> Path:
     if not text:
         raise SettingError(f"setting {spec.name} ({spec.env} / {spec.option}): empty path")
     return Path(text).expanduser()
+
+
+def _log_root(spec: SettingSpec, text: str) -> Path | ObjectRoot:
+    if not is_object_url(text):
+        return _path(spec, text)
+    try:
+        return parse_object_url(text)
+    except SettingError as error:
+        raise SettingError(f"setting {spec.name} ({spec.env} / {spec.option}): {error.reason}") from None
+
+
+def split_root_list(raw: str) -> list[str]:
+    """``RLMON_LOG_ROOT`` split at the OS path separator, keeping each ``s3://`` URL whole.
+
+    >>> split_root_list("/data/a:s3://runs/verl:/data/b") if os.pathsep == ":" else None
+    ['/data/a', 's3://runs/verl', '/data/b']
+    """
+    parts = raw.split(os.pathsep)
+    roots: list[str] = []
+    index = 0
+    while index < len(parts):
+        part = parts[index]
+        if index + 1 < len(parts) and is_object_url(part + ":" + parts[index + 1]) and os.pathsep == ":":
+            part = part + ":" + parts[index + 1]
+            index += 1
+        if part.strip():
+            roots.append(part.strip())
+        index += 1
+    return roots
 
 
 def _number(spec: SettingSpec, text: str, kind: Callable[[str], Any]) -> Any:
@@ -462,10 +494,9 @@ def load_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
     for spec in SETTINGS:
         if spec.name == "log_roots":
             if spec.name in given:
-                values[spec.name] = tuple(_path(spec, text) for text in given[spec.name])
+                values[spec.name] = tuple(_log_root(spec, text) for text in given[spec.name])
             else:
-                raw = env.get(spec.env, "")
-                values[spec.name] = tuple(_path(spec, part) for part in raw.split(os.pathsep) if part.strip())
+                values[spec.name] = tuple(_log_root(spec, part) for part in split_root_list(env.get(spec.env, "")))
             continue
         if spec.name in given:
             if len(given[spec.name]) > 1:

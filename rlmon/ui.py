@@ -5,6 +5,8 @@ Sharing. Everything expensive is held once per server and shared by every visito
 * :func:`log_cache` - one :class:`~rlmon.cache.LogCache` (thread-safe; re-reads only appended bytes);
 * :func:`load_catalog` - discovery of the log roots, kept a few seconds so new experiments and files appear
   without a restart;
+* :func:`resolve_log_roots` - object-storage roots (``s3://``) synced into their mirrors in the cache folder,
+  at most once per ``refresh_s`` per root (:class:`~rlmon.objstore.RootSyncer`, one per server);
 * :func:`load_views` - each experiment read and summarised once per file identity (path, size, mtime, inode,
   change time) and kept until its files change; frames are never used as cache keys.
 
@@ -41,8 +43,9 @@ import streamlit as st
 from rlmon import charts, i18n, panels
 from rlmon.cache import LogCache
 from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_experiments, load_experiment
-from rlmon.errors import CatalogError, RlmonError
+from rlmon.errors import CatalogError, ObjectStoreError, RlmonError
 from rlmon.metrics import VALIDATION_PREFIX
+from rlmon.objstore import ObjectRoot, RootSyncer, SyncResult
 from rlmon.rlmon_toml import CONFIG_NAME
 from rlmon.samples import SampleCache, read_samples
 from rlmon.schema import EXPERIMENT, STEP
@@ -60,6 +63,7 @@ __all__ = [
     "Insights",
     "LoadedCatalog",
     "LoadedViews",
+    "ResolvedRoots",
     "Unreadable",
     "UrlField",
     "app_settings",
@@ -68,6 +72,7 @@ __all__ = [
     "chart_grid",
     "chip_css",
     "choice_field",
+    "clock_time",
     "color_dot",
     "display_labels",
     "download_frame",
@@ -76,6 +81,7 @@ __all__ = [
     "flag_field",
     "fresh_views",
     "guarded",
+    "has_object_roots",
     "hash_text",
     "headline",
     "highlight_legend",
@@ -90,9 +96,12 @@ __all__ = [
     "load_views",
     "log_cache",
     "number_field",
+    "object_reason",
+    "object_syncer",
     "page_slugs",
     "prepare_charts",
     "read_url",
+    "resolve_log_roots",
     "script_argv",
     "set_app_state",
     "show_chart",
@@ -100,6 +109,7 @@ __all__ = [
     "show_signals_table",
     "signal_experiment",
     "signal_text",
+    "stale_notice",
     "start_demo",
     "state",
     "svg_download",
@@ -241,6 +251,96 @@ def load_catalog(roots: tuple[Path, ...]) -> LoadedCatalog:
         errors.append(error)
         catalog = Catalog(roots=tuple(usable), experiments=())
     return LoadedCatalog(catalog=catalog, root_errors=tuple(errors))
+
+
+# -------------------------------------------------------------------------------------- object-storage roots
+
+
+@st.cache_resource(show_spinner=False)
+def object_syncer(cache_dir: Path, refresh_s: int) -> RootSyncer:
+    """The server's one :class:`~rlmon.objstore.RootSyncer`: every session shares its throttled syncs."""
+    return RootSyncer(cache_dir, refresh_s=refresh_s)
+
+
+@dataclass(frozen=True)
+class ResolvedRoots:
+    """The configured roots as local folders: object-storage roots replaced by their mirrors."""
+
+    roots: tuple[Path, ...]
+    """Local roots and the mirrors of object-storage roots that hold data, in the configured order."""
+    errors: tuple[ObjectStoreError, ...] = ()
+    """Object-storage roots without any data to show (never synced), with why."""
+    stale: tuple[SyncResult, ...] = ()
+    """Object-storage roots whose last sync failed: their mirror shows the data of the last good one."""
+    labels: tuple[str, ...] = ()
+    """Every configured root as a person knows it (``s3://bucket/prefix`` or the folder)."""
+    notes: tuple[str, ...] = ()
+    """Objects the last syncs left out, with why (names no folder can hold, objects changed while read)."""
+
+
+def has_object_roots(settings: Settings) -> bool:
+    """True when a configured log root is on object storage."""
+    return any(isinstance(root, ObjectRoot) for root in settings.log_roots)
+
+
+def resolve_log_roots(settings: Settings) -> ResolvedRoots:
+    """Sync the object-storage roots of ``settings.log_roots`` (when due) and return every root as a folder.
+
+    A root whose sync fails keeps its last good mirror (listed in :attr:`ResolvedRoots.stale`); one that never
+    synced is left out and reported in :attr:`ResolvedRoots.errors`. Local roots are passed through.
+    """
+    roots: list[Path] = []
+    errors: list[ObjectStoreError] = []
+    stale: list[SyncResult] = []
+    notes: list[str] = []
+    for root in settings.log_roots:
+        if not isinstance(root, ObjectRoot):
+            roots.append(root)
+            continue
+        result = object_syncer(settings.cache_dir, settings.refresh_s).sync(root)
+        if result.stats is not None:
+            notes.extend(f"{root.scheme}://{root.bucket}/{line}" for line in result.stats.skipped)
+        if result.usable:
+            roots.append(result.mirror)
+            if result.error is not None:
+                stale.append(result)
+        else:
+            errors.append(result.error or ObjectStoreError("not synced yet", path=root.url))
+    return ResolvedRoots(
+        roots=tuple(roots),
+        errors=tuple(errors),
+        stale=tuple(stale),
+        labels=tuple(str(root) for root in settings.log_roots),
+        notes=tuple(notes),
+    )
+
+
+def object_reason(error: ObjectStoreError, lang: str) -> str:
+    """Why an object-storage root failed, in ``lang`` (technical failures keep their own English words)."""
+    key = "object_" + error.kind
+    return i18n.t(key, lang) if key in i18n.MESSAGES else error.reason
+
+
+def clock_time(seconds: float, *, now: float | None = None) -> str:
+    """``08:01`` (server time) for a time today, else ``2026-07-16 08:01``."""
+    moment = time.localtime(seconds)
+    today = time.localtime(time.time() if now is None else now)
+    if moment[:3] == today[:3]:
+        return time.strftime("%H:%M", moment)
+    return time.strftime("%Y-%m-%d %H:%M", moment)
+
+
+def stale_notice(result: SyncResult, lang: str) -> str:
+    """``s3://b/p: endpoint not reachable since 08:01; showing the data from 07:58.`` (markdown-escaped)."""
+    assert result.error is not None and result.synced_at is not None
+    return i18n.t(
+        "object_stale",
+        lang,
+        url=escape_markdown(result.root.url),
+        reason=escape_markdown(object_reason(result.error, lang)),
+        since=clock_time(result.failing_since or result.synced_at),
+        synced=clock_time(result.synced_at),
+    )
 
 
 # ----------------------------------------------------------------------------------------------- experiments
@@ -1057,6 +1157,7 @@ def fresh_views(app: AppState) -> tuple[tuple[ExperimentView, ...], tuple[Experi
     icons) follow at the next full run - any sidebar change or page load. Rerunning the whole app from a timed
     fragment run would reset the sidebar's widgets (Streamlit sends only the fragment's widget states).
     """
+    resolve_log_roots(app.settings)  # object-storage mirrors synced when due; their folders stay the same
     loaded = load_catalog(app.roots)
     views = load_views(loaded.catalog, app.settings).views
     wanted = {view.id for view in app.selected}
