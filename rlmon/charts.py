@@ -113,7 +113,14 @@ _BULK_MARK: dict[str, Any] = {"aria": False, "invalid": "filter"}
 with Vega's expression interpreter: ``aria: false`` drops a spoken description string per point, and
 ``invalid: "filter"`` tests each row once where its dataset enters (a dataset a rerun did not change is not
 tested again) instead of a ``defined`` test per point of a line on every draw."""
+SMOOTHED_POINTS = 2_400
+"""Points one chart's smoothed lines carry at most, over all its lines (each line at least
+:data:`MIN_SMOOTHED_BUCKETS`, at most ``max_points``). A smoothed line changes slowly: 120 points across a
+600-pixel plot (one per 5 px) draw it as the eye sees it, and every point costs the browser work each time
+the smoothing changes (the raw line beneath keeps every downsampled point, spikes included)."""
+MIN_SMOOTHED_BUCKETS = 120
 _HOVER_POINTS = 320
+_DOT = "y"
 """Most positions of the hover rule: one per 2-4 pixels of a chart. Each carries a tooltip picture the browser
 joins from text columns on every redraw (the lines keep their own, finer points)."""
 
@@ -727,9 +734,18 @@ def _line_spec(
     ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
     fmt = value_format or (".2%" if percent else None)
     faded = smoothing.enabled
+    line = points
+    if faded:
+        # The smoothed line is thinner than the raw one (see SMOOTHED_POINTS); the hover rule stops at its points.
+        buckets = min(max_points, max(MIN_SMOOTHED_BUCKETS, SMOOTHED_POINTS // len(experiments)))
+        line = _thin_line(smoothed.sort(EXPERIMENT, x, maintain_order=True), x=x, buckets=buckets)
+        line = line.with_columns(
+            pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
+            pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
+        ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
     tooltip_rows = _hover_table(
         smoothed,
-        grid=points[x],
+        grid=line[x],
         experiments=experiments,
         x=x,
         x_title=x_title,
@@ -737,6 +753,9 @@ def _line_spec(
         max_points=min(max_points, _HOVER_POINTS),
     )
     tip_format, tip_suffix = _tooltip_format(percent=percent, value_format=value_format, y_title=y_title)
+    shown_prefix = "s" if faded else "r"
+    dot_keys = [f"{_DOT}{i}" for i in range(len(experiments))]
+    tooltip_rows = tooltip_rows.with_columns(pl.col(f"{shown_prefix}{i}").alias(key) for i, key in enumerate(dot_keys))
     tooltip_rows = tooltip.with_cell_texts(
         tooltip_rows,
         prefixes=("s", "r") if faded else ("r",),
@@ -756,7 +775,7 @@ def _line_spec(
     datasets = _Datasets(arrow=arrow)
     # The raw points and the smoothed ones are separate datasets: a smoothing change replaces only the second.
     main = datasets.add(points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, _HIGHLIGHTED), "raw")
-    smooth = datasets.add(points.select(LABEL, x, SMOOTHED, _HIGHLIGHTED), "smoothed")
+    smooth = datasets.add(line.select(LABEL, x, SMOOTHED, _HIGHLIGHTED), "smoothed")
 
     # Explicit domains: the browser computes no extents, and a smoothing change (the smoothed values stay within
     # the raw ones) leaves the scales as they are, so the raw lines are not drawn again.
@@ -824,27 +843,46 @@ def _line_spec(
                 "strokeWidth": 1.2 if faded else 1.8,
                 **_BULK_MARK,
             },
-            "encoding": {"color": color(), "opacity": dimmed(), "x": x_enc(), "y": y_enc(VALUE)},
+            "encoding": {
+                "color": color(),
+                "opacity": dimmed(),
+                "x": x_enc(),
+                "y": y_enc(VALUE),
+            },
         }
     ]
-    shown = SMOOTHED if faded else VALUE
     if faded:
         layers.append(
             {
                 "data": smooth,
                 "mark": {"type": "line", "strokeWidth": 2, **_BULK_MARK},
-                "encoding": {"color": color(), "opacity": dimmed(), "x": x_enc(), "y": y_enc(SMOOTHED)},
+                "encoding": {
+                    "color": color(),
+                    "opacity": dimmed(),
+                    "x": x_enc(),
+                    "y": y_enc(SMOOTHED),
+                },
             }
         )
+    hover_data = datasets.add(tooltip_rows, "hover")
+    # The dots at the hovered x come from the hover table's one row there (folded into one row per run), not
+    # from filtering every point of the lines on each pointer move.
     layers.append(
         {
-            "data": smooth if faded else main,
-            "mark": {"type": "point", "filled": True, "size": 45, **_BULK_MARK},
-            "encoding": {"color": color(), "x": x_enc(), "y": y_enc(shown)},
-            "transform": [{"filter": {"param": _HOVER_PARAM, "empty": False}}],
+            "data": hover_data,
+            "mark": {"type": "point", "filled": True, "opacity": 1.0, "size": 45, **_BULK_MARK},
+            "encoding": {
+                "color": {"field": "_key", "legend": None, "scale": _scale(dot_keys, color_range), "type": "nominal"},
+                "x": x_enc(),
+                "y": y_enc("_y"),
+            },
+            "transform": [
+                {"filter": {"param": _HOVER_PARAM, "empty": False}},
+                {"fold": dot_keys, "as": ["_key", "_y"]},
+            ],
         }
     )
-    layers.append(_hover_rule(datasets.add(tooltip_rows, "hover"), x=x, tooltip_expr=hover_tooltip))
+    layers.append(_hover_rule(hover_data, x=x, tooltip_expr=hover_tooltip))
     if reference is not None and math.isfinite(reference):
         layers.extend(_reference_layers(reference, reference_label, y_title=y_title, fmt=fmt, datasets=datasets))
     if marker_rows is not None:
@@ -873,10 +911,12 @@ def _line_spec(
                 },
             }
         )
-    return _top_level(
+    spec = _top_level(
         layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)], note=note,
         renderer="canvas",
     )  # fmt: skip
+    spec["resolve"] = {"scale": {"color": "independent"}}
+    return spec
 
 
 def _hover_table(
@@ -981,6 +1021,23 @@ def _phase_hover_table(
         x=x, x_title=x_title or x, x_value=pl.col(x), other_low=pl.col("_other"), other_high=pl.col("_other")
     )
     return table.with_columns(head.alias(tooltip.HEAD)).drop("_other")
+
+
+def _thin_line(frame: pl.DataFrame, *, x: str, buckets: int) -> pl.DataFrame:
+    """Per experiment, its first point and the last point in each of ``buckets`` equal slices of the x range
+    (``frame`` sorted by experiment and ``x``). Runs logging the same steps keep the same x values, so the
+    hover rule, which stops at these x values, finds a point of every run there."""
+    if frame.is_empty() or frame.group_by(EXPERIMENT).len()["len"].max() <= buckets:  # type: ignore[operator]
+        return frame
+    low, high = float(frame[x].min()), float(frame[x].max())  # type: ignore[arg-type]
+    if not high > low:
+        return frame
+    # Slice k (1 … buckets) starts at low + (high - low) * k / buckets; an x on that edge opens the slice.
+    edges = pl.Series([low + (high - low) * k / buckets for k in range(1, buckets + 1)], dtype=pl.Float64)
+    bucket = pl.lit(edges).search_sorted(pl.col(x).cast(pl.Float64), side="right")
+    first = pl.int_range(pl.len()).over(EXPERIMENT) == 0
+    last_in_bucket = (bucket != bucket.shift(-1).over(EXPERIMENT)).fill_null(True)
+    return frame.filter(first | last_in_bucket)
 
 
 def _hover_rule(data: dict[str, Any], *, x: str, tooltip_expr: str) -> dict[str, Any]:

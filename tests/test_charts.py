@@ -823,3 +823,75 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
     assert per_run["experiment"].to_list() == ["a", "b"]
     assert all(2_000 < count <= 3_000 for count in per_run["len"])  # beyond Altair's 5,000 rows in all
     assert per_run["step"].to_list() == [4_000, 4_000]
+
+
+# --- what a smoothing change sends the browser ----------------------------------------------------------
+
+
+def many_runs(runs: int, steps: int) -> pl.DataFrame:
+    """``runs`` experiments logging steps 0 … steps-1, each value equal to its step."""
+    return pl.DataFrame(
+        [(f"e{r:02d}", s, s / 10, "m", float(s)) for r in range(runs) for s in range(steps)],
+        schema=LONG_SCHEMA,
+        orient="row",
+    )
+
+
+def test_smoothed_lines_of_many_runs_are_thinned_on_one_grid_of_steps() -> None:
+    # 20 runs share 2,400 smoothed points: 120 slices of the step range (0 … 1999) per line. A slice keeps its
+    # last step, floor(step * 120 / 1999) telling the slice; the first step (0) is kept as well.
+    spec = metric_chart_spec(
+        many_runs(20, 2000),
+        title="T",
+        y_title="Y",
+        colors={},
+        labels={},
+        smoothing=Smoothing("moving_average", window=5),
+    )
+    rows = smoothed_rows(spec)
+    by_label: dict[str, list[tuple[int, float]]] = {}
+    for row in rows:
+        by_label.setdefault(row["label"], []).append((row["step"], row["smoothed"]))
+    expected_steps = [0] + [max(s for s in range(2000) if s * 120 // 1999 == b) for b in range(121)]
+    assert len(by_label) == 20
+    for points in by_label.values():
+        assert [step for step, _ in points] == expected_steps  # every run on the same steps, first and last kept
+        # smoothed before thinning: the mean of the last 5 values of a line whose value is its step is step - 2
+        assert all(value == pytest.approx(step - 2) for step, value in points if step >= 4)
+    # the raw line keeps its own points (downsampled, spikes kept), more than the smoothed one
+    assert len(main_rows(spec)) > len(rows)
+
+
+def test_few_runs_keep_every_smoothed_point() -> None:
+    spec = metric_chart_spec(
+        many_runs(2, 500), title="T", y_title="Y", colors={}, labels={}, smoothing=Smoothing("ema", weight=0.5)
+    )
+    assert len(smoothed_rows(spec)) == 1000
+
+
+def test_hover_dots_come_from_the_one_hover_row_in_each_runs_colour() -> None:
+    colors = {f"e{r:02d}": DEFAULT_PALETTE[r] for r in range(3)}
+    spec = metric_chart_spec(
+        many_runs(3, 30),
+        title="T",
+        y_title="Y",
+        colors=colors,
+        labels={},
+        smoothing=Smoothing("moving_average", window=5),
+    )
+    (dots,) = layers_with_mark(spec, "point")
+    assert dots["transform"] == [
+        {"filter": {"param": "hover", "empty": False}},
+        {"fold": ["y0", "y1", "y2"], "as": ["_key", "_y"]},
+    ]
+    assert dots["encoding"]["y"]["field"] == "_y"
+    assert dots["encoding"]["color"]["scale"] == {"domain": ["y0", "y1", "y2"], "range": list(DEFAULT_PALETTE[:3])}
+    assert dots["encoding"]["color"]["legend"] is None
+    assert spec["resolve"] == {"scale": {"color": "independent"}}  # the dots' keys are not the legend's labels
+    rows = {row["step"]: row for row in rows_of(spec, dots)}
+    # at step 10 every run's dot sits on its smoothed line: (6 + 7 + 8 + 9 + 10) / 5
+    assert [rows[10][f"y{i}"] for i in range(3)] == [8.0, 8.0, 8.0]
+    # smoothing off: the dots sit on the raw values
+    plain = metric_chart_spec(many_runs(3, 30), title="T", y_title="Y", colors=colors, labels={})
+    (plain_dots,) = layers_with_mark(plain, "point")
+    assert {row["step"]: row["y1"] for row in rows_of(plain, plain_dots)}[10] == 10.0
