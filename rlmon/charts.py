@@ -1301,9 +1301,10 @@ def _extent(columns: Sequence[pl.Series]) -> list[float] | None:
     are one value (or none): Vega then widens the scale around it as it always did."""
     values = pl.concat([column.cast(pl.Float64) for column in columns]).drop_nulls()
     values = values.filter(values.is_finite())
-    if values.n_unique() < 2:
+    low, high = values.min(), values.max()
+    if low is None or high is None or not high > low:  # type: ignore[operator]
         return None
-    return [float(values.min()), float(values.max())]  # type: ignore[arg-type]
+    return [float(low), float(high)]  # type: ignore[arg-type]
 
 
 def _check_x(x: str) -> None:

@@ -292,13 +292,17 @@ def number_texts(values: pl.Series, fmt: str | None, suffix: str = "") -> pl.Ser
         frame = frame.with_columns(fast.alias("text"))
     else:
         frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias("text"))
+    # Percent-encoded in one pass; a text polars could not write (null) or that holds anything else than a
+    # number's characters is formatted one by one.
+    escapes = {chr(code): text for code, text in _NUMBER_ESCAPES.items()}
+    encoded = pl.concat_str(pl.col("text"), pl.lit(suffix)).str.replace_many(
+        list(escapes), list(escapes.values()), ascii_case_insensitive=False
+    )
+    frame = frame.with_columns(pl.when(encoded.str.contains(f"^{_SAFE_LITERAL.pattern}$")).then(encoded).alias("text"))
     texts = frame["text"].to_list()
-    for row, (value, text) in enumerate(zip(number.to_list(), texts, strict=True)):
-        if text is None:
-            texts[row] = cell_text(value, fmt, suffix)
-        else:
-            texts[row] = (text + suffix).translate(_NUMBER_ESCAPES)
-            if not _SAFE_LITERAL.fullmatch(texts[row]):
+    if None in texts:
+        for row, value in enumerate(number.to_list()):
+            if texts[row] is None:
                 texts[row] = cell_text(value, fmt, suffix)
     return pl.Series(values.name, texts, dtype=pl.String)
 
