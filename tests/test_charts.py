@@ -895,3 +895,22 @@ def test_hover_dots_come_from_the_one_hover_row_in_each_runs_colour() -> None:
     plain = metric_chart_spec(many_runs(3, 30), title="T", y_title="Y", colors=colors, labels={})
     (plain_dots,) = layers_with_mark(plain, "point")
     assert {row["step"]: row["y1"] for row in rows_of(plain, plain_dots)}[10] == 10.0
+
+
+def test_what_the_browser_runs_per_line_point_is_one_validity_test() -> None:
+    """Compiled to Vega (as the browser does), the rows of each line pass through one validity filter and
+    nothing else that costs per point: no number conversion for sorting, no hover test (the dots come from the
+    hover table's rows)."""
+    import vl_convert
+
+    spec = metric_chart_spec(
+        many_runs(3, 50), title="T", y_title="Y", colors={}, labels={}, smoothing=Smoothing("ema", weight=0.5)
+    )
+    vega = vl_convert.vegalite_to_vega(spec, vl_version="6.4")
+    derived = {item["source"]: [] for item in vega["data"] if "source" in item}
+    for item in vega["data"]:
+        if "source" in item:
+            derived[item["source"]].append([step["type"] for step in item.get("transform", [])])
+    assert derived["rlmon_raw"] == [["filter"]]
+    assert derived["rlmon_smoothed"] == [["filter"]]
+    assert sorted(derived["rlmon_hover"]) == [["filter", "fold", "filter"], ["formula", "filter"]]
