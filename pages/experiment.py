@@ -302,6 +302,12 @@ def body() -> None:
     ui.guarded(lambda: paragraph_and_signals(view, peers), lang=lang)
     ui.guarded(lambda: settings_block(view), lang=lang)
     ui.guarded(lambda: sources_block(view), lang=lang)
+    # A fragment of its own: a change of smoothing or axis reruns the charts, not the blocks above.
+    st.fragment(charts_section, key="experiment_charts")(view, peers)
+
+
+def charts_section(view: ui.ExperimentView, peers: Sequence[ui.ExperimentView]) -> None:
+    """The experiment's charts with their choices, the report of those choices, and the log's notes."""
     st.markdown(f"#### {i18n.t('exp_charts', lang)}")
     smoothing, x, _log = ui.view_controls("experiment", settings, lang, with_log=False)
     ui.write_url(FIELDS)

@@ -186,6 +186,12 @@ def body() -> None:
     ui.guarded(lambda: summary_and_signals(views, insights), lang=lang)
     ui.guarded(lambda: experiments_table(views), lang=lang)
     ui.guarded(lambda: ui.latest_samples_links(views, settings, lang), lang=lang)
+    # A fragment of its own: a change of metric, smoothing or axis reruns the charts, not the table above.
+    st.fragment(charts_section, key="overview_charts")(views, insights)
+
+
+def charts_section(views: Sequence[ui.ExperimentView], insights: ui.Insights) -> None:
+    """The comparison charts with their choices, and what follows from those choices (downloads, report)."""
     st.markdown(f"#### {i18n.t('charts_title', lang)}")
     metrics, smoothing, x, log_scale = metric_controls(views)
     # Default metrics depend on the experiments; keep them out of the URL unless changed.
