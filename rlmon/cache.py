@@ -267,8 +267,8 @@ class LogCache:
         try:
             if held is not None:
                 # another process may have read the log and written its entry while this one waited
-                entry = self._reloaded(key, entry, stat)
                 stat = os.stat(key)
+                entry = self._reloaded(key, entry, stat)
                 if self._current(entry, stat):
                     return entry.result  # type: ignore[return-value]
             return self._update(key, entry, stat, write=write)

@@ -117,25 +117,27 @@ def is_stale(path: Path, *, stale_s: float = STALE_S, now: float | None = None) 
     return False
 
 
-def _break(path: Path, *, stale_s: float, now: float) -> None:
-    """Take a stale lock away (see the module docstring); a lock that is not stale is left alone."""
+def _break(path: Path, *, stale_s: float, now: float) -> bool:
+    """Take a stale lock away (see the module docstring); a lock that is not stale is left alone. True when
+    the lock file may be gone (worth trying to take it again at once)."""
     judged = read_holder(path)
     if not is_stale(path, stale_s=stale_s, now=now):
-        return
+        return False
     aside = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.broken")
     try:
         os.rename(path, aside)
+    except FileNotFoundError:
+        return True  # another process broke it first
     except OSError:
-        return  # another process broke it first
+        return False  # a folder that cannot be written: wait, and work without the lock
     taken = read_holder(aside)
     if judged is not None and taken is not None and taken.get("token") != judged.get("token"):
         # a third process broke the stale lock and took a fresh one between our look and our rename
         with contextlib.suppress(OSError):
             os.link(aside, path)
-    try:
+    with contextlib.suppress(OSError):
         aside.unlink()
-    except OSError:
-        return
+    return True
 
 
 def acquire(
@@ -160,7 +162,8 @@ def acquire(
         try:
             descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
-            _break(path, stale_s=stale_s, now=clock())
+            if _break(path, stale_s=stale_s, now=clock()):
+                continue
             if time.monotonic() >= deadline:
                 return None
             time.sleep(_POLL_S)
