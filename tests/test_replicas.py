@@ -31,11 +31,11 @@ ROOT = Path(__file__).resolve().parent.parent
 KEYS = 40
 
 
-def step_lines(first: int, count: int) -> bytes:
-    """verl console step lines ``step:N - key:value ...`` with KEYS metrics each, values known from N."""
+def step_lines(first: int, count: int, *, keys: int = KEYS) -> bytes:
+    """verl console step lines ``step:N - key:value ...`` with ``keys`` metrics each, values known from N."""
     lines = []
     for step in range(first, first + count):
-        pairs = " - ".join(f"actor/m{key}:{step + key / 100:.4f}" for key in range(KEYS))
+        pairs = " - ".join(f"actor/m{key}:{step + key / 100:.4f}" for key in range(keys))
         lines.append(f"(TaskRunner pid=7) step:{step} - {pairs}\n")
     return "".join(lines).encode()
 
@@ -234,7 +234,7 @@ while True:
 
 def test_a_writer_killed_at_random_points_leaves_a_readable_cache(tmp_path: Path, cache_dir: Path) -> None:
     log = tmp_path / "run.log"
-    log.write_bytes(step_lines(1, 6000))
+    log.write_bytes(step_lines(1, 4000))
     seed = random.randrange(10**6)
     rng = random.Random(seed)
     left_temporaries = 0
