@@ -251,5 +251,8 @@ def test_a_writer_killed_at_random_points_leaves_a_readable_cache(tmp_path: Path
         # its lock names a dead pid on this host: the fresh cache breaks it at once
         fresh = LogCache(cache_dir, quiet_s=0, lock_wait_s=5)
         assert_same_log(fresh.read(log), parse_log_bytes(log.read_bytes()))
-        assert fresh.lock_timeouts == 0, f"seed {seed}"
+        assert fresh.lock_timeouts == 0, (
+            f"seed {seed}, killed pid {grower.pid}: "
+            f"{[(item.name, item.read_bytes()) for item in (cache_dir / 'locks').iterdir()]}"
+        )
     print(f"seed {seed}: {left_temporaries} of 5 kills left a temporary file behind")
