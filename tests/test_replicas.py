@@ -256,3 +256,94 @@ def test_a_writer_killed_at_random_points_leaves_a_readable_cache(tmp_path: Path
             f"{[(item.name, item.read_bytes()) for item in (cache_dir / 'locks').iterdir()]}"
         )
     print(f"seed {seed}: {left_temporaries} of 5 kills left a temporary file behind")
+
+
+# --- the samples cache on one folder ----------------------------------------------------------------------------------
+def samples_log(steps: range) -> bytes:
+    """One validation sample print per step, then the step line (as verl prints them)."""
+    text = "".join(
+        f"(TaskRunner pid=7) [prompt] question {step}\n(TaskRunner pid=7) [response] answer {step}\n"
+        f"(TaskRunner pid=7) [ground_truth] {step}\n(TaskRunner pid=7) [score] 1.0\n"
+        f"(TaskRunner pid=7) step:{step} - val-core/acc:{step / 100}\n"
+        for step in steps
+    )
+    return text.encode()
+
+
+def test_samples_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import polars as pl
+
+    import rlmon.samples
+    from rlmon.samples import SampleCache
+
+    log = tmp_path / "run.log"
+    log.write_bytes(samples_log(range(1, 4)))
+    writer = SampleCache(cache_dir)
+    assert writer.read(log).samples["step"].to_list() == [1, 2, 3]
+    original = pl.read_parquet
+    raced: list[str] = []
+
+    def read_after_a_write(source: Any, *args: Any, **kwargs: Any) -> Any:
+        if not raced and isinstance(source, Path) and source.name.startswith("samples-"):
+            raced.append(source.name)
+            with log.open("ab") as handle:
+                handle.write(samples_log(range(4, 6)))
+            writer.read(log)
+        return original(source, *args, **kwargs)
+
+    monkeypatch.setattr(rlmon.samples.pl, "read_parquet", read_after_a_write)
+    reader = SampleCache(cache_dir)
+    result = reader.read(log)
+    assert raced and not list((cache_dir / "samples").rglob(raced[0]))
+    assert result.samples["step"].to_list() == [1, 2, 3, 4, 5]
+    assert result.samples["prompt"].to_list() == [f"question {step}" for step in range(1, 6)]
+    assert reader.reads == 1  # it loaded the writer's entry and read only the last look at the log
+
+
+def test_samples_a_reader_that_waits_in_vain_writes_nothing(tmp_path: Path, cache_dir: Path) -> None:
+    from rlmon.samples import SampleCache
+
+    log = tmp_path / "run.log"
+    log.write_bytes(samples_log(range(1, 3)))
+    folder = SampleCache(cache_dir)._folder(os.path.abspath(log))
+    assert folder is not None
+    held = locks.acquire(cache_dir / "locks" / f"samples-{folder.name}.lock", wait_s=0)
+    assert held is not None
+    cache = SampleCache(cache_dir, lock_wait_s=0.2)
+    assert cache.read(log).samples["step"].to_list() == [1, 2]
+    assert not (cache_dir / "samples").exists()
+    held.release()
+    with log.open("ab") as handle:
+        handle.write(samples_log(range(3, 4)))
+    assert cache.read(log).samples["step"].to_list() == [1, 2, 3]
+    # the samples read while the lock was held elsewhere reach the disk with the next write
+    assert SampleCache(cache_dir).read(log).samples["step"].to_list() == [1, 2, 3]
+
+
+# --- the deployment files ---------------------------------------------------------------------------------------------
+def env_file(path: Path) -> dict[str, str]:
+    pairs = [line.split("=", 1) for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    return {key: value for key, value in pairs}
+
+
+def test_the_shared_settings_file_names_only_real_settings() -> None:
+    from rlmon.settings import SETTINGS
+
+    names = set(env_file(ROOT / "deploy" / "rlmon.env"))
+    rlmon_names = {name for name in names if name.startswith("RLMON_")}
+    assert rlmon_names <= {spec.env for spec in SETTINGS}
+    assert {"RLMON_LOG_ROOT", "RLMON_CACHE_DIR", "RLMON_REFRESH_S"} <= rlmon_names
+    assert {"STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION", "STREAMLIT_SERVER_COOKIE_SECRET"} <= names
+    assert names <= rlmon_names | {"STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION", "STREAMLIT_SERVER_COOKIE_SECRET"}
+
+
+def test_the_unit_runs_one_replica_per_port_on_loopback() -> None:
+    unit = (ROOT / "deploy" / "rlmon@.service").read_text()
+    (exec_start,) = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
+    words = exec_start.removeprefix("ExecStart=").split()
+    assert words[:2] == ["/opt/rlmon/.venv/bin/streamlit", "run"] and words[2].endswith("/streamlit_app.py")
+    options = dict(zip(words[3::2], words[4::2], strict=True))
+    assert options == {"--server.port": "%i", "--server.address": "127.0.0.1", "--server.headless": "true"}
+    assert "EnvironmentFile=/etc/rlmon/rlmon.env" in unit.splitlines()

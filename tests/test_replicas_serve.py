@@ -1,8 +1,8 @@
 """Two app replicas (real ``streamlit run``) and the CLI on one cache folder, and the deployment recipe's nginx
 config in front of the replicas (deploy/nginx-rlmon.conf), driven in headless Chromium.
 
-The replicas run as deploy/rlmon@.service starts them (loopback address, headless) with the settings of
-deploy/rlmon.env that matter here: one log root, one cache folder, one cookie secret, XSRF protection on.
+The replicas run as deploy/rlmon@.service starts them (loopback address, headless) with deploy/rlmon.env's
+settings (one cookie secret, XSRF protection on) and this test's log root, cache folder and refresh period.
 Skipped, with the reason, without Chromium and playwright (tests/browser_server.py) or without Debian's nginx.
 """
 
@@ -25,7 +25,7 @@ import pytest
 from browser_server import CHROMIUM, CHROMIUM_ARGS, free_port, serve
 from polars.testing import assert_frame_equal
 from test_hostile_data import assert_same_log
-from test_replicas import step_lines
+from test_replicas import env_file, step_lines
 
 from rlmon.cache import LogCache
 from rlmon.parse import parse_log_bytes
@@ -55,12 +55,11 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replicas]:
     log = folder / "logs" / "team" / "grpo" / "run.log"
     log.parent.mkdir(parents=True)
     log.write_bytes(HEADER + step_lines(1, 200, keys=KEYS))
-    env = {
+    # deploy/rlmon.env as shipped (XSRF protection, one cookie secret), with this test's root, cache and period
+    env = env_file(ROOT / "deploy" / "rlmon.env") | {
         "RLMON_LOG_ROOT": str(folder / "logs"),
         "RLMON_CACHE_DIR": str(folder / "cache"),
         "RLMON_REFRESH_S": "2",
-        "STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION": "true",
-        "STREAMLIT_SERVER_COOKIE_SECRET": "one secret shared by every replica",
     }
     found = Replicas(log=log, cache_dir=folder / "cache", urls=[], server_logs=[])
     with contextlib.ExitStack() as outer:
