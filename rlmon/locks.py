@@ -1,8 +1,11 @@
 """Lock files: one process at a time works on a log's cache entry, across machines sharing a cache folder.
 
 Several app replicas (and the CLI) may share one cache folder, NFS included, where ``flock`` is not to be
-trusted. A lock here is a file created with ``O_CREAT | O_EXCL`` (atomic on NFS v3 and later) that holds the
-holder's pid, host name, the time it was taken and a random token::
+trusted. A lock here is a file that exists or not, made atomically: the holder writes its own file (created
+with ``O_CREAT | O_EXCL``) and hard-links it to the lock's name, which fails when the lock exists (atomic on
+every NFS version; where hard links are not supported, the lock file itself is created with ``O_CREAT |
+O_EXCL``, atomic on NFS v3 and later). It holds the holder's pid, host name, the time it was taken and a
+random token::
 
     {"pid": 4242, "host": "node-3", "time": 1764571200.5, "token": "9f2c..."}
 
@@ -10,8 +13,8 @@ A lock is *stale*, and is broken by the next process that wants it, when it is o
 seconds (its holder hung or its machine died) or when it was taken on this host by a pid that no longer runs
 (its holder was killed). Breaking renames the lock file to a name of the breaker's own and then checks that
 what it took away is the stale lock it judged; if a third process had meanwhile broken it and taken the lock
-afresh, that new lock is put back. A lock file that cannot be read whole (its holder died between creating
-and writing it) is judged by its mtime.
+afresh, that new lock is put back. A lock file that cannot be read whole (made by hand, or by the fallback
+without hard links, its holder killed between creating and writing it) is judged by its mtime.
 
 :func:`acquire` waits a bounded time and returns None when the wait runs out: the caller then works without
 the lock (and without writing). Release removes the file only when it still holds the releaser's token.
@@ -31,6 +34,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -159,22 +163,60 @@ def acquire(
     deadline = time.monotonic() + wait_s
     path.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        try:
-            descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            if _break(path, stale_s=stale_s, now=clock()):
-                continue
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(_POLL_S)
+        holder = {"pid": os.getpid(), "host": _HOST, "time": clock(), "token": token}
+        if _create(path, json.dumps(holder).encode("utf-8")):
+            return HeldLock(path=path, token=token)
+        if _break(path, stale_s=stale_s, now=clock()):
             continue
-        try:
-            holder = {"pid": os.getpid(), "host": _HOST, "time": clock(), "token": token}
-            os.write(descriptor, json.dumps(holder).encode("utf-8"))
-        except OSError:
-            os.close(descriptor)
-            with contextlib.suppress(OSError):
-                path.unlink()
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(_POLL_S)
+
+
+def _create(path: Path, content: bytes) -> bool:
+    """Create the lock file at ``path`` holding ``content``, whole; False when it exists.
+
+    The content goes to a file of this process's own (``O_CREAT|O_EXCL``), which is then hard-linked to
+    ``path``: the link is atomic (also on NFS) and the lock file is never seen empty, so a holder killed at any
+    point leaves a lock that says whose it was. Where hard links are not supported, ``path`` itself is created
+    with ``O_CREAT|O_EXCL`` and written.
+    """
+    own = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    _write_new(own, content)
+    try:
+        os.link(own, path)
+    except FileExistsError:
+        return False
+    except OSError as error:
+        if _links(own) == 2:
+            return True  # NFS: the link was made, but the answer to the request was lost
+        if error.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
             raise
+        try:
+            _write_new(path, content)
+        except FileExistsError:
+            return False
+    finally:
+        with contextlib.suppress(OSError):
+            own.unlink()
+    return True
+
+
+def _write_new(path: Path, content: bytes) -> None:
+    """Create ``path`` (it must not exist) holding ``content``; nothing is left behind if writing fails."""
+    descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    try:
+        os.write(descriptor, content)
+    except OSError:
         os.close(descriptor)
-        return HeldLock(path=path, token=token)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
+    os.close(descriptor)
+
+
+def _links(path: Path) -> int:
+    try:
+        return path.stat().st_nlink
+    except OSError:
+        return 0

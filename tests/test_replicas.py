@@ -117,6 +117,24 @@ def test_a_lock_file_never_written_is_broken_once_it_is_old(tmp_path: Path) -> N
     assert locks.acquire(path, wait_s=0) is not None
 
 
+def test_without_hard_links_the_lock_file_itself_is_created_exclusively(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    def no_links(*_: Any) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    path = tmp_path / "a.lock"
+    held = locks.acquire(path, wait_s=0)
+    assert held is not None and json.loads(path.read_text())["token"] == held.token
+    assert locks.acquire(path, wait_s=0) is None
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["a.lock"]  # no file of its own left behind
+    held.release()
+    assert not path.exists()
+
+
 def test_release_leaves_a_lock_another_process_took_after_breaking_ours(tmp_path: Path) -> None:
     path = tmp_path / "a.lock"
     held = locks.acquire(path, wait_s=0)
