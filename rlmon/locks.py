@@ -204,15 +204,14 @@ def _create(path: Path, content: bytes) -> bool:
 
 def _write_new(path: Path, content: bytes) -> None:
     """Create ``path`` (it must not exist) holding ``content``; nothing is left behind if writing fails."""
-    descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    try:
-        os.write(descriptor, content)
-    except OSError:
-        os.close(descriptor)
-        with contextlib.suppress(OSError):
-            path.unlink()
-        raise
-    os.close(descriptor)
+    # mode "xb" opens with O_CREAT | O_EXCL | O_WRONLY
+    with open(path, "xb", buffering=0) as handle:
+        try:
+            handle.write(content)
+        except OSError:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise
 
 
 def _links(path: Path) -> int:
