@@ -40,7 +40,7 @@ parsed again. rlmon never writes into a log folder.
 
 Several processes (app replicas on several machines, the CLI) may share one cache folder, NFS included. One
 process at a time reads a log and writes its entry, holding the log's lock file in ``<cache>/locks/`` (see
-:mod:`rlmon.locks`: ``O_CREAT|O_EXCL``, broken when stale). A process that takes the lock first loads what
+:mod:`rlmon.locks`: made atomically, also on NFS; broken when stale). A process that takes the lock first loads what
 another process wrote since its own last look, so a log is parsed once for all. One that waited
 ``lock_wait_s`` in vain reads the log in memory and writes nothing. A reader that loses a race with a writer
 (the state it read names files already replaced) reads the state again once, and else parses.
