@@ -260,7 +260,7 @@ def test_a_writer_killed_at_random_points_leaves_a_readable_cache(tmp_path: Path
         grower = child(_GROWER, str(cache_dir), str(log), str(KEYS))
         assert grower.stdout is not None
         assert grower.stdout.readline().strip() == "ready", grower.stderr.read() if grower.stderr else ""
-        time.sleep(rng.uniform(0.2, 1.5))
+        time.sleep(rng.uniform(0.1, 1.0))
         grower.send_signal(signal.SIGKILL)
         grower.communicate(timeout=30)
         assert grower.returncode == -signal.SIGKILL, f"seed {seed}"
@@ -274,6 +274,14 @@ def test_a_writer_killed_at_random_points_leaves_a_readable_cache(tmp_path: Path
             f"{[(item.name, item.read_bytes()) for item in (cache_dir / 'locks').iterdir()]}"
         )
     print(f"seed {seed}: {left_temporaries} of 5 kills left a temporary file behind")
+    # the next write removes what killed writers left (temporary files once older than a stale lock) and the
+    # frame files no state names
+    with log.open("ab") as handle:
+        handle.write(step_lines(10**6, 1))
+    LogCache(cache_dir, quiet_s=0, lock_stale_s=0).read(log)
+    (entry,) = (cache_dir / "logs").iterdir()
+    named = [name for name, _, _ in json.loads((entry / "state.json").read_text())["files"]]
+    assert sorted(item.name for item in entry.iterdir()) == sorted([*named, "state.json"])
 
 
 # --- the samples cache on one folder ----------------------------------------------------------------------------------
