@@ -141,6 +141,12 @@ def _break(path: Path, *, stale_s: float, now: float) -> bool:
             os.link(aside, path)
     with contextlib.suppress(OSError):
         aside.unlink()
+    pid = (judged or {}).get("pid")
+    if (judged or {}).get("host") == _HOST and isinstance(pid, int) and not _pid_runs(pid):
+        # the file of its own a killed holder had not removed yet (see _create)
+        for left in path.parent.glob(f".{path.name}.{pid}.*.tmp"):
+            with contextlib.suppress(OSError):
+                left.unlink()
     return True
 
 
