@@ -26,14 +26,24 @@ A line longer than :data:`MAX_LINE_BYTES` (16 MB, line break included) is skippe
 whatever the file holds, and the offset moves past the line so it is not read again. While such a line has
 no end yet, the cache remembers how far it was scanned rather than holding it, and goes on from there.
 
-Persistence (when a cache folder is given, outside the log folders): per log, ``state.json`` plus a
-``base.parquet`` and one ``delta-N.parquet`` holding the rows the last N refreshes added, so a refresh writes
-only a few rows and a restart reads two frames; the delta is folded into the base every :data:`MAX_DELTAS`
-refreshes. Every file is written to a temporary name and renamed, ``state.json`` is written after the files
-it names, and the delta it replaces is removed last, so a crash leaves a consistent cache. A restart loads
-the state and continues from the offset; what it loads is checked first (every field of ``state.json`` for
-its type and range, each parquet file against the row count and CRC-32 recorded when it was written), and an
-entry that fails any check is parsed again. rlmon never writes into a log folder.
+Persistence (when a cache folder is given, outside the log folders): per log, ``state.json`` plus a base
+frame and one delta frame holding the rows the last N refreshes added, so a refresh writes only a few rows
+and a restart reads two frames; the delta is folded into the base every :data:`MAX_DELTAS` refreshes.
+``state.json`` names its frame files with their row counts and CRC-32s. A frame file is never written over:
+each write makes a file of a new name (``base-<pid>-<random>.parquet``, ``delta-...``), through a temporary
+file of a name unique to the writing process and thread, renamed into place; ``state.json`` is written (the
+same way) after the files it names, and the files it no longer names are removed last. So a crash at any
+point leaves a consistent cache, and a reader never sees a half-written file. A restart loads the state and
+continues from the offset; what it loads is checked first (every field of ``state.json`` for its type and
+range, each parquet file against the row count and CRC-32 recorded), and an entry that fails any check is
+parsed again. rlmon never writes into a log folder.
+
+Several processes (app replicas on several machines, the CLI) may share one cache folder, NFS included. One
+process at a time reads a log and writes its entry, holding the log's lock file in ``<cache>/locks/`` (see
+:mod:`rlmon.locks`: made atomically, also on NFS; broken when stale). A process that takes the lock first loads what
+another process wrote since its own last look, so a log is parsed once for all. One that waited
+``lock_wait_s`` in vain reads the log in memory and writes nothing. A reader that loses a race with a writer
+(the state it read names files already replaced) reads the state again once, and else parses.
 
 The disk copy is only a saving: a cache folder that cannot be written (full disk, read-only mount) or read
 costs a parse from the start after a restart, nothing else. Such errors never reach the caller and are never
@@ -46,6 +56,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import secrets
 import threading
 import time
 import zlib
@@ -56,6 +68,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon import locks
 from rlmon.errors import LogReadError
 from rlmon.parse import (
     BLOCK_BYTES,
@@ -148,13 +161,16 @@ class _Entry:
     """The result leaves out part of an unterminated last line that may still be being written: once the
     file is quiet, it is read again even if unchanged."""
     deltas: int = 0
-    """Refreshes whose rows the persisted delta holds (``delta-N.parquet``, N = this; 0: no delta)."""
-    files: list[tuple[int, int]] = field(default_factory=list)
-    """Rows and CRC-32 of the persisted base and of the delta, if any."""
+    """Refreshes whose rows the persisted delta holds (0: no delta)."""
+    files: list[tuple[str, int, int]] = field(default_factory=list)
+    """Name, rows and CRC-32 of the persisted base and of the delta, if any."""
     since_base: pl.DataFrame | None = None
     """The rows the persisted delta holds (merged over the base they give ``steps``)."""
     disk_stale: bool = False
     """The disk copy lags behind (a write failed): the next write rewrites all of it."""
+    disk_mark: tuple[int, int, int] | None = None
+    """Inode, mtime and size of the ``state.json`` this process last wrote or loaded: another differs when
+    another process wrote the entry since."""
 
 
 def _is_jsonl(path: str | Path) -> bool:
@@ -175,13 +191,25 @@ class LogCache:
         docstring); 0 reads it in full at once.
     clock
         Seconds since the epoch, like :func:`time.time` (tests pass a clock they move by hand).
+    lock_wait_s
+        Seconds to wait while another process holds a log's lock before reading that log in memory only.
+    lock_stale_s
+        Age in seconds after which another process's lock on a log is broken (see :mod:`rlmon.locks`).
     """
 
     def __init__(
-        self, cache_dir: Path | None = None, *, quiet_s: float = QUIET_S, clock: Callable[[], float] = time.time
+        self,
+        cache_dir: Path | None = None,
+        *,
+        quiet_s: float = QUIET_S,
+        clock: Callable[[], float] = time.time,
+        lock_wait_s: float = locks.WAIT_S,
+        lock_stale_s: float = locks.STALE_S,
     ) -> None:
         self.cache_dir = cache_dir
         self.quiet_s = quiet_s
+        self.lock_wait_s = lock_wait_s
+        self.lock_stale_s = lock_stale_s
         self._clock = clock
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
@@ -189,6 +217,8 @@ class LogCache:
         self._retry_at = 0.0
         self.parses = 0
         """How many times bytes were parsed (a full parse or an appended chunk); for tests and benchmarks."""
+        self.lock_timeouts = 0
+        """How many reads found a log's lock held by another process for ``lock_wait_s`` (read, not written)."""
         self.write_problem: str | None = None
         """None when the last write to the cache folder worked; else one English line saying why it did not,
         naming the folder (``cannot write the cache in /x/cache: No space left on device``)."""
@@ -229,7 +259,30 @@ class LogCache:
         if entry is None:
             entry = self._load(key, stat) or _Entry(path=key)
             self._entries[key] = entry
-        if (
+        if self._current(entry, stat):
+            return entry.result  # type: ignore[return-value]
+        if self.cache_dir is None:
+            return self._update(key, entry, stat, write=True)
+        held, write = self._take_lock(key)
+        try:
+            if held is not None:
+                # another process may have read the log and written its entry while this one waited
+                stat = os.stat(key)
+                entry = self._reloaded(key, entry, stat)
+                if self._current(entry, stat):
+                    return entry.result  # type: ignore[return-value]
+            return self._update(key, entry, stat, write=write)
+        except FileNotFoundError as error:
+            raise LogReadError("no such file", path=key) from error
+        except OSError as error:
+            raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
+        finally:
+            if held is not None:
+                held.release()
+
+    def _current(self, entry: _Entry, stat: os.stat_result) -> bool:
+        """Whether ``entry.result`` answers for the file as ``stat`` describes it."""
+        return (
             entry.result is not None
             and entry.size == stat.st_size
             and entry.mtime_ns == stat.st_mtime_ns
@@ -237,16 +290,52 @@ class LogCache:
             and entry.inode == stat.st_ino
             and entry.device == stat.st_dev
             and not (entry.held_back and self._quiet(stat))
-        ):
-            return entry.result
+        )
+
+    def _take_lock(self, key: str) -> tuple[locks.HeldLock | None, bool]:
+        """The log's lock (None when not held) and whether this read may write the entry."""
+        assert self.cache_dir is not None
+        digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        try:
+            held = locks.acquire(
+                self.cache_dir / "locks" / f"{digest}.lock", wait_s=self.lock_wait_s, stale_s=self.lock_stale_s
+            )
+        except OSError:
+            # a cache folder that cannot be written: the write fails as well, and says why (write_problem)
+            return None, True
+        if held is None:
+            self.lock_timeouts += 1
+            return None, False
+        return held, True
+
+    def _reloaded(self, key: str, entry: _Entry, stat: os.stat_result) -> _Entry:
+        """``entry``, or the entry on disk when another process wrote one since this one's last look."""
+        folder = self._folder(key)
+        assert folder is not None
+        try:
+            info = os.stat(folder / "state.json")
+        except OSError:
+            return entry
+        if _mark(info) == entry.disk_mark:
+            return entry
+        loaded = self._load(key, stat)
+        if loaded is None or loaded.offset < entry.offset:
+            entry.disk_stale = True  # the disk holds less than this process knows: rewrite it whole
+            return entry
+        self._entries[key] = loaded
+        return loaded
+
+    def _update(self, key: str, entry: _Entry, stat: os.stat_result, *, write: bool) -> ParsedLog:
+        """Read what changed in the log since ``entry``; write the entry to disk when ``write``."""
         # only errors reading the log become LogReadError: the cache's own I/O is guarded where it happens
         try:
             with open(key, "rb") as handle:
                 if not self._still_same(entry, stat, handle):
                     entry = _Entry(path=key)
                     self._entries[key] = entry
-                    self._drop_disk(key)
-                self._advance(entry, handle, stat)
+                    if write:
+                        self._drop_disk(key)
+                self._advance(entry, handle, stat, write=write)
         except OSError as error:
             self._entries.pop(key, None)  # it may be half updated
             if isinstance(error, PermissionError):
@@ -275,7 +364,7 @@ class LogCache:
         handle.seek(start)
         return _crc(handle.read(entry.offset - start)) == entry.tail_crc
 
-    def _advance(self, entry: _Entry, handle: Any, stat: os.stat_result) -> None:
+    def _advance(self, entry: _Entry, handle: Any, stat: os.stat_result, *, write: bool = True) -> None:
         """Parse what follows ``entry.offset`` in blocks of complete lines; the rest is provisional.
 
         A line longer than :data:`MAX_LINE_BYTES` is skipped and never held in memory whole: until its end
@@ -360,8 +449,10 @@ class LogCache:
         if frames:
             chunk = merge_steps(frames) if len(frames) > 1 else frames[0]
             entry.steps = merge_steps([entry.steps, chunk])
-        if moved:
+        if moved and write:
             self._persist(entry, chunk, full=marks == (0, 0))
+        elif moved:
+            entry.disk_stale = True
         self._provisional(entry, b"" if skipping else carry, stat, jsonl=jsonl, long_line=skipping, moved=moved)
 
     def _end_long_line(self, entry: _Entry, end: int, pipeline: ChunkPipeline | None) -> None:
@@ -417,8 +508,8 @@ class LogCache:
         return self.cache_dir / "logs" / digest
 
     def _persist(self, entry: _Entry, chunk: pl.DataFrame | None, *, full: bool) -> None:
-        """Write what changed: the whole frame as the base (``full``, or when deltas are many), or ``chunk``'s
-        rows as a delta; then the state."""
+        """Write what changed: the whole frame as a new base (``full``, or when deltas are many), or every row
+        since the base as a new delta; then the state naming them; then remove the files it no longer names."""
         folder = self._folder(entry.path)
         if folder is None:
             return
@@ -433,23 +524,21 @@ class LogCache:
                 or entry.disk_stale
                 or entry.deltas >= MAX_DELTAS
                 or not entry.files
-                or not (folder / "base.parquet").exists()
+                or not (folder / entry.files[0][0]).exists()
             ):
-                # the old state must not describe the new base if this write is cut short
-                (folder / "state.json").unlink(missing_ok=True)
-                entry.files = [(entry.steps.height, _write_parquet(entry.steps, folder / "base.parquet"))]
-                for old in folder.glob("delta-*.parquet"):
-                    old.unlink(missing_ok=True)
+                name = f"base-{_unique()}.parquet"
+                entry.files = [(name, entry.steps.height, _write_parquet(entry.steps, folder / name))]
                 entry.deltas = 0
                 entry.since_base = None
             elif chunk is not None:
                 # one delta with every row since the base: a restart reads two files, not one per refresh
                 delta = chunk.drop(LINE) if LINE in chunk.columns else chunk
                 since_base = delta if entry.since_base is None else merge_steps([entry.since_base, delta])
-                crc = _write_parquet(since_base, folder / f"delta-{entry.deltas + 1:04d}.parquet")
+                name = f"delta-{_unique()}.parquet"
+                crc = _write_parquet(since_base, folder / name)
                 entry.deltas += 1
                 entry.since_base = since_base
-                entry.files = [entry.files[0], (since_base.height, crc)]
+                entry.files = [entry.files[0], (name, since_base.height, crc)]
             state = {
                 "parser_version": PARSER_VERSION,
                 "path": entry.path,
@@ -459,8 +548,8 @@ class LogCache:
                 "mtime_ns": entry.mtime_ns,
                 "ctime_ns": entry.ctime_ns,
                 "offset": entry.offset,
-                "long_line_at": entry.long_line_at,
                 "lines": entry.lines,
+                "long_line_at": entry.long_line_at,
                 "head_len": entry.head_len,
                 "head_crc": entry.head_crc,
                 "tail_crc": entry.tail_crc,
@@ -468,9 +557,8 @@ class LogCache:
                 "delta": entry.deltas,
                 "collector": entry.collector.to_state(),
             }
-            _write_text(json.dumps(state), folder / "state.json")
-            if entry.deltas > 1:
-                (folder / f"delta-{entry.deltas - 1:04d}.parquet").unlink(missing_ok=True)
+            entry.disk_mark = _write_text(json.dumps(state), folder / "state.json")
+            self._sweep(folder, keep={name for name, _, _ in entry.files})
         except (OSError, pl.exceptions.PolarsError, TypeError, ValueError) as error:
             # TypeError/ValueError: a state json cannot hold (a config dump with a set in it)
             entry.disk_stale = True
@@ -479,6 +567,20 @@ class LogCache:
             return
         entry.disk_stale = False
         self.write_problem = None
+
+    def _sweep(self, folder: Path, *, keep: set[str]) -> None:
+        """Remove the frame files the state no longer names, and temporary files a killed writer left (those
+        older than a stale lock: a younger one may be another writer's, mid-write)."""
+        now = time.time()
+        for item in folder.iterdir():
+            if item.name.endswith(".parquet") and item.name not in keep:
+                item.unlink(missing_ok=True)
+            elif item.name.endswith(".tmp"):
+                try:
+                    if now - item.stat().st_mtime > self.lock_stale_s:
+                        item.unlink(missing_ok=True)
+                except FileNotFoundError:
+                    continue
 
     def _disk_problem(self, verb: str, error: Exception) -> None:
         """Record a failed read or write of the cache folder (one line, naming the folder)."""
@@ -490,34 +592,53 @@ class LogCache:
 
     def _load(self, key: str, stat: os.stat_result) -> _Entry | None:
         """The entry persisted for ``key``, or None when there is none or it fails any check (then the log is
-        parsed from the start, and the next write replaces the entry)."""
+        parsed from the start, and the next write replaces the entry).
+
+        A state whose files are gone or differ from what it records was, most likely, replaced by another
+        process's write between reading the state and opening the files: the state is read once more."""
         folder = self._folder(key)
         if folder is None:
             return None
-        try:
-            if not (folder / "state.json").exists():
-                return None
-            state = _checked_state(json.loads((folder / "state.json").read_text(encoding="utf-8")), key, stat)
-            if state is None:
-                return None
-            frames = []
-            for index, (rows, crc) in enumerate(state["files"]):
-                name = "base.parquet" if index == 0 else f"delta-{state['delta']:04d}.parquet"
-                frame = _read_parquet(folder / name, rows=rows, crc=crc)
-                if frame is None:
+        for attempt in range(2):
+            try:
+                entry = self._load_once(key, stat, folder)
+            except _Replaced:
+                if attempt:
                     return None
-                frames.append(frame)
-            collector = MetaCollector.from_state(state["collector"])
-            steps = merge_steps(frames)
-        except OSError as error:
-            if not isinstance(error, FileNotFoundError):
-                self._disk_problem("read", error)
+                continue
+            except OSError as error:
+                if not isinstance(error, FileNotFoundError):
+                    self._disk_problem("read", error)
+                return None
+            except (ValueError, RecursionError, pl.exceptions.PolarsError, pl.exceptions.PanicException):
+                # a damaged file: JSON that does not parse (or nests too deep), a collector state of wrong
+                # types, frames polars cannot merge
+                return None
+            return entry
+        return None
+
+    def _load_once(self, key: str, stat: os.stat_result, folder: Path) -> _Entry | None:
+        try:
+            with open(folder / "state.json", "rb") as handle:
+                mark = _mark(os.fstat(handle.fileno()))
+                text = handle.read()
+        except FileNotFoundError:
             return None
-        except (ValueError, RecursionError, pl.exceptions.PolarsError, pl.exceptions.PanicException):
-            # a damaged file: JSON that does not parse (or nests too deep), a collector state of wrong types,
-            # frames polars cannot merge
+        state = _checked_state(json.loads(text), key, stat)
+        if state is None:
             return None
-        entry = _Entry(
+        frames = []
+        for name, rows, crc in state["files"]:
+            try:
+                frame = _read_parquet(folder / name, rows=rows, crc=crc)
+            except FileNotFoundError as error:
+                raise _Replaced from error
+            if frame is None:
+                raise _Replaced
+            frames.append(frame)
+        collector = MetaCollector.from_state(state["collector"])
+        steps = merge_steps(frames)
+        return _Entry(
             path=key,
             device=state["device"],
             inode=state["inode"],
@@ -531,12 +652,12 @@ class LogCache:
             head_crc=state["head_crc"],
             tail_crc=state["tail_crc"],
             deltas=state["delta"],
-            files=[(rows, crc) for rows, crc in state["files"]],
+            files=[(name, rows, crc) for name, rows, crc in state["files"]],
             since_base=frames[1] if len(frames) > 1 else None,
             steps=steps,
             collector=collector,
+            disk_mark=mark,
         )
-        return entry
 
     def _drop_disk(self, key: str) -> None:
         folder = self._folder(key)
@@ -570,6 +691,23 @@ def _settled(line: bytes) -> bytes:
     return line[:cut] if cut >= 0 else b""
 
 
+class _Replaced(Exception):
+    """A file a state names is gone or differs from what the state records."""
+
+
+_FRAME_NAME = re.compile(r"(base|delta)-[0-9]+-[0-9a-f]+\.parquet")
+"""What a frame file named in ``state.json`` may be called (nothing else is opened as one)."""
+
+
+def _unique() -> str:
+    """A part of a file name no other process or thread writing the same cache folder picks."""
+    return f"{os.getpid()}-{secrets.token_hex(6)}"
+
+
+def _mark(info: os.stat_result) -> tuple[int, int, int]:
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
+
+
 _STATE_COUNTS = ("device", "inode", "size", "offset", "long_line_at", "lines", "head_len", "head_crc", "tail_crc")
 _STATE_TIMES = ("mtime_ns", "ctime_ns")
 
@@ -599,7 +737,13 @@ def _checked_state(state: Any, key: str, stat: os.stat_result) -> dict[str, Any]
         and (state["delta"] == 0) == (len(files) == 1)
         and state["delta"] <= MAX_DELTAS
         and all(
-            isinstance(item, list) and len(item) == 2 and all(_is_count(number) for number in item) for item in files
+            isinstance(item, list)
+            and len(item) == 3
+            and isinstance(item[0], str)
+            and _FRAME_NAME.fullmatch(item[0]) is not None
+            and item[0].startswith("base-" if index == 0 else "delta-")
+            and all(_is_count(number) for number in item[1:])
+            for index, item in enumerate(files)
         )
         and isinstance(state.get("collector"), dict)
     ):
@@ -631,7 +775,8 @@ def _read_parquet(path: Path, *, rows: int, crc: int) -> pl.DataFrame | None:
 
 
 def _temporary(target: Path) -> Path:
-    return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    """A temporary name beside ``target`` that no other process (on any host) or thread picks."""
+    return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}.tmp")
 
 
 def _write_parquet(frame: pl.DataFrame, target: Path) -> int:
@@ -648,11 +793,14 @@ def _write_parquet(frame: pl.DataFrame, target: Path) -> int:
         raise
 
 
-def _write_text(text: str, target: Path) -> None:
+def _write_text(text: str, target: Path) -> tuple[int, int, int]:
+    """Write ``text`` to ``target`` (through a temporary file); return the written file's :func:`_mark`."""
     temporary = _temporary(target)
     try:
         temporary.write_text(text, encoding="utf-8")
+        mark = _mark(os.stat(temporary))  # a rename keeps the inode and mtime
         os.replace(temporary, target)
+        return mark
     except OSError:
         _remove_quietly(temporary)
         raise

@@ -37,6 +37,8 @@ Sample frame (:data:`SAMPLE_SCHEMA`)
 Incremental use: :class:`SampleCache` reads each log once and then only what was appended, carrying a
 :class:`SampleCollector` across reads (a block cut by the end of the file is completed when the rest comes),
 and keeps its results in its own folder of rlmon's cache folder (``samples/``), never in the log folder.
+Processes sharing a cache folder take turns on a log as for the step frames (:mod:`rlmon.cache`): one lock
+file per log, and a frame file is never written over (a new name per write, named by ``state.json``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ import json
 import math
 import os
 import re
+import secrets
 import threading
+import time
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +61,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon import locks
 from rlmon.errors import LogReadError
 from rlmon.parse import BLOCK_BYTES, MAX_LINE_BYTES, split_lines
 
@@ -100,7 +105,7 @@ MAX_FIELD_CHARS = 200_000
 DUMP_KEYS = ("rollout_data_dir", "validation_data_dir")
 """The ``trainer.*`` settings that name dump folders, in that order (training, validation)."""
 _MAX_DUMP_DIRS = 8
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
 
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _PREFIX_RE = re.compile(r"^(?:\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\) ?)+")
@@ -410,7 +415,11 @@ class _Entry:
     collector: SampleCollector = field(default_factory=SampleCollector)
     frames: list[pl.DataFrame] = field(default_factory=list)
     serial: int = 0
+    name: str = ""
+    """The frame file ``state.json`` names (empty before the first write)."""
     result: SampleLog | None = None
+    disk_mark: tuple[int, int, int] | None = None
+    """Inode, mtime and size of the ``state.json`` last written or loaded by this process."""
 
 
 _HEAD_BYTES = 1024
@@ -427,8 +436,9 @@ class SampleCache:
     Writing problems are swallowed: the disk copy only saves a read.
     """
 
-    def __init__(self, cache_dir: Path | None = None) -> None:
+    def __init__(self, cache_dir: Path | None = None, *, lock_wait_s: float = locks.WAIT_S) -> None:
         self.cache_dir = cache_dir
+        self.lock_wait_s = lock_wait_s
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
         self._path_locks: dict[str, threading.Lock] = {}
@@ -496,14 +506,42 @@ class SampleCache:
         if entry is None:
             entry = self._load(key) or _Entry(collector=SampleCollector(file=key))
             self._entries[key] = entry
-        if entry.result is not None and (entry.size, entry.mtime_ns, entry.ctime_ns, entry.inode, entry.device) == (
-            stat.st_size,
-            stat.st_mtime_ns,
-            stat.st_ctime_ns,
-            stat.st_ino,
-            stat.st_dev,
-        ):
-            return entry.result
+        if _current(entry, stat):
+            return entry.result  # type: ignore[return-value]
+        folder = self._folder(key)
+        if folder is None:
+            return self._update(key, entry, stat, write=True)
+        digest = folder.name
+        try:
+            held = locks.acquire(folder.parent.parent / "locks" / f"samples-{digest}.lock", wait_s=self.lock_wait_s)
+            write = held is not None
+        except OSError:
+            held, write = None, True  # a cache folder that cannot be written: the write fails quietly as well
+        try:
+            if held is not None:
+                entry = self._reloaded(key, entry, folder)
+                if _current(entry, stat):
+                    return entry.result  # type: ignore[return-value]
+            return self._update(key, entry, stat, write=write)
+        finally:
+            if held is not None:
+                held.release()
+
+    def _reloaded(self, key: str, entry: _Entry, folder: Path) -> _Entry:
+        """``entry``, or the entry on disk when another process wrote one since this one's last look."""
+        try:
+            mark = _mark(os.stat(folder / "state.json"))
+        except OSError:
+            return entry
+        if mark == entry.disk_mark:
+            return entry
+        loaded = self._load(key)
+        if loaded is None or loaded.offset < entry.offset:
+            return entry
+        self._entries[key] = loaded
+        return loaded
+
+    def _update(self, key: str, entry: _Entry, stat: os.stat_result, *, write: bool) -> SampleLog:
         try:
             with open(key, "rb") as handle:
                 if not _same_file(entry, stat, handle):
@@ -521,7 +559,10 @@ class SampleCache:
         pending = _frame(entry.collector.pending())
         samples = pending if done is None else pl.concat([done, pending])
         entry.result = SampleLog(samples=samples, dump_dirs=tuple(entry.collector.dump_dirs))
-        self._persist(key, entry, added=added)
+        if write:
+            self._persist(key, entry, added=added)
+        elif added:
+            entry.name = ""  # the disk copy lacks these samples: the next write writes the frame
         return entry.result
 
     def _advance(self, entry: _Entry, handle: Any) -> bool:
@@ -576,16 +617,19 @@ class SampleCache:
         folder = self._folder(key)
         if folder is None:
             return
-        temporaries = [folder / ".samples.parquet.tmp", folder / ".state.json.tmp"]
+        # temporary names no other process or thread picks; a frame file is never written over
+        unique = f"{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}"
+        temporaries = [folder / f".samples.parquet.{unique}.tmp", folder / f".state.json.{unique}.tmp"]
         old = entry.serial
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            serial = old
-            if added or not old:
+            serial, name = old, entry.name
+            if added or not old or not name:
                 serial = old + 1
+                name = f"samples-{serial}-{os.getpid()}-{secrets.token_hex(6)}.parquet"
                 frame = entry.frames[0] if entry.frames else empty_samples()
                 frame.write_parquet(temporaries[0])
-                os.replace(temporaries[0], folder / f"samples-{serial}.parquet")
+                os.replace(temporaries[0], folder / name)
             state = {
                 "version": _CACHE_VERSION,
                 "path": key,
@@ -599,41 +643,72 @@ class SampleCache:
                 "head_crc": entry.head_crc,
                 "tail_crc": entry.tail_crc,
                 "serial": serial,
+                "name": name,
                 "collector": entry.collector.to_state(),
             }
             temporaries[1].write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+            mark = _mark(os.stat(temporaries[1]))  # a rename keeps the inode and mtime
             os.replace(temporaries[1], folder / "state.json")
-            entry.serial = serial
-            for stale in folder.glob("samples-*.parquet"):
-                if stale.name != f"samples-{serial}.parquet":
+            entry.serial, entry.name, entry.disk_mark = serial, name, mark
+            now = time.time()
+            for stale in folder.iterdir():
+                if stale.name.endswith(".parquet") and stale.name != name:
                     stale.unlink(missing_ok=True)
+                elif stale.name.endswith(".tmp") and now - stale.stat().st_mtime > locks.STALE_S:
+                    stale.unlink(missing_ok=True)  # left by a writer that was killed
         except (OSError, pl.exceptions.PolarsError):
             for temporary in temporaries:
                 with contextlib.suppress(OSError):
                     temporary.unlink(missing_ok=True)
 
     def _load(self, key: str) -> _Entry | None:
+        """The entry on disk, or None. A state whose frame file is gone was replaced by another process's
+        write after it was read: it is read once more."""
         folder = self._folder(key)
         if folder is None:
             return None
-        try:
-            state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
-            if not isinstance(state, dict) or state.get("version") != _CACHE_VERSION or state.get("path") != key:
+        for _ in range(2):
+            try:
+                with open(folder / "state.json", "rb") as handle:
+                    mark = _mark(os.fstat(handle.fileno()))
+                    state = json.loads(handle.read())
+                if not isinstance(state, dict) or state.get("version") != _CACHE_VERSION or state.get("path") != key:
+                    return None
+                numbers = ("device", "inode", "size", "mtime_ns", "ctime_ns", "offset", "lines", "head_crc",
+                           "tail_crc", "serial")  # fmt: skip
+                if not all(isinstance(state.get(name), int) and state[name] >= 0 for name in numbers):
+                    return None
+                name = state.get("name")
+                if not isinstance(name, str) or _FRAME_NAME.fullmatch(name) is None:
+                    return None
+                try:
+                    frame = pl.read_parquet(folder / name)
+                except FileNotFoundError:
+                    continue
+                if dict(frame.schema) != SAMPLE_SCHEMA:
+                    return None
+                collector = SampleCollector.from_state(state["collector"], file=key)
+            except (OSError, ValueError, TypeError, KeyError, pl.exceptions.PolarsError):
                 return None
-            numbers = ("device", "inode", "size", "mtime_ns", "ctime_ns", "offset", "lines", "head_crc",
-                       "tail_crc", "serial")  # fmt: skip
-            if not all(isinstance(state.get(name), int) and state[name] >= 0 for name in numbers):
-                return None
-            frame = pl.read_parquet(folder / f"samples-{state['serial']}.parquet")
-            if dict(frame.schema) != SAMPLE_SCHEMA:
-                return None
-            collector = SampleCollector.from_state(state["collector"], file=key)
-        except (OSError, ValueError, TypeError, KeyError, pl.exceptions.PolarsError):
-            return None
-        entry = _Entry(collector=collector, frames=[frame], serial=state["serial"])
-        for name in numbers:
-            setattr(entry, name, state[name])
-        return entry  # no result yet: the file is looked at once (_same_file) and what was appended is read
+            entry = _Entry(collector=collector, frames=[frame], serial=state["serial"], name=name, disk_mark=mark)
+            for number in numbers:
+                setattr(entry, number, state[number])
+            return entry  # no result yet: the file is looked at once (_same_file) and what was appended is read
+        return None
+
+
+_FRAME_NAME = re.compile(r"samples-[0-9]+-[0-9]+-[0-9a-f]+\.parquet")
+
+
+def _mark(info: os.stat_result) -> tuple[int, int, int]:
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
+
+
+def _current(entry: _Entry, stat: os.stat_result) -> bool:
+    """Whether ``entry.result`` answers for the file as ``stat`` describes it."""
+    return entry.result is not None and (entry.size, entry.mtime_ns, entry.ctime_ns, entry.inode, entry.device) == (
+        stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev,
+    )  # fmt: skip
 
 
 MAX_DUMP_BYTES = 256 * 1024 * 1024
