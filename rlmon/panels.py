@@ -563,6 +563,73 @@ def _line_builder(
     return build
 
 
+# ---------------------------------------------------------------------------------------------- table numbers
+
+
+@dataclass(frozen=True)
+class TableNumbers:
+    """The numbers the experiments table and the experiment header show (and a report's table)."""
+
+    first5_pass: float | None = None
+    last10_pass: float | None = None
+    best_val: float | None = None
+    best_val_step: int | None = None
+    last_val: float | None = None
+    last_val_step: int | None = None
+    val_source: str | None = None
+    pass_rate_series: tuple[float, ...] = ()
+    sparkline: tuple[float, ...] = ()
+    """The pass rate thinned for a table cell (spikes and the last value kept); set by the app."""
+
+
+def table_numbers(view: ExperimentView) -> TableNumbers:
+    """First-5 / last-10 mean pass rate, best validation (with its step) and last validation, from
+    :func:`rlmon.headline.headline_numbers`; computed from the view's frame when that fails."""
+    from rlmon.errors import RlmonError
+    from rlmon.headline import headline_numbers
+
+    try:
+        numbers = headline_numbers(view.experiment)
+    except RlmonError:
+        return _frame_numbers(view)
+    best = numbers.best()
+    last = numbers.last()
+    return TableNumbers(
+        first5_pass=numbers.pass_rate_start,
+        last10_pass=numbers.pass_rate_end,
+        best_val=None if best is None else best.value,
+        best_val_step=None if best is None else best.step,
+        last_val=None if last is None else last.value,
+        last_val_step=None if last is None else last.step,
+        val_source=numbers.validation_source,
+        pass_rate_series=tuple(numbers.pass_rate_series),
+    )
+
+
+def _frame_numbers(view: ExperimentView) -> TableNumbers:
+    steps = view.steps
+    first5 = last10 = None
+    if "pass_rate" in steps.columns:
+        rates = steps.filter(pl.col("pass_rate").is_not_null() & pl.col("pass_rate").is_finite())["pass_rate"]
+        if rates.len():
+            first5 = float(rates.head(5).mean())  # type: ignore[arg-type]
+            last10 = float(rates.tail(10).mean())  # type: ignore[arg-type]
+    val_columns = [name for name in steps.columns if name.startswith(VALIDATION_PREFIX)]
+    if not val_columns:
+        return TableNumbers(first5_pass=first5, last10_pass=last10)
+    column = val_columns[0]
+    source = column.removeprefix(VALIDATION_PREFIX)
+    points = steps.select(STEP, column).filter(pl.col(column).is_not_null() & pl.col(column).is_finite())
+    if not points.height:
+        return TableNumbers(first5_pass=first5, last10_pass=last10, val_source=source)
+    best_step, best = points.sort([column, STEP], descending=[True, False]).row(0)
+    last_step, last = points.sort(STEP).row(-1)
+    return TableNumbers(
+        first5_pass=first5, last10_pass=last10, best_val=float(best), best_val_step=int(best_step),
+        last_val=float(last), last_val_step=int(last_step), val_source=source,
+    )  # fmt: skip
+
+
 # -------------------------------------------------------------------------------------------- header lines
 
 

@@ -44,8 +44,6 @@ from rlmon.cache import LogCache
 from rlmon.catalog import catalog_colors, discover_experiments, load_experiment
 from rlmon.errors import RlmonError, UnknownExperimentError
 from rlmon.experiment import SETTING_GROUPS, default_track
-from rlmon.metrics import VALIDATION_PREFIX
-from rlmon.schema import STEP
 from rlmon.settings import Settings
 from rlmon.smoothing import Smoothing
 
@@ -97,18 +95,8 @@ class ReportOptions:
     """``auto`` (each chart's own), ``svg`` or ``canvas``: :func:`rlmon.charts.with_renderer`."""
 
 
-@dataclass(frozen=True)
-class ReportNumbers:
-    """An experiment's headline numbers as the experiments table shows them (the fields of ``rlmon.ui.Headline``
-    that :func:`rlmon.panels.experiments_frame` reads)."""
-
-    first5_pass: float | None = None
-    last10_pass: float | None = None
-    best_val: float | None = None
-    best_val_step: int | None = None
-    last_val: float | None = None
-    last_val_step: int | None = None
-    val_source: str | None = None
+ReportNumbers = panels.TableNumbers
+"""An experiment's headline numbers as the experiments table shows them."""
 
 
 @dataclass(frozen=True)
@@ -144,47 +132,8 @@ class ReportChart:
 
 def report_numbers(view: panels.ExperimentView) -> ReportNumbers:
     """First-5 / last-10 mean pass rate and best and last validation with their steps: the numbers the app's
-    experiments table shows (:func:`rlmon.headline.headline_numbers`; from the frame when that cannot)."""
-    try:
-        from rlmon.headline import headline_numbers
-
-        numbers = headline_numbers(view.experiment)
-    except RlmonError:
-        return _frame_numbers(view)
-    best = numbers.best()
-    last = numbers.last()
-    return ReportNumbers(
-        first5_pass=numbers.pass_rate_start,
-        last10_pass=numbers.pass_rate_end,
-        best_val=None if best is None else best.value,
-        best_val_step=None if best is None else best.step,
-        last_val=None if last is None else last.value,
-        last_val_step=None if last is None else last.step,
-        val_source=numbers.validation_source,
-    )
-
-
-def _frame_numbers(view: panels.ExperimentView) -> ReportNumbers:
-    steps = view.steps
-    first5 = last10 = None
-    if "pass_rate" in steps.columns:
-        rates = steps.filter(pl.col("pass_rate").is_finite())["pass_rate"]
-        if rates.len():
-            first5 = float(rates.head(5).mean())  # type: ignore[arg-type]
-            last10 = float(rates.tail(10).mean())  # type: ignore[arg-type]
-    columns = [name for name in steps.columns if name.startswith(VALIDATION_PREFIX)]
-    if not columns:
-        return ReportNumbers(first5_pass=first5, last10_pass=last10)
-    column = columns[0]
-    points = steps.select(STEP, column).filter(pl.col(column).is_finite())
-    if not points.height:
-        return ReportNumbers(first5_pass=first5, last10_pass=last10, val_source=column.removeprefix(VALIDATION_PREFIX))
-    best_step, best = points.sort([column, STEP], descending=[True, False]).row(0)
-    last_step, last = points.sort(STEP).row(-1)
-    return ReportNumbers(
-        first5_pass=first5, last10_pass=last10, best_val=float(best), best_val_step=int(best_step),
-        last_val=float(last), last_val_step=int(last_step), val_source=column.removeprefix(VALIDATION_PREFIX),
-    )  # fmt: skip
+    experiments table shows (:func:`rlmon.panels.table_numbers`)."""
+    return panels.table_numbers(view)
 
 
 def report_insights(views: Sequence[panels.ExperimentView], settings: Settings, lang: str) -> ReportInsights:

@@ -44,7 +44,6 @@ from rlmon import charts, i18n, panels
 from rlmon.cache import LogCache
 from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_experiments, load_experiment
 from rlmon.errors import CatalogError, ObjectStoreError, RlmonError
-from rlmon.metrics import VALIDATION_PREFIX
 from rlmon.objstore import ObjectRoot, RootSyncer, SyncResult
 from rlmon.rlmon_toml import CONFIG_NAME
 from rlmon.samples import SampleCache, read_samples
@@ -578,21 +577,7 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
 # ---------------------------------------------------------------------------------------------- headline
 
 
-@dataclass(frozen=True)
-class Headline:
-    """The numbers the experiments table and the experiment header show."""
-
-    first5_pass: float | None = None
-    last10_pass: float | None = None
-    best_val: float | None = None
-    best_val_step: int | None = None
-    last_val: float | None = None
-    last_val_step: int | None = None
-    val_source: str | None = None
-    pass_rate_series: tuple[float, ...] = ()
-    sparkline: tuple[float, ...] = ()
-    """The pass rate thinned for a table cell (spikes and the last value kept)."""
-
+Headline = panels.TableNumbers
 
 _HEADLINES: dict[tuple[str, int], Headline] = {}
 _HEADLINES_LOCK = threading.Lock()
@@ -607,7 +592,7 @@ def headline(view: ExperimentView) -> Headline:
         known = _HEADLINES.get(key)
     if known is not None:
         return known
-    numbers = _headline(view)
+    numbers = panels.table_numbers(view)
     if "pass_rate" in view.steps.columns:
         from rlmon.charts import sparkline_values
 
@@ -618,59 +603,6 @@ def headline(view: ExperimentView) -> Headline:
             _HEADLINES.clear()
         _HEADLINES[key] = numbers
     return numbers
-
-
-def _headline(view: ExperimentView) -> Headline:
-    try:
-        from rlmon.headline import headline_numbers
-
-        numbers = headline_numbers(view.experiment)
-    except (ImportError, RlmonError):
-        return _own_headline(view)
-    best = numbers.best()
-    last = numbers.last()
-    return Headline(
-        first5_pass=numbers.pass_rate_start,
-        last10_pass=numbers.pass_rate_end,
-        best_val=None if best is None else best.value,
-        best_val_step=None if best is None else best.step,
-        last_val=None if last is None else last.value,
-        last_val_step=None if last is None else last.step,
-        val_source=numbers.validation_source,
-        pass_rate_series=tuple(numbers.pass_rate_series),
-    )
-
-
-def _own_headline(view: ExperimentView) -> Headline:
-    steps = view.steps
-    first5 = last10 = None
-    if "pass_rate" in steps.columns:
-        rates = steps.filter(pl.col("pass_rate").is_not_null() & pl.col("pass_rate").is_finite())["pass_rate"]
-        if rates.len():
-            first5 = float(rates.head(5).mean())  # type: ignore[arg-type]
-            last10 = float(rates.tail(10).mean())  # type: ignore[arg-type]
-    val_columns = [name for name in steps.columns if name.startswith(VALIDATION_PREFIX)]
-    best = best_step = last = last_step = None
-    source = None
-    if val_columns:
-        column = val_columns[0]
-        source = column.removeprefix(VALIDATION_PREFIX)
-        points = steps.select(STEP, column).filter(pl.col(column).is_not_null() & pl.col(column).is_finite())
-        # The v0.1 'initial validation' at step 0 is before training: not a checkpoint's score.
-        if points.height:
-            best_row = points.sort([column, STEP], descending=[True, False]).row(0)
-            best_step, best = int(best_row[0]), float(best_row[1])
-            last_row = points.sort(STEP).row(-1)
-            last_step, last = int(last_row[0]), float(last_row[1])
-    return Headline(
-        first5_pass=first5,
-        last10_pass=last10,
-        best_val=best,
-        best_val_step=best_step,
-        last_val=last,
-        last_val_step=last_step,
-        val_source=source,
-    )
 
 
 # ---------------------------------------------------------------------------------------------- insights
