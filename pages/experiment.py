@@ -144,26 +144,8 @@ def settings_block(view: ui.ExperimentView) -> None:
 
 def sources_block(view: ui.ExperimentView) -> None:
     st.markdown(f"#### {i18n.t('exp_sources', lang)}")
-    rows = []
-    for source in view.experiment.sources:
-        if source.first_step is None:
-            span = "—"
-        elif source.first_step == source.last_step:
-            span = str(source.first_step)
-        else:
-            span = f"{source.first_step}–{source.last_step}"
-        role_key = "role_" + source.role
-        rows.append(
-            {
-                "file": panels.display_text(source.name),
-                "size": i18n.format_size(source.size, lang),
-                "range": span,
-                "role": i18n.t(role_key, lang) if role_key in i18n.MESSAGES else source.role,
-                "note": panels.display_text(source.note),
-            }
-        )
     st.dataframe(
-        pl.DataFrame(rows, schema={name: pl.String for name in ("file", "size", "range", "role", "note")}),
+        panels.sources_frame(view, lang),
         hide_index=True,
         width="stretch",
         key="experiment_sources",

@@ -90,6 +90,8 @@ CHART_POINTS = 6_000
 """Points one comparison chart ships at most, over all its lines: with many experiments each line gets fewer
 points (never more than the ``max_points`` setting, never fewer than :data:`MIN_LINE_POINTS`)."""
 MIN_LINE_POINTS = 200
+SOURCE_COLUMNS = ("file", "size", "range", "role", "note")
+"""Columns of :func:`sources_frame`."""
 EAGER_CHARTS = 4
 """Charts a page draws at once: its first two rows (see :func:`overview_eager`)."""
 TALL_TABLE = 6
@@ -628,6 +630,30 @@ def _frame_numbers(view: ExperimentView) -> TableNumbers:
         first5_pass=first5, last10_pass=last10, best_val=float(best), best_val_step=int(best_step),
         last_val=float(last), last_val_step=int(last_step), val_source=source,
     )  # fmt: skip
+
+
+def sources_frame(view: ExperimentView, lang: str) -> pl.DataFrame:
+    """The experiment's log files as its page and its report list them: ``file``, ``size``, ``range`` (of
+    training steps), ``role`` (in ``lang``) and ``note``, all text."""
+    rows = []
+    for source in view.experiment.sources:
+        if source.first_step is None:
+            span = "—"
+        elif source.first_step == source.last_step:
+            span = str(source.first_step)
+        else:
+            span = f"{source.first_step}–{source.last_step}"
+        role_key = "role_" + source.role
+        rows.append(
+            {
+                "file": display_text(source.name),
+                "size": i18n.format_size(source.size, lang),
+                "range": span,
+                "role": i18n.t(role_key, lang) if role_key in i18n.MESSAGES else source.role,
+                "note": display_text(source.note),
+            }
+        )
+    return pl.DataFrame(rows, schema=dict.fromkeys(SOURCE_COLUMNS, pl.String))
 
 
 # -------------------------------------------------------------------------------------------- header lines

@@ -648,19 +648,8 @@ def _number_cells(view: panels.ExperimentView, numbers: Any, lang: str) -> str:
 
 
 def _sources(view: panels.ExperimentView, lang: str) -> str:
-    rows = []
-    for source in view.experiment.sources:
-        if source.first_step is None:
-            span = "—"
-        elif source.first_step == source.last_step:
-            span = str(source.first_step)
-        else:
-            span = f"{source.first_step}–{source.last_step}"
-        role_key = "role_" + source.role
-        role = i18n.t(role_key, lang) if role_key in i18n.MESSAGES else source.role
-        rows.append((source.name, i18n.format_size(source.size, lang), span, role, source.note))
-    headers = [i18n.t(key, lang) for key in ("col_file", "col_size", "col_range", "col_role", "col_note")]
-    return _table(headers, rows, css="sources")
+    headers = [i18n.t("col_" + name, lang) for name in panels.SOURCE_COLUMNS]
+    return _table(headers, panels.sources_frame(view, lang).rows(), css="sources")
 
 
 def _settings(view: panels.ExperimentView, lang: str) -> str:
