@@ -245,6 +245,13 @@ def classify_error(error: BaseException, *, root: ObjectRoot) -> ObjectStoreErro
         kind, reason = "unreachable", "endpoint not reachable"
     elif "credential" in text.lower():
         kind, reason = "denied", "no usable credentials (environment, ~/.aws)"
+    elif name == "InvalidPathError" and (found := re.search(r'Path "([^"]*)"', text)):
+        # object_store reads no key with an empty, "." or ".." part, and such a key breaks the whole listing
+        kind = "failed"
+        reason = (
+            f"the object name {found.group(1)!r} has an empty, '.' or '..' part, which the S3 client cannot "
+            "read; rename or remove that object (the other logs of this root wait until then)"
+        )
     else:
         first = text.strip().splitlines()[0] if text.strip() else name
         kind, reason = "failed", f"{name}: {first[:200]}"

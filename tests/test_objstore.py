@@ -121,6 +121,24 @@ def test_folders_holding_logs_become_experiments_and_rlmon_toml_is_honoured(
     assert (mirror / "4B" / "e1_grpo" / "train_20260716_021500.log").read_bytes() == step_lines(1, 3)
 
 
+def test_a_key_the_client_cannot_read_is_named_and_the_last_good_mirror_stays(
+    s3_env: S3Server, bucket: str, cache_dir: Path
+) -> None:
+    """S3 keys are any text; the client reads none with an empty or '..' part (``verl/e2//train.log``, as a
+    sync to ``s3://bucket/verl//e2`` writes), and such a key breaks the root's whole listing: the message names
+    it and says what to do, and what was mirrored before stays (no file is ever written outside the mirror)."""
+    put(s3_env, bucket, "verl/e1/train.log", step_lines(1, 2))
+    root = parse_object_url(f"s3://{bucket}/verl")
+    assert sync_root(root, cache_dir).downloaded == 1
+    put(s3_env, bucket, "verl/e1/train.log", step_lines(1, 3))
+    put(s3_env, bucket, "verl/e2//train.log", step_lines(1, 2))
+    with pytest.raises(ObjectStoreError, match=r"'verl/e2//train.log' has an empty, '\.' or '\.\.' part"):
+        sync_root(root, cache_dir)
+    mirror = objstore.mirror_folder(cache_dir, root)
+    assert (mirror / "e1" / "train.log").read_bytes() == step_lines(1, 2)
+    assert sorted(path.name for path in cache_dir.rglob("train.log")) == ["train.log"]
+
+
 def test_an_object_whose_name_is_another_objects_folder_is_skipped(
     s3_env: S3Server, bucket: str, cache_dir: Path
 ) -> None:
