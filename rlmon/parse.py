@@ -53,7 +53,7 @@ __all__ = [
     "split_lines",
 ]
 
-PARSER_VERSION = 4
+PARSER_VERSION = 5
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
@@ -217,9 +217,10 @@ def _read_values(raw: pl.Series) -> pl.Series:
     fixed = odd.select(text.cast(pl.Float64, strict=False)).to_series()
     if fixed.null_count():
         fixed = odd.select(
-            pl.when(text.is_in(["True", "True_"]))
+            # numpy >= 2 writes its booleans as np.True_ / np.False_
+            pl.when(text.is_in(["True", "True_", "np.True_"]))
             .then(1.0)
-            .when(text.is_in(["False", "False_"]))
+            .when(text.is_in(["False", "False_", "np.False_"]))
             .then(0.0)
             .otherwise(text.cast(pl.Float64, strict=False))
         ).to_series()

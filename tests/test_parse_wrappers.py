@@ -100,3 +100,9 @@ def test_wrapped_values_in_every_column_read_as_their_numbers(block_bytes: int) 
     assert_frame_equal(parsed.steps, expected)
     assert parsed.meta.step_lines == STEPS
     assert parsed.meta.total_steps == 100
+
+
+def test_numpy_booleans_read_as_one_and_zero() -> None:
+    # numpy >= 2 prints np.bool_ as np.True_ / np.False_ (repr), beside the plain True / False of Python bools
+    log = parse_log_bytes(b"step:1 - a:np.True_ - b:np.False_ - c:True - d:False\n")
+    assert log.steps.select("a", "b", "c", "d").row(0) == (1.0, 0.0, 1.0, 0.0)
