@@ -784,14 +784,29 @@ def catalog_colors(catalog: Catalog, experiments: Sequence[Experiment]) -> dict[
 
 
 def load_experiments(
-    catalog: Catalog, cache: LogCache, *, now: float, settings: Settings, include_hidden: bool = True
+    catalog: Catalog,
+    cache: LogCache,
+    *,
+    now: float,
+    settings: Settings,
+    include_hidden: bool = True,
+    failures: list[RlmonError] | None = None,
 ) -> list[Experiment]:
     """:func:`load_experiment` for every experiment of a catalog, in catalog order, each with its colour
     from :func:`catalog_colors` (no two alike while the palette lasts).
 
-    ``include_hidden=False`` leaves out the experiments ``rlmon.toml`` marks hidden.
+    ``include_hidden=False`` leaves out the experiments ``rlmon.toml`` marks hidden. With a ``failures`` list,
+    an experiment that cannot be read is left out and its error appended there (the others are still read);
+    without one, the first such error is raised.
     """
-    experiments = [load_experiment(ref, cache, now=now, settings=settings) for ref in catalog.experiments]
+    experiments = []
+    for ref in catalog.experiments:
+        try:
+            experiments.append(load_experiment(ref, cache, now=now, settings=settings))
+        except RlmonError as error:
+            if failures is None:
+                raise
+            failures.append(error)
     colors = catalog_colors(catalog, experiments)
     for experiment in experiments:
         experiment.color = colors.get(experiment.id, experiment.color)
@@ -827,12 +842,13 @@ def describe_root(
         ``ignored`` (files without verl RL content) and ``problems`` (messages).
     """
     catalog = discover_experiments(roots)
+    failures: list[RlmonError] = []
     experiments = load_experiments(
-        catalog, cache, now=time.time() if now is None else now, settings=settings or Settings()
+        catalog, cache, now=time.time() if now is None else now, settings=settings or Settings(), failures=failures
     )
     return {
         "roots": [str(root) for root in catalog.roots],
         "experiments": [experiment.to_summary_dict() for experiment in experiments],
         "ignored": list(catalog.ignored),
-        "problems": list(catalog.problems),
+        "problems": [*catalog.problems, *(str(error) for error in failures)],
     }

@@ -476,6 +476,24 @@ def test_describe_root_for_the_cli(tmp_path: Path) -> None:
     assert described["roots"] == [str(tmp_path)]
 
 
+def test_describe_root_reads_every_readable_experiment_past_one_that_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "e1_grpo" / "train.log", verl_log(cfg=config(), total=2, steps=[1, 2]))
+    write(tmp_path / "e2_dapo" / "train.log", verl_log(cfg=config(), total=2, steps=[1]))
+    real_read = catalog_module._read_experiment
+
+    def read(ref: Any, *args: Any, **kwargs: Any) -> Any:
+        if ref.id == "e1_grpo":
+            raise ValueError("a bug while reading")  # load_experiment turns it into a LogReadError
+        return real_read(ref, *args, **kwargs)
+
+    monkeypatch.setattr(catalog_module, "_read_experiment", read)
+    described = describe_root([tmp_path], LogCache(None), now=NOW)
+    assert [experiment["id"] for experiment in described["experiments"]] == ["e2_dapo"]
+    assert any("e1_grpo" in problem and "cannot be read (ValueError)" in problem for problem in described["problems"])
+
+
 def test_last_file_crashing_after_steps(tmp_path: Path) -> None:
     tail = ["ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."]
     write(tmp_path / "e3" / "train.log", verl_log(total=10, steps=[1, 2, 3], tail=tail))
