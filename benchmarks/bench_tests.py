@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/bench_tests.py [CHECKOUT ...] [--tier browser|other|all|ci] [--rounds 2] [--top 25]
-                                     [--out benchmarks/out]
+                                     [--out benchmarks/out] [--pytest-args "-n 0 tests/test_tooltip.py"]
 
 Each checkout (a clone or worktree of rlmon; default: this one) runs the chosen tier ``--rounds`` times, the
 checkouts alternating within a round so that a change in the machine's load falls on all of them alike. Tiers:
@@ -15,7 +15,8 @@ checkout so that it tests its own ``rlmon``; the wall time is of the whole proce
 Printed: per checkout and tier, the min / max wall time over the rounds, the load average at each start, the
 pass/fail line; then the ``--top`` slowest tests of the last checkout with each one's time in every checkout
 (min over the rounds), so a change can be compared test by test on a machine shared with other work. The raw
-output of every run goes to ``--out``.
+output of every run goes to ``--out``. ``--pytest-args`` adds options or test paths to every run (``-n 0`` for
+one process, ``-n 2`` for two, as ``pyproject.toml``'s options have it when not given).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -34,11 +36,13 @@ DURATION = re.compile(r"^\s*([\d.]+)s (call|setup|teardown)\s+(\S+)")
 SUMMARY = re.compile(r"^=*\s*(\d+ (passed|failed).*) in [\d.]+s")
 
 
-def run_tier(checkout: Path, tier: str, out: Path, tag: str) -> tuple[float, dict[str, float], str, float]:
+def run_tier(
+    checkout: Path, tier: str, out: Path, tag: str, extra: list[str]
+) -> tuple[float, dict[str, float], str, float]:
     """One pytest run: (wall seconds, test id -> seconds of setup + call + teardown, summary, load average)."""
     load = os.getloadavg()[0]
     env = os.environ | {"PYTHONPATH": str(checkout)}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", *TIERS[tier]]
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0", *TIERS[tier], *extra]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
@@ -61,6 +65,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    parser.add_argument("--pytest-args", default="", help="more pytest options or test paths for every run")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     tiers = ["other", "browser"] if args.tier == "ci" else [args.tier]
@@ -71,7 +76,7 @@ def main() -> None:
         for checkout in checkouts:
             for tier in tiers:
                 tag = f"{checkout.name}-{tier}-{round_number}"
-                wall, per_test, summary, load = run_tier(checkout, tier, args.out, tag)
+                wall, per_test, summary, load = run_tier(checkout, tier, args.out, tag, shlex.split(args.pytest_args))
                 walls[(checkout.name, tier)].append(wall)
                 for test, seconds in per_test.items():
                     key = (checkout.name, test)
