@@ -1,5 +1,6 @@
-"""A real ``streamlit run`` for the browser tests: a free loopback port, output to a file (not a pipe), and
-``/_stcore/health`` polled until the server answers. Shared by tests/test_browser.py and tests/test_tooltip.py."""
+"""What the browser tests share: a real ``streamlit run`` (a free loopback port, output to a file, not a pipe,
+``/_stcore/health`` polled until the server answers), and the ``browser`` fixture: one headless Chromium per
+module (registered for every module in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,10 +31,45 @@ CHROMIUM_ARGS = [
 ]
 
 
+def require_chromium() -> None:
+    """Skip, with the reason, without Debian's Chromium or the playwright package."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not found (CI installs Debian's chromium with apt)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the browser tests of a module; each test opens a context of its own in it
+    (``browser.new_context``). Per module, not per session: Playwright's sync API runs one instance per thread
+    at a time, and a module may start its own (tests/test_hostile_app.py does)."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: float = 60) -> bool:
+    """Poll ``/_stcore/health`` until it answers (True), the process ends or ``timeout_s`` pass (False)."""
+    deadline = time.monotonic() + timeout_s
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.3)
+    return False
 
 
 @contextlib.contextmanager
@@ -42,36 +79,36 @@ def serve(
     """``streamlit run script`` on a free loopback port with rlmon's settings from ``env_extra`` only; yields its
     URL once ``/_stcore/health`` answers. Skips (with the reason) without Chromium or playwright. The server's
     output goes to a file, copied to ``test-artifacts/<log_name>``."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found (CI installs Debian's chromium with apt)")
-    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    port = free_port()
+    require_chromium()
     env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_") and key != "XDG_CACHE_HOME"}
     env |= env_extra
     log_path = folder / "server.log"
     log = log_path.open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", str(script),
-            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-        ],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    # A port found free can be taken before streamlit binds it (tests run in two processes): then a new one.
+    for attempt in range(3):
+        port = free_port()
+        log.truncate(0)
+        log.seek(0)
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "streamlit", "run", str(script),
+                "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+            ],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        if wait_for_health(process, url):
+            break
+        log.flush()
+        output = log_path.read_text(errors="replace")[-3000:]
+        if process.poll() is None or "is not available" not in output or attempt == 2:
+            process.kill()
+            process.wait()
+            log.close()
+            ARTIFACTS.mkdir(exist_ok=True)
+            shutil.copy(log_path, ARTIFACTS / log_name)
+            pytest.fail(f"streamlit did not come up on {url}:\n{output}")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                output = log_path.read_text(errors="replace")[-3000:]
-                pytest.fail(f"streamlit did not come up on {url}:\n{output}")
-            time.sleep(0.3)
         yield url
     finally:
         process.terminate()

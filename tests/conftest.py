@@ -1,5 +1,5 @@
-"""Shared fixtures: where the real verl logs live, a tmp cache folder, the demo root for AppTest, and a record
-of what the cache hands to the parser."""
+"""Shared fixtures: where the real verl logs live, a tmp cache folder, the demo root for AppTest, a record of
+what the cache hands to the parser, and the browser tests' Chromium (tests/browser_server.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from browser_server import browser  # noqa: F401 (a fixture: registered for every test module)
 
 import rlmon.cache
 from rlmon.demo import write_demo_root

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from browser_geometry import ChartGeometry, charts_per_row, measure_charts, require_svg
 from browser_roots import MARKUP, write_hostile_root
-from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, serve
+from browser_server import ARTIFACTS, serve
 
 from rlmon import report
 from rlmon.cache import LogCache
@@ -27,17 +27,6 @@ EXPERIMENTS = 5
 CHARTS = ".chart[data-chart]"
 COMPARISON_MIN_PLOT = (300, 200)  # width, height of a comparison chart's plot area at 1440 px
 MIN_PLOT_HEIGHT = 160  # any chart at any width (the detail charts are 190 tall)
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found (CI installs Debian's chromium with apt)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +54,9 @@ def svg_reports(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
 class Offline:
     """A page that may load only the report file itself: every other request is aborted and recorded."""
 
-    def __init__(self, chromium: Any, path: Path, *, width: int, height: int) -> None:
+    def __init__(self, browser: Any, path: Path, *, width: int, height: int) -> None:
         self.url = path.resolve().as_uri()
-        self.context = chromium.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
+        self.context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
         self.page = self.context.new_page()
         self.attempted: list[str] = []
         self.errors: list[str] = []
@@ -120,10 +109,10 @@ def plot_problems(measured: list[ChartGeometry], comparison: int, width: int) ->
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("size", list(SIZES))
 def test_every_chart_is_drawn_offline_with_a_real_plot_area(
-    chromium: Any, svg_reports: dict[str, Path], lang: str, size: str
+    browser: Any, svg_reports: dict[str, Path], lang: str, size: str
 ) -> None:
     width, height = SIZES[size]
-    offline = Offline(chromium, svg_reports[lang], width=width, height=height)
+    offline = Offline(browser, svg_reports[lang], width=width, height=height)
     try:
         count = offline.check_drawn()
         assert count > 20
@@ -157,8 +146,8 @@ def dimmed(chart: Any) -> int:
     return int(chart.evaluate(DIMMED))
 
 
-def test_hover_legend_highlight_and_the_chart_menu(chromium: Any, svg_reports: dict[str, Path]) -> None:
-    offline = Offline(chromium, svg_reports["en"], width=1440, height=900)
+def test_hover_legend_highlight_and_the_chart_menu(browser: Any, svg_reports: dict[str, Path]) -> None:
+    offline = Offline(browser, svg_reports["en"], width=1440, height=900)
     page = offline.page
     try:
         offline.check_drawn()
@@ -195,13 +184,13 @@ def test_hover_legend_highlight_and_the_chart_menu(chromium: Any, svg_reports: d
         offline.close()
 
 
-def test_hostile_text_is_shown_as_text_offline(chromium: Any, tmp_path: Path) -> None:
+def test_hostile_text_is_shown_as_text_offline(browser: Any, tmp_path: Path) -> None:
     root = write_hostile_root(tmp_path / "logs")
     out = tmp_path / "out" / "hostile.html"
     out.parent.mkdir()
     args = ["report", str(root.root), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]
     assert main([*args, "--exp", root.markup, "--exp", root.folder]) == 0
-    offline = Offline(chromium, out, width=1440, height=900)
+    offline = Offline(browser, out, width=1440, height=900)
     try:
         offline.check_drawn()
         body = offline.page.inner_text("body")
@@ -224,10 +213,10 @@ def app(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_app_downloads_a_report_that_opens_offline(
-    chromium: Any, app: str, tmp_path: Path, lang: str, size: str
+    browser: Any, app: str, tmp_path: Path, lang: str, size: str
 ) -> None:
     width, height = SIZES[size]
-    context = chromium.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
+    context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
     page = context.new_page()
     try:
         page.goto(f"{app}/?lang={lang}&smooth=ma&win=9")
@@ -246,16 +235,16 @@ def test_the_app_downloads_a_report_that_opens_offline(
     text = saved.read_text(encoding="utf-8")
     smoothing = "moving average (Window (steps): 9)" if lang == "en" else "移动平均（窗口（步）：9）"
     assert smoothing in text, "the page's smoothing"
-    offline = Offline(chromium, saved, width=width, height=height)
+    offline = Offline(browser, saved, width=width, height=height)
     try:
         assert offline.check_drawn() > 20
     finally:
         offline.close()
 
 
-def test_the_apps_charts_offer_a_png(chromium: Any, app: str) -> None:
+def test_the_apps_charts_offer_a_png(browser: Any, app: str) -> None:
     """In the app, Streamlit's own chart toolbar saves a chart as PNG (it keeps no vega-embed menu)."""
-    context = chromium.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
     page = context.new_page()
     try:
         page.goto(app)

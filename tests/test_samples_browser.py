@@ -5,13 +5,14 @@ side-by-side comparison keeps both sides on screen. Screenshots go to ``test-art
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, serve
+from browser_server import ARTIFACTS, serve
 from conftest import DATA
 
 pytestmark = pytest.mark.browser
@@ -36,16 +37,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {"RLMON_LOG_ROOT": str(root), "RLMON_CACHE_DIR": str(folder / "cache")}
     with serve(folder, env, "server-samples.log") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser(server: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 def open_page(browser: Any, url: str, viewport: dict[str, int]) -> Any:
@@ -140,6 +131,8 @@ def test_hostile_sample_with_markdown_on(browser: Any, server: str, size: str) -
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("size", list(VIEWPORTS))
 def test_overview_links_latest_samples(browser: Any, server: str, size: str, lang: str) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     context = browser.new_context(viewport=VIEWPORTS[size], locale="en-US")
     page = context.new_page()
     label = "Latest samples" if lang == "en" else "最新样例"
@@ -147,7 +140,8 @@ def test_overview_links_latest_samples(browser: Any, server: str, size: str, lan
     while True:  # the first visit starts the scan for samples in the background; a later one shows the links
         page.goto(f"{server}/?lang={lang}")
         page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-        page.wait_for_timeout(2500)
+        with contextlib.suppress(PlaywrightTimeout):  # once the scan is done the heading comes at once
+            page.get_by_text(label).first.wait_for(timeout=2500)
         if page.get_by_text(label).count() or time.monotonic() > deadline:
             break
     links = page.locator('[data-testid="stPageLink"]')

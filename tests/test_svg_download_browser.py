@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from browser_geometry import charts_per_row, measure_charts
-from browser_server import CHROMIUM, CHROMIUM_ARGS, serve
+from browser_server import serve
 from test_browser import PENDING, full_page_screenshot, screenshot, scroll_through
 
 from rlmon.demo import write_demo_root
@@ -36,16 +36,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {"RLMON_LOG_ROOT": str(root), "RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_CHART_RENDERER": "svg"}
     with serve(folder, env, "server-svg.log") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser(server: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 def open_page(browser: Any, url: str, viewport: dict[str, int]) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, serve
+from browser_server import ARTIFACTS, ROOT, serve
 
 from rlmon import tooltip
 from rlmon.charts import metric_chart_spec, stacked_area_chart_spec, validation_chart_spec
@@ -259,47 +259,43 @@ def row_labels_and_fills(root: ET.Element) -> list[tuple[str, str]]:
 
 
 @pytest.mark.browser
-def test_hover_shows_sorted_coloured_rows(app_url: str) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1000, "height": 700}, locale="en-US")
-            errors: list[str] = []
-            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-            page.goto(app_url)
-            chart = page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').first
-            chart.wait_for(timeout=60_000)
-            page.wait_for_timeout(1000)
-            box = chart.bounding_box()
-            assert box is not None
-            # step 20 of 40 sits near the middle of the plot; move there in small steps (pointerover + move)
-            x, y = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.4
-            page.mouse.move(x - 40, y)
-            page.mouse.move(x, y, steps=8)
-            tip = page.locator("#vg-tooltip-element")
-            tip.locator("img").wait_for(state="visible", timeout=10_000)
-            page.wait_for_timeout(300)
-            assert tip.is_visible()
-            heading = tip.locator("h2").inner_text()
-            match = re.fullmatch(r"step (\d+) · ([\d.]+) h", heading)
-            assert match, heading
-            step = int(match.group(1))
-            src = tip.locator("img").get_attribute("src") or ""
-            assert src.startswith("data:image/svg+xml,")
-            size = tip.locator("img").evaluate("img => [img.complete, img.naturalWidth, img.naturalHeight]")
-            assert size[0] and size[1] > 0 and size[2] > 0, size
-            ARTIFACTS.mkdir(exist_ok=True)
-            tip_box = tip.bounding_box()
-            assert tip_box is not None
-            page.screenshot(path=str(ARTIFACTS / "tooltip.png"), clip={
-                "x": max(tip_box["x"] - 40, 0), "y": max(tip_box["y"] - 40, 0),
-                "width": tip_box["width"] + 80, "height": tip_box["height"] + 80,
-            })  # fmt: skip
-            page.screenshot(path=str(ARTIFACTS / "tooltip-page.png"))
-        finally:
-            browser.close()
+def test_hover_shows_sorted_coloured_rows(browser: Any, app_url: str) -> None:
+    page = browser.new_page(viewport={"width": 1000, "height": 700}, locale="en-US")
+    try:
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.goto(app_url)
+        chart = page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').first
+        chart.wait_for(timeout=60_000)
+        page.wait_for_timeout(1000)
+        box = chart.bounding_box()
+        assert box is not None
+        # step 20 of 40 sits near the middle of the plot; move there in small steps (pointerover + move)
+        x, y = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.4
+        page.mouse.move(x - 40, y)
+        page.mouse.move(x, y, steps=8)
+        tip = page.locator("#vg-tooltip-element")
+        tip.locator("img").wait_for(state="visible", timeout=10_000)
+        page.wait_for_timeout(300)
+        assert tip.is_visible()
+        heading = tip.locator("h2").inner_text()
+        match = re.fullmatch(r"step (\d+) · ([\d.]+) h", heading)
+        assert match, heading
+        step = int(match.group(1))
+        src = tip.locator("img").get_attribute("src") or ""
+        assert src.startswith("data:image/svg+xml,")
+        size = tip.locator("img").evaluate("img => [img.complete, img.naturalWidth, img.naturalHeight]")
+        assert size[0] and size[1] > 0 and size[2] > 0, size
+        ARTIFACTS.mkdir(exist_ok=True)
+        tip_box = tip.bounding_box()
+        assert tip_box is not None
+        page.screenshot(path=str(ARTIFACTS / "tooltip.png"), clip={
+            "x": max(tip_box["x"] - 40, 0), "y": max(tip_box["y"] - 40, 0),
+            "width": tip_box["width"] + 80, "height": tip_box["height"] + 80,
+        })  # fmt: skip
+        page.screenshot(path=str(ARTIFACTS / "tooltip-page.png"))
+    finally:
+        page.close()  # and its context
     root = ET.fromstring(urllib.parse.unquote(src.removeprefix("data:image/svg+xml,")))
     expected = sorted(LABELS, key=lambda e: {"e1": 50.0, "e2": 80.0, "e3": 20.0, "e4": 65.0}[e], reverse=True)
     assert row_labels_and_fills(root) == [(LABELS[e], COLORS[e]) for e in expected]
