@@ -205,7 +205,28 @@ def open_store(root: ObjectRoot) -> Any:
     provider = _boto3_provider()
     if provider is not None:
         options["credential_provider"] = provider
+    if not (os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT_URL_S3")):
+        endpoint = _profile_endpoint()
+        if endpoint:
+            options["endpoint"] = endpoint
     return S3Store(root.bucket, **options)
+
+
+def _profile_endpoint() -> str | None:
+    """The ``endpoint_url`` of the active ``~/.aws/config`` profile (its ``s3`` section's first, as the AWS
+    SDKs read it) when boto3 is installed; None otherwise (obstore reads ``AWS_ENDPOINT_URL`` itself)."""
+    try:
+        import botocore.session
+    except ImportError:
+        return None
+    try:
+        config = botocore.session.Session().get_scoped_config()
+    except Exception:  # a broken ~/.aws file or an unknown profile: the listing then says what is wrong
+        return None
+    service = config.get("s3")
+    nested = service.get("endpoint_url") if isinstance(service, dict) else None
+    value = nested or config.get("endpoint_url")
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _boto3_provider() -> Any:

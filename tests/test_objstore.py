@@ -301,6 +301,24 @@ def test_credentials_come_from_an_aws_profile_when_the_environment_has_none(
     assert sync_root(root, cache_dir, store=store).downloaded == 1  # moto checks no signature unless told to
 
 
+@pytest.mark.parametrize("nested", [False, True], ids=["profile", "s3 section"])
+def test_the_endpoint_comes_from_the_aws_profile_when_the_environment_has_none(
+    s3_env: S3Server, bucket: str, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nested: bool
+) -> None:
+    """An S3-compatible store named in ``~/.aws/config`` (``endpoint_url``, or under ``s3 =``) is reached
+    without AWS_ENDPOINT_URL; without it the client would ask AWS itself, which loopback tests cannot reach."""
+    pytest.importorskip("botocore")
+    put(s3_env, bucket, "verl/e1/train.log", step_lines(1, 2))
+    config = tmp_path / "aws-config"
+    setting = f"s3 =\n    endpoint_url = {s3_env.endpoint}\n" if nested else f"endpoint_url = {s3_env.endpoint}\n"
+    config.write_text(f"[profile team]\nregion = us-east-1\n{setting}")
+    monkeypatch.delenv("AWS_ENDPOINT_URL")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_PROFILE", "team")
+    root = parse_object_url(f"s3://{bucket}/verl")
+    assert sync_root(root, cache_dir).downloaded == 1
+
+
 # ------------------------------------------------------------------------------------------------ faults
 
 
