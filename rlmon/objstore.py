@@ -32,7 +32,7 @@ The client is ``obstore`` (Rust ``object_store``), imported only when an object-
 credentials and endpoint from the standard places: ``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY``/
 ``AWS_SESSION_TOKEN``, ``AWS_REGION``, ``AWS_ENDPOINT_URL`` (S3-compatible stores), and - when ``boto3`` is
 installed - ``~/.aws/config`` and ``~/.aws/credentials`` (profiles, SSO, assumed roles) through boto3's
-credential chain.
+credential chain, and the profile's ``endpoint_url`` when ``AWS_ENDPOINT_URL`` is not set.
 
 >>> parse_object_url("s3://runs/team/verl/").url
 's3://runs/team/verl'
