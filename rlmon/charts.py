@@ -877,13 +877,27 @@ def _line_spec(
             "data": hover_data,
             "mark": {"type": "point", "filled": True, "opacity": 1.0, "size": 45, **_BULK_MARK},
             "encoding": {
-                "color": {"field": "_key", "legend": None, "scale": _scale(dot_keys, color_range), "type": "nominal"},
+                # each dot's colour looked up by its column (no scale: the legend's colour scale is untouched)
+                "color": {"field": "_color", "legend": None, "scale": None, "type": "nominal"},
                 "x": x_enc(),
                 "y": y_enc("_y"),
             },
             "transform": [
                 {"filter": {"param": _HOVER_PARAM, "empty": False}},
                 {"fold": dot_keys, "as": ["_key", "_y"]},
+                {
+                    "lookup": "_key",
+                    "from": {
+                        "data": {
+                            "values": [
+                                {"_key": key, "_color": tooltip.safe_color(color)}
+                                for key, color in zip(dot_keys, color_range, strict=True)
+                            ]
+                        },
+                        "key": "_key",
+                        "fields": ["_color"],
+                    },
+                },
             ],
         }
     )
@@ -916,12 +930,10 @@ def _line_spec(
                 },
             }
         )
-    spec = _top_level(
+    return _top_level(
         layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)], note=note,
         renderer="canvas",
     )  # fmt: skip
-    spec["resolve"] = {"scale": {"color": "independent"}}
-    return spec
 
 
 def _hover_table(

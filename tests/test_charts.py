@@ -880,14 +880,15 @@ def test_hover_dots_come_from_the_one_hover_row_in_each_runs_colour() -> None:
         smoothing=Smoothing("moving_average", window=5),
     )
     (dots,) = layers_with_mark(spec, "point")
-    assert dots["transform"] == [
-        {"filter": {"param": "hover", "empty": False}},
-        {"fold": ["y0", "y1", "y2"], "as": ["_key", "_y"]},
-    ]
+    filtered, folded, colours = dots["transform"]
+    assert filtered == {"filter": {"param": "hover", "empty": False}}
+    assert folded == {"fold": ["y0", "y1", "y2"], "as": ["_key", "_y"]}
+    # each run's colour looked up by its column, drawn as it is (no scale: the legend's colour scale is untouched)
+    assert colours["lookup"] == "_key" and colours["from"]["fields"] == ["_color"]
+    assert colours["from"]["data"]["values"] == [{"_key": f"y{i}", "_color": DEFAULT_PALETTE[i]} for i in range(3)]
     assert dots["encoding"]["y"]["field"] == "_y"
-    assert dots["encoding"]["color"]["scale"] == {"domain": ["y0", "y1", "y2"], "range": list(DEFAULT_PALETTE[:3])}
-    assert dots["encoding"]["color"]["legend"] is None
-    assert spec["resolve"] == {"scale": {"color": "independent"}}  # the dots' keys are not the legend's labels
+    assert dots["encoding"]["color"] == {"field": "_color", "legend": None, "scale": None, "type": "nominal"}
+    assert "resolve" not in spec
     rows = {row["step"]: row for row in rows_of(spec, dots)}
     # at step 10 every run's dot sits on its smoothed line: (6 + 7 + 8 + 9 + 10) / 5
     assert [rows[10][f"y{i}"] for i in range(3)] == [8.0, 8.0, 8.0]
@@ -913,4 +914,4 @@ def test_what_the_browser_runs_per_line_point_is_one_validity_test() -> None:
             derived[item["source"]].append([step["type"] for step in item.get("transform", [])])
     assert derived["rlmon_raw"] == [["filter"]]
     assert derived["rlmon_smoothed"] == [["filter"]]
-    assert sorted(derived["rlmon_hover"]) == [["filter", "fold", "filter"], ["formula", "filter"]]
+    assert sorted(derived["rlmon_hover"]) == [["filter", "fold", "lookup", "filter"], ["formula", "filter"]]
