@@ -731,21 +731,22 @@ def _line_spec(
     domain, color_range, label_of = _color_scale(experiments, colors, labels)
     shown_in_full = set(highlight) & set(experiments) or set(experiments)
     order = {experiment: i for i, experiment in enumerate(experiments)}
-    points = points.with_columns(
-        pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
-        pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
-    ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
+
+    def labelled(frame: pl.DataFrame) -> pl.DataFrame:
+        """``frame`` with each row's label and highlight, in the colour domain's order of runs, then by x."""
+        return frame.with_columns(
+            pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
+            pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
+        ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
+
+    points = labelled(points)
     fmt = value_format or (".2%" if percent else None)
     faded = smoothing.enabled
     line = points
     if faded:
         # The smoothed line is thinner than the raw one (see SMOOTHED_POINTS); the hover rule stops at its points.
         buckets = min(max_points, max(MIN_SMOOTHED_BUCKETS, SMOOTHED_POINTS // len(experiments)))
-        line = _thin_line(smoothed.sort(EXPERIMENT, x, maintain_order=True), x=x, buckets=buckets)
-        line = line.with_columns(
-            pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
-            pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
-        ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
+        line = labelled(_thin_line(smoothed.sort(EXPERIMENT, x, maintain_order=True), x=x, buckets=buckets))
     tooltip_rows = _hover_table(
         smoothed,
         grid=line[x],
