@@ -244,18 +244,31 @@ def test_the_app_downloads_a_report_that_opens_offline(
 
 def test_the_apps_charts_offer_a_png(browser: Any, app: str) -> None:
     """In the app, Streamlit's own chart toolbar saves a chart as PNG (it keeps no vega-embed menu)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
     page = context.new_page()
     try:
         page.goto(app)
-        chart = page.locator('[data-testid="stVegaLiteChart"]').first
+        holder = page.locator('[data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"])').first
+        chart = holder.locator('[data-testid="stVegaLiteChart"]')
         chart.wait_for(timeout=60_000)
         page.wait_for_timeout(1500)
-        chart.hover()
-        button = page.get_by_role("button", name="Download as PNG").first
-        button.wait_for(timeout=10_000)
-        with page.expect_download(timeout=30_000) as download:
-            button.click()
+        # The toolbar sits just above the chart; with the chart at the top of the page it
+        # can slide under the sticky header or the pills above, so bring it mid-screen.
+        chart.evaluate("element => element.scrollIntoView({block: 'center'})")
+        button = holder.get_by_role("button", name="Download as PNG")
+        for _ in range(5):
+            chart.hover()
+            try:
+                button.wait_for(timeout=5_000)
+                with page.expect_download(timeout=10_000) as download:
+                    button.click(timeout=5_000)
+                break
+            except PlaywrightTimeout:
+                page.wait_for_timeout(500)
+        else:
+            raise AssertionError("the chart toolbar's PNG button could not be clicked")
         assert download.value.suggested_filename.endswith(".png")
         page.screenshot(path=str(ARTIFACTS / "app-chart-toolbar-1440.png"))
     finally:
