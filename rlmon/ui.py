@@ -55,6 +55,7 @@ __all__ = [
     "SMOOTHING_METHODS",
     "STATUS_GLYPHS",
     "STATUS_ICONS",
+    "WORK",
     "X_AXES",
     "AppState",
     "ExperimentView",
@@ -62,6 +63,7 @@ __all__ = [
     "Insights",
     "LoadedCatalog",
     "LoadedViews",
+    "QuietGate",
     "ResolvedRoots",
     "Unreadable",
     "UrlField",
@@ -540,6 +542,46 @@ _READER_COUNT = _reader_count()
 _READERS = ThreadPoolExecutor(max_workers=_READER_COUNT, thread_name_prefix="rlmon-read")
 
 
+class QuietGate:
+    """Background work that can wait (the samples scan) waits here until the server has neither read logs nor
+    built charts for ``quiet_s`` seconds, or at most ``limit_s``: on a cold start the first screen gets the
+    cores, and the browser drawing it gets time before the scan begins."""
+
+    def __init__(self, *, quiet_s: float, limit_s: float) -> None:
+        self.quiet_s = quiet_s
+        self.limit_s = limit_s
+        self._lock = threading.Lock()
+        self._running = 0
+        self._since = time.monotonic()
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._running += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        with self._lock:
+            self._running -= 1
+            self._since = time.monotonic()
+
+    def quiet(self) -> bool:
+        with self._lock:
+            return self._running == 0 and time.monotonic() - self._since >= self.quiet_s
+
+    def wait(self) -> bool:
+        """Wait for a quiet moment; False when ``limit_s`` ran out first."""
+        deadline = time.monotonic() + self.limit_s
+        while not self.quiet():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+
+# Log reading and chart building count as work; 3 s covers the browser drawing a first screen after the last
+# chart is sent. A server busy for a minute scans anyway.
+WORK = QuietGate(quiet_s=3.0, limit_s=60.0)
+
+
 def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`), each with its
     own colour (:func:`~rlmon.catalog.catalog_colors`).
@@ -556,10 +598,13 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     # only what must be read goes to the pool: a session's memoised views never wait behind another's reads
     missing = [index for index, found in enumerate(found_all) if found is None]
     refs = [catalog.experiments[index] for index in missing]
-    if len(refs) > 1 and _READER_COUNT > 1:
-        read = list(_READERS.map(lambda ref: memo.get(ref, cache, settings, now), refs))
-    else:
-        read = [memo.get(ref, cache, settings, now) for ref in refs]
+    read: list[ExperimentView | Unreadable] = []
+    if refs:
+        with WORK:
+            if len(refs) > 1 and _READER_COUNT > 1:
+                read = list(_READERS.map(lambda ref: memo.get(ref, cache, settings, now), refs))
+            else:
+                read = [memo.get(ref, cache, settings, now) for ref in refs]
     for index, view in zip(missing, read, strict=True):
         found_all[index] = view
     for found in found_all:
@@ -1133,7 +1178,8 @@ class _SpecMemo:
             known = self._specs.get(key)
         if known is not None:
             return known
-        spec = build_spec(build)
+        with WORK:
+            spec = build_spec(build)
         with self._lock:
             if len(self._specs) >= self._size:
                 for old in list(self._specs)[: self._size // 4]:
@@ -1547,6 +1593,7 @@ _SAMPLE_SCANS_LOCK = threading.Lock()
 
 def _scan_samples(view: ExperimentView, settings: Settings) -> None:
     try:
+        WORK.wait()
         experiment_samples(view, settings)
     except Exception:  # a log that cannot be read shows on its own page; the overview only waits for no scan
         _LOG.warning("samples of %s could not be read", view.id, exc_info=True)

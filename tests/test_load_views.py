@@ -4,6 +4,7 @@ experiment that cannot be read is the only one reported so (the demo root; a fai
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -100,3 +101,83 @@ def test_memoised_views_are_not_sent_to_the_pool(
     again = _read(demo_root, tmp_path / "cache")
     # (the demo's running experiment may be read again when the minute turns: one read, not through the pool)
     assert [view.id for view in again.views] == [view.id for view in first.views]
+
+
+# ------------------------------------------------------------------------ background scans wait their turn
+
+
+def test_the_quiet_gate_opens_only_after_the_work_and_a_quiet_moment() -> None:
+    gate = ui.QuietGate(quiet_s=0.3, limit_s=5.0)
+    opened: list[float] = []
+    with gate:
+        waiter = threading.Thread(target=lambda: opened.append(time.monotonic()) if gate.wait() else None)
+        waiter.start()
+        time.sleep(0.5)
+        assert opened == [], "the gate opened while work was running"
+        released = time.monotonic()
+    waiter.join(timeout=5)
+    assert len(opened) == 1
+    assert opened[0] - released >= 0.3, "the gate opened before the quiet time had passed"
+
+
+def test_the_quiet_gate_gives_up_waiting_after_its_limit() -> None:
+    gate = ui.QuietGate(quiet_s=0.1, limit_s=0.3)
+    started = time.monotonic()
+    with gate:
+        assert gate.wait() is False
+    assert 0.3 <= time.monotonic() - started < 2.0
+
+
+def test_reading_logs_counts_as_work(demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
+    monkeypatch.setattr(ui, "WORK", gate)
+    assert not gate.quiet()  # a fresh gate counts its own creation as the last work
+    monkeypatch.setattr(gate, "_since", time.monotonic() - 60)
+    assert gate.quiet()
+    _read(demo_root, tmp_path / "cache")
+    assert not gate.quiet(), "reading the demo's logs left the gate open"
+
+
+def test_the_samples_scan_waits_while_charts_are_built(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = _read(demo_root, tmp_path / "cache").views[0]
+    settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
+    gate = ui.QuietGate(quiet_s=0.2, limit_s=30.0)
+    monkeypatch.setattr(gate, "_since", time.monotonic() - 60)
+    monkeypatch.setattr(ui, "WORK", gate)
+    scanned = threading.Event()
+    monkeypatch.setattr(ui, "experiment_samples", lambda *_args: scanned.set())
+    with gate:  # a chart build in progress
+        assert ui.latest_sample_step(view, settings) is None  # the scan is queued, the page does not wait
+        assert not scanned.wait(1.0), "the scan ran while charts were being built"
+    assert scanned.wait(10.0), "the scan never ran once the work was done"
+
+
+def test_building_a_chart_counts_as_work_and_a_memoised_one_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
+    monkeypatch.setattr(ui, "WORK", gate)
+    memo = ui._SpecMemo()
+    built: list[bool] = []
+
+    def build() -> dict[str, Any]:
+        built.append(gate._running == 1)
+        return {"mark": "point"}
+
+    memo.get(("k",), build)
+    assert built == [True], "the build did not run inside the gate"
+    monkeypatch.setattr(gate, "_since", time.monotonic() - 60)
+    memo.get(("k",), build)
+    assert built == [True]
+    assert gate.quiet(), "a memoised chart counted as work"
+
+
+def test_a_visit_that_reads_nothing_is_not_work(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _read(demo_root, tmp_path / "cache")
+    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
+    monkeypatch.setattr(gate, "_since", time.monotonic() - 60)
+    monkeypatch.setattr(ui, "WORK", gate)
+    _read(demo_root, tmp_path / "cache")  # every view memoised: nothing is read
+    assert gate.quiet()
