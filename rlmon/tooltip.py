@@ -385,13 +385,14 @@ def with_cell_texts(
     """
     order = [frame[f"{ORDER}{k}"].to_list() for k in range(count)]
     columns: list[pl.Series] = []
-    for j, prefix in enumerate(prefixes):
-        names = [f"{prefix}{i}" for i in range(count)]
-        # All the column's values formatted at once, then picked per place.
-        flat = number_texts(pl.concat([frame[name].cast(pl.Float64) for name in names]), fmt, suffix).to_list()
-        height = frame.height
+    names = [f"{prefix}{i}" for prefix in prefixes for i in range(count)]
+    # Every value formatted in one pass (its cost is mostly per pass), then picked per column and place.
+    flat = number_texts(pl.concat([frame[name].cast(pl.Float64) for name in names]), fmt, suffix).to_list()
+    height = frame.height
+    for j in range(len(prefixes)):
+        start = j * count * height
         for k in range(count):
-            cells = ["" if i is None else flat[i * height + row] for row, i in enumerate(order[k])]
+            cells = ["" if i is None else flat[start + i * height + row] for row, i in enumerate(order[k])]
             columns.append(pl.Series(text_column(k, j), cells, dtype=pl.String))
     dropped = [f"{prefix}{i}" for prefix in prefixes for i in range(count)]
     if total is not None:
