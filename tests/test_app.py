@@ -593,18 +593,21 @@ REAL_LOGS = (
 )
 
 
-def test_first_screen_of_real_runs_on_four_tracks_compares_them(
-    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def real_root(tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The four real logs of REAL_LOGS, one folder each, no rlmon.toml; the crashed maze run is the newest log."""
     root = tmp_path / "logs"
     for name in REAL_LOGS:
         folder = root / name.removesuffix(".log")
         folder.mkdir(parents=True)
         shutil.copyfile(realdata_dir / name, folder / name)
-    # the crashed maze run (no training steps) is the newest log
     os.utime(root / "maze-ppo-main_task-crash-2025-03" / REAL_LOGS[2], (time.time(), time.time()))
     monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
     monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    return root
+
+
+def test_first_screen_of_real_runs_on_four_tracks_compares_them(real_root: Path) -> None:
     at = run_app()
     assert not at.exception, [item.value for item in at.exception]
     assert at.session_state["app_track"] == "*"
@@ -635,3 +638,64 @@ def test_sidebar_legend_reads_fresh_progress(own_root: Path, tmp_path: Path) -> 
     after = ui.legend_views((own_root,), settings, ids)
     assert after[0].experiment.progress_text == "22/150"
     assert "▶ 22/150" in ui.legend_html(after, "en")
+
+
+MAZE = "maze-ppo-main_task-crash-2025-03"
+MAZE_FRAMES = [  # maze log lines 283, 285, 288, 291: the remote traceback after Ray's wrapper (line 282)
+    "/root/LLM-Reasoning-Maze/verl/verl/trainer/main_ppo.py:159 in main_task",
+    "/root/LLM-Reasoning-Maze/verl/verl/trainer/ppo/ray_trainer.py:996 in fit",
+    "/root/LLM-Reasoning-Maze/verl/verl/workers/reward_manager/naive.py:64 in __call__",
+    "/root/LLM-Reasoning-Maze/verl/verl/utils/reward_score/__init__.py:37 in _default_compute_score",
+]
+
+
+def test_real_crashed_run_shows_its_frames_and_error_on_its_page_and_in_its_signal(real_root: Path) -> None:
+    at = open_page(run_app(), "maze-ppo-main-task-crash-2025-03")
+    assert not at.exception, [item.value for item in at.exception]
+    [code] = [item.value for item in at.code]
+    assert code.splitlines() == [*MAZE_FRAMES, "NotImplementedError"]  # line 293 `NotImplementedError`
+    # no step line in the log: it died before step 1
+    assert (
+        "crashed before step 1: NotImplementedError (in utils/reward_score/__init__.py:37 in _default_compute_score)"
+        in unescape(texts(at)).replace("\u2060", "")
+    )
+
+
+def test_real_run_crashing_after_steps_names_the_step_on_its_page(
+    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the real PPO log through its `step:3 - ...` line (line 61), then the maze log's Hydra error block (lines
+    # 265-295): a run that died during step 4
+    ppo = (realdata_dir / "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log").read_text(encoding="utf-8")
+    maze = (realdata_dir / f"{MAZE}.log").read_text(encoding="utf-8")
+    folder = tmp_path / "logs" / "ppo"
+    folder.mkdir(parents=True)
+    head = "".join(ppo.splitlines(keepends=True)[:61])
+    assert head.rstrip("\n").splitlines()[-1].startswith("step:3 - ")
+    (folder / "train.log").write_text(head + "".join(maze.splitlines(keepends=True)[264:295]), encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(tmp_path / "logs"))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = open_page(run_app(), "ppo")
+    assert not at.exception, [item.value for item in at.exception]
+    assert any(
+        "The run failed after step 3. The last frames of the traceback and the error:" in str(item.value)
+        for item in at.error
+    )
+    [code] = [item.value for item in at.code]
+    assert code.splitlines() == [*MAZE_FRAMES, "NotImplementedError"]
+    assert (
+        "crashed after step 3: NotImplementedError (in utils/reward_score/__init__.py:37 in _default_compute_score)"
+        in unescape(texts(at)).replace("\u2060", "")
+    )
+
+
+def test_real_experiment_page_shows_its_track_with_it_picked(real_root: Path) -> None:
+    at = run_app()
+    # gpg log line 655: 'path': '/data/share/ml/.cache/huggingface/hub/models--Qwen--Qwen2-7B-Instruct/...'
+    at.selectbox(key="app_track").set_value("Qwen2-7B-Instruct").run()
+    assert at.multiselect(key="app_experiments").value == ["gpg-qwen2-7b-fsdp-gsm8k-math-2025-06"]
+    open_page(at, "maze-ppo-main-task-crash-2025-03")
+    assert not at.exception
+    # maze log line 265: 'actor_rollout_ref.model.path=Qwen/Qwen2.5-1.5B-Instruct'
+    assert at.selectbox(key="app_track").value == "Qwen2.5-1.5B-Instruct"
+    assert at.multiselect(key="app_experiments").value == [MAZE]
