@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -472,6 +473,14 @@ def test_messages_built_from_a_prefix_exist() -> None:
     assert sorted(key for key in keys if key not in i18n.MESSAGES) == []
 
 
+def test_every_algorithm_description_is_in_the_catalog_word_for_word() -> None:
+    from rlmon.experiment import ALGORITHMS
+
+    assert {key: i18n.MESSAGES[f"algo_{key}"]["en"] for key in ALGORITHMS} == {
+        key: description for key, (_, description) in ALGORITHMS.items()
+    }
+
+
 def test_number_formats_follow_the_language() -> None:
     assert i18n.format_duration(4 + 23 / 60, "en") == "4h23m"
     assert i18n.format_duration(4 + 23 / 60, "zh") == "4小时23分"
@@ -699,3 +708,60 @@ def test_real_experiment_page_shows_its_track_with_it_picked(real_root: Path) ->
     # maze log line 265: 'actor_rollout_ref.model.path=Qwen/Qwen2.5-1.5B-Instruct'
     assert at.selectbox(key="app_track").value == "Qwen2.5-1.5B-Instruct"
     assert at.multiselect(key="app_experiments").value == [MAZE]
+
+
+def axis_and_chart_titles(at: AppTest) -> set[str]:
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("title", "subtitle") and isinstance(value, str):
+                    found.add(value)
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for spec, _ in charts(at):
+        walk(spec)
+    return found
+
+
+def english_words(text: str) -> list[str]:
+    """Words of Latin letters that are not a metric key, a data source, a number with a unit or a key name."""
+    return [
+        word
+        for word in re.findall(r"[\w./()@\-]+", text)
+        if re.search(r"[A-Za-z]", word) and not re.search(r"[/_0-9.]", word) and word not in ("grad_norm", "TP", "verl")
+    ]
+
+
+def test_real_root_in_chinese_has_no_english_words_but_the_teams_own(real_root: Path) -> None:
+    (real_root / "rlmon.toml").write_text(
+        '[experiments.gpg-qwen2-7b-fsdp-gsm8k-math-2025-06]\ndescription = "Baseline GPG run, keep it"\n',
+        encoding="utf-8",
+    )
+    at = run_app()
+    at.session_state["app_lang"] = "zh"
+    at.run()
+    assert not at.exception
+    titles = axis_and_chart_titles(at)
+    assert "训练步" in titles and "词元数" in titles
+    assert {title: english_words(title) for title in titles if english_words(title)} == {}
+    page_text = unescape(texts(at))
+    tables = [item.value for item in at.dataframe]
+    cells = " ".join(str(value) for table in tables for value in table.astype(str).to_numpy().ravel())
+    assert not re.search(r"\bGPUs\b|\boff\b", page_text + cells)
+    # gpg log line 8: trainer.n_gpus_per_node=8 trainer.nnodes=1
+    assert "8 卡" in page_text + cells
+    # a page without rlmon.toml text: rlmon's own description of the algorithm, in Chinese
+    open_page(at, "maze-ppo-main-task-crash-2025-03")
+    assert not at.exception
+    maze_text = unescape(texts(at))
+    assert "行动者-评论家 PPO：由学习得到的价值模型（critic）给出 GAE 优势。" in maze_text
+    assert "Actor-critic" not in maze_text
+    # the team's text in rlmon.toml stays as written
+    open_page(at, "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06")
+    assert "Baseline GPG run, keep it" in unescape(texts(at))
+    assert {title: english_words(title) for title in axis_and_chart_titles(at) if english_words(title)} == {}
