@@ -765,3 +765,20 @@ def test_real_root_in_chinese_has_no_english_words_but_the_teams_own(real_root: 
     open_page(at, "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06")
     assert "Baseline GPG run, keep it" in unescape(texts(at))
     assert {title: english_words(title) for title in axis_and_chart_titles(at) if english_words(title)} == {}
+
+
+def test_real_explorer_filter_searches_every_family_and_the_family_is_kept_in_the_url(real_root: Path) -> None:
+    at = open_page(run_app(), "dstack-ppo-qwen25-7b-resumed-2025-05")
+    assert at.selectbox(key="experiment_family").value == "actor/"
+    # a filter typed while actor/ is the family: the timing keys of step 101's line are found anyway
+    at.text_input(key="experiment_filter").set_value("timing_s/(gen|update)").run()
+    assert not at.exception
+    titles = {spec.get("title") for spec, _ in charts(at)}
+    assert {"timing_s/gen", "timing_s/update_critic", "timing_s/update_actor"} <= titles
+    at.text_input(key="experiment_filter").set_value("").run()
+    at.selectbox(key="experiment_family").set_value("critic/").run()
+    assert at.query_params["fam"] == "critic/"
+    # a link with the family opens on it
+    again = open_page(run_app(), "dstack-ppo-qwen25-7b-resumed-2025-05", {"fam": "critic/"})
+    assert again.selectbox(key="experiment_family").value == "critic/"
+    assert "critic/vf_loss" in {spec.get("title") for spec, _ in charts(again)}
