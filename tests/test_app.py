@@ -782,3 +782,30 @@ def test_real_explorer_filter_searches_every_family_and_the_family_is_kept_in_th
     again = open_page(run_app(), "dstack-ppo-qwen25-7b-resumed-2025-05", {"fam": "critic/"})
     assert again.selectbox(key="experiment_family").value == "critic/"
     assert "critic/vf_loss" in {spec.get("title") for spec, _ in charts(again)}
+
+
+def test_sidebar_legend_follows_a_growing_real_log(
+    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rlmon.settings import Settings
+
+    name = "dstack-ppo-qwen25-7b-resumed-2025-05.log"
+    lines = (realdata_dir / name).read_text(encoding="utf-8").splitlines(keepends=True)
+    root = tmp_path / "logs"
+    log = root / "dstack" / name
+    log.parent.mkdir(parents=True)
+    # line 236 `Total training steps: 435`; line 511 `step:120 - ...`, line 518 `step:121 - ...`
+    log.write_text("".join(lines[:511]), encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception
+    assert "▶ 120/435" in legend_text(at)
+    settings = Settings(cache_dir=tmp_path / "legend-cache")
+    assert "▶ 120/435" in ui.legend_html(ui.legend_views((root,), settings, ["dstack"]), "en")
+    with log.open("a", encoding="utf-8") as growing:
+        growing.write("".join(lines[511:518]))
+    ui.load_catalog.clear()  # (the catalog is otherwise listed again after CATALOG_TTL_S)
+    assert "▶ 121/435" in ui.legend_html(ui.legend_views((root,), settings, ["dstack"]), "en")
+    at.run()
+    assert "▶ 121/435" in legend_text(at)
