@@ -925,3 +925,32 @@ def test_real_summary_words_agree_with_the_signals(real_experiments: list[Experi
         "Worth attention: maze-ppo-main_task-crash-2025-03 (PPO): crashed before step 1: NotImplementedError "
         "(in utils/reward_score/__init__.py:37 in _default_compute_score).",
     ]
+
+
+def test_real_values_through_the_file_logger_with_a_null_loss_fire_non_finite(
+    realdata_dir: Path, tmp_path: Path
+) -> None:
+    # the PPO log's step lines 1-30 as verl's orjson file logger writes them (no spaces; NaN becomes null),
+    # critic/vf_loss of step 12 being NaN
+    text = (realdata_dir / "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log").read_text(encoding="utf-8")
+    records = []
+    for match in re.finditer(r"^step:(\d+) - (.*)$", text, flags=re.MULTILINE):
+        step = int(match.group(1))
+        if step > 30:
+            break
+        pairs = (pair.rsplit(":", 1) for pair in match.group(2).strip().split(" - "))
+        data: dict[str, float | None] = {key: float(value) for key, value in pairs}
+        if step == 12:
+            assert data["critic/vf_loss"] > 0
+            data["critic/vf_loss"] = None
+        records.append(json.dumps({"step": step, "data": data}, separators=(",", ":")))
+    assert len(records) == 30
+    folder = tmp_path / "ppo"
+    folder.mkdir()
+    (folder / "metrics.jsonl").write_text("\n".join(records) + "\n", encoding="utf-8")
+    (ref,) = discover_experiments([tmp_path]).experiments
+    experiment = load_experiment(ref, LogCache(None), now=time.time(), settings=SETTINGS)
+    vf_loss = experiment.steps.filter(experiment.steps["step"] == 12)["critic/vf_loss"].item()
+    assert vf_loss is not None and math.isnan(vf_loss)
+    found = [signal for signal in detect_all([experiment], settings=SETTINGS) if signal.kind == "non_finite"]
+    assert [(signal.metric, signal.step, signal.severity) for signal in found] == [("critic/vf_loss", 12, "critical")]
