@@ -821,3 +821,24 @@ def test_real_root_table_columns_fit_and_each_sparkline_has_its_own_scale(real_r
     assert sum(config["width"] for config in shown.values()) <= 978
     # no common y range: each run's pass-rate sparkline spans its own minimum to maximum
     assert shown["spark"]["type_config"] == {"type": "line_chart"}
+
+
+def test_first_screen_of_real_runs_opens_the_newest_track_with_two_runs_with_steps(
+    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # both AMD logs give `actor_rollout_ref.model.path=$MODEL_PATH` (no dump): one "unknown model" track of two
+    # runs with steps; the maze run (no step) and the GPG run are tracks of one run each
+    names = ("amd-mi300-deepseek7b-grpo-gsm8k-2025-03", "amd-mi300-deepseek7b-ppo-gsm8k-2025-03", MAZE,
+             "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06")  # fmt: skip
+    root = tmp_path / "logs"
+    for age, name in enumerate(reversed(names)):  # the maze log newest but one, the GPG log newest
+        (root / name).mkdir(parents=True)
+        shutil.copyfile(realdata_dir / f"{name}.log", root / name / f"{name}.log")
+        os.utime(root / name / f"{name}.log", (time.time() - 3600 * age, time.time() - 3600 * age))
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception
+    assert at.selectbox(key="app_track").value == "unknown model"
+    assert at.multiselect(key="app_experiments").value == list(names[:2])
+    assert "No experiment with training steps yet" not in texts(at)
