@@ -130,7 +130,7 @@ def description_text(experiment: Experiment, lang: str) -> str:
     there is neither."""
     own = experiment.algorithm.description
     key = f"algo_{experiment.algorithm.key}"
-    # An rlmon.toml description equal to rlmon's own English text reads the same either way.
+    # rlmon.toml text word for word rlmon's own English description is taken for it (and translated).
     if experiment.description and experiment.description == own and key in i18n.MESSAGES:
         return i18n.t(key, lang)
     return experiment.description
