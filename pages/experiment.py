@@ -45,9 +45,10 @@ def title_block(view: ui.ExperimentView) -> None:
         f"{ui.STATUS_GLYPHS.get(view.status, '')} {status} · {experiment.progress_text}",
         color=STATUS_COLORS.get(view.status, "gray"),
     )
-    if experiment.description:
+    description = panels.description_text(experiment, lang)
+    if description:
         # rlmon.toml is the team's own text (markdown); the fallback is rlmon's algorithm description.
-        st.markdown(experiment.description)
+        st.markdown(description)
     total = experiment.total_steps
     if total:
         st.progress(

@@ -750,6 +750,51 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{url}: {reason} since {since}; showing the data from {synced}.",
         "zh": "{url}：自 {since} 起{reason}；显示的是 {synced} 时的数据。",
     },
+    # --- branch audit9: rlmon's own algorithm descriptions (rlmon.experiment.ALGORITHMS) ---
+    "algo_ppo": {
+        "en": "Actor-critic PPO: a learned value model (critic) gives GAE advantages.",
+        "zh": "行动者-评论家 PPO：由学习得到的价值模型（critic）给出 GAE 优势。",
+    },
+    "algo_grpo": {
+        "en": "Group-relative advantages: reward minus the group mean, divided by the group std.",
+        "zh": "组内相对优势：奖励减去组内均值，再除以组内标准差。",
+    },
+    "algo_dr_grpo": {
+        "en": "GRPO without the std division, loss summed per token and normalised by a constant (no length bias).",
+        "zh": "不除以标准差的 GRPO，损失按词元求和并除以常数归一（无长度偏差）。",
+    },
+    "algo_dapo": {
+        "en": "GRPO with clip-higher, dynamic sampling (drops all-right/all-wrong groups) and overlong reward shaping.",
+        "zh": "带 clip-higher、动态采样（丢弃全对/全错的组）和超长奖励塑形的 GRPO。",
+    },
+    "algo_rloo": {
+        "en": "Leave-one-out baseline: each sample is compared with the mean of the others in its group.",
+        "zh": "留一基线：每个样本与同组其他样本的均值比较。",
+    },
+    "algo_reinforce_pp": {
+        "en": "No group baseline: discounted returns whitened over the whole batch, with a KL penalty.",
+        "zh": "无组内基线：折扣回报在整个批次上白化，并带 KL 惩罚。",
+    },
+    "algo_reinforce_pp_baseline": {
+        "en": "REINFORCE++ with the group mean subtracted before whitening over the batch.",
+        "zh": "先减去组内均值、再在批次上白化的 REINFORCE++。",
+    },
+    "algo_gpg": {
+        "en": "Group Policy Gradient: plain policy gradient on group-relative advantages, no clipping or KL.",
+        "zh": "组策略梯度（GPG）：基于组内相对优势的普通策略梯度，无裁剪、无 KL。",
+    },
+    "algo_remax": {
+        "en": "REINFORCE with the reward of a greedy rollout as the baseline.",
+        "zh": "以贪心生成的奖励为基线的 REINFORCE。",
+    },
+    "algo_opo": {
+        "en": "On-policy RL with a length-weighted optimal reward baseline.",
+        "zh": "以按长度加权的最优奖励为基线的同策略强化学习。",
+    },
+    "algo_grpo_passk": {
+        "en": "GRPO variant that rewards the best sample of each group (optimises pass@k).",
+        "zh": "奖励每组最佳样本的 GRPO 变体（优化 pass@k）。",
+    },
 }
 """Message key -> language -> template."""
 

@@ -1211,7 +1211,10 @@ def write_summary(
     lang = lang if lang in LANGUAGES else "en"
     tracks = _tracks(experiments, settings or Settings())
     if not any(track.compared for track in tracks):
-        return [_word("summary_empty", lang)]
+        # Runs that crashed or stalled before their first step still have signals: the words name them, as the
+        # signals table beside them does.
+        attention = [_attention_sentence(track, signals, lang) for track in tracks]
+        return [_word("summary_empty", lang), *(text for text in attention if text != _word("attention_none", lang))]
     space = " " if lang == "en" else ""
     paragraphs: list[str] = []
     for track in tracks:

@@ -51,6 +51,7 @@ __all__ = [
     "axis_title",
     "comparison_charts",
     "default_metrics",
+    "description_text",
     "detail_charts",
     "display_labels",
     "display_text",
@@ -121,6 +122,18 @@ _DISPLAY = {
     **dict.fromkeys(map(ord, _BIDI_CONTROLS)),
     **{code: " " for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if code != 0x0A},
 }
+
+
+def description_text(experiment: Experiment, lang: str) -> str:
+    """The experiment's description in ``lang``: the team's ``rlmon.toml`` text as written, else rlmon's own
+    description of its algorithm (``algo_<key>`` in :mod:`rlmon.i18n`) in the reader's language; ``""`` when
+    there is neither."""
+    own = experiment.algorithm.description
+    key = f"algo_{experiment.algorithm.key}"
+    # rlmon.toml text word for word rlmon's own English description is taken for it (and translated).
+    if experiment.description and experiment.description == own and key in i18n.MESSAGES:
+        return i18n.t(key, lang)
+    return experiment.description
 
 
 def display_text(text: str, *, limit: int | None = None) -> str:

@@ -593,8 +593,9 @@ def _experiment_section(
         f'<p class="muted">{_text(experiment.algorithm.name)} · {_text(experiment.track)} · {_text(status)} · '
         f"{_text(experiment.progress_text)}</p>",
     ]
-    if experiment.description:
-        parts.append(f'<p class="description">{_description(experiment.description)}</p>')
+    description = panels.description_text(experiment, lang)
+    if description:
+        parts.append(f'<p class="description">{_description(description)}</p>')
     paragraph = getattr(insights, "paragraphs", {}).get(view.id)
     if paragraph:
         parts.append(

@@ -1525,10 +1525,15 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
     """The overview's experiments table (:func:`rlmon.panels.experiments_frame`); a click on any cell of a
     row - its name included - returns that row's index (the page opens the experiment), else None.
 
-    Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open.
+    Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open,
+    the track column (shown across tracks) included.
     """
+    # The track column's 60 px come from the name and the sparkline: 964 px of columns in about 978.
+    across_tracks = "track" in frame.columns
     columns: dict[str, Any] = {
-        "experiment": st.column_config.TextColumn(i18n.t("col_experiment", lang), pinned=True, width=150),
+        "experiment": st.column_config.TextColumn(
+            i18n.t("col_experiment", lang), pinned=True, width=120 if across_tracks else 150
+        ),
         "track": st.column_config.TextColumn(i18n.t("col_track", lang), width=60),
         "status": st.column_config.TextColumn(i18n.t("col_status", lang), width=135),
         "progress": st.column_config.ProgressColumn(
@@ -1545,7 +1550,7 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
         "best_val": st.column_config.TextColumn(i18n.t("col_best_val", lang), width=110),
         "last_val": st.column_config.TextColumn(i18n.t("col_last_val", lang), width=70),
         # Each run's sparkline on its own scale: the shape of its curve, not its place on 0-100.
-        "spark": st.column_config.LineChartColumn(i18n.t("col_sparkline", lang), width=100),
+        "spark": st.column_config.LineChartColumn(i18n.t("col_sparkline", lang), width=70 if across_tracks else 100),
         "page": None,
     }
     event = st.dataframe(

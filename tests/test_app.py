@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -472,6 +473,14 @@ def test_messages_built_from_a_prefix_exist() -> None:
     assert sorted(key for key in keys if key not in i18n.MESSAGES) == []
 
 
+def test_every_algorithm_description_is_in_the_catalog_word_for_word() -> None:
+    from rlmon.experiment import ALGORITHMS
+
+    assert {key: i18n.MESSAGES[f"algo_{key}"]["en"] for key in ALGORITHMS} == {
+        key: description for key, (_, description) in ALGORITHMS.items()
+    }
+
+
 def test_number_formats_follow_the_language() -> None:
     assert i18n.format_duration(4 + 23 / 60, "en") == "4h23m"
     assert i18n.format_duration(4 + 23 / 60, "zh") == "4小时23分"
@@ -593,18 +602,21 @@ REAL_LOGS = (
 )
 
 
-def test_first_screen_of_real_runs_on_four_tracks_compares_them(
-    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def real_root(tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The four real logs of REAL_LOGS, one folder each, no rlmon.toml; the crashed maze run is the newest log."""
     root = tmp_path / "logs"
     for name in REAL_LOGS:
         folder = root / name.removesuffix(".log")
         folder.mkdir(parents=True)
         shutil.copyfile(realdata_dir / name, folder / name)
-    # the crashed maze run (no training steps) is the newest log
     os.utime(root / "maze-ppo-main_task-crash-2025-03" / REAL_LOGS[2], (time.time(), time.time()))
     monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
     monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    return root
+
+
+def test_first_screen_of_real_runs_on_four_tracks_compares_them(real_root: Path) -> None:
     at = run_app()
     assert not at.exception, [item.value for item in at.exception]
     assert at.session_state["app_track"] == "*"
@@ -690,3 +702,198 @@ def test_a_smoothing_switch_finds_its_charts_built_ahead(app_env: Path, monkeypa
     at.session_state["overview_weight"] = 0.5  # a new weight: built on demand
     at.run()
     assert builds, "a weight no chart was built for came from the memo"
+
+
+MAZE = "maze-ppo-main_task-crash-2025-03"
+MAZE_FRAMES = [  # maze log lines 283, 285, 288, 291: the remote traceback after Ray's wrapper (line 282)
+    "/root/LLM-Reasoning-Maze/verl/verl/trainer/main_ppo.py:159 in main_task",
+    "/root/LLM-Reasoning-Maze/verl/verl/trainer/ppo/ray_trainer.py:996 in fit",
+    "/root/LLM-Reasoning-Maze/verl/verl/workers/reward_manager/naive.py:64 in __call__",
+    "/root/LLM-Reasoning-Maze/verl/verl/utils/reward_score/__init__.py:37 in _default_compute_score",
+]
+
+
+def test_real_crashed_run_shows_its_frames_and_error_on_its_page_and_in_its_signal(real_root: Path) -> None:
+    at = open_page(run_app(), "maze-ppo-main-task-crash-2025-03")
+    assert not at.exception, [item.value for item in at.exception]
+    [code] = [item.value for item in at.code]
+    assert code.splitlines() == [*MAZE_FRAMES, "NotImplementedError"]  # line 293 `NotImplementedError`
+    # no step line in the log: it died before step 1
+    assert (
+        "crashed before step 1: NotImplementedError (in utils/reward_score/__init__.py:37 in _default_compute_score)"
+        in unescape(texts(at)).replace("\u2060", "")
+    )
+
+
+def test_real_run_crashing_after_steps_names_the_step_on_its_page(
+    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the real PPO log through its `step:3 - ...` line (line 61), then the maze log's Hydra error block (lines
+    # 265-295): a run that died during step 4
+    ppo = (realdata_dir / "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log").read_text(encoding="utf-8")
+    maze = (realdata_dir / f"{MAZE}.log").read_text(encoding="utf-8")
+    folder = tmp_path / "logs" / "ppo"
+    folder.mkdir(parents=True)
+    head = "".join(ppo.splitlines(keepends=True)[:61])
+    assert head.rstrip("\n").splitlines()[-1].startswith("step:3 - ")
+    (folder / "train.log").write_text(head + "".join(maze.splitlines(keepends=True)[264:295]), encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(tmp_path / "logs"))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = open_page(run_app(), "ppo")
+    assert not at.exception, [item.value for item in at.exception]
+    assert any(
+        "The run failed after step 3. The last frames of the traceback and the error:" in str(item.value)
+        for item in at.error
+    )
+    [code] = [item.value for item in at.code]
+    assert code.splitlines() == [*MAZE_FRAMES, "NotImplementedError"]
+    assert (
+        "crashed after step 3: NotImplementedError (in utils/reward_score/__init__.py:37 in _default_compute_score)"
+        in unescape(texts(at)).replace("\u2060", "")
+    )
+
+
+def test_real_experiment_page_shows_its_track_with_it_picked(real_root: Path) -> None:
+    at = run_app()
+    # gpg log line 655: 'path': '/data/share/ml/.cache/huggingface/hub/models--Qwen--Qwen2-7B-Instruct/...'
+    at.selectbox(key="app_track").set_value("Qwen2-7B-Instruct").run()
+    assert at.multiselect(key="app_experiments").value == ["gpg-qwen2-7b-fsdp-gsm8k-math-2025-06"]
+    open_page(at, "maze-ppo-main-task-crash-2025-03")
+    assert not at.exception
+    # maze log line 265: 'actor_rollout_ref.model.path=Qwen/Qwen2.5-1.5B-Instruct'
+    assert at.selectbox(key="app_track").value == "Qwen2.5-1.5B-Instruct"
+    assert at.multiselect(key="app_experiments").value == [MAZE]
+
+
+def axis_and_chart_titles(at: AppTest) -> set[str]:
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("title", "subtitle") and isinstance(value, str):
+                    found.add(value)
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for spec, _ in charts(at):
+        walk(spec)
+    return found
+
+
+def english_words(text: str) -> list[str]:
+    """Words of Latin letters that are not a metric key, a data source, a number with a unit or a key name."""
+    return [
+        word
+        for word in re.findall(r"[\w./()@\-]+", text)
+        if re.search(r"[A-Za-z]", word) and not re.search(r"[/_0-9.]", word) and word not in ("grad_norm", "TP", "verl")
+    ]
+
+
+def test_real_root_in_chinese_has_no_english_words_but_the_teams_own(real_root: Path) -> None:
+    (real_root / "rlmon.toml").write_text(
+        '[experiments.gpg-qwen2-7b-fsdp-gsm8k-math-2025-06]\ndescription = "Baseline GPG run, keep it"\n',
+        encoding="utf-8",
+    )
+    at = run_app()
+    at.session_state["app_lang"] = "zh"
+    at.run()
+    assert not at.exception
+    titles = axis_and_chart_titles(at)
+    assert "训练步" in titles and "词元数" in titles
+    assert {title: english_words(title) for title in titles if english_words(title)} == {}
+    page_text = unescape(texts(at))
+    tables = [item.value for item in at.dataframe]
+    cells = " ".join(str(value) for table in tables for value in table.astype(str).to_numpy().ravel())
+    assert not re.search(r"\bGPUs\b|\boff\b", page_text + cells)
+    # gpg log line 8: trainer.n_gpus_per_node=8 trainer.nnodes=1
+    assert "8 卡" in page_text + cells
+    # a page without rlmon.toml text: rlmon's own description of the algorithm, in Chinese
+    open_page(at, "maze-ppo-main-task-crash-2025-03")
+    assert not at.exception
+    maze_text = unescape(texts(at))
+    assert "行动者-评论家 PPO：由学习得到的价值模型（critic）给出 GAE 优势。" in maze_text
+    assert "Actor-critic" not in maze_text
+    # the team's text in rlmon.toml stays as written
+    open_page(at, "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06")
+    assert "Baseline GPG run, keep it" in unescape(texts(at))
+    assert {title: english_words(title) for title in axis_and_chart_titles(at) if english_words(title)} == {}
+
+
+def test_real_explorer_filter_searches_every_family_and_the_family_is_kept_in_the_url(real_root: Path) -> None:
+    at = open_page(run_app(), "dstack-ppo-qwen25-7b-resumed-2025-05")
+    assert at.selectbox(key="experiment_family").value == "actor/"
+    # a filter typed while actor/ is the family: the timing keys of step 101's line are found anyway
+    at.text_input(key="experiment_filter").set_value("timing_s/(gen|update)").run()
+    assert not at.exception
+    titles = {spec.get("title") for spec, _ in charts(at)}
+    assert {"timing_s/gen", "timing_s/update_critic", "timing_s/update_actor"} <= titles
+    at.text_input(key="experiment_filter").set_value("").run()
+    at.selectbox(key="experiment_family").set_value("critic/").run()
+    assert at.query_params["fam"] == "critic/"
+    # a link with the family opens on it
+    again = open_page(run_app(), "dstack-ppo-qwen25-7b-resumed-2025-05", {"fam": "critic/"})
+    assert again.selectbox(key="experiment_family").value == "critic/"
+    assert "critic/vf_loss" in {spec.get("title") for spec, _ in charts(again)}
+
+
+def test_sidebar_legend_follows_a_growing_real_log(
+    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rlmon.settings import Settings
+
+    name = "dstack-ppo-qwen25-7b-resumed-2025-05.log"
+    lines = (realdata_dir / name).read_text(encoding="utf-8").splitlines(keepends=True)
+    root = tmp_path / "logs"
+    log = root / "dstack" / name
+    log.parent.mkdir(parents=True)
+    # line 236 `Total training steps: 435`; line 511 `step:120 - ...`, line 518 `step:121 - ...`
+    log.write_text("".join(lines[:511]), encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception
+    assert "▶ 120/435" in legend_text(at)
+    settings = Settings(cache_dir=tmp_path / "legend-cache")
+    assert "▶ 120/435" in ui.legend_html(ui.legend_views((root,), settings, ["dstack"]), "en")
+    with log.open("a", encoding="utf-8") as growing:
+        growing.write("".join(lines[511:518]))
+    ui.load_catalog.clear()  # (the catalog is otherwise listed again after CATALOG_TTL_S)
+    assert "▶ 121/435" in ui.legend_html(ui.legend_views((root,), settings, ["dstack"]), "en")
+    at.run()
+    assert "▶ 121/435" in legend_text(at)
+
+
+def test_real_root_table_columns_fit_and_each_sparkline_has_its_own_scale(real_root: Path) -> None:
+    at = run_app()
+    [table] = [item for item in at.dataframe if "spark" in item.value.columns]
+    columns = json.loads(table.proto.columns)
+    shown = {name: config for name, config in columns.items() if not config.get("hidden")}
+    assert "track" in shown  # four tracks in view
+    # the grid is 978 px wide in a 1440 px window with the sidebar open (tests/test_browser.py measures it)
+    assert sum(config["width"] for config in shown.values()) <= 978
+    # no common y range: each run's pass-rate sparkline spans its own minimum to maximum
+    assert shown["spark"]["type_config"] == {"type": "line_chart"}
+
+
+def test_first_screen_of_real_runs_opens_the_newest_track_with_two_runs_with_steps(
+    tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # both AMD logs give `actor_rollout_ref.model.path=$MODEL_PATH` (no dump): one "unknown model" track of two
+    # runs with steps; the maze run (no step) and the GPG run are tracks of one run each
+    names = ("amd-mi300-deepseek7b-grpo-gsm8k-2025-03", "amd-mi300-deepseek7b-ppo-gsm8k-2025-03", MAZE,
+             "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06")  # fmt: skip
+    root = tmp_path / "logs"
+    for age, name in enumerate(reversed(names)):  # the maze log newest but one, the GPG log newest
+        (root / name).mkdir(parents=True)
+        shutil.copyfile(realdata_dir / f"{name}.log", root / name / f"{name}.log")
+        os.utime(root / name / f"{name}.log", (time.time() - 3600 * age, time.time() - 3600 * age))
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception
+    assert at.selectbox(key="app_track").value == "unknown model"
+    assert at.multiselect(key="app_experiments").value == list(names[:2])
+    assert "No experiment with training steps yet" not in texts(at)

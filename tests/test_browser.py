@@ -670,3 +670,60 @@ def test_the_app_fetches_nothing_from_other_hosts(browser: Any, server: str) -> 
         assert icon.startswith(server + "/"), f"favicon {icon!r} on {path}"
         assert outside == [], f"{path} asked other hosts for {outside}"
     context.close()
+
+
+REAL_ROOT_LOGS = (
+    "dstack-ppo-qwen25-7b-resumed-2025-05.log",
+    "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log",
+    "maze-ppo-main_task-crash-2025-03.log",
+    "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log",
+)
+
+
+def test_real_root_link_after_a_restart_and_the_table_at_1440_px(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory, realdata_dir: Any
+) -> None:
+    import shutil
+
+    folder = tmp_path_factory.mktemp("real-root")
+    for name in REAL_ROOT_LOGS:
+        (folder / "logs" / name.removesuffix(".log")).mkdir(parents=True)
+        shutil.copyfile(realdata_dir / name, folder / "logs" / name.removesuffix(".log") / name)
+    env = {"RLMON_LOG_ROOT": str(folder / "logs"), "RLMON_CACHE_DIR": str(folder / "cache")}
+    with serve(folder, env, "server-real-root.log") as url:
+        context = browser.new_context(viewport=WIDE, locale="en-US")
+        page = context.new_page()
+        # a shared link to an experiment page is the first request the new server sees
+        page.goto(f"{url}/maze-ppo-main-task-crash-2025-03", wait_until="commit")
+        seen_at: list[float] = []
+        started = time.monotonic()
+        while time.monotonic() - started < 12:
+            if page.get_by_text("Page not found").count():
+                seen_at.append(round(time.monotonic() - started, 2))
+            page.wait_for_timeout(30)
+        page.get_by_text("Training curves").wait_for(timeout=30_000)
+        assert page.get_by_text("Page not found").count() == 0
+        assert not seen_at or seen_at[-1] - seen_at[0] <= 1.0, seen_at
+        # maze log line 293: the error, under its last frames
+        assert page.locator('[data-testid="stCode"]').get_by_text("NotImplementedError").count() >= 1
+        no_exceptions(page)
+        # the overview at 1440 px: every column of the experiments table fits without a sideways scroll
+        page.goto(url)
+        wait_for_app(page, charts=4)
+        table = page.locator('[data-testid="stDataFrame"]').filter(has_text="last-10 pass")
+        table.first.wait_for(state="visible", timeout=30_000)
+        widths = table.first.evaluate(
+            "(t) => { const s = t.querySelector('.dvn-scroller'); return [s.scrollWidth, s.clientWidth]; }"
+        )
+        assert widths[0] <= widths[1] + 1, widths
+        screenshot(page, "real-root-overview")
+        # a click on a row's name opens its experiment's page
+        table.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = table.bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + 60, box["y"] + 35 + 17)
+        page.wait_for_url(re.compile(r"/(dstack|amd|maze|gpg)-"), timeout=30_000)
+        page.get_by_text("Training curves").wait_for(timeout=30_000)
+        no_exceptions(page)
+        context.close()

@@ -542,6 +542,25 @@ def test_settings_from_the_launch_command_and_crash_details(tmp_path: Path, real
     assert summary["config_source"] == "dump"
 
 
+def test_a_config_dump_wins_over_the_launch_command_of_a_real_log(tmp_path: Path, realdata_dir: Path) -> None:
+    name = "logicrl-reinforce_plus_plus-raylet-warnings-2025-03.log"
+    lines = (realdata_dir / name).read_text(encoding="utf-8").splitlines(keepends=True)
+    # the command (lines 4-17 in its echoes) says batch 8 and rollout n=8, as the dump does (lines 146, 68);
+    # the copy's command says 64 and 4 instead
+    for index in range(17):
+        lines[index] = (
+            lines[index]
+            .replace("data.train_batch_size=8", "data.train_batch_size=64")
+            .replace("actor_rollout_ref.rollout.n=8", "actor_rollout_ref.rollout.n=4")
+        )
+    assert sum("rollout.n=4" in line for line in lines) >= 2
+    (tmp_path / "logicrl").mkdir()
+    (tmp_path / "logicrl" / name).write_text("".join(lines), encoding="utf-8")
+    logicrl = load(discover_experiments([tmp_path]), "logicrl")
+    assert (logicrl.algorithm.name, logicrl.config_source) == ("REINFORCE++", "dump")
+    assert logicrl.setting("batch").display == "8×8"  # type: ignore[union-attr]
+
+
 def test_failure_step_after_some_steps(tmp_path: Path) -> None:
     folder = tmp_path / "e1"
     folder.mkdir()

@@ -885,3 +885,72 @@ def test_summary_for_root_runs_quickly_enough(real_experiments: list[Experiment]
     started = time.perf_counter()
     detect_all(real_experiments, settings=SETTINGS)
     assert time.perf_counter() - started < 10.0
+
+
+def test_real_track_range_is_the_same_in_summary_and_paragraph(real_experiments: list[Experiment]) -> None:
+    # `$MODEL_PATH` in both AMD logs' commands: one "unknown model" track. The GRPO log's step lines hold
+    # actor/grad_norm from 0.008 to 19.057 (min and max over every `step:N` line).
+    track = [experiment for experiment in real_experiments if experiment.track == "unknown model"]
+    signals = detect_all(real_experiments, settings=SETTINGS)
+    grpo = next(experiment for experiment in track if experiment.id == "amd-mi300-deepseek7b-grpo-gsm8k-2025-03")
+    summary = " ".join(write_summary(track, signals, lang="en"))
+    assert "grad_norm is lowest in amd-mi300-deepseek7b-grpo-gsm8k-2025-03 (GRPO) (0.008–19.06)." in summary
+    assert "grad_norm 0.008–19.06;" in experiment_paragraph(grpo, signals, lang="en")
+    assert "grad_norm 0.008–19.06" in experiment_paragraph(grpo, signals, lang="zh")
+
+
+def test_real_summary_words_agree_with_the_signals(real_experiments: list[Experiment]) -> None:
+    # each track's summary says "No signal worth attention." when, and only when, its runs have no signal;
+    # otherwise it names each run with a signal and the signal's words (spikes of one key are told together),
+    # also on a track whose only run crashed before its first step (the maze log: NotImplementedError)
+    signals = detect_all(real_experiments, settings=SETTINGS)
+    tracks: dict[str, list[Experiment]] = {}
+    for experiment in real_experiments:
+        tracks.setdefault(experiment.track, []).append(experiment)
+    quiet = 0
+    for members in tracks.values():
+        ids = {experiment.id for experiment in members}
+        own = [signal for signal in signals if signal.experiment in ids]
+        for lang in LANGUAGES:
+            summary = " ".join(write_summary(members, signals, lang=lang))
+            assert (i18n.t("insight_attention_none", lang) in summary) is (not own), (sorted(ids), lang)
+            for signal in own:
+                words = signal.text(lang) if signal.kind != "spike" else signal.metric.rsplit("/", 1)[-1]
+                assert f"{signal.experiment} " in summary and words in summary, (signal.experiment, signal.kind)
+        quiet += not own
+    assert quiet == 0  # every real track has a signal: a crash, a stall, a spike or an entropy collapse
+    maze = next(experiment for experiment in real_experiments if experiment.id.startswith("maze"))
+    assert write_summary([maze], signals, lang="en") == [
+        "No experiment with training steps yet.",
+        "Worth attention: maze-ppo-main_task-crash-2025-03 (PPO): crashed before step 1: NotImplementedError "
+        "(in utils/reward_score/__init__.py:37 in _default_compute_score).",
+    ]
+
+
+def test_real_values_through_the_file_logger_with_a_null_loss_fire_non_finite(
+    realdata_dir: Path, tmp_path: Path
+) -> None:
+    # the PPO log's step lines 1-30 as verl's orjson file logger writes them (no spaces; NaN becomes null),
+    # critic/vf_loss of step 12 being NaN
+    text = (realdata_dir / "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log").read_text(encoding="utf-8")
+    records = []
+    for match in re.finditer(r"^step:(\d+) - (.*)$", text, flags=re.MULTILINE):
+        step = int(match.group(1))
+        if step > 30:
+            break
+        pairs = (pair.rsplit(":", 1) for pair in match.group(2).strip().split(" - "))
+        data: dict[str, float | None] = {key: float(value) for key, value in pairs}
+        if step == 12:
+            assert data["critic/vf_loss"] > 0
+            data["critic/vf_loss"] = None
+        records.append(json.dumps({"step": step, "data": data}, separators=(",", ":")))
+    assert len(records) == 30
+    folder = tmp_path / "ppo"
+    folder.mkdir()
+    (folder / "metrics.jsonl").write_text("\n".join(records) + "\n", encoding="utf-8")
+    (ref,) = discover_experiments([tmp_path]).experiments
+    experiment = load_experiment(ref, LogCache(None), now=time.time(), settings=SETTINGS)
+    vf_loss = experiment.steps.filter(experiment.steps["step"] == 12)["critic/vf_loss"].item()
+    assert vf_loss is not None and math.isnan(vf_loss)
+    found = [signal for signal in detect_all([experiment], settings=SETTINGS) if signal.kind == "non_finite"]
+    assert [(signal.metric, signal.step, signal.severity) for signal in found] == [("critic/vf_loss", 12, "critical")]

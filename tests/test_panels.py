@@ -234,3 +234,27 @@ def test_mismatch_chart_says_when_the_log_has_three_decimals(tmp_path: Path) -> 
         spec = next(plan for plan in plans if plan.name == "rollout_mismatch").build()
         subtitle = spec["title"].get("subtitle") if isinstance(spec["title"], dict) else None
         assert (subtitle is not None and "3 decimals" in subtitle) is noted
+
+
+def test_real_explorer_filter_searches_every_family(realdata_dir: Path, tmp_path: Path) -> None:
+    view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log")
+    # "step:1 - ... timing_s/gen:... timing_s/update_critic:... timing_s/update_actor:..." (a v0.2 PPO log)
+    found = panels.explorer(
+        view, family="actor/", pattern="timing_s/(gen|update)", smoothing=Smoothing(), x="step", lang="en",
+        max_points=2000,
+    )  # fmt: skip
+    keys = sorted(plan.name for plans in found.groups.values() for plan in plans)
+    assert keys == ["timing_s/gen", "timing_s/update_actor", "timing_s/update_critic"]
+    assert (found.matched, found.regex, found.limited) == (3, True, False)
+
+
+def test_real_three_decimal_log_says_so_on_its_mismatch_chart(realdata_dir: Path, tmp_path: Path) -> None:
+    # every step value printed with 3 decimals: "step:1 - ... training/rollout_probs_diff_mean:0.003 ..."
+    view = real_view(realdata_dir, tmp_path, "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log")
+    assert view.experiment.three_decimals
+    for lang, words in (("en", "logged with 3 decimals"), ("zh", "日志只保留 3 位小数")):
+        plans = panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang=lang, max_points=2000)
+        spec = next(plan for plan in plans if plan.name == "rollout_mismatch").build()
+        assert isinstance(spec["title"], dict) and words in spec["title"]["subtitle"]
+        # mean |p_rollout - p_actor| x 1e4: 0.003 at step 1 reads 30
+        assert spec_rows(spec)[0]["value"] == pytest.approx(30.0)

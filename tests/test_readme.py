@@ -42,3 +42,9 @@ def test_every_metric_alias_is_documented() -> None:
             continue
         missing += [key for key in keys if key != name and f"`{key}`" not in row]
     assert not missing, f"metric aliases missing from README.md: {missing}"
+
+
+def test_what_a_track_is_and_where_it_comes_from() -> None:
+    section = README.split("### What a track is", 1)[1].split("\n#", 1)[0]
+    for words in ("actor_rollout_ref.model.path", "launch command", "unknown model", "rlmon.toml", "first screen"):
+        assert words in section, words
