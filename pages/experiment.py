@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 import polars as pl
@@ -163,13 +162,10 @@ def sources_block(view: ui.ExperimentView) -> None:
 
 def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Any]) -> None:
     focus = focused(view)
-    plans_for = partial(
-        panels.detail_charts, view, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
+    plans = panels.detail_charts(
+        view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
     )
-    ui.chart_grid(
-        plans_for(smoothing=smoothing), key="experiment_grid", lang=lang, eager=4, height=panels.DETAIL_HEIGHT,
-        settings=settings, ahead=[plans_for(smoothing=other) for other in ui.other_smoothings(smoothing)],
-    )  # fmt: skip
+    ui.chart_grid(plans, key="experiment_grid", lang=lang, eager=4, height=panels.DETAIL_HEIGHT, settings=settings)
 
 
 def focused(view: ui.ExperimentView) -> panels.Focus | None:

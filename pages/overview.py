@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Sequence
-from functools import partial
 
 import streamlit as st
 
@@ -202,16 +201,14 @@ def charts_section(views: Sequence[ui.ExperimentView], insights: ui.Insights) ->
     )  # fmt: skip
     ui.write_url(FIELDS)
     highlight = ui.highlight_legend(views, key="overview_highlight", lang=lang)
-    plans_for = partial(
-        panels.comparison_charts, metrics, views, x=x, log_scale=log_scale, signals=insights.signals,
+    plans = panels.comparison_charts(
+        metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals,
         highlight=highlight, lang=lang, max_points=settings.max_points,
     )  # fmt: skip
     # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
-    # The charts under the other smoothing methods are built ahead, for a switch.
     ui.chart_grid(
-        plans_for(smoothing=smoothing), key="overview_grid", lang=lang, eager=panels.overview_eager(len(views)),
+        plans, key="overview_grid", lang=lang, eager=panels.overview_eager(len(views)),
         height=panels.COMPARISON_HEIGHT, settings=settings,
-        ahead=[plans_for(smoothing=other) for other in ui.other_smoothings(smoothing)],
     )  # fmt: skip
     left, right = st.columns([3, 2])
     with left:

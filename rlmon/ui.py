@@ -32,10 +32,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -49,7 +49,6 @@ from rlmon.rlmon_toml import CONFIG_NAME
 from rlmon.samples import SampleCache, read_samples
 from rlmon.schema import EXPERIMENT, STEP
 from rlmon.settings import Settings, load_settings
-from rlmon.smoothing import Smoothing, SmoothingMethod
 
 __all__ = [
     "GOTO_KEY",
@@ -100,9 +99,7 @@ __all__ = [
     "number_field",
     "object_reason",
     "object_syncer",
-    "other_smoothings",
     "page_slugs",
-    "prefetch_charts",
     "prepare_charts",
     "read_url",
     "resolve_log_roots",
@@ -1074,13 +1071,15 @@ def view_fields(prefix: str, settings: Settings) -> list[UrlField]:
     ]
 
 
-def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool) -> tuple[Smoothing, str, bool]:
+def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool) -> tuple[Any, str, bool]:
     """Smoothing (none / moving average window / EMA weight), x axis and log scale, keyed ``<prefix>_*``.
 
     Returns
     -------
     (Smoothing, x axis, log scale)
     """
+    from rlmon.smoothing import Smoothing
+
     default_method = {"moving_average": "ma"}.get(settings.smoothing, settings.smoothing)
     st.session_state.setdefault(f"{prefix}_smoothing", default_method)
     st.session_state.setdefault(f"{prefix}_window", settings.smoothing_window)
@@ -1174,10 +1173,6 @@ class _SpecMemo:
         self._size = size
         self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
 
-    def has(self, key: tuple[Any, ...]) -> bool:
-        with self._lock:
-            return key in self._specs
-
     def get(self, key: tuple[Any, ...], build: Callable[[], Any]) -> dict[str, Any]:
         with self._lock:
             known = self._specs.get(key)
@@ -1244,42 +1239,6 @@ def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]]) -
     futures = [_BUILDERS.submit(memo.get, key, build) for key, build in items]
     for future in futures:
         future.exception()
-
-
-_PREFETCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlmon-prefetch")
-_PREFETCH_PENDING: set[tuple[Any, ...]] = set()
-_PREFETCH_LOCK = threading.Lock()
-
-
-def prefetch_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]]) -> None:
-    """Build in the background, once the server is quiet (:data:`WORK`), charts a person is likely to ask for
-    next; asking then finds them in the memo. Nothing is built twice, and a server that stays busy for a minute
-    builds none of them."""
-    memo = _spec_memo()
-    with _PREFETCH_LOCK:
-        todo = [(key, build) for key, build in items if key not in _PREFETCH_PENDING and not memo.has(key)]
-        _PREFETCH_PENDING.update(key for key, _build in todo)
-    if todo:
-        _PREFETCH.submit(_prefetch, todo)
-
-
-def _prefetch(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]]) -> None:
-    try:
-        if WORK.wait():
-            for key, build in items:
-                try:
-                    _spec_memo().get(key, build)
-                except Exception:  # the chart shows its own error if it is ever asked for
-                    _LOG.warning("chart %s could not be built ahead", key[:2], exc_info=True)
-    finally:
-        with _PREFETCH_LOCK:
-            _PREFETCH_PENDING.difference_update(key for key, _build in items)
-
-
-def other_smoothings(smoothing: Smoothing) -> list[Smoothing]:
-    """The same smoothing parameters under the other methods (what a smoothing switch asks for next)."""
-    methods: tuple[SmoothingMethod, ...] = get_args(SmoothingMethod)
-    return [replace(smoothing, method=method) for method in methods if method != smoothing.method]
 
 
 def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, renderer: str = "auto") -> None:
@@ -1441,13 +1400,9 @@ def chart_grid(
     eager: int = 0,
     height: int = charts.PLOT_HEIGHT,
     settings: Settings | None = None,
-    ahead: Sequence[Sequence[panels.ChartPlan]] = (),
 ) -> None:
     """Draw ``plans`` in a grid: ``wide - 1`` charts per row up to a 1600 px window, ``wide`` beyond, one
     column on a phone (the browser chooses, so a resized window re-flows without a rerun).
-
-    ``ahead``: other plans for the same places (the charts under another choice, such as another smoothing
-    method); those of the places drawn are built in the background (:func:`prefetch_charts`).
 
     The first ``eager`` charts are drawn at once (the page's first screen). The others come in batches of a
     row (``wide - 1`` charts), each first shown as placeholders ``height`` + the chart's edges tall (so the page
@@ -1471,15 +1426,6 @@ def chart_grid(
     # The specs of every chart this run draws are built together (in parallel), drawn batches included.
     shown = first + [plan for batch, name in zip(batches, names, strict=True) if name in drawn for plan in batch]
     prepare_charts([(plan.key, plan.build) for plan in shown])
-    places = {plan.key for plan in shown}
-    prefetch_charts(
-        [
-            (other.key, other.build)
-            for others in ahead
-            for plan, other in zip(plans, others, strict=True)
-            if plan.key in places
-        ]
-    )
     css = _GRID_CSS.format(**sizes) + _SAVE_CSS
     if lazy:
         css += _LAZY_CSS.format(**sizes, height=height + _EDGE_PX)

@@ -649,61 +649,6 @@ def test_sidebar_legend_reads_fresh_progress(own_root: Path, tmp_path: Path) -> 
     assert "▶ 22/150" in ui.legend_html(after, "en")
 
 
-def _quiet_memo(monkeypatch: pytest.MonkeyPatch) -> ui._SpecMemo:
-    """A fresh chart memo for the app, and a server that counts as quiet at once (background builds start)."""
-    memo = ui._SpecMemo()
-    monkeypatch.setattr(ui, "_spec_memo", lambda: memo)
-    gate = ui.QuietGate(quiet_s=0.0, limit_s=10.0)
-    monkeypatch.setattr(ui, "WORK", gate)
-    return memo
-
-
-def _prefetch_done() -> None:
-    ui._PREFETCH.submit(lambda: None).result(timeout=120)  # one worker: every earlier prefetch has finished
-
-
-def test_charts_are_built_ahead_once_and_only_when_the_server_is_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
-    memo = _quiet_memo(monkeypatch)
-    built: list[str] = []
-
-    def build(name: str) -> Any:
-        return lambda: built.append(name) or {"mark": "point", "title": name}
-
-    ui.prefetch_charts([(("a",), build("a")), (("b",), build("b"))])
-    _prefetch_done()
-    assert built == ["a", "b"] and memo.has(("a",)) and memo.has(("b",))
-    ui.prefetch_charts([(("a",), build("a")), (("c",), build("c"))])
-    _prefetch_done()
-    assert built == ["a", "b", "c"], "a chart in the memo was built again"
-    busy = ui.QuietGate(quiet_s=0.0, limit_s=0.3)
-    monkeypatch.setattr(ui, "WORK", busy)
-    with busy:  # work that outlasts the wait: nothing is built ahead
-        ui.prefetch_charts([(("d",), build("d"))])
-        _prefetch_done()
-    assert not memo.has(("d",)) and built == ["a", "b", "c"]
-
-
-def test_a_smoothing_switch_finds_its_charts_built_ahead(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _quiet_memo(monkeypatch)
-    at = run_app({"smooth": "ema", "w": "0.8"})
-    assert not at.exception
-    _prefetch_done()
-    builds: list[Any] = []
-    real = ui.build_spec
-    monkeypatch.setattr(ui, "build_spec", lambda build: builds.append(build) or real(build))
-    for method in ("ma", "none"):
-        at.session_state["overview_smoothing"] = method
-        at.run()
-        assert not at.exception
-        assert builds == [], f"switching to {method} built {len(builds)} charts"
-    spec, _datasets = chart_titled(at, "pass rate (%)")
-    assert [layer["encoding"]["y"]["field"] for layer in spec["layer"] if layer["mark"]["type"] == "line"] == ["value"]
-    at.session_state["overview_smoothing"] = "ema"
-    at.session_state["overview_weight"] = 0.5  # a new weight: built on demand
-    at.run()
-    assert builds, "a weight no chart was built for came from the memo"
-
-
 MAZE = "maze-ppo-main_task-crash-2025-03"
 MAZE_FRAMES = [  # maze log lines 283, 285, 288, 291: the remote traceback after Ray's wrapper (line 282)
     "/root/LLM-Reasoning-Maze/verl/verl/trainer/main_ppo.py:159 in main_task",
