@@ -14,7 +14,9 @@ exist or cannot be listed raises :class:`~rlmon.errors.CatalogError`.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import json
 import os
 import re
 import stat
@@ -52,13 +54,16 @@ from rlmon.schema import STEP, RunMeta, empty_steps
 from rlmon.settings import Settings
 
 __all__ = [
+    "COLOR_BOOK_NAME",
     "FULL_WALK_S",
     "HEAD_BYTES",
     "LOG_SUFFIXES",
     "RECENT_CHANGE_S",
     "Catalog",
+    "ColorBook",
     "ExperimentRef",
     "LogFile",
+    "cache_color_book",
     "catalog_colors",
     "decode_experiment_id",
     "describe_root",
@@ -776,11 +781,94 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
     )
 
 
-def catalog_colors(catalog: Catalog, experiments: Sequence[Experiment]) -> dict[str, str]:
+_HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+COLOR_BOOK_NAME = "colors.json"
+"""The :class:`ColorBook`'s file in a cache folder."""
+
+
+def cache_color_book(cache: LogCache) -> ColorBook | None:
+    """The :class:`ColorBook` kept in ``cache``'s folder (None for a cache in memory only)."""
+    return None if cache.cache_dir is None else ColorBook(cache.cache_dir / COLOR_BOOK_NAME)
+
+
+class ColorBook:
+    """The colours experiments were given, so that each keeps its own while others start and go: kept in
+    memory and, with a ``path``, in a small JSON file (in the cache folder) that survives a restart and is
+    shared by replicas on one cache folder.
+
+    Entries are keyed by log root and experiment id. The file is rewritten (write, then rename) only when a
+    colour is handed out; a missing, unreadable or damaged file is an empty book, and one that cannot be
+    written leaves the book in memory only. Thread-safe.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._colors: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._stamp: tuple[int, int] | None = None
+
+    @staticmethod
+    def _key(experiment: Experiment) -> str:
+        return f"{experiment.root}\n{experiment.id}"
+
+    def _read(self) -> None:
+        if self.path is None:
+            return
+        try:
+            info = self.path.stat()
+            stamp = (info.st_mtime_ns, info.st_size)
+            if stamp == self._stamp:
+                return
+            entries = json.loads(self.path.read_text(encoding="utf-8")).get("colors", {})
+        except (OSError, ValueError, AttributeError):
+            return
+        self._stamp = stamp
+        if isinstance(entries, dict):
+            for key, value in entries.items():
+                if isinstance(key, str) and isinstance(value, str) and _HEX_COLOR.match(value):
+                    self._colors.setdefault(key, value)
+
+    def _write(self) -> None:
+        if self.path is None:
+            return
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(json.dumps({"colors": self._colors}, indent=0, sort_keys=True), encoding="utf-8")
+            os.replace(temporary, self.path)
+            info = self.path.stat()
+            self._stamp = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+
+    def assign(self, experiments: Sequence[Experiment], *, fixed: dict[str, str]) -> dict[str, str]:
+        """Experiment id -> colour (:func:`~rlmon.experiment.assign_colors` with this book as ``previous``),
+        recorded in the book."""
+        with self._lock:
+            self._read()
+            previous = {
+                item.id: self._colors[self._key(item)] for item in experiments if self._key(item) in self._colors
+            }
+            colors = assign_colors(experiments, fixed=fixed, previous=previous)
+            handed = {self._key(item): colors[item.id] for item in experiments if item.id not in fixed}
+            if any(self._colors.get(key) != value for key, value in handed.items()):
+                self._colors.update(handed)
+                self._write()
+            return colors
+
+
+def catalog_colors(
+    catalog: Catalog, experiments: Sequence[Experiment], *, book: ColorBook | None = None
+) -> dict[str, str]:
     """Experiment id -> colour over a whole catalog (every root and track): :func:`~rlmon.experiment.assign_colors`
-    with the colours ``rlmon.toml`` sets kept. The app and ``rlmon info`` both colour through this."""
+    with the colours ``rlmon.toml`` sets kept, and with a ``book`` the colours handed out before. The app,
+    ``rlmon info`` and the report colour through this."""
     fixed = {ref.id: ref.overrides.color for ref in catalog.experiments if ref.overrides.color}
-    return assign_colors(experiments, fixed=fixed)
+    if book is None:
+        return assign_colors(experiments, fixed=fixed)
+    return book.assign(experiments, fixed=fixed)
 
 
 def load_experiments(
@@ -793,7 +881,8 @@ def load_experiments(
     failures: list[RlmonError] | None = None,
 ) -> list[Experiment]:
     """:func:`load_experiment` for every experiment of a catalog, in catalog order, each with its colour
-    from :func:`catalog_colors` (no two alike while the palette lasts).
+    from :func:`catalog_colors` (no two alike while the palette lasts; kept in the cache folder's
+    :class:`ColorBook`, as the app does).
 
     ``include_hidden=False`` leaves out the experiments ``rlmon.toml`` marks hidden. With a ``failures`` list,
     an experiment that cannot be read is left out and its error appended there (the others are still read);
@@ -807,7 +896,7 @@ def load_experiments(
             if failures is None:
                 raise
             failures.append(error)
-    colors = catalog_colors(catalog, experiments)
+    colors = catalog_colors(catalog, experiments, book=cache_color_book(cache))
     for experiment in experiments:
         experiment.color = colors.get(experiment.id, experiment.color)
     if include_hidden:

@@ -468,6 +468,7 @@ def assign_colors(
     experiments: Sequence[Experiment],
     *,
     fixed: Mapping[str, str] | None = None,
+    previous: Mapping[str, str] | None = None,
     palette: Sequence[str] = PALETTE,
 ) -> dict[str, str]:
     """One colour per experiment, distinct while there are no more experiments than palette colours.
@@ -478,6 +479,10 @@ def assign_colors(
         Every experiment that can be in view together (a whole catalog, all tracks).
     fixed
         Experiment id -> colour set in ``rlmon.toml``: kept as it is, and not handed to any other experiment.
+    previous
+        Experiment id -> the colour it was given before (:class:`rlmon.catalog.ColorBook`): kept unless
+        ``fixed`` gives that colour to another experiment or an experiment earlier in the order below already
+        kept it, so an experiment that starts, or one that goes away, changes no other experiment's colour.
     palette
         The colours to hand out (:data:`~rlmon.schema.PALETTE`).
 
@@ -486,9 +491,9 @@ def assign_colors(
     dict
         Experiment id -> ``#rrggbb``. Experiments are served in a fixed order - shown before hidden, then by
         track, then :attr:`Experiment.order` (``E<n>``), then id - so the result depends only on the set of
-        experiments, not on the order they were read in. Each first takes its preferred colour
-        (:func:`experiment_color`) when no one before it has it, then the first unused palette colour; past
-        the palette's size, colours repeat.
+        experiments (and ``previous``), not on the order they were read in. An experiment without a colour
+        from ``fixed`` or ``previous`` takes its preferred colour (:func:`experiment_color`) when no one has it,
+        else the first unused palette colour; past the palette's size, colours repeat.
 
     Examples
     --------
@@ -502,6 +507,13 @@ def assign_colors(
     for item in ordered:
         if item.id in fixed:
             colors[item.id] = fixed[item.id]
+            continue
+        kept = (previous or {}).get(item.id)
+        if kept and kept.lower() not in used:
+            colors[item.id] = kept
+            used.add(kept.lower())
+    for item in ordered:
+        if item.id in colors:
             continue
         preferred = experiment_color(item.id)
         if preferred in palette and preferred.lower() not in used:

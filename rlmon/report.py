@@ -41,7 +41,7 @@ import polars as pl
 
 from rlmon import charts, i18n, panels
 from rlmon.cache import LogCache
-from rlmon.catalog import catalog_colors, discover_experiments, load_experiment
+from rlmon.catalog import cache_color_book, catalog_colors, discover_experiments, load_experiment
 from rlmon.errors import RlmonError, UnknownExperimentError
 from rlmon.experiment import SETTING_GROUPS, default_track
 from rlmon.settings import Settings
@@ -192,7 +192,7 @@ def read_selection(
     moment = time.time() if now is None else now
     # Every experiment is read, hidden ones too: colours are handed out over the whole catalog, as in the app.
     loaded = [load_experiment(ref, cache, now=moment, settings=settings) for ref in catalog.experiments]
-    colors = catalog_colors(catalog, loaded)
+    colors = catalog_colors(catalog, loaded, book=cache_color_book(cache))
     for experiment in loaded:
         experiment.color = colors.get(experiment.id, experiment.color)
     hidden = {ref.id for ref in catalog.experiments if ref.overrides.hidden}

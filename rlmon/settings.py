@@ -89,7 +89,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "RLMON_CACHE_DIR",
         None,
         "path",
-        "Where parsed logs (Parquet) and the demo logs are kept. Default: $XDG_CACHE_HOME/rlmon, else ~/.cache/rlmon.",
+        "Where parsed logs (Parquet), the demo logs and the experiments' colours are kept. "
+        "Default: $XDG_CACHE_HOME/rlmon, else ~/.cache/rlmon.",
     ),
     SettingSpec(
         "stall_factor",

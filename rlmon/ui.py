@@ -42,7 +42,15 @@ import streamlit as st
 
 from rlmon import charts, i18n, panels
 from rlmon.cache import LogCache
-from rlmon.catalog import Catalog, ExperimentRef, catalog_colors, discover_experiments, load_experiment
+from rlmon.catalog import (
+    COLOR_BOOK_NAME,
+    Catalog,
+    ColorBook,
+    ExperimentRef,
+    catalog_colors,
+    discover_experiments,
+    load_experiment,
+)
 from rlmon.errors import CatalogError, ObjectStoreError, RlmonError
 from rlmon.objstore import ObjectRoot, RootSyncer, SyncResult
 from rlmon.rlmon_toml import CONFIG_NAME
@@ -523,6 +531,12 @@ def _view_memo(cache_dir: Path) -> _ViewMemo:
     return _ViewMemo()
 
 
+@st.cache_resource(show_spinner=False)
+def _color_book(cache_dir: Path) -> ColorBook:
+    """The colours handed out to experiments, one book per cache folder (kept there across restarts)."""
+    return ColorBook(cache_dir / COLOR_BOOK_NAME)
+
+
 @dataclass(frozen=True)
 class LoadedViews:
     views: tuple[ExperimentView, ...]
@@ -613,8 +627,9 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
         elif found is not None:
             views.append(found)
     memo.forget_missing({(str(ref.root), ref.id) for ref in catalog.experiments})
-    # Colours are handed out over the whole catalog, so no two experiments in view share one.
-    colors = catalog_colors(catalog, [view.experiment for view in views])
+    # Colours are handed out over the whole catalog, so no two experiments in view share one; the book keeps
+    # each experiment's colour while others start and go.
+    colors = catalog_colors(catalog, [view.experiment for view in views], book=_color_book(settings.cache_dir))
     views = [memo.recolored(view, colors.get(view.id, view.color)) for view in views]
     return LoadedViews(views=tuple(views), errors=tuple(errors))
 

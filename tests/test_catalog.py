@@ -19,7 +19,9 @@ import pytest
 import rlmon.catalog as catalog_module
 from rlmon.cache import LogCache
 from rlmon.catalog import (
+    COLOR_BOOK_NAME,
     Catalog,
+    ColorBook,
     catalog_colors,
     decode_experiment_id,
     describe_root,
@@ -33,6 +35,7 @@ from rlmon.catalog import (
 )
 from rlmon.errors import CatalogError, UnknownExperimentError
 from rlmon.rlmon_toml import parse_root_config
+from rlmon.schema import PALETTE
 from rlmon.settings import Settings
 
 PREFIX = "\x1b[36m(TaskRunner pid=4242)\x1b[0m "
@@ -595,6 +598,60 @@ def test_demo_root_gives_nine_experiments_nine_colours(tmp_path: Path) -> None:
     # before, 2B's E1 and 4B's E1 shared Tableau's first colour
     assert colors["2b/e1_grpo_2b"] != colors["4b/e1_grpo_4b"]
     assert catalog_colors(catalog, experiments) == colors
+
+
+def test_colours_stay_put_when_an_experiment_starts_and_across_a_restart(tmp_path: Path) -> None:
+    root, cache_dir = tmp_path / "logs", tmp_path / "cache"
+    for track, model in (("2b", "/models/Qwen3.5-2B"), ("4b", "/models/Qwen3.5-4B")):
+        for name in ("e1_grpo", "e2_dapo"):
+            write(root / track / name / "train.log", verl_log(cfg=config(model), steps=[1]))
+    first = {
+        item.id: item.color
+        for item in load_experiments(discover_experiments([root]), LogCache(cache_dir), now=NOW, settings=Settings())
+    }
+    # 2B sorts first: its E1, E2 keep colours 0, 1; 4B's E1, E2 take the next free ones
+    assert first == {
+        "2b/e1_grpo": PALETTE[0],
+        "2b/e2_dapo": PALETTE[1],
+        "4b/e1_grpo": PALETTE[2],
+        "4b/e2_dapo": PALETTE[3],
+    }
+    assert (cache_dir / COLOR_BOOK_NAME).is_file()
+    # 2B's E3 starts (its own colour 2 is 4B E1's) and a new track that sorts first starts an E1 (colour 0 is
+    # 2B E1's); a fresh LogCache is a restarted server reading the same cache folder
+    write(root / "2b" / "e3_rloo" / "train.log", verl_log(cfg=config("/models/Qwen3.5-2B"), steps=[1]))
+    write(root / "0_5b" / "e1_grpo" / "train.log", verl_log(cfg=config("/models/Qwen3.5-0.5B"), steps=[1]))
+    catalog = discover_experiments([root])
+    after = {
+        item.id: item.color for item in load_experiments(catalog, LogCache(cache_dir), now=NOW, settings=Settings())
+    }
+    assert {key: after[key] for key in first} == first
+    assert (after["0_5b/e1_grpo"], after["2b/e3_rloo"]) == (PALETTE[4], PALETTE[5])
+    # without the book, the newcomers would have moved the others
+    assert catalog_colors(catalog, [load(catalog, key) for key in after])["4b/e1_grpo"] != first["4b/e1_grpo"]
+
+
+def test_colour_book_survives_a_damaged_file_and_names_no_colour_that_is_not_hex(tmp_path: Path) -> None:
+    write(tmp_path / "logs" / "e1_grpo" / "train.log", verl_log(cfg=config(), steps=[1]))
+    write(tmp_path / "logs" / "e2_grpo" / "train.log", verl_log(cfg=config(), steps=[1]))
+    catalog = discover_experiments([tmp_path / "logs"])
+    experiments = [load(catalog, "e1_grpo"), load(catalog, "e2_grpo")]
+    book_path = tmp_path / "book.json"
+    book_path.write_text("{not json", encoding="utf-8")
+    assert catalog_colors(catalog, experiments, book=ColorBook(book_path)) == {
+        "e1_grpo": PALETTE[0],
+        "e2_grpo": PALETTE[1],
+    }
+    saved = json.loads(book_path.read_text(encoding="utf-8"))["colors"]
+    assert sorted(saved.values()) == sorted([PALETTE[0], PALETTE[1]])
+    # an entry that is not a #rrggbb colour is ignored (its experiment gets its own colour again)
+    key = next(key for key, value in saved.items() if value == PALETTE[0])
+    book_path.write_text(json.dumps({"colors": {key: "red;}</style>", "x": 1}}), encoding="utf-8")
+    assert catalog_colors(catalog, experiments, book=ColorBook(book_path))["e1_grpo"] == PALETTE[0]
+    # a book that cannot be written stays in memory
+    blocked = ColorBook(tmp_path / "file" / "book.json")
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    assert catalog_colors(catalog, experiments, book=blocked) == {"e1_grpo": PALETTE[0], "e2_grpo": PALETTE[1]}
 
 
 def test_rlmon_toml_colour_wins_and_is_not_handed_out_again(tmp_path: Path) -> None:

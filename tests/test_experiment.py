@@ -744,6 +744,30 @@ def test_assign_colors_serves_shown_before_hidden_and_repeats_past_the_palette()
     assert len(set(colors.values())) == len(PALETTE)
 
 
+def test_assign_colors_with_previous_colours_an_experiment_that_starts_without_moving_the_others() -> None:
+    runs = [colored(f"{track}/e{n}_grpo", track, order=n) for track in ("2B", "4B") for n in range(1, 5)]
+    before = assign_colors(runs)
+    # 2B's E1-E4 keep colours 0-3; 4B's E1-E4 take the next free ones, 4-7
+    assert [before[f"4B/e{n}_grpo"] for n in range(1, 5)] == list(PALETTE[4:8])
+    started = [*runs, colored("2B/e5_grpo", "2B", order=5)]
+    # Without the colours handed out before, 2B's E5 takes its own colour 4 and 4B's runs all move by one.
+    assert assign_colors(started)["4B/e1_grpo"] == PALETTE[5]
+    after = assign_colors(started, previous=before)
+    assert {key: after[key] for key in before} == before
+    assert after["2B/e5_grpo"] == PALETTE[8]  # its own colour 4 is 4B E1's: the first free one
+    # one that goes away gives its colour back to whoever needs one, and moves no one either
+    gone = assign_colors([run for run in started if run.id != "4B/e1_grpo"], previous=after)
+    assert {key: value for key, value in after.items() if key != "4B/e1_grpo"} == gone
+
+
+def test_assign_colors_lets_a_fixed_colour_win_over_a_previous_one() -> None:
+    runs = [colored("a/e1", "A", order=1), colored("a/e2", "A", order=2)]
+    previous = {"a/e1": PALETTE[0], "a/e2": PALETTE[1]}
+    colors = assign_colors(runs, fixed={"a/e2": PALETTE[0]}, previous=previous)
+    # a/e1's colour 0 goes to a/e2; a/e2's former colour 1 is free again and is the first free one
+    assert colors == {"a/e2": PALETTE[0], "a/e1": PALETTE[1]}
+
+
 def test_short_track_names() -> None:
     assert short_track_names(["Qwen3.5-4B", "Qwen3.5-2B"]) == {"Qwen3.5-4B": "4B", "Qwen3.5-2B": "2B"}
     assert short_track_names(["Qwen2.5-7B-Instruct", "Qwen2.5-3B-Instruct"]) == {
