@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from rlmon import tooltip
+from rlmon import ticks, tooltip
 from rlmon.errors import SettingError
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, PALETTE, STEP, VALUE
 from rlmon.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
@@ -406,10 +406,14 @@ def bar_chart_spec(
             "type": "nominal",
         }
 
+    value_axis: dict[str, Any] = {"tickCount": _Y_TICKS}
+    if (found := ticks.position_ticks(0.0, top * headroom)) is not None:
+        value_axis = _with_ticks(value_axis, found)
+
     def x_enc(field: str) -> dict[str, Any]:
         # Room right of the longest bar for its text, so no value is pushed out of the plot.
         return {
-            "axis": {"tickCount": _Y_TICKS},
+            "axis": value_axis,
             "field": field,
             "scale": {"domainMax": top * headroom, "domainMin": 0, "nice": False},
             "title": y_title,
@@ -580,6 +584,16 @@ def stacked_area_chart_spec(
     )
     datasets = _Datasets(arrow=arrow)
     main = datasets.add(stacked, "stacked")
+    stack_y: dict[str, Any] = {
+        "axis": {"tickCount": _Y_TICKS},
+        "field": VALUE,
+        "stack": "zero",
+        "title": y_title,
+        "type": "quantitative",
+    }
+    if (total_ticks := ticks.value_ticks(0.0, float(wide["_total"].max() or 0.0))) is not None:  # type: ignore[arg-type]
+        stack_y["axis"] = _with_ticks(stack_y["axis"], total_ticks)
+        stack_y["scale"] = {"domain": total_ticks.domain}
     area = {
         "mark": {"type": "area", "interpolate": "step-after" if x == STEP else "linear", "opacity": 0.85},
         "encoding": {
@@ -591,14 +605,8 @@ def stacked_area_chart_spec(
                 "type": "nominal",
             },
             "order": {"field": "_order", "type": "quantitative"},
-            "x": _x_encoding(x, x_title),
-            "y": {
-                "axis": {"tickCount": _Y_TICKS},
-                "field": VALUE,
-                "stack": "zero",
-                "title": y_title,
-                "type": "quantitative",
-            },
+            "x": _x_encoding(x, x_title, _extent([wide[x]])),
+            "y": stack_y,
         },
     }
     rule = _hover_rule(datasets.add(tooltip_rows, "hover"), x=x, tooltip_expr=hover_tooltip)
@@ -790,7 +798,7 @@ def _line_spec(
     x_domain, y_domain = _extent(x_values), _extent(y_values)
 
     def x_enc() -> dict[str, Any]:
-        encoding = _x_encoding(x, x_title)
+        encoding = _x_encoding(x, x_title, x_domain)
         if x_domain is not None:
             encoding["scale"] = {**encoding["scale"], "domain": x_domain}
         elif (only := points[x].drop_nulls().unique()).len() == 1:
@@ -800,6 +808,9 @@ def _line_spec(
             encoding["scale"] = {**encoding["scale"], "domain": [value - 1, value + 1]}
             encoding["axis"] = {**encoding["axis"], "values": [value]}
         return encoding
+
+    # 4-7 round ticks chosen here (rlmon.ticks); the domain grows to the outer ones. A log scale keeps Vega's.
+    y_ticks = None if log_scale or y_domain is None else ticks.value_ticks(*y_domain)
 
     def y_enc(field: str) -> dict[str, Any]:
         scale: dict[str, Any] = {"type": "log"} if log_scale else {"zero": False}
@@ -816,6 +827,9 @@ def _line_spec(
             axis["format"] = ".0%"
         elif axis_format:
             axis["format"] = axis_format
+        if y_ticks is not None:
+            scale["domain"] = y_ticks.domain
+            axis = _with_ticks(axis, y_ticks, percent=percent, axis_format=None if percent else axis_format)
         encoding["axis"] = axis
         return encoding
 
@@ -926,8 +940,9 @@ def _line_spec(
                         {"field": VALUE, "format": fmt or "", "title": y_title, "type": "quantitative"},
                         {"field": "text", "title": marker_title, "type": "nominal"},
                     ],
-                    "x": {"field": x, "type": "quantitative"},
-                    "y": {"field": VALUE, "type": "quantitative"},
+                    # the line's own axes and scales: a layer without them merges Vega's default ticks in
+                    "x": x_enc(),
+                    "y": y_enc(VALUE),
                 },
             }
         )
@@ -1308,10 +1323,32 @@ def _bottom_legend(labels: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def _x_encoding(x: str, x_title: str | None) -> dict[str, Any]:
+def _x_encoding(x: str, x_title: str | None, domain: Sequence[float] | None = None) -> dict[str, Any]:
+    """The step or hours axis. Over a ``domain`` (the data's extent, kept as the scale's), 4-7 round ticks
+    inside it (:func:`rlmon.ticks.position_ticks`; whole steps on the step axis)."""
     axis: dict[str, Any] = {"format": "~s", "tickMinStep": 1} if x == STEP else {"format": "~r"}
     axis["tickCount"] = _X_TICKS
+    found = None if domain is None else ticks.position_ticks(domain[0], domain[1], integer=x == STEP)
+    if found is not None:
+        axis = _with_ticks(axis, found, axis_format="~s" if x == STEP else None)
     return {"axis": axis, "field": x, "scale": {"nice": False}, "title": x_title or x, "type": "quantitative"}
+
+
+def _with_ticks(
+    axis: dict[str, Any], found: ticks.Ticks, *, percent: bool = False, axis_format: str | None = None
+) -> dict[str, Any]:
+    """``axis`` with ``found``'s tick values and a format that writes each of them whole
+    (:func:`rlmon.ticks.tick_format`; ``axis_format="~s"`` asks for SI suffixes, for tokens and steps)."""
+    axis = {key: value for key, value in axis.items() if key != "tickMinStep"}
+    axis["values"] = found.values
+    # Vega thins given values down to the tick count (its default grows with the plot's size, and a layer
+    # without this axis, as a reference rule, brings that default back): the count is the values'.
+    axis["tickCount"] = len(found.values)
+    if axis_format not in (None, "~s"):
+        axis["format"] = axis_format
+    else:  # SI suffixes with the precision the values need (see rlmon.ticks.tick_format)
+        axis["format"] = ticks.tick_format(found, percent=percent, si=axis_format == "~s")
+    return axis
 
 
 def _extent(columns: Sequence[pl.Series]) -> list[float] | None:

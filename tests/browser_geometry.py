@@ -16,6 +16,7 @@ chart element (``[data-testid="stVegaLiteChart"]``), in document order:
   the scrolled view, not the chart), by more than :data:`CLIP_TOLERANCE_PX`.
 - **legend labels** (``g.role-legend-label text``) and every text ending in an ellipsis, with its role.
 - **line colours** — the distinct ``stroke`` values of ``path`` in ``g.mark-line``.
+- **axes** — each ``g.role-axis`` with its description and the tick labels it shows.
 
 A chart drawn on a canvas cannot be measured: its :attr:`ChartGeometry.renderer` is ``"canvas"`` and
 :func:`require_svg` fails naming it (the specs ask for SVG with ``usermeta.embedOptions.renderer``).
@@ -95,7 +96,8 @@ _MEASURE_JS = r"""
     const svg = element.querySelector('svg.marks') || element.querySelector('svg');
     const canvas = element.querySelector('canvas');
     const result = {index, renderer: svg ? 'svg' : (canvas ? 'canvas' : 'none'), element: box(elementRect),
-                    title: '', plots: [], clipped: [], legend_labels: [], ellipsized: [], line_colors: [], lines: 0};
+                    title: '', plots: [], clipped: [], legend_labels: [], ellipsized: [], line_colors: [], lines: 0,
+                    axes: []};
     if (!svg) {
       result.title = element.getAttribute('aria-label') || '';
       return result;
@@ -137,6 +139,15 @@ _MEASURE_JS = r"""
       .map((path) => (path.getAttribute('stroke') || getComputedStyle(path).stroke || '').toLowerCase())
       .filter((stroke) => stroke && stroke !== 'none' && stroke !== 'transparent');
     result.lines = svg.querySelectorAll('g.mark-line path').length;
+    const shown = (text) => {
+      const style = getComputedStyle(text);
+      return (text.textContent || '').trim() && style.display !== 'none' && style.visibility !== 'hidden'
+        && Number(style.opacity) !== 0 && !text.closest('[opacity="0"], [display="none"]');
+    };
+    result.axes = [...svg.querySelectorAll('g.role-axis')].map((axis) => ({
+      description: axis.getAttribute('aria-label') || '',
+      labels: [...axis.querySelectorAll('g.role-axis-label text')].filter(shown).map((t) => t.textContent.trim()),
+    }));
     result.line_colors = [...new Set(strokes)].sort();
     return result;
   });
@@ -166,6 +177,9 @@ class ChartGeometry:
     ellipsized: tuple[dict[str, str], ...] = field(default=())
     line_colors: tuple[str, ...] = field(default=())
     lines: int = 0
+    axes: tuple[dict[str, Any], ...] = field(default=())
+    """Each axis: ``description`` (Vega's aria-label, e.g. "X-axis titled 'step' for a linear scale with values
+    from 1 to 150") and the ``labels`` it shows (those Vega hides for overlap left out)."""
 
     @property
     def name(self) -> str:
@@ -189,6 +203,11 @@ class ChartGeometry:
     def ellipsized_legend_labels(self) -> list[str]:
         return [label for label in self.legend_labels if label.rstrip().endswith(ELLIPSIS)]
 
+    @property
+    def linear_axes(self) -> list[dict[str, Any]]:
+        """The axes of linear scales (values, steps, hours); band (experiment names) and log axes left out."""
+        return [axis for axis in self.axes if "linear scale" in axis["description"]]
+
     def describe(self) -> str:
         plots = ", ".join(f"{plot.width:.0f}x{plot.height:.0f}" for plot in self.plots) or "none"
         return f"{self.name}: element {self.element.width:.0f}x{self.element.height:.0f}, plot area {plots}"
@@ -210,6 +229,7 @@ def measure_charts(page: Any, *, selector: str = '[data-testid="stVegaLiteChart"
             ellipsized=tuple(item["ellipsized"]),
             line_colors=tuple(item["line_colors"]),
             lines=int(item["lines"]),
+            axes=tuple(item["axes"]),
         )
         for item in raw
     ]

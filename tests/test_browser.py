@@ -7,6 +7,7 @@ Screenshots of each page are saved to ``test-artifacts/`` (gitignored). Skipped,
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import time
@@ -336,7 +337,8 @@ def measure_both_widths(browser: Any, url: str, name: str, *, explorer: bool = F
         record = {width: [{"title": item.chart.title, "explorer": item.in_explorer, "describe": item.chart.describe(),
                            "plots": [asdict(plot) for plot in item.chart.plots], "clipped": list(item.chart.clipped),
                            "legend_labels": list(item.chart.legend_labels),
-                           "line_colors": list(item.chart.line_colors)} for item in drawn]
+                           "line_colors": list(item.chart.line_colors), "axes": list(item.chart.axes)}
+                          for item in drawn]
                   for width, drawn in measured.items()}  # fmt: skip
         (ARTIFACTS / f"{name}.json").write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
         return measured
@@ -350,9 +352,46 @@ class Drawn:
     in_explorer: bool
 
 
-def text_problems(charts: list[ChartGeometry], width: int) -> list[str]:
-    """Texts outside their chart's boxes and legend labels cut with "…", one line per chart."""
+TICKS_PER_AXIS = (4, 7)
+
+
+SI_SUFFIXES = {"k": 1e3, "M": 1e6, "G": 1e9, "m": 1e-3, "µ": 1e-6, "n": 1e-9}
+
+
+def label_value(label: str) -> float | None:
+    """The number a tick label writes ("7.5k", "82%", "1,500", "−0.2", "1.5e-5"), None for other text."""
+    text = label.replace(",", "").replace("\u2212", "-").removesuffix("%").strip()
+    scale = SI_SUFFIXES.get(text[-1:], 1.0) if text else 1.0
+    try:
+        return float(text[:-1] if scale != 1.0 else text) * scale
+    except ValueError:
+        return None
+
+
+def tick_problems(charts: list[ChartGeometry], width: int) -> list[str]:
+    """Linear axes (values, steps, hours) that show fewer than 4 or more than 7 tick labels, or labels that do
+    not step evenly as written (a format that rounds 7,500 to "8k"). An axis over a single value (one point,
+    e.g. a first validation at step 0) shows one and is left out."""
+    low, high = TICKS_PER_AXIS
     problems = []
+    for chart in charts:
+        for axis in chart.linear_axes:
+            labels = axis["labels"]
+            where = f"at {width} px, {chart.name} has an axis ({axis['description']}) with tick labels {labels}"
+            if len(labels) > 1 and not low <= len(labels) <= high:
+                problems.append(f"{where}: {len(labels)}, wanted {low}-{high}")
+            values = [label_value(label) for label in labels]
+            if len(values) > 2 and None not in values:
+                gaps = [b - a for a, b in itertools.pairwise(values)]  # type: ignore[operator]
+                if max(gaps) - min(gaps) > 1e-6 * max(abs(gap) for gap in gaps):
+                    problems.append(f"{where}: not evenly spaced as written")
+    return problems
+
+
+def text_problems(charts: list[ChartGeometry], width: int) -> list[str]:
+    """Texts outside their chart's boxes, legend labels cut with "…", and axes with fewer than 4 or more than 7
+    ticks (:func:`tick_problems`), one line per chart."""
+    problems = tick_problems(charts, width)
     for chart in charts:
         if chart.clipped:
             cut = "; ".join(f"{item['text']!r} ({item['role']}) by {item['by']}" for item in chart.clipped)

@@ -228,11 +228,30 @@ def test_series_legend_sits_below_the_plot_and_never_cuts_a_label() -> None:
     assert legend["columns"] == 3  # "E3 · Dr.GRPO" is 12 characters: three columns fit a phone-width chart
 
 
-def test_axes_ask_for_a_readable_number_of_ticks_and_token_counts_in_si() -> None:
-    spec = simple_chart(long_frame({"e1": [5100.0, 9700.0]}), axis_format="~s")
+def test_axes_carry_4_to_7_round_ticks_and_token_counts_in_si() -> None:
+    # tokens from 5,100 to 9,700 over steps 1-150
+    values: list[float | None] = [5100.0 + (9700.0 - 5100.0) * i / 149 for i in range(150)]
+    spec = simple_chart(long_frame({"e1": values}), axis_format="~s")
     line = layers_with_mark(spec, "line")[0]
-    assert line["encoding"]["y"]["axis"] == {"tickCount": 5, "format": "~s"}
-    assert line["encoding"]["x"]["axis"]["tickCount"] == 6
+    y = line["encoding"]["y"]
+    # steps of 1,000 give 6 ticks, the domain grows from 5,100-9,700 to the outer ones
+    assert y["axis"] == {"format": ".1~s", "values": [5000.0, 6000.0, 7000.0, 8000.0, 9000.0, 10000.0], "tickCount": 6}
+    assert y["scale"]["domain"] == [5000.0, 10000.0]
+    x = line["encoding"]["x"]
+    # the step axis keeps the data's extent; steps of 25 give 6 ticks inside it (20 would give 7, 50 only 3)
+    # SI suffixes with the precision the values need: 125 takes 3 digits (Vega's own would pick fewer)
+    assert x["axis"] == {"format": ".3~s", "values": [25.0, 50.0, 75.0, 100.0, 125.0, 150.0], "tickCount": 6}
+    assert x["scale"]["domain"] == [1.0, 150.0]
+
+
+def test_a_percent_axis_writes_its_ticks_whole() -> None:
+    # pass rate 81 %-89 %: steps of 2 % (0.8-0.9, 6 ticks); Vega's own tickCount hint gave "80, 90"
+    spec = simple_chart(long_frame({"e1": [0.81, 0.85, 0.89]}), percent=True)
+    axis = layers_with_mark(spec, "line")[0]["encoding"]["y"]["axis"]
+    assert axis == {"format": ".0%", "values": [0.8, 0.82, 0.84, 0.86, 0.88, 0.9], "tickCount": 6}
+    # three steps: no whole step gives 4 ticks inside 1-3, so Vega places them (at whole steps)
+    x_axis = layers_with_mark(spec, "line")[0]["encoding"]["x"]["axis"]
+    assert (x_axis["tickCount"], x_axis["tickMinStep"]) == (6, 1)
 
 
 def test_a_note_is_a_subtitle() -> None:
