@@ -1234,10 +1234,12 @@ def write_summary(
                 )
         first.extend(_validation_sentences(track, signals, lang))
         paragraphs.append(space.join(first))
-        dynamics = _dynamics_sentences(track, signals, lang)
-        if dynamics:
-            paragraphs.append(space.join(dynamics))
-        paragraphs.append(_attention_sentence(track, signals, lang))
+        # With several tracks in view, every paragraph says whose runs it is about, as the first one does.
+        follow = [space.join(dynamics)] if (dynamics := _dynamics_sentences(track, signals, lang)) else []
+        follow.append(_attention_sentence(track, signals, lang))
+        if len(tracks) > 1:
+            follow = [_fill("track_prefix", lang, track=track.name, text=text) for text in follow]
+        paragraphs.extend(follow)
     for first_track, second_track, common in _track_pairs(tracks):
         sentence = _comparison_sentence(first_track, second_track, common, lang)
         if sentence is not None:

@@ -500,7 +500,7 @@ def test_every_setting_of_the_demo_has_a_translated_label(app_env: Path) -> None
     keys = {item.key for view in at.session_state["_rlmon_app_state"].views for item in view.experiment.settings}
     assert "max_response_length" in keys
     assert sorted(key for key in keys if f"setting_{key}" not in i18n.MESSAGES) == []
-    assert i18n.setting_label("kl_loss_coef", "KL loss coef", "zh") == "KL loss 系数"
+    assert i18n.setting_label("kl_loss_coef", "KL loss coef", "zh") == "KL 损失系数"
     assert i18n.setting_label("unheard_of", "unheard of", "zh") == "unheard of"
 
 

@@ -496,6 +496,23 @@ def test_summary_states_a_reversal_between_tracks_in_both_languages() -> None:
     assert "hours 28.0–33.0h vs 18.0–22.0h" in english
 
 
+def test_with_several_tracks_every_paragraph_names_its_track() -> None:
+    experiments = _two_tracks()
+    signals = detect_all(experiments, settings=SETTINGS)
+    english = write_summary(experiments, signals, lang="en")
+    # per track: status, dynamics, attention; then the comparison of the two tracks
+    assert [paragraph.split(" ")[0] for paragraph in english] == ["Big", "Big", "Big", "Small", "Small", "Small", "Big"]
+    assert english[1].startswith("Big · E2 (DAPO) is the fastest (28.0h)")
+    assert english[4].startswith("Small · E2 (DAPO) is the fastest (18.0h)")
+    assert english[6].startswith("Big vs Small:")
+    chinese = write_summary(experiments, signals, lang="zh")
+    assert chinese[1].startswith("Big · E2 (DAPO) 最快（28.0h）")
+    # one track in view: its name is said once, in the first paragraph
+    one_track = write_summary(experiments[:3], detect_all(experiments[:3], settings=SETTINGS), lang="en")
+    assert one_track[0].startswith("Big (E1–E3):")
+    assert not any(paragraph.startswith("Big") for paragraph in one_track[1:])
+
+
 def test_fastest_and_slowest_only_among_finished_runs() -> None:
     experiments = _two_tracks()[:3]
     # Two of three still running: all three are compared (pass rates, lengths), but hours of unfinished
