@@ -6,6 +6,7 @@ side-by-side comparison keeps both sides on screen. Screenshots go to ``test-art
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -153,7 +154,14 @@ def test_overview_links_latest_samples(browser: Any, server: str, size: str, lan
     page.get_by_text(label).scroll_into_view_if_needed()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"samples-overview-{size}-{lang}.png"), full_page=False)
-    links.first.click()
-    page.wait_for_selector("text=step 3", timeout=30_000)
+    # The overview's text can hold "step 3…" too: wait for the samples page's address, then its text. A live
+    # rerun of the overview may replace the link while it is clicked (the click then lands on the old element):
+    # click the link as it is then, up to three times.
+    for _ in range(3):
+        links.first.click()
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_url(re.compile(r"/generations"), timeout=10_000)
+            break
     assert "/generations" in page.url
+    page.wait_for_selector("text=step 3", timeout=30_000)
     context.close()
