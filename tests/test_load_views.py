@@ -3,6 +3,7 @@ experiment that cannot be read is the only one reported so (the demo root; a fai
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -181,3 +182,20 @@ def test_a_visit_that_reads_nothing_is_not_work(
     monkeypatch.setattr(ui, "WORK", gate)
     _read(demo_root, tmp_path / "cache")  # every view memoised: nothing is read
     assert gate.quiet()
+
+
+def test_colours_stay_put_when_an_experiment_starts_and_across_a_restart(demo_root: Path, tmp_path: Path) -> None:
+    root = tmp_path / "logs"
+    shutil.copytree(demo_root, root)
+    before = {view.id: view.color for view in _read(root, tmp_path / "cache").views}
+    assert len(set(before.values())) == len(before) == 9
+    # a fifth 2B run starts: its own colour (colour 4, E5's) is a 4B run's already
+    started = root / "2b" / "e5_grpo_2b"
+    started.mkdir()
+    shutil.copy(next((root / "2b" / "e1_grpo_2b").glob("*.log")), started / "train.log")
+    after = {view.id: view.color for view in _read(root, tmp_path / "cache").views}
+    assert {key: after[key] for key in before} == before
+    assert after["2b/e5_grpo_2b"] not in before.values()
+    # a restarted server (no colour book in memory) reads the colours back from the cache folder
+    ui._color_book.clear()
+    assert {view.id: view.color for view in _read(root, tmp_path / "cache").views} == after
