@@ -711,7 +711,8 @@ def test_real_root_link_after_a_restart_and_the_table_at_1440_px(
         # it at once (about 0.1 s on an idle machine, up to 1.5 s seen with the 2 cores loaded by the suite).
         assert not seen_at or seen_at[-1] - seen_at[0] <= 3.0, seen_at
         # maze log line 293: the error, under its last frames
-        assert page.locator('[data-testid="stCode"]').get_by_text("NotImplementedError").count() >= 1
+        # (the page is still being sent when its heading shows, on a loaded machine)
+        page.locator('[data-testid="stCode"]').get_by_text("NotImplementedError").first.wait_for(timeout=30_000)
         no_exceptions(page)
         # the overview at 1440 px: every column of the experiments table fits without a sideways scroll
         page.goto(url)
