@@ -19,6 +19,8 @@ from conftest import DATA
 pytestmark = pytest.mark.browser
 
 PRINTS = DATA / "samples_prints.log"
+# Each size and each language once: desktop in English, phone in Chinese.
+EACH_SIZE_AND_LANGUAGE = [("desktop", "en"), ("phone", "zh")]
 VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
@@ -75,8 +77,7 @@ def page_problems(page: Any) -> list[str]:
     return list(found)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("size", list(VIEWPORTS))
+@pytest.mark.parametrize(("size", "lang"), EACH_SIZE_AND_LANGUAGE)
 def test_browse(browser: Any, server: str, size: str, lang: str) -> None:
     # step 2 of E3: the 30,000-character response without a space
     page = open_page(browser, f"{server}/generations?id=e3&step=2&lang={lang}", VIEWPORTS[size])
@@ -95,8 +96,7 @@ def test_browse(browser: Any, server: str, size: str, lang: str) -> None:
     page.context.close()
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("size", list(VIEWPORTS))
+@pytest.mark.parametrize(("size", "lang"), EACH_SIZE_AND_LANGUAGE)
 def test_compare_experiments_side_by_side(browser: Any, server: str, size: str, lang: str) -> None:
     page = open_page(browser, f"{server}/generations?id=e1&lang={lang}", VIEWPORTS[size])
     tab = "One prompt across experiments" if lang == "en" else "同一提示词跨实验"
@@ -129,8 +129,7 @@ def test_hostile_sample_with_markdown_on(browser: Any, server: str, size: str) -
     page.context.close()
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("size", list(VIEWPORTS))
+@pytest.mark.parametrize(("size", "lang"), EACH_SIZE_AND_LANGUAGE)
 def test_overview_links_latest_samples(browser: Any, server: str, size: str, lang: str) -> None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
