@@ -144,6 +144,8 @@ def test_changing_smoothing_updates_the_url(page: Any, server: str) -> None:
     while "smooth=ma" not in page.url and time.monotonic() < deadline:
         page.wait_for_timeout(300)  # (not time.sleep: Playwright's sync API only sees URL changes while it waits)
     assert "smooth=ma" in page.url
+    # the address changes as the rerun starts; the window's slider comes with the redrawn controls
+    page.get_by_text("Window (steps)").wait_for(timeout=30_000)
     assert page.get_by_text("Window (steps)").count() == 1
     no_exceptions(page)
 
