@@ -93,9 +93,11 @@ __all__ = [
     "WRITE_RETRY_S",
     "LogCache",
     "complete_end",
+    "file_mark",
     "merge_steps",
     "read_log",
     "read_logs",
+    "write_text_atomically",
 ]
 
 MAX_DELTAS = 16
@@ -316,7 +318,7 @@ class LogCache:
             info = os.stat(folder / "state.json")
         except OSError:
             return entry
-        if _mark(info) == entry.disk_mark:
+        if file_mark(info) == entry.disk_mark:
             return entry
         loaded = self._load(key, stat)
         if loaded is None or loaded.offset < entry.offset:
@@ -557,7 +559,7 @@ class LogCache:
                 "delta": entry.deltas,
                 "collector": entry.collector.to_state(),
             }
-            entry.disk_mark = _write_text(json.dumps(state), folder / "state.json")
+            entry.disk_mark = write_text_atomically(json.dumps(state), folder / "state.json")
             self._sweep(folder, keep={name for name, _, _ in entry.files})
         except (OSError, pl.exceptions.PolarsError, TypeError, ValueError) as error:
             # TypeError/ValueError: a state json cannot hold (a config dump with a set in it)
@@ -620,7 +622,7 @@ class LogCache:
     def _load_once(self, key: str, stat: os.stat_result, folder: Path) -> _Entry | None:
         try:
             with open(folder / "state.json", "rb") as handle:
-                mark = _mark(os.fstat(handle.fileno()))
+                mark = file_mark(os.fstat(handle.fileno()))
                 text = handle.read()
         except FileNotFoundError:
             return None
@@ -704,7 +706,8 @@ def _unique() -> str:
     return f"{os.getpid()}-{secrets.token_hex(6)}"
 
 
-def _mark(info: os.stat_result) -> tuple[int, int, int]:
+def file_mark(info: os.stat_result) -> tuple[int, int, int]:
+    """A file's identity and version: (inode, mtime in ns, size)."""
     return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
@@ -793,12 +796,13 @@ def _write_parquet(frame: pl.DataFrame, target: Path) -> int:
         raise
 
 
-def _write_text(text: str, target: Path) -> tuple[int, int, int]:
-    """Write ``text`` to ``target`` (through a temporary file); return the written file's :func:`_mark`."""
+def write_text_atomically(text: str, target: Path) -> tuple[int, int, int]:
+    """Write ``text`` to ``target`` through a temporary file of this process and thread, then rename it, so a
+    reader sees the old file or the new one, never part of one; return the written file's :func:`file_mark`."""
     temporary = _temporary(target)
     try:
         temporary.write_text(text, encoding="utf-8")
-        mark = _mark(os.stat(temporary))  # a rename keeps the inode and mtime
+        mark = file_mark(os.stat(temporary))  # a rename keeps the inode and mtime
         os.replace(temporary, target)
         return mark
     except OSError:

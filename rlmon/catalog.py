@@ -31,7 +31,7 @@ from urllib.parse import quote, unquote
 
 import polars as pl
 
-from rlmon.cache import LogCache, merge_steps
+from rlmon.cache import LogCache, file_mark, merge_steps, write_text_atomically
 from rlmon.errors import CatalogError, LogReadError, RlmonError, UnknownExperimentError
 from rlmon.experiment import (
     ConfigSource,
@@ -806,7 +806,7 @@ class ColorBook:
         self.path = path
         self._colors: dict[str, str] = {}
         self._lock = threading.Lock()
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
 
     @staticmethod
     def _key(experiment: Experiment) -> str:
@@ -816,8 +816,7 @@ class ColorBook:
         if self.path is None:
             return
         try:
-            info = self.path.stat()
-            stamp = (info.st_mtime_ns, info.st_size)
+            stamp = file_mark(self.path.stat())
             if stamp == self._stamp:
                 return
             entries = json.loads(self.path.read_text(encoding="utf-8")).get("colors", {})
@@ -832,16 +831,10 @@ class ColorBook:
     def _write(self) -> None:
         if self.path is None:
             return
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
+        text = json.dumps({"colors": self._colors}, indent=0, sort_keys=True)
+        with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(json.dumps({"colors": self._colors}, indent=0, sort_keys=True), encoding="utf-8")
-            os.replace(temporary, self.path)
-            info = self.path.stat()
-            self._stamp = (info.st_mtime_ns, info.st_size)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
+            self._stamp = write_text_atomically(text, self.path)
 
     def assign(self, experiments: Sequence[Experiment], *, fixed: dict[str, str]) -> dict[str, str]:
         """Experiment id -> colour (:func:`~rlmon.experiment.assign_colors` with this book as ``previous``),
