@@ -19,71 +19,43 @@ from pathlib import Path
 
 import streamlit as st
 
-_CLOSE_PAGE_NOT_FOUND = """<style id="rlmon-stale-box">
-[data-testid="stDialog"] { visibility: hidden !important; }
-</style>
-<script>
-(() => {
-  const started = Date.now();
-  let closed = false;
-  const timer = setInterval(() => {
-    if (!closed) {
-      for (const dialog of document.querySelectorAll('[role="dialog"]')) {
-        const close = dialog.querySelector('button[aria-label="Close"]');
-        if (close && dialog.textContent.includes("Page not found")) { close.click(); closed = true; }
-      }
-    }
-    const gone = closed && !document.querySelector('[data-testid="stDialog"]');
-    if (gone || Date.now() - started > 1500) {
-      clearInterval(timer);
-      document.getElementById("rlmon-stale-box")?.remove();
-    }
-  }, 20);
-})();
-</script>"""
-
-
-def _close_stale_page_not_found() -> None:
-    """Close the "Page not found" box Streamlit shows in the first run of a server process for a page path.
-
-    Until the first ``st.navigation`` call of a process Streamlit runs the script through its legacy
-    ``pages/``-folder mode: it resolves the URL against ``pages/*.py``, sends "Page not found" for an
-    experiment's path and only then runs this script, whose ``st.navigation`` resolves the same path fine.
-    The box is already up when this runs, so this goes out first (before ``set_page_config``, whose icon costs
-    a moment, and the slow imports below): a style hides Streamlit's dialogs, and the script closes that one
-    box, then drops the style once the box is gone (1.5 s at most), so the box ``st.navigation`` sends later
-    for a path that really is unknown shows. It is a fixed string: nothing from the URL goes into it.
-
-    It shortens the flash, it does not remove it: measured frame by frame in Chromium on an idle machine, the
-    box is painted for 0.15-0.6 s (0.3-0.65 s when it was only closed). The browser draws Streamlit's box
-    0.4-0.6 s before this script's first element, and no code of the app runs before that message is sent.
-    """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-    except ImportError:  # a Streamlit without the legacy mode
-        return
-    requested = getattr(getattr(get_script_run_ctx(), "pages_manager", None), "intended_page_name", None)
-    if PagesManager.uses_pages_directory is True and requested:
-        st.html(_CLOSE_PAGE_NOT_FOUND, unsafe_allow_javascript=True)
-
+from rlmon import experiment as experiment_tracks
+from rlmon import i18n, panels, ui
+from rlmon.errors import ObjectStoreError, RlmonError
 
 HERE = Path(__file__).resolve().parent
 # A file shipped with rlmon, served by this server: a ":material/...:" icon as page_icon makes every browser fetch
 # the favicon from Google's font host (and the app's page icons would become the favicon without one).
 ICON = HERE / "rlmon" / "icon.png"
-_close_stale_page_not_found()
-st.set_page_config(page_title="rlmon", page_icon=str(ICON), layout="wide")
 
-# Imported after the lines above on purpose: they must reach the browser before these (slow) imports run.
-from rlmon import experiment as experiment_tracks  # noqa: E402
-from rlmon import i18n, panels, ui  # noqa: E402
-from rlmon.errors import ObjectStoreError, RlmonError  # noqa: E402
+
+def _serve_without_the_pages_folder_mode() -> None:
+    """Serve this script as the app's frame from the first request on (not Streamlit's ``pages/``-folder mode).
+
+    ``streamlit run streamlit_app.py`` finds the ``app`` below and imports this file once as a module when the
+    server starts (Streamlit's ``st.App`` mode); every visit then runs it as the script (``__main__``). Streamlit
+    decides at its first session whether it serves the legacy ``pages/``-folder mode, and in that mode the first
+    request of a process for an experiment's path (a shared link after a restart) got a "Page not found" box:
+    the path was looked up among the stems of ``pages/*.py`` before this script's ``st.navigation`` ran. Saying
+    here, before any session exists, that the app has its own navigation removes that box.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a Streamlit without the legacy mode
+        return
+    PagesManager.uses_pages_directory = False
+
+
+if __name__ != "__main__":
+    _serve_without_the_pages_folder_mode()
+    app = st.App(__file__)
+else:
+    st.set_page_config(page_title="rlmon", page_icon=str(ICON), layout="wide")
 
 ALL_TRACKS = "*"
-# A page's url_path must differ from the stem of its file in pages/: before the first st.navigation call of a
-# process (and in every AppTest run) Streamlit still resolves pages/*.py by file stem and would run the page
-# without this frame.
+# A page's url_path must differ from the stem of its file in pages/: where this file is run without being imported
+# first (AppTest, or an older Streamlit), Streamlit resolves pages/*.py by file stem until the first st.navigation
+# call of a process and would run the page without this frame.
 OVERVIEW_PATH = "home"
 GENERIC_PATH = "exp"
 SAMPLES_PATH = "generations"
@@ -370,9 +342,10 @@ def main() -> None:
     current.run()
 
 
-_started = time.perf_counter()
-try:
-    main()
-finally:
-    # Server time of this run, for the benchmark (benchmarks/bench_app.py) and the server log.
-    st.session_state["_rlmon_run_s"] = time.perf_counter() - _started
+if __name__ == "__main__":
+    _started = time.perf_counter()
+    try:
+        main()
+    finally:
+        # Server time of this run, for the benchmark (benchmarks/bench_app.py) and the server log.
+        st.session_state["_rlmon_run_s"] = time.perf_counter() - _started

@@ -119,3 +119,30 @@ def serve(
         log.close()
         ARTIFACTS.mkdir(exist_ok=True)
         shutil.copy(log_path, ARTIFACTS / log_name)
+
+
+# Counts, from the page's first frame on, the animation frames in which a "Page not found" box is on screen.
+_PAGE_NOT_FOUND_WATCH = """
+window.__rlmonPageNotFoundFrames = 0;
+window.__rlmonFrames = 0;
+const rlmonWatch = () => {
+  window.__rlmonFrames += 1;
+  for (const box of document.querySelectorAll('[role="dialog"]')) {
+    const shown = box.getBoundingClientRect().width > 0 && getComputedStyle(box).visibility !== "hidden";
+    if (shown && box.textContent.includes("Page not found")) { window.__rlmonPageNotFoundFrames += 1; break; }
+  }
+  requestAnimationFrame(rlmonWatch);
+};
+requestAnimationFrame(rlmonWatch);
+"""
+
+
+def watch_page_not_found(page: Any) -> None:
+    """Before ``page.goto``: count every frame the page paints with a "Page not found" box in view (polling
+    the text every few ms would miss a box shown for a frame or two)."""
+    page.add_init_script(_PAGE_NOT_FOUND_WATCH)
+
+
+def page_not_found_frames(page: Any) -> tuple[int, int]:
+    """(frames painted with a "Page not found" box, frames painted) since the page loaded."""
+    return page.evaluate("[window.__rlmonPageNotFoundFrames, window.__rlmonFrames]")
