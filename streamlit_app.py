@@ -48,6 +48,7 @@ def _serve_without_the_pages_folder_mode() -> None:
 
 if __name__ != "__main__":
     _serve_without_the_pages_folder_mode()
+    ui.read_at_start(sys.argv, os.environ)  # the logs are read while the server starts, not at the first visit
     app = st.App(__file__)
 else:
     st.set_page_config(page_title="rlmon", page_icon=str(ICON), layout="wide")

@@ -238,6 +238,7 @@ class _Context:
         self.frame = training_frame(experiment)
         self.count = self.frame.height
         self.signals: list[Signal] = []
+        self._series: dict[str, tuple[list[int], list[float]]] = {}
 
     def add(
         self,
@@ -265,8 +266,11 @@ class _Context:
         )
 
     def series(self, name: str) -> tuple[list[int], list[float]]:
-        """Metric ``name`` under the name this run logged it (the series its chart draws)."""
-        return metric_series(self.frame, name)
+        """Metric ``name`` under the name this run logged it (the series its chart draws); read once per name."""
+        known = self._series.get(name)
+        if known is None:
+            known = self._series[name] = metric_series(self.frame, name)
+        return known
 
 
 def _find_spikes(values: Sequence[float], thresholds: Settings) -> list[tuple[int, float]]:
@@ -555,13 +559,16 @@ def _detect_non_finite(context: _Context) -> None:
             or name in ("critic/score/mean", "critic/rewards/mean")
         )
     ]
-    for key in watched:
-        column = frame.get_column(key)
-        if not column.dtype.is_float():
+    schema = frame.schema
+    floats = [key for key in watched if schema[key].is_float()]
+    if not floats:
+        return
+    # one pass over the watched columns: how many non-finite values each holds
+    counts = frame.select((pl.col(key).is_not_null() & ~pl.col(key).is_finite()).sum() for key in floats).row(0)
+    for key, count in zip(floats, counts, strict=True):
+        if not count:
             continue
         bad = frame.filter(pl.col(key).is_not_null() & ~pl.col(key).is_finite())
-        if bad.height == 0:
-            continue
         bad_steps = [int(step) for step in bad.get_column(STEP).to_list()]
         context.add(
             "non_finite",

@@ -109,6 +109,7 @@ __all__ = [
     "object_syncer",
     "page_slugs",
     "prepare_charts",
+    "read_at_start",
     "read_url",
     "resolve_log_roots",
     "script_argv",
@@ -554,6 +555,7 @@ def _reader_count() -> int:
 
 _READER_COUNT = _reader_count()
 _READERS = ThreadPoolExecutor(max_workers=_READER_COUNT, thread_name_prefix="rlmon-read")
+_READ_LOCK = threading.Lock()
 
 
 class QuietGate:
@@ -609,18 +611,26 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     views: list[ExperimentView] = []
     errors: list[Unreadable] = []
     found_all = [memo.peek(ref, settings, now) for ref in catalog.experiments]
-    # only what must be read goes to the pool: a session's memoised views never wait behind another's reads
-    missing = [index for index, found in enumerate(found_all) if found is None]
-    refs = [catalog.experiments[index] for index in missing]
-    read: list[ExperimentView | Unreadable] = []
-    if refs:
-        with WORK:
-            if len(refs) > 1 and _READER_COUNT > 1:
-                read = list(_READERS.map(lambda ref: memo.get(ref, cache, settings, now), refs))
-            else:
-                read = [memo.get(ref, cache, settings, now) for ref in refs]
-    for index, view in zip(missing, read, strict=True):
-        found_all[index] = view
+    if any(found is None for found in found_all):
+        # One reader at a time: a session arriving while another (or the start-up read) reads the same logs
+        # waits for those reads instead of parsing the same files a second time, then finds them memoised.
+        with _READ_LOCK:
+            found_all = [
+                found if found is not None else memo.peek(ref, settings, now)
+                for ref, found in zip(catalog.experiments, found_all, strict=True)
+            ]
+            # only what must be read goes to the pool
+            missing = [index for index, found in enumerate(found_all) if found is None]
+            refs = [catalog.experiments[index] for index in missing]
+            read: list[ExperimentView | Unreadable] = []
+            if refs:
+                with WORK:
+                    if len(refs) > 1 and _READER_COUNT > 1:
+                        read = list(_READERS.map(lambda ref: memo.get(ref, cache, settings, now), refs))
+                    else:
+                        read = [memo.get(ref, cache, settings, now) for ref in refs]
+            for index, view in zip(missing, read, strict=True):
+                found_all[index] = view
     for found in found_all:
         if isinstance(found, Unreadable):
             errors.append(found)
@@ -632,6 +642,36 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     colors = catalog_colors(catalog, [view.experiment for view in views], book=_color_book(settings.cache_dir))
     views = [memo.recolored(view, colors.get(view.id, view.color)) for view in views]
     return LoadedViews(views=tuple(views), errors=tuple(errors))
+
+
+def read_at_start(argv: Sequence[str], env: Mapping[str, str]) -> threading.Thread:
+    """Start reading the configured logs in the background as the server starts, so the first visitor after a
+    restart finds them read (and each experiment's signals and headline numbers computed) instead of waiting
+    for every log to be parsed. The same cached loaders a visit uses; a visit that comes while this runs waits
+    for the reads in progress (:func:`load_views`, :func:`view_signals`) rather than repeating them. A failure
+    is logged and left to the first visit, which says what went wrong."""
+    thread = threading.Thread(target=_read_at_start, args=(list(argv), dict(env)), name="rlmon-start", daemon=True)
+    thread.start()
+    return thread
+
+
+def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
+    started = time.perf_counter()
+    try:
+        settings = app_settings(argv, env)
+        if settings.log_roots:
+            roots = resolve_log_roots(settings).roots
+        else:
+            roots = (start_demo(settings.cache_dir, settings.demo_step_s),)
+        views = load_views(load_catalog(roots).catalog, settings).views
+        view_signals(views, settings)
+        with WORK:
+            for view in views:
+                headline(view)
+    except Exception:  # the visits will meet (and show) the same problem
+        _LOG.warning("reading the logs at start failed; the first visit reads them", exc_info=True)
+        return
+    _LOG.info("read %d experiments at start in %.1f s", len(views), time.perf_counter() - started)
 
 
 # ---------------------------------------------------------------------------------------------- headline
@@ -701,6 +741,53 @@ def _insight_memo() -> _InsightMemo:
     return _InsightMemo()
 
 
+_SIGNALS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_SIGNALS_LOCK = threading.Lock()
+_DETECT_LOCK = threading.Lock()
+
+
+def _as_shown(view: ExperimentView) -> Any:
+    """The view's experiment under the label the page shows (cut, bidi controls out), not a 3,000-character one:
+    what the signals and the summary name it by."""
+    if view.label == view.experiment.label:
+        return view.experiment
+    return dataclasses.replace(view.experiment, label=view.label)
+
+
+def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tuple[Any, ...]]:
+    """Each experiment's signals (:func:`rlmon.insights.detect_signals`), computed once per experiment version
+    (its view's serial), whatever selection it is part of; the missing ones in parallel, one per core (their
+    polars work runs outside the GIL)."""
+    from rlmon import insights
+
+    keys = [(view.id, view.serial, view.label, settings) for view in views]
+
+    def known() -> list[tuple[Any, ...] | None]:
+        with _SIGNALS_LOCK:
+            return [_SIGNALS.get(key) for key in keys]
+
+    def detect(index: int) -> tuple[Any, ...]:
+        return tuple(insights.detect_signals(_as_shown(views[index]), settings=settings))
+
+    found = known()
+    if all(signals is not None for signals in found):
+        return [signals or () for signals in found]
+    with _DETECT_LOCK, WORK:  # one at a time, as load_views reads: no experiment is looked at twice at once
+        found = known()
+        missing = [index for index, signals in enumerate(found) if signals is None]
+        if len(missing) > 1 and _READER_COUNT > 1:
+            computed = list(_READERS.map(detect, missing))
+        else:
+            computed = [detect(index) for index in missing]
+        with _SIGNALS_LOCK:
+            if len(_SIGNALS) > 4096:
+                _SIGNALS.clear()
+            for index, signals in zip(missing, computed, strict=True):
+                _SIGNALS[keys[index]] = signals
+                found[index] = signals
+    return [signals or () for signals in found]
+
+
 def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str) -> Insights:
     """Signals, the written summary and each experiment's paragraph, computed once per set of experiment
     versions and language and shared by every session."""
@@ -714,14 +801,8 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
     key = (views_key(views), lang)
 
     def build() -> Insights:
-        # The summary names experiments by the label the page shows (cut, bidi controls out), not a 3,000-character one.
-        experiments = [
-            view.experiment
-            if view.label == view.experiment.label
-            else dataclasses.replace(view.experiment, label=view.label)
-            for view in views
-        ]
-        signals = tuple(detect(experiments, settings=settings))
+        experiments = [_as_shown(view) for view in views]
+        signals = tuple(itertools.chain.from_iterable(view_signals(views, settings)))
         summary: tuple[str, ...] = ()
         writer = getattr(insights, "write_summary", None)
         if writer is not None:

@@ -199,3 +199,82 @@ def test_colours_stay_put_when_an_experiment_starts_and_across_a_restart(demo_ro
     # a restarted server (no colour book in memory) reads the colours back from the cache folder
     ui._color_book.clear()
     assert {view.id: view.color for view in _read(root, tmp_path / "cache").views} == after
+
+
+# ------------------------------------------------------------------------------ reading at the server's start
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch, *, pause_s: float = 0.0) -> list[str]:
+    """Record the id of every experiment read from its logs from now on (each read slowed by ``pause_s``)."""
+    reads: list[str] = []
+    real = ui.load_experiment
+
+    def counted(ref: catalog.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
+        reads.append(ref.id)
+        time.sleep(pause_s)
+        return real(ref, *args, **kwargs)
+
+    monkeypatch.setattr(ui, "load_experiment", counted)
+    return reads
+
+
+def test_two_visits_at_once_read_each_log_once(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two sessions arrive together on a server that has read nothing (each read takes a while): the second
+    # waits for the first one's reads instead of reading the same logs again.
+    _parallel(monkeypatch, 2)
+    reads = _count_reads(monkeypatch, pause_s=0.05)
+    start = threading.Barrier(2, timeout=20)
+
+    def visit() -> ui.LoadedViews:
+        start.wait()
+        return _read(demo_root, tmp_path / "cache")
+
+    with ThreadPoolExecutor(max_workers=2) as visitors:
+        first, second = list(visitors.map(lambda _: visit(), range(2)))
+    experiments = [ref.id for ref in discover_experiments([demo_root]).experiments]
+    assert sorted(reads) == sorted(experiments)  # 9 reads, not 18
+    assert [view.id for view in first.views] == [view.id for view in second.views] == experiments
+
+
+def test_the_logs_are_read_as_the_server_starts(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rlmon import insights
+
+    env = {"RLMON_LOG_ROOT": str(demo_root), "RLMON_CACHE_DIR": str(tmp_path / "cache")}
+    ui.read_at_start(["streamlit_app.py"], env).join(timeout=120)
+    # The first visit reads no log again (a run whose status follows the clock may be read again when the
+    # minute turns) and computes no signal of an experiment already looked at.
+    reads = _count_reads(monkeypatch)
+    detected: list[str] = []
+    real_detect = insights.detect_signals
+
+    def counted_detect(experiment: Any, **kwargs: Any) -> Any:
+        detected.append(experiment.id)
+        return real_detect(experiment, **kwargs)
+
+    monkeypatch.setattr(insights, "detect_signals", counted_detect)
+    settings = ui.app_settings(["streamlit_app.py"], env)
+    loaded = _read(demo_root, tmp_path / "cache")
+    assert len(loaded.views) == len(discover_experiments([demo_root]).experiments)
+    clock_bound = {view.id for view in loaded.views if view.experiment.status in ("running", "stalled", "not started")}
+    assert set(reads) <= clock_bound, reads
+    signals = ui.view_signals(loaded.views, settings)
+    assert set(detected) <= set(reads), detected
+    # the signals kept are those a fresh detection gives
+    for view, kept in zip(loaded.views, signals, strict=True):
+        assert [signal.kind for signal in kept] == [
+            signal.kind for signal in real_detect(view.experiment, settings=settings)
+        ], view.id
+
+
+def test_a_start_read_that_fails_is_logged_and_left_to_the_first_visit(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    env = {"RLMON_LOG_ROOT": str(tmp_path / "logs"), "RLMON_REFRESH_S": "soon"}
+    with caplog.at_level("WARNING", logger="rlmon.app"):
+        ui.read_at_start(["streamlit_app.py"], env).join(timeout=60)
+    assert "reading the logs at start failed; the first visit reads them" in caplog.text
+    assert "RLMON_REFRESH_S" in caplog.text  # the setting at fault, from the error in the log record
