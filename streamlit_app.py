@@ -176,7 +176,8 @@ def main() -> None:
             url_path=slug,
         )
         pages[view.id] = page
-        sections.setdefault(ui.escape_markdown(view.experiment.track, limit=panels.NAME_LIMIT), []).append(page)
+        track_name = i18n.track_name(view.experiment.track, lang)
+        sections.setdefault(ui.escape_markdown(track_name, limit=panels.NAME_LIMIT), []).append(page)
     generic = st.Page(
         str(HERE / "pages" / "experiment.py"),
         title=i18n.t("nav_experiment", lang),
@@ -229,7 +230,7 @@ def main() -> None:
             format_func=lambda value: (
                 i18n.t("sidebar_all_tracks", lang)
                 if value == ALL_TRACKS
-                else panels.display_text(value, limit=panels.NAME_LIMIT)
+                else panels.display_text(i18n.track_name(value, lang), limit=panels.NAME_LIMIT)
             ),
             on_change=on_track_change,
             persist_state="session",
@@ -241,7 +242,7 @@ def main() -> None:
             value for value in st.session_state["app_experiments"] if value in options
         ]
         # One labelling for chips, legend, charts and tables: "E1 · GRPO", plus " · 2B" over several tracks.
-        chip_labels = ui.display_labels([by_id[value] for value in options])
+        chip_labels = ui.display_labels([by_id[value] for value in options], lang)
         picked = st.multiselect(
             i18n.t("sidebar_experiments", lang),
             options,

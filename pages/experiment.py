@@ -32,12 +32,13 @@ def title_block(view: ui.ExperimentView) -> None:
     # Wrapped anywhere (a name without spaces must not widen the page), cut when very long: the whole label is
     # the title's tooltip.
     title = panels.display_text(view.full_label, limit=2 * panels.NAME_LIMIT)
+    track = panels.display_text(i18n.track_name(experiment.track, lang))
     st.html(
         f'<div style="display:flex;flex-wrap:wrap;align-items:center;gap:0.6rem;margin:0.2rem 0 0.1rem 0">{chip}'
         f'<span style="font-size:2rem;font-weight:700;line-height:1.2;min-width:0;overflow-wrap:anywhere;'
         f'unicode-bidi:isolate" title="{html.escape(view.full_label)}">{html.escape(title)}</span>'
         f'<span style="color:#6b7280;font-size:1.05rem;min-width:0;overflow-wrap:anywhere">'
-        f"{html.escape(experiment.algorithm.name)} · {html.escape(panels.display_text(experiment.track))}</span></div>"
+        f"{html.escape(experiment.algorithm.name)} · {html.escape(track)}</span></div>"
     )
     status = i18n.t("status_" + view.status, lang)
     st.badge(

@@ -21,7 +21,10 @@ settings = app.settings
 def header(views: Sequence[ui.ExperimentView]) -> None:
     tracks = list(dict.fromkeys(view.experiment.track for view in views))
     left, right = st.columns([4, 1], vertical_alignment="center")
-    left.markdown("## " + " · ".join(ui.escape_markdown(track, limit=panels.NAME_LIMIT) for track in tracks))
+    left.markdown(
+        "## "
+        + " · ".join(ui.escape_markdown(i18n.track_name(track, lang), limit=panels.NAME_LIMIT) for track in tracks)
+    )
     if app.live:
         right.badge(i18n.t("live_badge", lang, seconds=app.refresh_s), icon=":material/sync:", color="green")
     else:

@@ -48,6 +48,7 @@ from rlmon.experiment import (
     summarize_progress,
     training_rows,
 )
+from rlmon.i18n import UNKNOWN_TRACK
 from rlmon.overrides import config_from_command, merge_configs
 from rlmon.rlmon_toml import ExperimentOverrides, RootConfig, read_root_config
 from rlmon.schema import STEP, RunMeta, empty_steps
@@ -749,7 +750,7 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
         root=str(ref.root),
         path=str(ref.path),
         label=overrides.label or experiment_label(folder_name, algorithm),
-        track=overrides.track or model_track(config) or "unknown model",
+        track=overrides.track or model_track(config) or UNKNOWN_TRACK,
         algorithm=algorithm,
         description=overrides.description or algorithm.description,
         color=overrides.color or experiment_color(ref.id),

@@ -47,6 +47,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "nav_experiment": {"en": "Experiment", "zh": "实验"},
     "sidebar_track": {"en": "Track", "zh": "赛道"},
     "sidebar_all_tracks": {"en": "All tracks", "zh": "全部赛道"},
+    "track_unknown": {"en": "unknown model", "zh": "未知模型"},
     "sidebar_experiments": {"en": "Experiments", "zh": "实验"},
     "sidebar_experiments_help": {
         "en": "The experiments compared on the overview. The selection is kept in the page address.",
@@ -819,6 +820,16 @@ def language_from_locale(locale: str | None, *, default: str = "en") -> str:
         return default
     prefix = locale.replace("_", "-").split("-")[0].lower()
     return prefix if prefix in LANGUAGES else default
+
+
+UNKNOWN_TRACK = "unknown model"
+"""The track of runs whose model rlmon cannot find (no model path in the config, launch command or environment) and
+no ``rlmon.toml`` track: an identity (addresses, selection, colour order), shown as :func:`track_name` words it."""
+
+
+def track_name(track: str, lang: str) -> str:
+    """A track as a page shows it: the track of runs with no known model in ``lang``, any other as named."""
+    return t("track_unknown", lang) if track == UNKNOWN_TRACK else track
 
 
 def metric_title(key: str, lang: str) -> str:

@@ -867,7 +867,13 @@ def _status_sentence(track: _Track, lang: str) -> str:
             status_text = i18n.t(f"status_{status}", lang)
             states.append(_fill("state_other", lang, names=names, status=status_text, progress=progress_text))
     separator = _word("list_sep", lang)
-    return _fill("track_status", lang, track=track.name, names=_codes(track.experiments), states=separator.join(states))
+    return _fill(
+        "track_status",
+        lang,
+        track=i18n.track_name(track.name, lang),
+        names=_codes(track.experiments),
+        states=separator.join(states),
+    )
 
 
 def _track_source(track: _Track) -> str | None:
@@ -1245,7 +1251,9 @@ def write_summary(
         follow = [space.join(dynamics)] if (dynamics := _dynamics_sentences(track, signals, lang)) else []
         follow.append(_attention_sentence(track, signals, lang))
         if len(tracks) > 1:
-            follow = [_fill("track_prefix", lang, track=track.name, text=text) for text in follow]
+            follow = [
+                _fill("track_prefix", lang, track=i18n.track_name(track.name, lang), text=text) for text in follow
+            ]
         paragraphs.extend(follow)
     for first_track, second_track, common in _track_pairs(tracks):
         sentence = _comparison_sentence(first_track, second_track, common, lang)

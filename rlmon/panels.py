@@ -275,12 +275,21 @@ def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
     return pl.concat(parts, how="vertical")
 
 
-def display_labels(views: Sequence[ExperimentView]) -> dict[str, str]:
+def shown_track_names(tracks: Sequence[str], lang: str) -> dict[str, str]:
+    """Track -> the short name pages show it by in ``lang`` (:func:`rlmon.experiment.short_track_names` of the
+    names :func:`rlmon.i18n.track_name` gives)."""
+    names = list(dict.fromkeys(tracks))
+    shown = {name: i18n.track_name(name, lang) for name in names}
+    short = short_track_names(list(shown.values()))
+    return {name: short[shown[name]] for name in names}
+
+
+def display_labels(views: Sequence[ExperimentView], lang: str) -> dict[str, str]:
     """Experiment id -> label; ``E1 · GRPO · 2B`` (the short track) when the experiments span several tracks."""
     tracks = [view.experiment.track for view in views]
     if len(set(tracks)) <= 1:
         return {view.id: view.label for view in views}
-    short = short_track_names(tracks)
+    short = shown_track_names(tracks, lang)
     return {view.id: f"{view.label} · {display_text(short[view.experiment.track], limit=NAME_LIMIT)}" for view in views}
 
 
@@ -463,7 +472,7 @@ def comparison_charts(
     """The overview's charts of ``metrics`` over ``views``: lines (smoothed, raw faded beneath, signal markers,
     the response cap), validation points, or the hours bars for :data:`HOURS_TOTAL`."""
     colors = {view.id: view.color for view in views}
-    labels = display_labels(views)
+    labels = display_labels(views, lang)
     points = line_points(max_points, len(views))
     common: dict[str, Any] = {
         "colors": colors,
@@ -721,7 +730,7 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
     """``E1–E4 finished 150/150 · E5 running 21/150 (4h23m, ETA 27h)``; codes carry the short track when the
     experiments span several tracks (``E1 · 2B``)."""
     tracks = [view.experiment.track for view in views]
-    short = short_track_names(tracks) if len(set(tracks)) > 1 else {}
+    short = shown_track_names(tracks, lang) if len(set(tracks)) > 1 else {}
     groups: dict[tuple[str, str, str], list[ExperimentView]] = {}
     parts: list[str] = []
     for view in views:
@@ -771,7 +780,7 @@ def experiments_frame(
     """
     tracks = [view.experiment.track for view in views]
     several = len(set(tracks)) > 1
-    short = short_track_names(tracks)
+    short = shown_track_names(tracks, lang)
     unknown = i18n.t("fmt_unknown", lang)
     rows = []
     for view in views:
@@ -829,7 +838,7 @@ def signals_frame(
 ) -> pl.DataFrame:
     """The signals table: experiment, severity, kind, step, message, and ``chart`` — the link to the signal's
     chart on the experiment page, with its step marked (:func:`signal_link`)."""
-    labels = display_labels(views)
+    labels = display_labels(views, lang)
     rows = []
     for signal in signals:
         experiment = signal_experiment(signal)
@@ -862,7 +871,7 @@ def settings_diff_frame(views: Sequence[ExperimentView], lang: str) -> pl.DataFr
     if len(views) < 2:
         return None
     diffs = settings_diff([view.experiment for view in views])
-    labels = display_labels(views)
+    labels = display_labels(views, lang)
     group_names = {group: i18n.t("group_" + group, lang) for group in SETTING_GROUPS}
     columns: dict[str, list[str]] = {
         i18n.t("col_group", lang): [group_names.get(diff.group, diff.group) for diff in diffs],

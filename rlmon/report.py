@@ -432,7 +432,7 @@ def render_report(
     moment = time.time() if made_at is None else made_at
     made = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(moment))
     tracks = list(dict.fromkeys(view.experiment.track for view in views))
-    title = " · ".join(panels.display_text(track, limit=panels.NAME_LIMIT) for track in tracks)
+    title = " · ".join(panels.display_text(i18n.track_name(track, lang), limit=panels.NAME_LIMIT) for track in tracks)
     parts = [
         _header(views, title=title, made=made, options=options),
         _contents(views, lang),
@@ -560,7 +560,7 @@ def _chart_divs(indices: Sequence[int], css: str) -> str:
 
 
 def _comparison(views: Sequence[panels.ExperimentView], indices: Sequence[int], lang: str) -> str:
-    labels = panels.display_labels(views)
+    labels = panels.display_labels(views, lang)
     chips = "".join(
         f'<button type="button" class="chip" data-experiment="{index}" aria-pressed="false">'
         f'<span class="dot" style="background:{_color(view.color)}"></span>{_text(labels[view.id])}</button>'
@@ -587,10 +587,11 @@ def _experiment_section(
 ) -> str:
     experiment = view.experiment
     status = f"{panels.STATUS_GLYPHS.get(view.status, '')} {i18n.t('status_' + view.status, lang)}"
+    track = i18n.track_name(experiment.track, lang)
     parts = [
         f'<section class="experiment" id="exp-{index}"><h2><span class="dot big" '
         f'style="background:{_color(view.color)}"></span>{_text(view.full_label)}</h2>',
-        f'<p class="muted">{_text(experiment.algorithm.name)} · {_text(experiment.track)} · {_text(status)} · '
+        f'<p class="muted">{_text(experiment.algorithm.name)} · {_text(track)} · {_text(status)} · '
         f"{_text(experiment.progress_text)}</p>",
     ]
     description = panels.description_text(experiment, lang)

@@ -1092,7 +1092,7 @@ def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[s
     """Colour chip, label, status glyph and progress of each experiment as HTML (labels escaped).
 
     ``labels`` maps id -> label (default :func:`display_labels` of ``views``)."""
-    names = display_labels(views) if labels is None else labels
+    names = display_labels(views, lang) if labels is None else labels
     items = []
     for view in views:
         status = i18n.t("status_" + view.status, lang)
@@ -1538,7 +1538,7 @@ def chart_grid(
 def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) -> list[str]:
     """The page's one colour legend: a chip per experiment in its colour; clicking chips highlights those runs
     in every chart of the page (the others are dimmed). Returns the highlighted experiment ids."""
-    labels = display_labels(views)
+    labels = display_labels(views, lang)
     ids = [view.id for view in views]
     if key in st.session_state:
         st.session_state[key] = [value for value in st.session_state[key] or [] if value in ids]

@@ -632,6 +632,29 @@ def test_first_screen_of_real_runs_on_four_tracks_compares_them(real_root: Path)
     assert "No experiment with training steps yet" not in texts(at)
 
 
+def test_a_run_with_no_known_model_is_under_a_track_named_in_the_visitors_language(real_root: Path) -> None:
+    # The AMD GRPO log names no model path (no config dump, launch command or $MODEL_PATH): its track is
+    # "unknown model", shown as 未知模型 in Chinese wherever a track is shown; the address keeps the track's id.
+    at = run_app({"lang": "zh"})
+    assert not at.exception, [item.value for item in at.exception]
+    assert "未知模型" in at.selectbox(key="app_track").options
+    [table] = [frame for frame in (element.value for element in at.dataframe) if "track" in frame.columns]
+    assert "未知模型" in list(table["track"])
+    page = open_page(run_app({"lang": "zh"}), "amd-mi300-deepseek7b-grpo-gsm8k-2025-03")
+    assert not page.exception, [item.value for item in page.exception]
+    header = " ".join(str(element.proto.body) for element in page.get("html"))
+    assert "GRPO · 未知模型" in header
+    for shown in (at, page):
+        words = [texts(shown), *shown.selectbox(key="app_track").options, header]
+        words += [str(frame.to_dict()) for frame in (element.value for element in shown.dataframe)]
+        assert not any("unknown model" in text for text in words)
+    english = run_app({"lang": "en"})
+    assert "unknown model" in english.selectbox(key="app_track").options
+    english.selectbox(key="app_track").select("unknown model").run()
+    assert english.query_params["track"] == "unknown model"  # the address names the track by its id
+    assert english.multiselect(key="app_experiments").value == ["amd-mi300-deepseek7b-grpo-gsm8k-2025-03"]
+
+
 def test_sidebar_legend_reads_fresh_progress(own_root: Path, tmp_path: Path) -> None:
     from rlmon.demo import advance_running
     from rlmon.settings import Settings

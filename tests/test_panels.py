@@ -55,12 +55,12 @@ def spec_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_labels_say_the_track_when_several_tracks_are_in_view(tmp_path: Path) -> None:
     views = demo_views(tmp_path)
-    labels = panels.display_labels(views)
+    labels = panels.display_labels(views, "en")
     by_folder = {view.experiment.path.rsplit("/", 1)[-1]: labels[view.id] for view in views}
     assert by_folder["e1_grpo_2b"] == "E1 · GRPO · 2B"
     assert by_folder["e1_grpo_4b"] == "E1 · GRPO · 4B"
     four_b = [view for view in views if view.experiment.track == "Qwen3.5-4B"]
-    assert panels.display_labels(four_b)[four_b[0].id] == "E1 · GRPO"
+    assert panels.display_labels(four_b, "en")[four_b[0].id] == "E1 · GRPO"
 
 
 def test_progress_line_names_the_track_of_each_group_across_tracks(tmp_path: Path) -> None:
