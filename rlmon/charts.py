@@ -1190,7 +1190,16 @@ class _Datasets:
             name = f"rlmon_{role}{suffix}"
         if self._arrow:
             buffer = io.BytesIO()
-            # The oldest compatibility level writes plain (large) strings, which Streamlit's Arrow reader takes.
+            # Text columns that repeat go as Arrow dictionaries: a line's experiment and label are on every one of
+            # its points, and sent once per distinct value they are a small part of the bytes instead of most of
+            # them. The oldest compatibility level writes (large) strings, which Streamlit's Arrow reader takes.
+            texts = [
+                name
+                for name, dtype in frame.schema.items()
+                if dtype == pl.String and 2 * frame.get_column(name).n_unique() <= frame.height
+            ]
+            if texts:
+                frame = frame.with_columns(pl.col(texts).cast(pl.Categorical))
             frame.write_ipc_stream(buffer, compat_level=pl.CompatLevel.oldest())
             self.named[name] = buffer.getvalue()
         else:

@@ -856,6 +856,24 @@ def many_runs(runs: int, steps: int) -> pl.DataFrame:
     )
 
 
+def test_repeated_texts_go_as_arrow_dictionaries_and_row_texts_as_strings() -> None:
+    import pyarrow as pa
+
+    # 3 runs x 300 steps: each raw point carries its run's id and label (3 distinct values over 900 rows), sent
+    # once per value; the hover table's heading is different on every row and stays a plain string.
+    labels = {"e00": "E1 · GRPO", "e01": "E2 · DAPO", "e02": "E3 · RLOO"}
+    spec = metric_chart_spec(many_runs(3, 300), title="T", y_title="Y", colors={}, labels=labels, arrow=True)
+    tables = {name: pa.ipc.open_stream(io.BytesIO(data)).read_all() for name, data in spec["datasets"].items()}
+    raw = tables["rlmon_raw"]
+    assert pa.types.is_dictionary(raw.schema.field("experiment").type)
+    assert pa.types.is_dictionary(raw.schema.field("label").type)
+    assert sorted(set(raw.column("label").to_pylist())) == ["E1 · GRPO", "E2 · DAPO", "E3 · RLOO"]
+    assert raw.column("label").to_pylist()[:2] == ["E1 · GRPO", "E1 · GRPO"]
+    hover = tables["rlmon_hover"]
+    assert hover.schema.field("_head").type == pa.large_string()
+    assert hover.num_rows == len(set(hover.column("_head").to_pylist()))
+
+
 def test_smoothed_lines_of_many_runs_are_thinned_on_one_grid_of_steps() -> None:
     # 20 runs share 2,400 smoothed points: 120 slices of the step range (0 … 1999) per line. A slice keeps its
     # last step, floor(step * 120 / 1999) telling the slice; the first step (0) is kept as well.
