@@ -166,7 +166,10 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
     plans = panels.detail_charts(
         view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
     )
-    ui.chart_grid(plans, key="experiment_grid", lang=lang, eager=4, height=panels.DETAIL_HEIGHT, settings=settings)
+    # The header, numbers, summary and settings fill a laptop's first screen: the curves below are drawn as they
+    # near the view, not while that screen is being built; a link to one chart (a signal's) draws it at once.
+    eager = panels.EAGER_CHARTS if focus is not None else 0
+    ui.chart_grid(plans, key="experiment_grid", lang=lang, eager=eager, height=panels.DETAIL_HEIGHT, settings=settings)
 
 
 def focused(view: ui.ExperimentView) -> panels.Focus | None:

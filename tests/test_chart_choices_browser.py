@@ -25,8 +25,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def frames_after_smoothing_change(page: Any, url: str, *, ready: str, control: Any) -> list[bytes]:
-    """Open ``url``, wait for ``ready`` (a text) and a drawn chart, click ``control`` and return every websocket
-    frame the server sent until the page shows the moving average's window control and the URL says so."""
+    """Open ``url``, wait for ``ready`` (a text), bring ``control`` into view and wait for a drawn chart, click it
+    and return every websocket frame the server sent until the page shows the moving average's window control
+    and the URL says so."""
     frames: list[bytes] = []
     watching = False
 
@@ -40,6 +41,7 @@ def frames_after_smoothing_change(page: Any, url: str, *, ready: str, control: A
     page.on("websocket", on_socket)
     page.goto(url)
     page.get_by_text(ready).first.wait_for(timeout=90_000)
+    control.scroll_into_view_if_needed()  # as a person changing it would; the charts near it are drawn
     page.locator('[data-testid="stVegaLiteChart"] canvas').first.wait_for(timeout=90_000)
     page.wait_for_timeout(2_000)  # the first screen's charts settle
     watching = True

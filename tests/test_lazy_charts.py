@@ -83,3 +83,31 @@ def test_placeholders_speak_the_visitors_language(app_env: Path, monkeypatch: py
     at.run()
     assert not at.exception
     assert len([caption for caption in at.caption if caption.value == "绘制中…"]) == len(SEED_CHARTS) - EAGER
+
+
+def _experiment_page(monkeypatch: pytest.MonkeyPatch, query: dict[str, str]) -> AppTest:
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"live": "0", **query})
+    at.run()
+    [page] = [key for key, info in at._registered_pages.items() if info.get("url_pathname") == "4b-e2-dapo-4b"]
+    at._page_hash = page
+    return at.run()
+
+
+def test_experiment_page_draws_its_curves_as_they_near_the_view(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The header, numbers, summary, settings and source files fill a laptop's first screen: no curve is drawn
+    # (nor its data sent) before the browser says the curves are near the view.
+    at = _experiment_page(monkeypatch, {})
+    assert not at.exception, [item.value for item in at.exception]
+    assert titles(at) == []
+    assert len([caption for caption in at.caption if caption.value == "drawing…"]) >= 17
+    assert "rlmon_near_experiment_grid_0" in [sentinel.key for sentinel in at.get("bidi_component")]
+
+
+def test_a_link_to_one_chart_of_an_experiment_draws_it_at_once(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A signal's link (?focus=<key>&at=<step>) comes for that chart: it is drawn at once, first, with its row.
+    at = _experiment_page(monkeypatch, {"focus": "actor/grad_norm", "at": "43"})
+    assert not at.exception, [item.value for item in at.exception]
+    drawn = titles(at)
+    assert drawn[0] == "grad_norm (from the signal)" and len(drawn) == EAGER, drawn
