@@ -677,31 +677,54 @@ def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
 # ---------------------------------------------------------------------------------------------- headline
 
 
+class _Memo:
+    """Values computed once and shared by every session: a thread-safe dict that is emptied when it holds more
+    than ``limit`` entries (keys name experiment versions, so old ones are never asked for again)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._entries: dict[Any, Any] = {}
+
+    def get(self, key: Any) -> Any | None:
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            if len(self._entries) > self.limit:
+                self._entries.clear()
+            self._entries[key] = value
+
+    def get_or_build(self, key: Any, build: Callable[[], Any]) -> Any:
+        """The value kept for ``key``, else ``build()`` (run outside the lock), kept."""
+        known = self.get(key)
+        if known is None:
+            known = build()
+            self.put(key, known)
+        return known
+
+
 Headline = panels.TableNumbers
 
-_HEADLINES: dict[tuple[str, int], Headline] = {}
-_HEADLINES_LOCK = threading.Lock()
+_HEADLINES = _Memo(limit=4096)
 
 
 def headline(view: ExperimentView) -> Headline:
     """First-5 / last-10 mean pass rate, best validation (with its step) and last validation, from
     :func:`rlmon.headline.headline_numbers` (computed from the view's frame when that fails); computed once
     per experiment version."""
-    key = (view.id, view.serial)
-    with _HEADLINES_LOCK:
-        known = _HEADLINES.get(key)
-    if known is not None:
-        return known
-    numbers = panels.table_numbers(view)
-    if "pass_rate" in view.steps.columns:
-        from rlmon.charts import sparkline_values
 
-        spark = sparkline_values(view.steps.get_column("pass_rate").drop_nulls(), max_points=80)
-        numbers = dataclasses.replace(numbers, sparkline=tuple(spark))
-    with _HEADLINES_LOCK:
-        if len(_HEADLINES) > 4096:
-            _HEADLINES.clear()
-        _HEADLINES[key] = numbers
+    def build() -> Headline:
+        numbers = panels.table_numbers(view)
+        if "pass_rate" in view.steps.columns:
+            from rlmon.charts import sparkline_values
+
+            spark = sparkline_values(view.steps.get_column("pass_rate").drop_nulls(), max_points=80)
+            numbers = dataclasses.replace(numbers, sparkline=tuple(spark))
+        return numbers
+
+    numbers: Headline = _HEADLINES.get_or_build((view.id, view.serial), build)
     return numbers
 
 
@@ -718,31 +741,13 @@ class Insights:
     paragraphs: dict[str, str] = field(default_factory=dict)
 
 
-class _InsightMemo:
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._entries: dict[tuple[Any, ...], Insights] = {}
-
-    def get(self, key: tuple[Any, ...], build: Callable[[], Insights]) -> Insights:
-        with self._lock:
-            known = self._entries.get(key)
-        if known is not None:
-            return known
-        value = build()
-        with self._lock:
-            if len(self._entries) > 256:
-                self._entries.clear()
-            self._entries[key] = value
-        return value
-
-
 @st.cache_resource(show_spinner=False)
-def _insight_memo() -> _InsightMemo:
-    return _InsightMemo()
+def _insight_memo() -> _Memo:
+    """Insights per set of experiment versions and language."""
+    return _Memo(limit=256)
 
 
-_SIGNALS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-_SIGNALS_LOCK = threading.Lock()
+_SIGNALS = _Memo(limit=4096)
 _DETECT_LOCK = threading.Lock()
 
 
@@ -763,8 +768,7 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
     keys = [(view.id, view.serial, view.label, settings) for view in views]
 
     def known() -> list[tuple[Any, ...] | None]:
-        with _SIGNALS_LOCK:
-            return [_SIGNALS.get(key) for key in keys]
+        return [_SIGNALS.get(key) for key in keys]
 
     def detect(index: int) -> tuple[Any, ...]:
         return tuple(insights.detect_signals(_as_shown(views[index]), settings=settings))
@@ -779,12 +783,9 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
             computed = list(_READERS.map(detect, missing))
         else:
             computed = [detect(index) for index in missing]
-        with _SIGNALS_LOCK:
-            if len(_SIGNALS) > 4096:
-                _SIGNALS.clear()
-            for index, signals in zip(missing, computed, strict=True):
-                _SIGNALS[keys[index]] = signals
-                found[index] = signals
+        for index, signals in zip(missing, computed, strict=True):
+            _SIGNALS.put(keys[index], signals)
+            found[index] = signals
     return [signals or () for signals in found]
 
 
@@ -795,8 +796,7 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
         from rlmon import insights
     except ImportError:
         return Insights(available=False)
-    detect = getattr(insights, "detect_all", None)
-    if detect is None:
+    if getattr(insights, "detect_signals", None) is None:  # (what view_signals calls)
         return Insights(available=False)
     key = (views_key(views), lang)
 
@@ -815,7 +815,8 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
                 paragraphs[experiment.id] = paragraph(experiment, own, lang=lang)
         return Insights(available=True, signals=signals, summary=summary, paragraphs=paragraphs)
 
-    return _insight_memo().get(key, build)
+    insights_now: Insights = _insight_memo().get_or_build(key, build)
+    return insights_now
 
 
 signal_experiment = panels.signal_experiment
