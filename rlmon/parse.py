@@ -19,6 +19,7 @@ import collections
 import concurrent.futures
 import functools
 import json
+import logging
 import math
 import os
 import re
@@ -529,14 +530,37 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
 
 # --- metadata ---------------------------------------------------------------------------------------------------
 _AST_LOCK = threading.Lock()
+_AST_TRIES = 5
 
 
 def _literal_eval(text: str) -> Any:
-    """``ast.literal_eval``, one thread at a time: CPython 3.11 keeps the AST constructor's recursion depth per
-    interpreter, so two threads evaluating at once can fail with ``SystemError: AST constructor recursion depth
-    mismatch`` (a CPython bug), and logs are read in parallel."""
-    with _AST_LOCK:
-        return ast.literal_eval(text)
+    """``ast.literal_eval``, one thread at a time, tried again on CPython 3.11's transient ``SystemError: AST
+    constructor recursion depth mismatch``.
+
+    CPython 3.11 keeps the AST constructor's recursion depth per interpreter, so two threads building AST objects
+    at once can fail (a CPython bug). Logs are read in parallel, and other code builds ASTs too: Python 3.11's
+    ``traceback`` parses each source line it prints (see ``TracebackText``). The depth is reset at every call, so
+    a second try succeeds."""
+    for attempt in range(_AST_TRIES):
+        try:
+            with _AST_LOCK:
+                return ast.literal_eval(text)
+        except SystemError as error:
+            if "recursion depth" not in str(error) or attempt == _AST_TRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+class TracebackText(logging.Filter):
+    """A logger filter that formats a record's traceback at once, under the lock of ``_literal_eval``: Python
+    3.11's ``traceback`` calls ``ast.parse`` for every line it prints, and a handler formatting it while a log is
+    read in another thread could make that read fail."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and not record.exc_text:
+            with _AST_LOCK:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+        return True
 
 
 def _literal_dict(text: str) -> dict[str, Any] | None:

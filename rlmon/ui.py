@@ -53,6 +53,7 @@ from rlmon.catalog import (
 )
 from rlmon.errors import CatalogError, ObjectStoreError, RlmonError
 from rlmon.objstore import ObjectRoot, RootSyncer, SyncResult
+from rlmon.parse import TracebackText
 from rlmon.rlmon_toml import CONFIG_NAME
 from rlmon.samples import SampleCache, read_samples
 from rlmon.schema import EXPERIMENT, STEP
@@ -130,6 +131,7 @@ __all__ = [
 ]
 
 _LOG = logging.getLogger("rlmon.app")
+_LOG.addFilter(TracebackText())
 
 STATUS_GLYPHS = panels.STATUS_GLYPHS
 STATUS_ICONS = {

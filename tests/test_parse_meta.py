@@ -9,6 +9,7 @@ Every expected value is read off the case text.
 from __future__ import annotations
 
 import ast
+import logging
 import threading
 import time
 from typing import Any
@@ -145,3 +146,57 @@ def test_config_dumps_are_evaluated_one_thread_at_a_time(monkeypatch: pytest.Mon
         thread.join()
     assert most[0] == 1
     assert configs == [{"actor_rollout_ref": {"model": {"path": "Qwen/Qwen3-8B"}}, "trainer": {"nnodes": 1}}] * 40
+
+
+def test_a_config_dump_is_read_after_a_transient_ast_depth_mismatch(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Other code builds ASTs too (Python 3.11's traceback parses each line it prints), outside the lock; the
+    # CPython bug then fails the dump's evaluation once. The depth is reset at every call, so it is tried again.
+    real = ast.literal_eval
+    calls: list[str] = []
+
+    def flaky(text: str) -> Any:
+        calls.append(text)
+        if len(calls) < 3:
+            raise SystemError("AST constructor recursion depth mismatch (before=72, after=71)")
+        return real(text)
+
+    monkeypatch.setattr(parse.ast, "literal_eval", flaky)
+    parsed = parse_log_text("\n".join([CONFIG, step_line(1)]) + "\n")
+    assert parsed.meta.config == {"actor_rollout_ref": {"model": {"path": "Qwen/Qwen3-8B"}}, "trainer": {"nnodes": 1}}
+    assert len(calls) == 3
+    assert parsed.steps["step"].to_list() == [1]
+
+
+def test_another_system_error_in_a_config_dump_is_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(text: str) -> Any:
+        raise SystemError("something else")
+
+    monkeypatch.setattr(parse.ast, "literal_eval", broken)
+    with pytest.raises(SystemError, match="something else"):
+        parse_log_text("\n".join([CONFIG, step_line(1)]) + "\n")
+
+
+def test_a_logged_traceback_is_formatted_while_no_config_dump_is_evaluated(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # rlmon's log records carry their traceback text before a handler sees them, formatted under the lock the
+    # dumps are evaluated under, so the traceback module's ast.parse never runs beside a dump's evaluation.
+    from rlmon import ui
+
+    held: list[bool] = []
+    real = logging.Formatter.formatException
+
+    def noting(self: logging.Formatter, exc_info: Any) -> str:
+        held.append(parse._AST_LOCK.locked())
+        return real(self, exc_info)
+
+    monkeypatch.setattr(logging.Formatter, "formatException", noting)
+    try:
+        raise ValueError("a broken log")
+    except ValueError:
+        with caplog.at_level(logging.ERROR, logger="rlmon.app"):
+            ui._LOG.exception("rlmon page part failed")
+    (record,) = caplog.records
+    assert held[0] is True
+    assert "ValueError: a broken log" in record.exc_text
+    assert 'raise ValueError("a broken log")' in caplog.text
