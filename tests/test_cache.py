@@ -433,6 +433,55 @@ def test_a_restart_reads_the_base_and_one_delta(log_dir: Path, cache_dir: Path) 
     assert result.steps.columns == ["step", "a", "b0", "b1"]
 
 
+def test_a_delta_is_an_arrow_file_that_replaces_the_one_before(log_dir: Path, cache_dir: Path) -> None:
+    # a refresh writes its few rows as Arrow IPC beside the Parquet base, and removes the delta it replaced and
+    # a stray frame file (a writer killed before its state was written)
+    path = log_dir / "run.log"
+    path.write_bytes(b"step:1 - a:1.0\n")
+    cache = LogCache(cache_dir)
+    cache.read(path)
+    (entry,) = (cache_dir / "logs").iterdir()
+    stray = entry / "delta-1-0123456789ab.arrow"
+    stray.write_bytes(b"left by a killed writer")
+    seen: list[list[str]] = []
+    for step in range(2, 5):
+        append(path, b"step:%d - a:%d.5\n" % (step, step))
+        cache.read(path)
+        seen.append(sorted(item.name for item in entry.iterdir() if item != stray))
+    for names in seen:
+        base, delta, state = names
+        assert base.startswith("base-") and base.endswith(".parquet")
+        assert delta.startswith("delta-") and delta.endswith(".arrow")
+        assert state == "state.json"
+    assert len({names[1] for names in seen}) == 3  # a new name each time, the one before removed
+    assert pl.read_ipc(entry / seen[-1][1]).rows() == [(2, 2.5), (3, 3.5), (4, 4.5)]
+    assert not stray.exists()
+    restarted = LogCache(cache_dir)
+    assert restarted.read(path).steps["a"].to_list() == [1.0, 2.5, 3.5, 4.5]
+    assert restarted.parses == 0
+
+
+def test_a_cache_whose_delta_is_parquet_still_loads(log_dir: Path, cache_dir: Path) -> None:
+    # caches written before deltas were Arrow files name a Parquet delta: a restart reads it, not the log
+    path = log_dir / "run.log"
+    path.write_bytes(b"step:1 - a:1.0\n")
+    cache = LogCache(cache_dir)
+    cache.read(path)
+    append(path, b"step:2 - a:2.5 - b:7.0\n")
+    cache.read(path)
+    (entry,) = (cache_dir / "logs").iterdir()
+    state = json.loads((entry / "state.json").read_text())
+    arrow_name = state["files"][1][0]
+    parquet_name = arrow_name.replace(".arrow", ".parquet")
+    pl.read_ipc(entry / arrow_name).write_parquet(entry / parquet_name)
+    (entry / arrow_name).unlink()
+    state["files"][1] = [parquet_name, 1, rlmon.cache._crc((entry / parquet_name).read_bytes())]
+    (entry / "state.json").write_text(json.dumps(state))
+    restarted = LogCache(cache_dir)
+    assert restarted.read(path).steps.rows() == [(1, 1.0, None), (2, 2.5, 7.0)]
+    assert restarted.parses == 0
+
+
 def test_cache_lives_outside_the_log_folder(tmp_path: Path, log_dir: Path, cache_dir: Path) -> None:
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE + b"\n")

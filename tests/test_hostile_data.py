@@ -396,7 +396,7 @@ def test_a_bad_delta_file_is_parsed_again(name: str, tmp_path: Path, cache_dir: 
     cache.read(path)
     append(path, MORE)
     cache.read(path)
-    (delta,) = cache_entry(cache_dir).glob("delta-*.parquet")
+    (delta,) = cache_entry(cache_dir).glob("delta-*.arrow")
     if name == "delta-missing":
         delta.unlink()
     elif name == "delta-garbage":

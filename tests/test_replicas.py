@@ -209,7 +209,7 @@ def test_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
     log.write_bytes(step_lines(1, 40))
     writer = LogCache(cache_dir, quiet_s=0)
     writer.read(log)
-    original = rlmon.cache._read_parquet
+    original = rlmon.cache._read_frame
     raced = []
 
     def read_after_a_write(path: Path, *, rows: int, crc: int) -> Any:
@@ -220,7 +220,7 @@ def test_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
             writer.read(log)
         return original(path, rows=rows, crc=crc)
 
-    monkeypatch.setattr(rlmon.cache, "_read_parquet", read_after_a_write)
+    monkeypatch.setattr(rlmon.cache, "_read_frame", read_after_a_write)
     reader = LogCache(cache_dir, quiet_s=0)
     result = reader.read(log)
     assert raced and not (log.parent / raced[0]).exists()
