@@ -564,6 +564,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "insight_order_hours_least": {"en": "is shortest", "zh": "最短"},
     "insight_and": {"en": " and ", "zh": "、"},
     "insight_list_sep": {"en": ", ", "zh": "，"},
+    "insight_more_items": {"en": "and {count} more", "zh": "另有 {count} 个"},
+    "insight_more_experiments": {
+        "en": "and {count} more experiments (listed with the signals)",
+        "zh": "另有 {count} 个实验（见信号列表）",
+    },
     "insight_value_sep": {"en": ", ", "zh": "、"},
     "insight_step_sep": {"en": " and ", "zh": "/"},
     "insight_item_sep": {"en": "; ", "zh": "；"},

@@ -463,6 +463,10 @@ def _detect_length(context: _Context) -> None:
     cap = response_cap(context.experiment)
     cap_text = format_count(cap) if cap is not None else _word("unknown_cap", "en")
     steps, clip = context.series("response_length/clip_ratio")
+    if any(value < 0.0 or value > 1.0 for value in clip):
+        # not a fraction of responses (a key of that name holding something else): no percent is made of it,
+        # and the cap is judged from the longest responses as for a run that logs no clip ratio
+        steps, clip = [], []
     fired = False
     if len(clip) >= thresholds.min_steps:
         first, last, window = _trend_windows(clip, thresholds)
@@ -795,6 +799,18 @@ def _fill(key: str, lang: str, **fields: str) -> str:
     return i18n.t("insight_" + key, lang, **fields)
 
 
+SUMMARY_ITEMS = 5
+"""Experiments a summary sentence names one by one (best scores, drops, signals); past that it says how many
+more there are. The experiments table and the signals list beside the summary name every one."""
+
+
+def _capped(items: list[str], more: str, lang: str) -> list[str]:
+    """The first :data:`SUMMARY_ITEMS` of ``items``, then ``insight_<more>`` saying how many are left out."""
+    if len(items) <= SUMMARY_ITEMS:
+        return items
+    return [*items[:SUMMARY_ITEMS], _fill(more, lang, count=str(len(items) - SUMMARY_ITEMS))]
+
+
 def _word(key: str, lang: str) -> str:
     """Text ``insight_<key>`` of the message catalog, with no field."""
     return i18n.t("insight_" + key, lang)
@@ -905,7 +921,9 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
             for experiment, best in bests
         ]
         separator = _word("list_sep", lang)
-        sentences.append(_fill("best_validation", lang, source=source, items=separator.join(items)))
+        sentences.append(
+            _fill("best_validation", lang, source=source, items=separator.join(_capped(items, "more_items", lang)))
+        )
     lasts = []
     for experiment in track.compared:
         last = track.headlines[experiment.id].last(source)
@@ -946,7 +964,8 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
             )
         )
     if drops:
-        sentences.append(_fill("drops", lang, items=_word("sentence_sep", lang).join(drops)))
+        items = _capped(drops, "more_experiments", lang)
+        sentences.append(_fill("drops", lang, items=_word("sentence_sep", lang).join(items)))
     return sentences
 
 
@@ -1082,8 +1101,8 @@ def _attention_sentence(track: _Track, signals: Sequence[Signal], lang: str) -> 
     """What the track's signals say: the warnings and critical ones ("Worth attention: ..."), then the info ones
     ("Also noted: ..."); "No signal worth attention." only when the track has no signal at all, so the sentence
     never contradicts the signals table beside it."""
-    urgent: list[str] = []
-    notes: list[str] = []
+    urgent: list[tuple[bool, str]] = []  # (no critical signal, text): experiments with a critical one come first
+    notes: list[tuple[bool, str]] = []
     for experiment in track.experiments:
         mine = [s for s in signals if s.experiment == experiment.id]
         mine.sort(key=lambda s: (s.severity != "critical", _KIND_ORDER.get(s.kind, 99), s.step or 0))
@@ -1093,13 +1112,20 @@ def _attention_sentence(track: _Track, signals: Sequence[Signal], lang: str) -> 
         ):
             if chosen:
                 text = _word("sentence_sep", lang).join(_signal_texts(chosen, lang))
-                target.append(_fill("attention_item", lang, name=_name(experiment), text=text))
+                critical = any(s.severity == "critical" for s in chosen)
+                target.append((not critical, _fill("attention_item", lang, name=_name(experiment), text=text)))
     if not urgent and not notes:
         return _word("attention_none", lang)
     separator = _word("item_sep", lang)
-    sentences = [_fill("attention", lang, items=separator.join(urgent))] if urgent else []
+
+    def listed(items: list[tuple[bool, str]]) -> str:
+        return separator.join(
+            _capped([text for _, text in sorted(items, key=lambda item: item[0])], "more_experiments", lang)
+        )
+
+    sentences = [_fill("attention", lang, items=listed(urgent))] if urgent else []
     if notes:
-        sentences.append(_fill("attention_info", lang, items=separator.join(notes)))
+        sentences.append(_fill("attention_info", lang, items=listed(notes)))
     return ("" if lang == "zh" else " ").join(sentences)
 
 

@@ -287,6 +287,29 @@ def test_length_cap_from_max_length_without_clip_ratio() -> None:
     assert signals[0].metric == "response_length/max"
 
 
+def test_a_clip_ratio_that_is_not_a_fraction_is_not_read_as_one() -> None:
+    # a key of that name holding token counts (3000-7000) would read as "698231.5% cut off": no percent is
+    # made of it; the cap is judged from the longest responses instead (mean 7.0k of 8k, longest at the cap)
+    counts = [3000.0 + 40.0 * index for index in range(100)]
+    at_cap = make_experiment(
+        {
+            "response_length/clip_ratio": counts,
+            "response_length/mean": [7000.0] * 100,
+            "response_length/max": [8192.0] * 100,
+        },
+        config={"data": {"max_response_length": 8192}},
+    )
+    signals = detect_signals(at_cap, settings=SETTINGS)
+    assert _kinds(signals) == ["length_cap"]
+    assert signals[0].metric == "response_length/max"
+    assert "%" not in signals[0].text("en")
+    below_cap = make_experiment(
+        {"response_length/clip_ratio": counts, "response_length/max": [6000.0] * 100},
+        config={"data": {"max_response_length": 8192}},
+    )
+    assert detect_signals(below_cap, settings=SETTINGS) == []
+
+
 def test_length_growth_runaway_and_quiet_below_the_ratio() -> None:
     growing = [3000.0 + 40.0 * index for index in range(150)]  # 3.1k -> 8.8k: x2.8, still rising
     signals = detect_signals(make_experiment({"response_length/mean": growing}), settings=SETTINGS)
@@ -562,6 +585,51 @@ def test_attention_sentence_agrees_with_the_signals_listed() -> None:
         "Also noted: E1 (GRPO): response length keeps growing (1k→2k, ×2)."
     )
     assert write_summary([experiment], [], lang="en")[-1] == "No signal worth attention."
+
+
+def test_a_summary_of_many_experiments_names_five_and_counts_the_rest() -> None:
+    # 12 runs of one track, each validated (E<n> scores 0.<n>) and each with a warning; the last one also has a
+    # critical signal. A sentence names 5 experiments, then says how many more (the tables list every one).
+    experiments = [
+        make_experiment(
+            {"actor/grad_norm": [0.2] * 50, "val-core/aime24/acc/mean@1": [None] * 49 + [n / 100]},
+            experiment_id=f"e{n}",
+            label=f"E{n} · GRPO",
+            order=n,
+        )
+        for n in range(1, 13)
+    ]
+
+    def signal(n: int, severity: str, words: str) -> Signal:
+        return Signal(
+            kind="entropy_rising" if severity == "warning" else "non_finite",
+            severity=severity,  # type: ignore[arg-type]
+            experiment=f"e{n}",
+            metric="actor/entropy",
+            step=50,
+            step_end=50,
+            values={},
+            message={"en": words, "zh": words},
+        )
+
+    signals = [signal(n, "warning", f"warning {n}") for n in range(1, 13)] + [signal(12, "critical", "critical 12")]
+    english = " ".join(write_summary(experiments, signals, lang="en"))
+    assert (
+        "Best aime24: E12 (GRPO) 0.120 at step 50, E11 (GRPO) 0.110 at step 50, E10 (GRPO) 0.100 at step 50, "
+        "E9 (GRPO) 0.090 at step 50, E8 (GRPO) 0.080 at step 50, and 7 more."
+    ) in english
+    assert (
+        "Worth attention: E12 (GRPO): critical 12; warning 12; E1 (GRPO): warning 1; E2 (GRPO): warning 2; "
+        "E3 (GRPO): warning 3; E4 (GRPO): warning 4; and 7 more experiments (listed with the signals)."
+    ) in english
+    assert "E5 (GRPO): warning 5" not in english
+    chinese = " ".join(write_summary(experiments, signals, lang="zh"))
+    assert "E8 (GRPO) 0.080（step 50），另有 7 个。" in chinese
+    assert "E4 (GRPO)：warning 4；另有 7 个实验（见信号列表）。" in chinese
+    # five or fewer: every one is named, and nothing is said to be left out
+    few = " ".join(write_summary(experiments[:5], signals[:5], lang="en"))
+    assert "E1 (GRPO): warning 1; E2 (GRPO): warning 2; E3 (GRPO): warning 3; E4 (GRPO): warning 4; " in few
+    assert "more" not in few
 
 
 def test_hidden_experiments_are_left_out_of_the_summary() -> None:
