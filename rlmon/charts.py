@@ -119,6 +119,10 @@ SMOOTHED_POINTS = 2_400
 600-pixel plot (one per 5 px) draw it as the eye sees it, and every point costs the browser work each time
 the smoothing changes (the raw line beneath keeps every downsampled point, spikes included)."""
 MIN_SMOOTHED_BUCKETS = 120
+MAX_SMOOTHED_BUCKETS = 600
+"""Points one smoothed line carries at most, however few lines share the chart: about one per pixel of the widest
+plot (a single run of 2,000 steps drew a smoothed line of 2,000 points, three per pixel, which the browser
+encoded point by point at every draw and smoothing change)."""
 _HOVER_POINTS = 320
 _ROW_ORDER = {"value": 0}
 """A line's ``order``: the rows come sorted by x within each run, and a constant order spares the browser a
@@ -753,7 +757,7 @@ def _line_spec(
     line = points
     if faded:
         # The smoothed line is thinner than the raw one (see SMOOTHED_POINTS); the hover rule stops at its points.
-        buckets = min(max_points, max(MIN_SMOOTHED_BUCKETS, SMOOTHED_POINTS // len(experiments)))
+        buckets = min(max_points, MAX_SMOOTHED_BUCKETS, max(MIN_SMOOTHED_BUCKETS, SMOOTHED_POINTS // len(experiments)))
         line = labelled(_thin_line(smoothed.sort(EXPERIMENT, x, maintain_order=True), x=x, buckets=buckets))
     tooltip_rows = _hover_table(
         smoothed,

@@ -377,6 +377,24 @@ def test_hover_positions_are_about_one_per_pixel_and_keep_the_last_step() -> Non
     assert [row["step"] for row in rows_of(short, hover_rule(short))] == [1, 2, 3]
 
 
+def test_a_lone_smoothed_line_has_at_most_600_points_and_keeps_the_last_step() -> None:
+    # one run of 2,000 steps: the raw line keeps its 2,000 points (max_points), the smoothed line over it about
+    # one per pixel of a wide plot; with 20 runs each smoothed line has 2,400 / 20 = 120 slices
+    n = 2_000
+    one = simple_chart(long_frame({"e1": [float(i % 17) for i in range(n)]}), smoothing=Smoothing("ema", weight=0.6))
+    smoothed = smoothed_rows(one)
+    # steps 1-2,000 in 600 equal slices: the last step of each, the last step itself (it sits on the last edge,
+    # which opens a slice of its own) and the first step: 602
+    assert len(smoothed) == 602
+    assert smoothed[-1]["step"] == n
+    assert len(main_rows(one)) == n
+    many = simple_chart(
+        long_frame({f"e{k}": [float(i % 17) for i in range(n)] for k in range(20)}),
+        smoothing=Smoothing("ema", weight=0.6),
+    )
+    assert len(smoothed_rows(many)) == 20 * 122  # 120 slices, the same count as above
+
+
 def test_more_than_5000_chart_rows_serialise() -> None:
     # Altair's default transformer refuses more than 5,000 rows; ten runs of 600 points are 6,000.
     long = long_frame({f"r{i}": [float(step % 13) for step in range(600)] for i in range(10)})
