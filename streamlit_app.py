@@ -81,20 +81,17 @@ def main() -> None:
     lang = _pick_language(settings.language)
 
     demo = not settings.log_roots
-    roots: tuple[Path, ...]
     resolved = ui.ResolvedRoots(roots=())
-    if demo:
-        try:
-            roots = (ui.start_demo(settings.cache_dir, settings.demo_step_s),)
-        except (RlmonError, OSError) as error:
-            st.error(i18n.t("error_demo_unwritable", lang, path=ui.escape_markdown(str(settings.cache_dir)),
-                            reason=ui.escape_markdown(str(error))))  # fmt: skip
-            roots = ()
-    else:
+    try:
         # s3:// roots -> their mirrors in the cache folder (the first sync downloads every log: say so)
         with st.spinner(i18n.t("object_syncing", lang)) if ui.has_object_roots(settings) else nullcontext():
-            resolved = ui.resolve_log_roots(settings)
-        roots = resolved.roots
+            resolved = ui.configured_roots(settings)
+    except (RlmonError, OSError) as error:
+        if not demo:
+            raise
+        st.error(i18n.t("error_demo_unwritable", lang, path=ui.escape_markdown(str(settings.cache_dir)),
+                        reason=ui.escape_markdown(str(error))))  # fmt: skip
+    roots = resolved.roots
     loaded = ui.load_catalog(roots)
     views_loaded = ui.load_views(loaded.catalog, settings)
     views = views_loaded.views

@@ -84,6 +84,7 @@ __all__ = [
     "choice_field",
     "clock_time",
     "color_dot",
+    "configured_roots",
     "display_labels",
     "download_frame",
     "escape_markdown",
@@ -293,6 +294,20 @@ class ResolvedRoots:
 def has_object_roots(settings: Settings) -> bool:
     """True when a configured log root is on object storage."""
     return any(isinstance(root, ObjectRoot) for root in settings.log_roots)
+
+
+def configured_roots(settings: Settings) -> ResolvedRoots:
+    """The roots a visit reads: the built-in demo (started on first use) when no log root is configured, else
+    :func:`resolve_log_roots`. The demo's root is not listed in :attr:`ResolvedRoots.labels`.
+
+    Raises
+    ------
+    RlmonError, OSError
+        The demo cannot be written to its folder in the cache folder.
+    """
+    if not settings.log_roots:
+        return ResolvedRoots(roots=(start_demo(settings.cache_dir, settings.demo_step_s),))
+    return resolve_log_roots(settings)
 
 
 def resolve_log_roots(settings: Settings) -> ResolvedRoots:
@@ -661,11 +676,7 @@ def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
     started = time.perf_counter()
     try:
         settings = app_settings(argv, env)
-        if settings.log_roots:
-            roots = resolve_log_roots(settings).roots
-        else:
-            roots = (start_demo(settings.cache_dir, settings.demo_step_s),)
-        views = load_views(load_catalog(roots).catalog, settings).views
+        views = load_views(load_catalog(configured_roots(settings).roots).catalog, settings).views
         view_signals(views, settings)
         with WORK:
             for view in views:
