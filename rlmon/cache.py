@@ -61,7 +61,6 @@ import re
 import secrets
 import threading
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,7 +68,7 @@ from typing import Any
 
 import polars as pl
 
-from rlmon import locks
+from rlmon import checksum, locks
 from rlmon.errors import LogReadError
 from rlmon.parse import (
     BLOCK_BYTES,
@@ -132,7 +131,8 @@ def complete_end(data: bytes) -> int:
 
 
 def _crc(data: bytes) -> int:
-    return zlib.crc32(data) & 0xFFFFFFFF
+    """CRC-32 of ``data``; a frame file's on two threads (:mod:`rlmon.checksum`)."""
+    return checksum.crc32(data)
 
 
 @dataclass
