@@ -59,7 +59,7 @@ def summary_and_signals(views: Sequence[ui.ExperimentView], insights: ui.Insight
 
 def experiments_table(views: Sequence[ui.ExperimentView]) -> None:
     st.markdown(f"#### {i18n.t('table_title', lang)}")
-    numbers = {view.id: ui.headline(view) for view in views}
+    numbers = ui.headlines(views)
     frame = panels.experiments_frame(views, numbers, slugs=app.slugs, lang=lang)
     opened = ui.show_experiments_table(frame, key="overview_table", lang=lang)
     if opened is not None and views[opened].id in app.pages:
@@ -146,7 +146,7 @@ def downloads(views: Sequence[ui.ExperimentView], metrics: Sequence[str], smooth
 
 def report_download(views: Sequence[ui.ExperimentView], options: report.ReportOptions) -> None:
     def as_html() -> bytes:
-        numbers = {view.id: ui.headline(view) for view in views}
+        numbers = ui.headlines(views)
         insights = ui.insights_for(views, settings, lang)
         return report.render_report(views, numbers=numbers, insights=insights, options=options).encode("utf-8")
 

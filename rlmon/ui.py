@@ -95,6 +95,7 @@ __all__ = [
     "has_object_roots",
     "hash_text",
     "headline",
+    "headlines",
     "highlight_legend",
     "insights_for",
     "lang",
@@ -678,9 +679,7 @@ def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
         settings = app_settings(argv, env)
         views = load_views(load_catalog(configured_roots(settings).roots).catalog, settings).views
         view_signals(views, settings)
-        with WORK:
-            for view in views:
-                headline(view)
+        headlines(views)
     except Exception:  # the visits will meet (and show) the same problem
         _LOG.warning("reading the logs at start failed; the first visit reads them", exc_info=True)
         return
@@ -739,6 +738,15 @@ def headline(view: ExperimentView) -> Headline:
 
     numbers: Headline = _HEADLINES.get_or_build((view.id, view.serial), build)
     return numbers
+
+
+def headlines(views: Sequence[ExperimentView]) -> dict[str, Headline]:
+    """:func:`headline` of each view by id; the ones not computed yet in parallel, one per core."""
+    missing = [view for view in views if _HEADLINES.get((view.id, view.serial)) is None]
+    if len(missing) > 1 and _READER_COUNT > 1:
+        with WORK:
+            list(_READERS.map(headline, missing))
+    return {view.id: headline(view) for view in views}
 
 
 # ---------------------------------------------------------------------------------------------- insights

@@ -270,6 +270,35 @@ def test_the_logs_are_read_as_the_server_starts(
         ], view.id
 
 
+def test_headline_numbers_are_computed_in_parallel_once_per_experiment(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first two computations wait for each other: computed one after another, the first would wait in vain.
+    from rlmon import panels
+
+    _parallel(monkeypatch, 2)
+    monkeypatch.setattr(ui, "_HEADLINES", ui._Memo(limit=4096))
+    views = _read(demo_root, tmp_path / "cache").views
+    meeting = threading.Barrier(2, timeout=20)
+    computed: list[str] = []
+    real = panels.table_numbers
+
+    def counted(view: Any, *args: Any, **kwargs: Any) -> Any:
+        computed.append(view.id)
+        if len(computed) <= 2:
+            meeting.wait()
+        return real(view, *args, **kwargs)
+
+    monkeypatch.setattr(panels, "table_numbers", counted)
+    numbers = ui.headlines(views)
+    assert list(numbers) == [view.id for view in views]
+    assert sorted(computed) == sorted(view.id for view in views)
+    assert ui.headlines(views) == numbers  # the second time nothing is computed
+    assert sorted(computed) == sorted(view.id for view in views)
+    for view in views:
+        assert numbers[view.id].last10_pass == real(view).last10_pass
+
+
 def test_a_start_read_that_fails_is_logged_and_left_to_the_first_visit(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
