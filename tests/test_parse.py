@@ -929,3 +929,29 @@ def test_no_failure_no_frames_and_three_decimals() -> None:
     assert not parse_log_text(three.replace("a:0.001", "a:0.0011")).meta.three_decimals
     assert not parse_log_text(three.replace("a:0.001", "a:1e-06")).meta.three_decimals
     assert not parse_log_text("step:1 - a:0.125 - b:1.000\n").meta.three_decimals  # too few values to tell
+
+
+def test_a_few_step_lines_read_as_the_same_lines_among_many() -> None:
+    # A refresh reads a line or two, matched against the template in Python; many lines are matched in polars.
+    # Both give the same rows: wrappers, a bool, a key holding a colon (its row goes pair by pair), a line whose
+    # keys differ from the first one's, and a value that is no number.
+    few = [
+        "(TaskRunner pid=7) step:1 - a:0.5 - b:np.float64(0.25) - c:True",
+        "(TaskRunner pid=7) step:2 - a:1.5 - b:np.float64(1.25) - c:False",
+        "(TaskRunner pid=7) step:3 - a:2.5 - x:7 - c:True",
+        "(TaskRunner pid=7) step:4 - a:3.5 - b:val:ue - c:1",
+        "(TaskRunner pid=7) step:5 - a:oops - b:4.25 - c:0",
+    ]
+    many = few + [f"(TaskRunner pid=7) step:{step} - a:{step}.5 - b:1.0 - c:1" for step in range(6, 26)]
+    small = parse_log_text("\n".join(few) + "\n").steps
+    large = parse_log_text("\n".join(many) + "\n").steps
+    assert small.rows() == large.head(5).select(small.columns).rows()
+    # "b:val:ue" splits at its last colon: key "b:val", whose only value is no number, so no column
+    assert small.columns == ["step", "a", "b", "c", "x"]
+    assert small.rows() == [
+        (1, 0.5, 0.25, 1.0, None),
+        (2, 1.5, 1.25, 0.0, None),
+        (3, 2.5, None, 1.0, 7.0),
+        (4, 3.5, None, 1.0, None),
+        (5, None, 4.25, 0.0, None),
+    ]
