@@ -576,6 +576,14 @@ _READERS = ThreadPoolExecutor(max_workers=_READER_COUNT, thread_name_prefix="rlm
 _READ_LOCK = threading.Lock()
 
 
+def _each(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+    """``function`` of each item, in order: on the reader pool, one per core, when there are several (their polars
+    work runs outside the GIL); else on the calling thread."""
+    if len(items) > 1 and _READER_COUNT > 1:
+        return list(_READERS.map(function, items))
+    return [function(item) for item in items]
+
+
 class QuietGate:
     """Background work that can wait (the samples scan) waits here until the server has neither read logs nor
     built charts for ``quiet_s`` seconds, or at most ``limit_s``: on a cold start the first screen gets the
@@ -643,10 +651,7 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
             read: list[ExperimentView | Unreadable] = []
             if refs:
                 with WORK:
-                    if len(refs) > 1 and _READER_COUNT > 1:
-                        read = list(_READERS.map(lambda ref: memo.get(ref, cache, settings, now), refs))
-                    else:
-                        read = [memo.get(ref, cache, settings, now) for ref in refs]
+                    read = _each(lambda ref: memo.get(ref, cache, settings, now), refs)
             for index, view in zip(missing, read, strict=True):
                 found_all[index] = view
     for found in found_all:
@@ -743,9 +748,9 @@ def headline(view: ExperimentView) -> Headline:
 def headlines(views: Sequence[ExperimentView]) -> dict[str, Headline]:
     """:func:`headline` of each view by id; the ones not computed yet in parallel, one per core."""
     missing = [view for view in views if _HEADLINES.get((view.id, view.serial)) is None]
-    if len(missing) > 1 and _READER_COUNT > 1:
+    if missing:
         with WORK:
-            list(_READERS.map(headline, missing))
+            _each(headline, missing)
     return {view.id: headline(view) for view in views}
 
 
@@ -800,10 +805,7 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
     with _DETECT_LOCK, WORK:  # one at a time, as load_views reads: no experiment is looked at twice at once
         found = known()
         missing = [index for index, signals in enumerate(found) if signals is None]
-        if len(missing) > 1 and _READER_COUNT > 1:
-            computed = list(_READERS.map(detect, missing))
-        else:
-            computed = [detect(index) for index in missing]
+        computed = _each(detect, missing)
         for index, signals in zip(missing, computed, strict=True):
             _SIGNALS.put(keys[index], signals)
             found[index] = signals
