@@ -38,6 +38,10 @@ STEPS = 2000
 EXPERIMENTS = 20
 DEMO_EXPERIMENT = "4b/e2_dapo_4b"
 BIG_EXPERIMENT = "e1_grpo_big"
+MAX_RESPONSE_LENGTH = 8192
+VALUES = 2
+"""Version of the generated root's value model (:func:`_value`): the benchmarks that keep generated roots between
+runs write it beside them and write the roots again when it changed."""
 
 _FIRST_LOAD = """
 import os, sys, time
@@ -154,19 +158,44 @@ def _keys() -> list[str]:
 
 
 def _value(key: str, step: int, rng: random.Random, steps: int) -> float:
+    """A value in the range verl logs it: fractions within 0-1, lengths within the 8,192-token cap, norms,
+    entropies and throughput positive. Keys rlmon knows nothing of (``*/extra_*``) follow a sine."""
     u = step / steps
+    score = -0.2 + 0.9 * u
     if key == "critic/score/mean":
-        return -0.2 + 0.9 * u + rng.gauss(0, 0.05)
+        return score + rng.gauss(0, 0.05)
+    if key == "critic/rewards/mean":
+        return score + rng.gauss(0, 0.05)
     if key == "critic/score/min":
         return -1.0
+    if key == "critic/score/max":
+        return 1.0
     if key.startswith("timing_s/step"):
         return 60.0 + rng.gauss(0, 3)
     if key.startswith("timing_s/"):
         return 10.0 + rng.gauss(0, 1)
-    if key.startswith("response_length/"):
+    if key == "response_length/mean":
         return 3000 + 4000 * u + rng.gauss(0, 200)
+    if key == "response_length/max":
+        return min(MAX_RESPONSE_LENGTH, 4500 + 4000 * u + rng.gauss(0, 300))
+    if key == "response_length/clip_ratio":
+        return min(1.0, max(0.0, 0.002 + 0.06 * u + rng.gauss(0, 0.005)))
+    if key == "actor/entropy":
+        return max(0.05, 0.6 - 0.35 * u + rng.gauss(0, 0.02))
+    if key == "actor/grad_norm":
+        return abs(0.25 + rng.gauss(0, 0.04))
+    if key == "actor/pg_loss":
+        return rng.gauss(0, 0.05)
+    if key == "actor/pg_clipfrac":
+        return 0.002 + abs(rng.gauss(0, 0.001))
+    if key == "actor/pg_clipfrac_lower":
+        return abs(rng.gauss(0, 0.0005))
+    if key == "actor/kl_loss":
+        return 0.001 + 0.01 * u + abs(rng.gauss(0, 0.001))
     if key == "training/rollout_actor_probs_pearson_corr":
-        return 0.999 + rng.gauss(0, 0.0002)
+        return min(1.0, 0.999 + rng.gauss(0, 0.0002))
+    if key == "perf/throughput":
+        return 1500 + 200 * u + rng.gauss(0, 50)
     return math.sin(step / 50 + len(key)) + rng.gauss(0, 0.1)
 
 
@@ -183,7 +212,8 @@ def write_generated_root(root: Path, *, experiments: int | None = None, steps: i
         folder.mkdir(parents=True, exist_ok=True)
         lines = [
             "(TaskRunner pid=1) {'actor_rollout_ref': {'model': {'path': 'Qwen/Qwen3-8B'}}, "
-            "'algorithm': {'adv_estimator': 'grpo'}, 'data': {'max_response_length': 8192, "
+            "'algorithm': {'adv_estimator': 'grpo'}, "
+            f"'data': {{'max_response_length': {MAX_RESPONSE_LENGTH}, "
             "'train_batch_size': 64}, 'trainer': {'n_gpus_per_node': 8, 'nnodes': 1, 'test_freq': 25}}",
             f"(TaskRunner pid=1) Total training steps: {steps}",
         ]

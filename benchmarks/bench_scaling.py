@@ -107,18 +107,20 @@ def write_root(root: Path, *, experiments: int, steps: int, keys: int) -> None:
 
 def prepare_roots(data: Path, rows: list[tuple[int, int]], *, keys: int) -> dict[tuple[int, int], Path]:
     """One log root per row under ``data``; per number of steps the largest root is written once and the smaller
-    ones link its first experiments. Reused when already there at these sizes."""
+    ones link its first experiments. Reused when already there at these sizes and of the generator's value model
+    (:data:`bench_app.VALUES`, written in each root's ``.complete``)."""
+    made = str(bench_app.VALUES)
     roots: dict[tuple[int, int], Path] = {}
     for steps in sorted({steps for _, steps in rows}):
         largest = max(experiments for experiments, row_steps in rows if row_steps == steps)
         full = data / f"k{keys}-s{steps}-e{largest}"
         marker = full / ".complete"
-        if not marker.exists():
+        if not marker.exists() or marker.read_text() != made:
             shutil.rmtree(full, ignore_errors=True)
             started = time.perf_counter()
             print(f"writing {largest} x {steps} steps x {keys} keys ...", file=sys.stderr, flush=True)
             write_root(full, experiments=largest, steps=steps, keys=keys)
-            marker.write_text("")
+            marker.write_text(made)
             print(f"  {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
         for experiments, row_steps in rows:
             if row_steps != steps:
@@ -127,7 +129,7 @@ def prepare_roots(data: Path, rows: list[tuple[int, int]], *, keys: int) -> dict
                 roots[(experiments, steps)] = full
                 continue
             subset = data / f"k{keys}-s{steps}-e{experiments}"
-            if not (subset / ".complete").exists():
+            if not (subset / ".complete").exists() or (subset / ".complete").read_text() != made:
                 shutil.rmtree(subset, ignore_errors=True)
                 for number in range(1, experiments + 1):
                     name = f"e{number}_grpo_big"
@@ -137,7 +139,7 @@ def prepare_roots(data: Path, rows: list[tuple[int, int]], *, keys: int) -> dict
                             os.link(log, subset / name / log.name)
                         except OSError:  # another file system, or no hard links
                             shutil.copy2(log, subset / name / log.name)
-                (subset / ".complete").write_text("")
+                (subset / ".complete").write_text(made)
             roots[(experiments, steps)] = subset
     return roots
 

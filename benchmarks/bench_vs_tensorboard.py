@@ -431,11 +431,17 @@ class Sizes:
     keys: int
 
 
-def write_logs(log_root: Path, sizes: Sizes) -> None:
-    """bench_app's generated root at ``sizes`` (its module constants are set for the call, then restored)."""
+def _bench_app() -> Any:
+    """benchmarks/bench_app.py, the generator of the logs."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import bench_app
 
+    return bench_app
+
+
+def write_logs(log_root: Path, sizes: Sizes) -> None:
+    """bench_app's generated root at ``sizes`` (its module constants are set for the call, then restored)."""
+    bench_app = _bench_app()
     saved = (bench_app.EXPERIMENTS, bench_app.STEPS, bench_app.KEYS)
     bench_app.EXPERIMENTS, bench_app.STEPS, bench_app.KEYS = sizes.experiments, sizes.steps, sizes.keys
     try:
@@ -460,6 +466,8 @@ def prepare_data(data: Path, sizes: Sizes, *, tb_venv: Path | None) -> tuple[Pat
             raise BenchError(
                 f"{data} holds data of other sizes ({meta_path}: {json.dumps(meta)}); pick another --data folder"
             )
+        if meta.get("values") != _bench_app().VALUES:  # written by an older value model: written again
+            meta = {}
     elif data.exists() and any(data.iterdir()):
         raise BenchError(f"{data} is not empty and has no {DATA_META}: not a folder this benchmark wrote")
     data.mkdir(parents=True, exist_ok=True)
@@ -468,7 +476,7 @@ def prepare_data(data: Path, sizes: Sizes, *, tb_venv: Path | None) -> tuple[Pat
         shutil.rmtree(log_root, ignore_errors=True)
         write_logs(log_root, sizes)
         size_mb = sum(path.stat().st_size for path in log_root.rglob("*.log")) / 1e6
-        meta |= wanted | {"logs_done": True, "logs_mb": round(size_mb, 1)}
+        meta |= wanted | {"values": _bench_app().VALUES, "logs_done": True, "logs_mb": round(size_mb, 1)}
         meta_path.write_text(json.dumps(meta), encoding="utf-8")
         print(f"verl logs: {size_mb:.0f} MB in {time.perf_counter() - started:.0f} s -> {log_root}", file=sys.stderr)
     if tb_venv is None:
