@@ -287,7 +287,7 @@ def number_texts(values: pl.Series, fmt: str | None, suffix: str = "") -> pl.Ser
     """
     number = values.cast(pl.Float64)
     frame = pl.DataFrame({"v": number})
-    fast = _fast_texts(fmt)
+    fast = _fast_texts(fmt, _Needs.of(number * 100 if fmt is not None and fmt.endswith("%") else number))
     if fast is not None:
         frame = frame.with_columns(fast.alias("text"))
     else:
@@ -307,30 +307,62 @@ def number_texts(values: pl.Series, fmt: str | None, suffix: str = "") -> pl.Ser
     return pl.Series(values.name, texts, dtype=pl.String)
 
 
-def _fast_texts(fmt: str | None) -> pl.Expr | None:
-    """Expression on ``v``: its d3 text where polars writes it the same way, else null (done one by one)."""
+@dataclass(frozen=True)
+class _Needs:
+    """Which of the costlier cases of :func:`_fast_texts` occur among the values: a branch no value takes is left
+    out of the expression (polars computes every branch of a ``when`` for every row)."""
+
+    groups: int = 5
+    """Digit groups of the widest whole part a value can be written with (1: below 1,000, so no separator)."""
+    tiny: bool = True
+    """Some value is below 1e-4 in magnitude and not zero (an exponent)."""
+
+    @classmethod
+    def of(cls, values: pl.Series) -> _Needs:
+        """What ``values`` (scaled as they are written: times 100 for a percent format) need."""
+        magnitude = values.abs().filter(values.is_finite())
+        top = magnitude.max()
+        # One digit more than the largest value has, for the rounding up to the next power of ten (999.5 -> 1,000).
+        digits = len(str(int(top))) + 1 if isinstance(top, float) and top < 1e15 else 15
+        return cls(
+            groups=min(5, (digits - 1) // 3 + 1),
+            tiny=bool(((magnitude < 1e-4) & (magnitude != 0)).any()),
+        )
+
+
+def _fast_texts(fmt: str | None, needs: _Needs = _Needs()) -> pl.Expr | None:
+    """Expression on ``v``: its d3 text where polars writes it the same way, else null (done one by one).
+    ``needs`` tells which cases occur (by default all may)."""
     v = pl.col("v")
     finite = v.is_not_null() & v.is_finite()
     if fmt is None:
         rounded = v.round_sig_figs(4)
-        whole = rounded.abs() >= 1000
         plain = rounded.abs().cast(pl.String).str.strip_suffix(".0")
-        grouped = _group_thousands(rounded.abs().round(0).cast(pl.Int64).cast(pl.String))
-        # d3's .3~e below 1e-4: a mantissa of up to 4 digits, trimmed, and a signed exponent.
-        exponent = v.abs().log10().floor().cast(pl.Int64)
-        mantissa = (v.abs() / pl.lit(10.0).pow(exponent)).round(3)
-        exponent = pl.when(mantissa >= 10).then(exponent + 1).otherwise(exponent)
-        mantissa = pl.when(mantissa >= 10).then((mantissa / 10).round(3)).otherwise(mantissa)
-        tiny = pl.concat_str(
-            mantissa.cast(pl.String).str.strip_suffix(".0"),
-            pl.lit("e"),
-            pl.when(exponent < 0).then(pl.lit("-")).otherwise(pl.lit("+")),
-            exponent.abs().cast(pl.String),
-        )
-        small = (v.abs() < 1e-4) & (v != 0)
-        text = pl.when(small).then(tiny).when(whole).then(grouped).otherwise(plain)
-        sign = pl.when((small & (v < 0)) | (rounded < 0)).then(pl.lit("\u2212")).otherwise(pl.lit(""))
-        ok = finite & (rounded.abs() < 1e11) & (small | ~plain.str.contains("e", literal=True))
+        text = plain
+        if needs.groups > 1:
+            grouped = _group_thousands(rounded.abs().round(0).cast(pl.Int64).cast(pl.String), needs.groups)
+            text = pl.when(rounded.abs() >= 1000).then(grouped).otherwise(plain)
+        negative = rounded < 0
+        ok = finite & (rounded.abs() < 1e11)
+        if needs.tiny:
+            # d3's .3~e below 1e-4: a mantissa of up to 4 digits, trimmed, and a signed exponent.
+            exponent = v.abs().log10().floor().cast(pl.Int64)
+            mantissa = (v.abs() / pl.lit(10.0).pow(exponent)).round(3)
+            exponent = pl.when(mantissa >= 10).then(exponent + 1).otherwise(exponent)
+            mantissa = pl.when(mantissa >= 10).then((mantissa / 10).round(3)).otherwise(mantissa)
+            tiny = pl.concat_str(
+                mantissa.cast(pl.String).str.strip_suffix(".0"),
+                pl.lit("e"),
+                pl.when(exponent < 0).then(pl.lit("-")).otherwise(pl.lit("+")),
+                exponent.abs().cast(pl.String),
+            )
+            small = (v.abs() < 1e-4) & (v != 0)
+            text = pl.when(small).then(tiny).otherwise(text)
+            negative = (small & (v < 0)) | negative
+            ok = ok & (small | ~plain.str.contains("e", literal=True))
+        else:
+            ok = ok & ~plain.str.contains("e", literal=True)
+        sign = pl.when(negative).then(pl.lit("\u2212")).otherwise(pl.lit(""))
         return pl.when(ok).then(pl.concat_str(sign, text))
     comma, digits, trim, kind = _parse_format(fmt)
     if kind not in "f%" or trim:
@@ -340,8 +372,8 @@ def _fast_texts(fmt: str | None) -> pl.Expr | None:
     text = rounded.abs().cast(pl.String)
     parts = text.str.split_exact(".", 1)
     whole = parts.struct.field("field_0")
-    if comma:
-        whole = _group_thousands(whole)
+    if comma and needs.groups > 1:
+        whole = _group_thousands(whole, needs.groups)
     if digits == 0:
         text = whole
     else:
@@ -352,11 +384,12 @@ def _fast_texts(fmt: str | None) -> pl.Expr | None:
     return pl.when(ok & ~text.str.contains("e", literal=True)).then(pl.concat_str(sign, text, pl.lit(tail)))
 
 
-def _group_thousands(digits: pl.Expr) -> pl.Expr:
-    """A string of up to 15 digits with a comma between thousands (``1234567`` -> ``1,234,567``)."""
+def _group_thousands(digits: pl.Expr, most: int = 5) -> pl.Expr:
+    """A string of up to ``3 * most`` (at most 15) digits with a comma between thousands (``1234567`` ->
+    ``1,234,567``)."""
     length = digits.str.len_chars()
     result = digits
-    for groups in range(2, 6):  # 4-6 digits up to 13-15: the widest case tested last, outermost
+    for groups in range(2, most + 1):  # 4-6 digits up to 13-15: the widest case tested last, outermost
         head = length - 3 * (groups - 1)
         pieces = [digits.str.slice(0, head)]
         for g in range(groups - 1):

@@ -181,6 +181,23 @@ def test_d3_format_by_hand() -> None:
         tooltip.d3_format(1.0, "$,.2f")
 
 
+def test_number_texts_at_the_edges_of_the_cases_left_out() -> None:
+    # The one-pass formatting leaves out the thousands and exponent cases when no value needs them: each value
+    # alone, then all together, at the edges where those cases begin (by hand, as d3-format writes them).
+    cases = [
+        (999.94, None, "999.9"), (999.95, None, "1,000"), (999.5, ",.0f", "1,000"), (999.4, ",.0f", "999"),
+        (99_999.5, ",.0f", "100,000"), (999_999.5, ",.0f", "1,000,000"), (10.0, ",.1%", "1,000.0%"),
+        (9.99, ",.0%", "999%"), (1e-4, None, "0.0001"), (-9.99e-5, None, "\u22129.99e-5"), (0.0, None, "0"),
+        (12_345_678.9, None, "12,350,000"),
+    ]  # fmt: skip
+    for value, fmt, expected in cases:
+        assert urllib.parse.unquote(tooltip.number_texts(pl.Series([value]), fmt)[0]) == expected, (value, fmt)
+    for fmt in {fmt for _value, fmt, _text in cases}:
+        mine = [(value, text) for value, case_fmt, text in cases if case_fmt == fmt]
+        together = tooltip.number_texts(pl.Series([value for value, _text in mine]), fmt).to_list()
+        assert [urllib.parse.unquote(text) for text in together] == [text for _value, text in mine], fmt
+
+
 def test_stacked_area_tooltip_sorts_phases_and_adds_a_total() -> None:
     rows = []
     for step in range(1, 4):
