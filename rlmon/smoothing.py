@@ -225,22 +225,27 @@ def downsample(long: pl.DataFrame, *, max_points: int = 2000, x: str = STEP) -> 
         raise SettingError(f"downsampling axis {x!r} is not a column ({', '.join(long.columns)})")
     buckets = (max_points - 1) // 3
     ordered = long.filter(pl.col(x).is_not_null()).sort([*_SERIES_KEYS, x], maintain_order=True)
-    bucket_keys = [*_SERIES_KEYS, "_bucket"]
-    finite = _finite_or_null(pl.col(VALUE))
+    # The rows come by series: a series is numbered where its keys change, so the windows below group by one
+    # integer instead of hashing the (experiment, metric) texts of every row again and again.
+    starts = pl.any_horizontal([pl.col(key).ne_missing(pl.col(key).shift()) for key in _SERIES_KEYS])
+    marked = ordered.with_columns(starts.cum_sum().alias("_series")).with_columns(
+        pl.int_range(pl.len(), dtype=pl.Int64).over("_series").alias("_idx"),
+        pl.len().cast(pl.Int64).over("_series").alias("_n"),
+    )
+    longest = marked.get_column("_n").max()
+    if not isinstance(longest, int) or longest <= max_points:
+        return ordered  # every series is short enough: all of it is kept
     position = pl.col("_idx")
-    marked = ordered.with_columns(
-        pl.int_range(pl.len(), dtype=pl.Int64).over(_SERIES_KEYS).alias("_idx"),
-        pl.len().cast(pl.Int64).over(_SERIES_KEYS).alias("_n"),
-        finite.alias("_v"),
-    ).with_columns((position * buckets // pl.col("_n")).alias("_bucket"))
+    bucket = pl.col("_series").cast(pl.Int64) * buckets + position * buckets // pl.col("_n")
+    marked = marked.with_columns(bucket.alias("_bucket"), _finite_or_null(pl.col(VALUE)).alias("_v"))
     keep = (
         (pl.col("_n") <= max_points)
         | (position == 0)
-        | (position == position.max().over(bucket_keys))
-        | (position == position.sort_by(pl.col("_v"), nulls_last=True).first().over(bucket_keys))
-        | (position == position.sort_by(pl.col("_v"), descending=True, nulls_last=True).first().over(bucket_keys))
+        | (position == position.max().over("_bucket"))
+        | (position == position.sort_by(pl.col("_v"), nulls_last=True).first().over("_bucket"))
+        | (position == position.sort_by(pl.col("_v"), descending=True, nulls_last=True).first().over("_bucket"))
     )
-    return marked.filter(keep).drop("_idx", "_n", "_v", "_bucket")
+    return marked.filter(keep).drop("_series", "_idx", "_n", "_v", "_bucket")
 
 
 def _check_weight(weight: float) -> None:

@@ -295,6 +295,26 @@ def test_downsample_bounds_each_series_separately() -> None:
     assert result.filter(pl.col("metric") == "entropy", pl.col("value") == 50.0)["step"].to_list() == [4_000]
 
 
+def test_downsample_thins_each_series_in_its_own_buckets() -> None:
+    # Run "a" logs entropy (1,000 points, a spike at step 501) and grad_norm (60 points: under the budget, kept
+    # whole); run "c" has a higher spike one step later, in the same place of its own buckets. Each series keeps
+    # its own spike, and the short one is not thinned for sharing a run with a long one.
+    entropy = spike_series(1_000, 501).with_columns(pl.lit("actor/entropy").alias("metric"))
+    short = spike_series(60, 30)
+    other = spike_series(1_000, 502).with_columns(
+        pl.lit("c").alias("experiment"),
+        pl.lit("actor/entropy").alias("metric"),
+        pl.when(pl.col("step") == 502).then(90.0).otherwise(pl.col("value")).alias("value"),
+    )
+    result = downsample(pl.concat([other, short, entropy]), max_points=100)
+    spikes = result.filter(pl.col("value") >= 50.0).select("experiment", "metric", "step").rows()
+    assert sorted(spikes) == [("a", "actor/entropy", 501), ("a", "actor/grad_norm", 30), ("c", "actor/entropy", 502)]
+    counts = {(e, m): n for e, m, n in result.group_by("experiment", "metric").len().iter_rows()}
+    assert counts[("a", "actor/grad_norm")] == 60
+    assert counts[("a", "actor/entropy")] <= 100
+    assert counts[("c", "actor/entropy")] <= 100
+
+
 def test_downsample_on_hours_drops_null_hours_and_keeps_extra_columns() -> None:
     long = spike_series(3_000, 1_500).with_columns(
         pl.when(pl.col("step") <= 10).then(None).otherwise(pl.col("hours")).alias("hours"),
