@@ -10,7 +10,6 @@ whole, so files written before read the same.
 from __future__ import annotations
 
 import functools
-import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,8 +19,8 @@ PARALLEL_BYTES = 8 << 20
 """Buffers at least this long are summed in two halves at once; shorter ones on the calling thread."""
 
 _POLYNOMIAL = 0xEDB88320  # CRC-32 (reflected), as zlib
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
+_HALVES = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rlmon-crc")
+"""Sums second halves (its threads start with the first one submitted)."""
 
 
 def crc32(data: bytes | bytearray | memoryview) -> int:
@@ -34,7 +33,7 @@ def crc32(data: bytes | bytearray | memoryview) -> int:
     if len(view) < PARALLEL_BYTES:
         return zlib.crc32(view) & 0xFFFFFFFF
     half = len(view) // 2
-    second = _workers().submit(zlib.crc32, view[half:])
+    second = _HALVES.submit(zlib.crc32, view[half:])
     first = zlib.crc32(view[:half])
     return crc32_combine(first, second.result(), len(view) - half)
 
@@ -85,11 +84,3 @@ def _zero_bits(power: int) -> tuple[int, ...]:
 def _zero_bytes(power: int) -> tuple[int, ...]:
     """The operator that carries a CRC through ``2 ** power`` zero bytes (8 bits each)."""
     return _zero_bits(power + 3)
-
-
-def _workers() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rlmon-crc")
-        return _pool

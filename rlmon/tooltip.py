@@ -312,9 +312,9 @@ class _Needs:
     """Which of the costlier cases of :func:`_fast_texts` occur among the values: a branch no value takes is left
     out of the expression (polars computes every branch of a ``when`` for every row)."""
 
-    groups: int = 5
+    groups: int
     """Digit groups of the widest whole part a value can be written with (1: below 1,000, so no separator)."""
-    tiny: bool = True
+    tiny: bool
     """Some value is below 1e-4 in magnitude and not zero (an exponent)."""
 
     @classmethod
@@ -330,9 +330,9 @@ class _Needs:
         )
 
 
-def _fast_texts(fmt: str | None, needs: _Needs = _Needs()) -> pl.Expr | None:
+def _fast_texts(fmt: str | None, needs: _Needs) -> pl.Expr | None:
     """Expression on ``v``: its d3 text where polars writes it the same way, else null (done one by one).
-    ``needs`` tells which cases occur (by default all may)."""
+    ``needs`` tells which of the costlier cases occur."""
     v = pl.col("v")
     finite = v.is_not_null() & v.is_finite()
     if fmt is None:
@@ -384,7 +384,7 @@ def _fast_texts(fmt: str | None, needs: _Needs = _Needs()) -> pl.Expr | None:
     return pl.when(ok & ~text.str.contains("e", literal=True)).then(pl.concat_str(sign, text, pl.lit(tail)))
 
 
-def _group_thousands(digits: pl.Expr, most: int = 5) -> pl.Expr:
+def _group_thousands(digits: pl.Expr, most: int) -> pl.Expr:
     """A string of up to ``3 * most`` (at most 15) digits with a comma between thousands (``1234567`` ->
     ``1,234,567``)."""
     length = digits.str.len_chars()
