@@ -102,6 +102,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Literal
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_app
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"
 TB_EVENTS = Path(__file__).resolve().parent / "tb_events.py"
@@ -431,17 +435,8 @@ class Sizes:
     keys: int
 
 
-def _bench_app() -> Any:
-    """benchmarks/bench_app.py, the generator of the logs."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import bench_app
-
-    return bench_app
-
-
 def write_logs(log_root: Path, sizes: Sizes) -> None:
     """bench_app's generated root at ``sizes`` (its module constants are set for the call, then restored)."""
-    bench_app = _bench_app()
     saved = (bench_app.EXPERIMENTS, bench_app.STEPS, bench_app.KEYS)
     bench_app.EXPERIMENTS, bench_app.STEPS, bench_app.KEYS = sizes.experiments, sizes.steps, sizes.keys
     try:
@@ -466,7 +461,7 @@ def prepare_data(data: Path, sizes: Sizes, *, tb_venv: Path | None) -> tuple[Pat
             raise BenchError(
                 f"{data} holds data of other sizes ({meta_path}: {json.dumps(meta)}); pick another --data folder"
             )
-        if meta.get("values") != _bench_app().VALUES:  # written by an older value model: written again
+        if meta.get("values") != bench_app.VALUES:  # written by an older value model: written again
             meta = {}
     elif data.exists() and any(data.iterdir()):
         raise BenchError(f"{data} is not empty and has no {DATA_META}: not a folder this benchmark wrote")
@@ -476,7 +471,7 @@ def prepare_data(data: Path, sizes: Sizes, *, tb_venv: Path | None) -> tuple[Pat
         shutil.rmtree(log_root, ignore_errors=True)
         write_logs(log_root, sizes)
         size_mb = sum(path.stat().st_size for path in log_root.rglob("*.log")) / 1e6
-        meta |= wanted | {"values": _bench_app().VALUES, "logs_done": True, "logs_mb": round(size_mb, 1)}
+        meta |= wanted | {"values": bench_app.VALUES, "logs_done": True, "logs_mb": round(size_mb, 1)}
         meta_path.write_text(json.dumps(meta), encoding="utf-8")
         print(f"verl logs: {size_mb:.0f} MB in {time.perf_counter() - started:.0f} s -> {log_root}", file=sys.stderr)
     if tb_venv is None:
