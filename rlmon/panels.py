@@ -165,6 +165,9 @@ class ExperimentView:
     derived_keys: tuple[str, ...]
     serial: int = 0
     """Unique per view object: a new version of an experiment gets a new serial (chart memo keys use it)."""
+    version: int = 0
+    """The serial of the read this view comes from, kept when only its colour changes: what is computed from the
+    data alone (headline numbers, signals) is keyed by it."""
 
     @property
     def id(self) -> str:
@@ -209,6 +212,7 @@ def view_of(ref: ExperimentRef, experiment: Experiment, *, serial: int = 0) -> E
         logged_keys=logged,
         derived_keys=derived,
         serial=serial,
+        version=serial,
     )
 
 

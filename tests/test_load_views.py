@@ -277,8 +277,8 @@ def test_headline_numbers_are_computed_in_parallel_once_per_experiment(
     from rlmon import panels
 
     _parallel(monkeypatch, 2)
-    monkeypatch.setattr(ui, "_HEADLINES", ui._Memo(limit=4096))
     views = _read(demo_root, tmp_path / "cache").views
+    monkeypatch.setattr(ui, "_HEADLINES", ui._Memo(limit=4096))  # forget those computed as each was read
     meeting = threading.Barrier(2, timeout=20)
     computed: list[str] = []
     real = panels.table_numbers
@@ -307,3 +307,91 @@ def test_a_start_read_that_fails_is_logged_and_left_to_the_first_visit(
         ui.read_at_start(["streamlit_app.py"], env).join(timeout=60)
     assert "reading the logs at start failed; the first visit reads them" in caplog.text
     assert "RLMON_REFRESH_S" in caplog.text  # the setting at fault, from the error in the log record
+
+
+def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Headline numbers and signals are computed on the reader threads, once per experiment, before load_views
+    # returns: the pages then find them all and compute nothing.
+    from rlmon import insights, panels
+
+    _parallel(monkeypatch, 2)
+    monkeypatch.setattr(ui, "_HEADLINES", ui._Memo(limit=4096))
+    monkeypatch.setattr(ui, "_SIGNALS", ui._Memo(limit=4096))
+    main = threading.current_thread()
+    numbers_by: list[tuple[str, bool]] = []
+    signals_by: list[tuple[str, bool]] = []
+    real_numbers, real_detect = panels.table_numbers, insights.detect_signals
+
+    def counted_numbers(view: Any, *args: Any, **kwargs: Any) -> Any:
+        numbers_by.append((view.id, threading.current_thread() is main))
+        return real_numbers(view, *args, **kwargs)
+
+    def counted_detect(experiment: Any, **kwargs: Any) -> Any:
+        signals_by.append((experiment.id, threading.current_thread() is main))
+        return real_detect(experiment, **kwargs)
+
+    monkeypatch.setattr(panels, "table_numbers", counted_numbers)
+    monkeypatch.setattr(insights, "detect_signals", counted_detect)
+    settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
+    views = ui.load_views(discover_experiments([demo_root]), settings).views
+    ids = sorted(view.id for view in views)
+    assert len(ids) == 9
+    assert sorted(name for name, _ in numbers_by) == ids
+    assert sorted(name for name, _ in signals_by) == ids
+    assert not any(on_main for _, on_main in numbers_by + signals_by)  # on the readers, not after them
+    numbers = ui.headlines(views)
+    signals = ui.view_signals(views, settings)
+    assert len(numbers_by) == len(signals_by) == 9  # nothing computed again
+    for view, kept in zip(views, signals, strict=True):
+        assert numbers[view.id].last10_pass == real_numbers(view).last10_pass
+        assert [signal.kind for signal in kept] == [
+            signal.kind for signal in real_detect(view.experiment, settings=settings)
+        ], view.id
+
+
+def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_failure(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rlmon import insights
+
+    monkeypatch.setattr(ui, "_SIGNALS", ui._Memo(limit=4096))
+
+    def broken(experiment: Any, **kwargs: Any) -> Any:
+        raise ValueError(f"no signals for {experiment.id}")
+
+    monkeypatch.setattr(insights, "detect_signals", broken)
+    settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
+    loaded = ui.load_views(discover_experiments([demo_root]), settings)
+    assert len(loaded.views) == 9
+    assert loaded.errors == ()
+    with pytest.raises(ValueError, match="no signals for"):
+        ui.view_signals(loaded.views, settings)
+
+
+_TABLE_MODULES_SCRIPT = """
+import sys
+from rlmon import ui
+before = [name for name in ("pandas", "pyarrow") if name in sys.modules]
+if sys.argv[1] == "start":
+    ui.read_at_start(["streamlit_app.py"], {"RLMON_LOG_ROOT": sys.argv[2], "RLMON_CACHE_DIR": sys.argv[3]}).join(120)
+after = [name for name in ("pandas", "pyarrow") if name in sys.modules]
+print(",".join(before) + "|" + ",".join(after))
+"""
+
+
+@pytest.mark.parametrize(("how", "expected"), [("start", "|pandas,pyarrow"), ("import", "|")])
+def test_the_start_read_imports_what_the_first_table_needs(
+    how: str, expected: str, demo_root: Path, tmp_path: Path
+) -> None:
+    # Streamlit imports pandas and pyarrow at its first table; the read at start does that beforehand (in a
+    # process of its own: this one has imported them long ago). Importing rlmon.ui alone imports neither.
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _TABLE_MODULES_SCRIPT, how, str(demo_root), str(tmp_path / "cache")],
+        capture_output=True, text=True, timeout=180, check=True,
+    )  # fmt: skip
+    assert result.stdout.strip().splitlines()[-1] == expected
