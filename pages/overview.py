@@ -204,14 +204,17 @@ def charts_section(views: Sequence[ui.ExperimentView], insights: ui.Insights) ->
     )  # fmt: skip
     ui.write_url(FIELDS)
     highlight = ui.highlight_legend(views, key="overview_highlight", lang=lang)
-    plans = panels.comparison_charts(
-        metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals,
-        highlight=highlight, lang=lang, max_points=settings.max_points,
+    choices = dict(
+        x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight, lang=lang,
+        max_points=settings.max_points,
     )  # fmt: skip
+    plans = panels.comparison_charts(metrics, views, smoothing=smoothing, **choices)
     # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
+    # Each drawn chart is built ahead under the other smoothing methods: a click there waits only for the browser.
     ui.chart_grid(
         plans, key="overview_grid", lang=lang, eager=panels.overview_eager(len(views)),
         height=panels.COMPARISON_HEIGHT, settings=settings,
+        ahead=panels.comparison_charts_ahead(metrics, views, smoothing=smoothing, **choices),
     )  # fmt: skip
     left, right = st.columns([3, 2])
     with left:

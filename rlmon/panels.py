@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -34,7 +34,7 @@ from rlmon.experiment import SETTING_GROUPS, Experiment, settings_diff, short_tr
 from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics, alias_of, resolve_key, validation_keys
 from rlmon.objstore import public_text
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
-from rlmon.smoothing import Smoothing
+from rlmon.smoothing import METHODS, Smoothing
 
 __all__ = [
     "COMPARISON_HEIGHT",
@@ -528,6 +528,20 @@ def comparison_charts(
             )
         )  # fmt: skip
     return plans
+
+
+def comparison_charts_ahead(
+    metrics: Sequence[str], views: Sequence[ExperimentView], *, smoothing: Smoothing, **choices: Any
+) -> dict[str, list[ChartPlan]]:
+    """What a click on the smoothing control asks for next: by metric, the overview's chart of it
+    (:func:`comparison_charts`, the same ``choices``) under each smoothing method but ``smoothing``'s, with its
+    window and weight."""
+    ahead: dict[str, list[ChartPlan]] = {key: [] for key in metrics}
+    for method in METHODS:
+        if method != smoothing.method:
+            for plan in comparison_charts(metrics, views, smoothing=replace(smoothing, method=method), **choices):
+                ahead[plan.name].append(plan)
+    return ahead
 
 
 def _validation_builder(

@@ -35,7 +35,7 @@ SMOOTHED = "smoothed"
 """Name of the column :func:`with_smoothed` adds."""
 
 SmoothingMethod = Literal["none", "ema", "moving_average"]
-_METHODS: tuple[str, ...] = ("none", "ema", "moving_average")
+METHODS: tuple[SmoothingMethod, ...] = ("none", "ema", "moving_average")
 _SERIES_KEYS = [EXPERIMENT, METRIC]
 
 
@@ -68,8 +68,8 @@ class Smoothing:
     window: int = 5
 
     def __post_init__(self) -> None:
-        if self.method not in _METHODS:
-            raise SettingError(f"smoothing method {self.method!r} is not one of {', '.join(_METHODS)}")
+        if self.method not in METHODS:
+            raise SettingError(f"smoothing method {self.method!r} is not one of {', '.join(METHODS)}")
         # bool is an int subclass; reject it so True/False never passes for a number.
         if isinstance(self.weight, bool) or not isinstance(self.weight, int | float):
             raise SettingError(f"smoothing weight {self.weight!r} is not a number")

@@ -606,14 +606,17 @@ class QuietGate:
             self._running -= 1
             self._since = time.monotonic()
 
-    def quiet(self) -> bool:
+    def quiet(self, quiet_s: float | None = None) -> bool:
         with self._lock:
-            return self._running == 0 and time.monotonic() - self._since >= self.quiet_s
+            return self._running == 0 and time.monotonic() - self._since >= (
+                self.quiet_s if quiet_s is None else quiet_s
+            )
 
-    def wait(self) -> bool:
-        """Wait for a quiet moment; False when ``limit_s`` ran out first."""
-        deadline = time.monotonic() + self.limit_s
-        while not self.quiet():
+    def wait(self, *, quiet_s: float | None = None, limit_s: float | None = None) -> bool:
+        """Wait for a quiet moment (of ``quiet_s`` instead of the gate's own, when given); False when ``limit_s``
+        (or the gate's own) ran out first."""
+        deadline = time.monotonic() + (self.limit_s if limit_s is None else limit_s)
+        while not self.quiet(quiet_s):
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.1)
@@ -1339,20 +1342,39 @@ class _SpecMemo:
         self._lock = threading.Lock()
         self._size = size
         self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._building: dict[tuple[Any, ...], threading.Event] = {}
+
+    def has(self, key: tuple[Any, ...]) -> bool:
+        """Whether the spec of ``key`` is built or being built."""
+        with self._lock:
+            return key in self._specs or key in self._building
 
     def get(self, key: tuple[Any, ...], build: Callable[[], Any]) -> dict[str, Any]:
-        with self._lock:
-            known = self._specs.get(key)
-        if known is not None:
-            return known
-        with WORK:
-            spec = build_spec(build)
-        with self._lock:
-            if len(self._specs) >= self._size:
-                for old in list(self._specs)[: self._size // 4]:
-                    del self._specs[old]
-            self._specs[key] = spec
-        return spec
+        """The spec of ``key``: kept, else built here - or, while another thread builds it (a chart built ahead
+        of a visitor's click, another session's), that thread's once it is done."""
+        while True:
+            with self._lock:
+                known = self._specs.get(key)
+                if known is not None:
+                    return known
+                building = self._building.get(key)
+                if building is None:
+                    building = self._building[key] = threading.Event()
+                    break
+            building.wait()  # then look again: a build that failed left no spec, and this thread tries
+        try:
+            with WORK:
+                spec = build_spec(build)
+            with self._lock:
+                if len(self._specs) >= self._size:
+                    for old in list(self._specs)[: self._size // 4]:
+                        del self._specs[old]
+                self._specs[key] = spec
+            return spec
+        finally:
+            with self._lock:
+                del self._building[key]
+            building.set()
 
 
 @st.cache_resource(show_spinner=False)
@@ -1406,6 +1428,29 @@ def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]]) -
     futures = [_BUILDERS.submit(memo.get, key, build) for key, build in items]
     for future in futures:
         future.exception()
+
+
+def prepare_ahead(plans: Sequence[panels.ChartPlan]) -> None:
+    """Build the specs of ``plans`` in the background once the server has had a quiet moment (:data:`AHEAD_QUIET_S`),
+    unless they are built or being built: charts a visitor is likely to ask for next are then ready before the
+    click. Only charts with a memo key; a failing build is left for the visit that asks to report."""
+    memo = _spec_memo()
+    todo = [(plan.key, plan.build) for plan in plans if not memo.has(plan.key)]
+    if todo:
+        _AHEAD_POOL.submit(_prepare_when_quiet, todo)
+
+
+def _prepare_when_quiet(items: list[tuple[tuple[Any, ...], Callable[[], Any]]]) -> None:
+    if WORK.wait(quiet_s=AHEAD_QUIET_S, limit_s=AHEAD_LIMIT_S):
+        prepare_charts(items)
+
+
+AHEAD_QUIET_S = 1.0
+"""A build ahead waits until no log was read and no chart built for this long: the browser has drawn the charts
+just sent (about 0.2 s a chart here), and a visitor has not asked for more."""
+AHEAD_LIMIT_S = 30.0
+"""A build ahead that has not found its quiet moment by then is dropped (a busy server does what is asked)."""
+_AHEAD_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlmon-ahead")
 
 
 def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, renderer: str = "auto") -> None:
@@ -1540,7 +1585,14 @@ def _drawn_batches() -> set[tuple[Any, ...]]:
 
 
 def _draw_batch(
-    plans: Sequence[panels.ChartPlan], *, batch: tuple[Any, ...], key: str, index: int, lang: str, renderer: str
+    plans: Sequence[panels.ChartPlan],
+    *,
+    batch: tuple[Any, ...],
+    key: str,
+    index: int,
+    lang: str,
+    renderer: str,
+    ahead: Mapping[str, Sequence[panels.ChartPlan]],
 ) -> None:
     """One batch of a lazy grid (run as a fragment): its charts once the sentinel has reported them near the
     view, else a placeholder per chart and the sentinel."""
@@ -1550,6 +1602,7 @@ def _draw_batch(
             for position, plan in enumerate(plans):
                 cell = f"{key}-{index}-{position}"
                 guarded(partial(_grid_chart, plan, key=cell, renderer=renderer, lang=lang), lang=lang)
+            prepare_ahead([other for plan in plans for other in ahead.get(plan.name, ())])
             return
         for position, _plan in enumerate(plans):
             with st.container(key=f"rlmon_pending_{key}_{index}_{position}", horizontal_alignment="center"):
@@ -1567,9 +1620,13 @@ def chart_grid(
     eager: int = 0,
     height: int = charts.PLOT_HEIGHT,
     settings: Settings | None = None,
+    ahead: Mapping[str, Sequence[panels.ChartPlan]] | None = None,
 ) -> None:
     """Draw ``plans`` in a grid: ``wide - 1`` charts per row up to a 1600 px window, ``wide`` beyond, one
     column on a phone (the browser chooses, so a resized window re-flows without a rerun).
+
+    ``ahead`` gives, by plan name, charts a visitor may ask for next instead of that one (the same metric under
+    another smoothing): once the plan is drawn they are built in the background (:func:`prepare_ahead`).
 
     The first ``eager`` charts are drawn at once (the page's first screen). The others come in batches of a
     row (``wide - 1`` charts), each first shown as placeholders ``height`` + the chart's edges tall (so the page
@@ -1597,13 +1654,17 @@ def chart_grid(
     if lazy:
         css += _LAZY_CSS.format(**sizes, height=height + _EDGE_PX)
     st.html("<style>" + css + "</style>")
+    ahead = ahead or {}
     with st.container(key=key, horizontal=True, gap="medium"):
         for position, plan in enumerate(first):
             cell = f"{key}-e{position}"
             guarded(partial(_grid_chart, plan, key=cell, renderer=renderer, lang=lang), lang=lang)
         for index, (batch, name) in enumerate(zip(batches, names, strict=True)):
-            draw = partial(_draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer)
+            draw = partial(
+                _draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer, ahead=ahead
+            )
             st.fragment(draw, key=f"{key}-fragment-{index}")()
+    prepare_ahead([other for plan in shown for other in ahead.get(plan.name, ())])
 
 
 def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) -> list[str]:

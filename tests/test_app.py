@@ -237,6 +237,53 @@ def test_changing_smoothing_changes_the_plotted_values(app_env: Path) -> None:
     assert at.query_params.get("smooth") in (["ma"], "ma")
 
 
+def test_the_overview_builds_its_charts_ahead_under_the_other_smoothing_methods(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Once the server is quiet, each drawn chart is built under the other smoothing methods: picking one then
+    # builds none of this page's charts, and draws what that method gives.
+    monkeypatch.setattr(ui, "AHEAD_QUIET_S", 0.2)
+    built: list[tuple[Any, ...]] = []  # keys of the overview's charts built (other tests' builds may run too)
+    real_get = ui._SpecMemo.get
+
+    def recording_get(memo: Any, key: tuple[Any, ...], build: Any) -> Any:
+        if key[0] == "overview" and not memo.has(key):
+            built.append(key)
+        return real_get(memo, key, build)
+
+    monkeypatch.setattr(ui._SpecMemo, "get", recording_get)
+    at = run_app({"smooth": "ema"})
+    assert not at.exception
+    by_id = {view.id: view for view in at.session_state[ui._APP_STATE_KEY].views}
+    assert at.multiselect(key="app_experiments").value == TRACK_4B
+    mine = ui.views_key([by_id[experiment] for experiment in TRACK_4B])  # the experiments the charts show
+
+    def built_here() -> list[tuple[Any, ...]]:
+        return [key for key in built if key[2][0] == mine]
+
+    drawn = charts(at)
+    # the seed's four training charts depend on the smoothing; the hours bars and the validation scores do not
+    lines = sum("rlmon_smoothed" in datasets and "validation" not in spec["title"] for spec, datasets in drawn)
+    assert len(drawn) == 6 and lines == 4
+    # each line chart is built ahead under "none" and "moving average"
+    expected, deadline = len(built_here()) + 2 * lines, time.monotonic() + 60
+    while len(built_here()) < expected and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    assert len(built_here()) == expected
+    at.session_state["overview_smoothing"] = "ma"
+    at.session_state["overview_window"] = 5
+    at.run()
+    assert not at.exception
+    assert len(charts(at)) == 6
+    assert len(built_here()) == expected, "a chart of the moving average was built when it was picked"
+    spec, datasets = chart_titled(at, "pass rate (%)")
+    raw = main_data(spec, datasets).filter(pl.col("experiment") == "4b/e1_grpo_4b").sort("step")
+    smoothed = datasets["rlmon_smoothed"].filter(pl.col("label") == raw["label"][0]).sort("step")
+    values = raw["value"].to_list()
+    assert smoothed["smoothed"][20] == pytest.approx(sum(values[16:21]) / 5)  # a 5-step moving average
+
+
 def test_smoothing_comes_from_the_url(app_env: Path) -> None:
     at = run_app({"smooth": "ema", "w": "0.9", "x": "hours"})
     assert at.get_by_key("overview_smoothing").value == "ema"

@@ -395,3 +395,88 @@ def test_the_start_read_imports_what_the_first_table_needs(
         capture_output=True, text=True, timeout=180, check=True,
     )  # fmt: skip
     assert result.stdout.strip().splitlines()[-1] == expected
+
+
+def test_a_spec_being_built_is_shared_with_whoever_asks_meanwhile(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ui, "WORK", ui.QuietGate(quiet_s=30.0, limit_s=60.0))
+    memo = ui._SpecMemo()
+    started, release = threading.Event(), threading.Event()
+    builds: list[str] = []
+
+    def slow() -> dict[str, Any]:
+        builds.append("slow")
+        started.set()
+        assert release.wait(10)
+        return {"mark": "point", "description": "slow"}
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(memo.get, ("k",), slow)
+        assert started.wait(10)
+        assert memo.has(("k",))  # being built counts
+        second = pool.submit(memo.get, ("k",), lambda: builds.append("again") or {"mark": "bar"})
+        time.sleep(0.2)
+        assert not second.done(), "the second ask did not wait for the build in progress"
+        release.set()
+        assert first.result(10) is second.result(10)
+    assert builds == ["slow"]
+
+
+def test_a_failed_build_leaves_the_next_asker_to_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ui, "WORK", ui.QuietGate(quiet_s=30.0, limit_s=60.0))
+    memo = ui._SpecMemo()
+    started, release = threading.Event(), threading.Event()
+
+    def failing() -> dict[str, Any]:
+        started.set()
+        assert release.wait(10)
+        raise ValueError("no chart")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(memo.get, ("k",), failing)
+        assert started.wait(10)
+        second = pool.submit(memo.get, ("k",), lambda: {"mark": "bar"})
+        release.set()
+        with pytest.raises(ValueError, match="no chart"):
+            first.result(10)
+        assert second.result(10)["mark"] == "bar"
+    assert memo.has(("k",))
+
+
+def test_charts_are_built_ahead_once_the_server_is_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rlmon import panels
+
+    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
+    monkeypatch.setattr(ui, "WORK", gate)
+    monkeypatch.setattr(ui, "AHEAD_QUIET_S", 0.3)
+    memo = ui._SpecMemo()
+    monkeypatch.setattr(ui, "_spec_memo", lambda: memo)
+    built: list[str] = []
+
+    def plan(name: str) -> panels.ChartPlan:
+        return panels.ChartPlan(name, ("ahead", name), lambda: built.append(name) or {"mark": "line"})
+
+    memo.get(("ahead", "known"), lambda: {"mark": "point"})  # built already: not again
+    with gate:  # a visit's chart being built: the builds ahead wait
+        ui.prepare_ahead([plan("a"), plan("known"), plan("b")])
+        time.sleep(0.6)
+        assert built == []
+    released = time.monotonic()
+    deadline = time.monotonic() + 10
+    while len(built) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sorted(built) == ["a", "b"]
+    assert time.monotonic() - released >= 0.3
+    assert memo.has(("ahead", "a")) and memo.has(("ahead", "b"))
+    ui.prepare_ahead([plan("a"), plan("b")])  # all built: nothing is queued
+    time.sleep(0.5)
+    assert sorted(built) == ["a", "b"]
+
+
+def test_the_quiet_gate_waits_for_a_shorter_quiet_moment_when_asked() -> None:
+    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
+    with gate:
+        pass
+    released = time.monotonic()
+    assert gate.wait(quiet_s=0.2, limit_s=5.0) is True
+    assert 0.2 <= time.monotonic() - released < 5.0
+    assert gate.wait(quiet_s=10.0, limit_s=0.2) is False

@@ -258,3 +258,28 @@ def test_real_three_decimal_log_says_so_on_its_mismatch_chart(realdata_dir: Path
         assert isinstance(spec["title"], dict) and words in spec["title"]["subtitle"]
         # mean |p_rollout - p_actor| x 1e4: 0.003 at step 1 reads 30
         assert spec_rows(spec)[0]["value"] == pytest.approx(30.0)
+
+
+def test_the_charts_ahead_are_the_overviews_under_each_other_smoothing_method(tmp_path: Path) -> None:
+    views = demo_views(tmp_path)
+    lines = ["response_length/mean", "actor/entropy", "actor/grad_norm"]
+    assert set(lines) <= set(panels.metric_options(views))
+    metrics = [*lines, panels.HOURS_TOTAL]
+    choices: dict[str, Any] = {
+        "x": "step", "log_scale": False, "signals": (), "highlight": (), "lang": "en", "max_points": 300,
+    }  # fmt: skip
+    chosen = Smoothing("ema", weight=0.8, window=7)
+    ahead = panels.comparison_charts_ahead(metrics, views, smoothing=chosen, **choices)
+    others = [
+        panels.comparison_charts(metrics, views, smoothing=Smoothing(method, weight=0.8, window=7), **choices)
+        for method in ("none", "moving_average")
+    ]
+    assert list(ahead) == metrics
+    for index, key in enumerate(metrics):
+        assert [plan.key for plan in ahead[key]] == [plans[index].key for plans in others], key
+    # the line charts differ from the chosen method's; the hours bars do not depend on smoothing (the same key:
+    # the memo has them already, nothing is built)
+    chosen_keys = {plan.key for plan in panels.comparison_charts(metrics, views, smoothing=chosen, **choices)}
+    assert {name for name, plans in ahead.items() if any(plan.key in chosen_keys for plan in plans)} == {
+        panels.HOURS_TOTAL
+    }
