@@ -54,7 +54,7 @@ __all__ = [
     "split_lines",
 ]
 
-PARSER_VERSION = 5
+PARSER_VERSION = 6
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
@@ -474,7 +474,9 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
         if remaining.height:
             leftovers.append(remaining)
     if leftovers:
-        wide, found = _unpack_pairs(pl.concat(leftovers))
+        # in line order: the groups of each pair count come one after the other (an initial-validation print
+        # fills the first row after it, found by position)
+        wide, found = _unpack_pairs(pl.concat(leftovers).sort(LINE))
         keys = [name for name in wide.columns if name not in (LINE, STEP)]
         seen.update(dict.fromkeys(keys))
         frames.append(_drop_empty_rows(wide, keys))

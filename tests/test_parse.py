@@ -843,6 +843,22 @@ def test_initial_validation_fills_only_what_the_line_lacks() -> None:
     assert_row(steps, 1, {"val-core/d/acc/mean@1": None, "val-aux/d/acc/std@1": None})
 
 
+def test_initial_validation_fills_the_first_step_line_after_it_among_damaged_lines() -> None:
+    # Lines no key template fits (an empty record, a key logged twice) are read pair by pair, their pair
+    # counts grouped: the step-1 line (one pair) came before the step-0 line (two pairs), and the print filled
+    # step 1. It fills the first step line after it, as when the last line is read apart (a refresh).
+    text = (
+        "(\"Initial validation metrics: {'v/a': 0.5, 'late': 0.25}\")\n"
+        "step:0 - \n"
+        "step:0 - a:1.0 - a:2.0\n"
+        "step:1 - a:3.0\n"
+    )
+    steps = parse_log_text(text).steps
+    assert_row(steps, 0, {"a": 2.0, "v/a": 0.5, "late": 0.25})  # a key logged twice: the later value
+    assert_row(steps, 1, {"a": 3.0, "v/a": None, "late": None})
+    assert parse_log_text(text).meta.initial_validation_step == 0
+
+
 def test_only_a_line_of_exactly_4096_characters_loses_its_last_pair() -> None:
     head = "step:1 - actor/grad_norm:0.5 - critic/score/mean:0.25 - pad:"
     cut = head + "1" * (4096 - len(head))
