@@ -37,7 +37,8 @@ same way) after the files it names, and the files it no longer names are removed
 point leaves a consistent cache, and a reader never sees a half-written file. A restart loads the state and
 continues from the offset; what it loads is checked first (every field of ``state.json`` for its type and
 range, each frame file against the row count and CRC-32 recorded), and an entry that fails any check is
-parsed again. rlmon never writes into a log folder.
+parsed again. rlmon never writes into a log folder. A server reading many logs at start puts these writes off
+(:meth:`LogCache.putting_off_writes`) and makes them once its first screen is drawn.
 
 Several processes (app replicas on several machines, the CLI) may share one cache folder, NFS included. One
 process at a time reads a log and writes its entry, holding the log's lock file in ``<cache>/locks/`` (see
@@ -54,6 +55,7 @@ blamed on the log; :attr:`LogCache.write_problem` says what went wrong, and writ
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -61,7 +63,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,6 +227,8 @@ class LogCache:
         self.write_problem: str | None = None
         """None when the last write to the cache folder worked; else one English line saying why it did not,
         naming the folder (``cannot write the cache in /x/cache: No space left on device``)."""
+        self._putting_off = 0
+        self._put_off: set[str] = set()
 
     # -- public --
     def read(self, path: str | Path) -> ParsedLog:
@@ -240,6 +244,49 @@ class LogCache:
             path_lock = self._path_locks.setdefault(key, threading.Lock())
         with path_lock:
             return self._read(key)
+
+    @contextlib.contextmanager
+    def putting_off_writes(self) -> Iterator[None]:
+        """Within this block, reads keep what they parse in memory and do not write it to the cache folder:
+        :meth:`write_put_off` writes it later. A server reading many logs at start puts off about a fifth of
+        that work (Parquet encoding, the files' CRCs) until its first screen is drawn; a process that stops
+        before it has written them parses those logs again at its next start, nothing else."""
+        with self._lock:
+            self._putting_off += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._putting_off -= 1
+
+    def write_put_off(self) -> int:
+        """Write the entries that reads put off (:meth:`putting_off_writes`) and nothing has written since;
+        return how many were written. Each log's lock is taken as a read takes it: an entry another process has
+        written meanwhile (as far into the log, or further) is loaded, not written over."""
+        with self._lock:
+            keys = sorted(self._put_off)
+            self._put_off.clear()
+        written = 0
+        for key in keys:
+            with self._lock:
+                path_lock = self._path_locks.setdefault(key, threading.Lock())
+            with path_lock:
+                entry = self._entries.get(key)
+                if entry is None or not entry.disk_stale or self.cache_dir is None:
+                    continue
+                held, write = self._take_lock(key)
+                try:
+                    if held is not None:
+                        entry = self._reloaded(key, entry, os.stat(key))
+                    if write and entry.disk_stale:
+                        self._persist(entry, None, full=True)
+                        written += not entry.disk_stale
+                except OSError:
+                    continue  # the log is gone or unreadable: its next read says so
+                finally:
+                    if held is not None:
+                        held.release()
+        return written
 
     def forget(self, path: str | Path) -> None:
         """Drop what is kept in memory for ``path`` (the disk copy stays)."""
@@ -274,6 +321,10 @@ class LogCache:
                 entry = self._reloaded(key, entry, stat)
                 if self._current(entry, stat):
                     return entry.result  # type: ignore[return-value]
+            if write and self._putting_off:
+                with self._lock:
+                    self._put_off.add(key)
+                return self._update(key, entry, stat, write=False)
             return self._update(key, entry, stat, write=write)
         except FileNotFoundError as error:
             raise LogReadError("no such file", path=key) from error

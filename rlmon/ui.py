@@ -678,8 +678,9 @@ def read_at_start(argv: Sequence[str], env: Mapping[str, str]) -> threading.Thre
     """Start reading the configured logs in the background as the server starts, so the first visitor after a
     restart finds them read (and each experiment's signals and headline numbers computed) instead of waiting
     for every log to be parsed. The same cached loaders a visit uses; a visit that comes while this runs waits
-    for the reads in progress (:func:`load_views`, :func:`view_signals`) rather than repeating them. A failure
-    is logged and left to the first visit, which says what went wrong."""
+    for the reads in progress (:func:`load_views`, :func:`view_signals`) rather than repeating them. The cache
+    folder is written once the server has had a quiet moment (the first screen drawn), not during the read. A
+    failure is logged and left to the first visit, which says what went wrong."""
     thread = threading.Thread(target=_read_at_start, args=(list(argv), dict(env)), name="rlmon-start", daemon=True)
     thread.start()
     return thread
@@ -687,9 +688,13 @@ def read_at_start(argv: Sequence[str], env: Mapping[str, str]) -> threading.Thre
 
 def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
     started = time.perf_counter()
+    cache = None
     try:
         settings = app_settings(argv, env)
-        views = load_views(load_catalog(configured_roots(settings).roots).catalog, settings).views
+        cache = log_cache(settings.cache_dir)
+        # the cache folder is written once the first screen is drawn (see _write_when_quiet)
+        with cache.putting_off_writes():
+            views = load_views(load_catalog(configured_roots(settings).roots).catalog, settings).views
         view_signals(views, settings)
         headlines(views)
     except Exception:  # the visits will meet (and show) the same problem
@@ -697,7 +702,21 @@ def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
         return
     finally:
         warm_table_modules()
+        if cache is not None:
+            threading.Thread(target=_write_when_quiet, args=(cache,), name="rlmon-start-write", daemon=True).start()
     _LOG.info("read %d experiments at start in %.1f s", len(views), time.perf_counter() - started)
+
+
+def _write_when_quiet(cache: LogCache) -> None:
+    """Write what the read at start put off, once the server has been quiet for a moment (:data:`WORK`: the
+    first screen is drawn), or after WORK's limit at the latest."""
+    WORK.wait()
+    try:
+        written = cache.write_put_off()
+    except Exception:  # a cache that cannot be written costs a parse after a restart, nothing else
+        _LOG.warning("writing the logs read at start to the cache failed", exc_info=True)
+        return
+    _LOG.info("wrote %d logs read at start to the cache", written)
 
 
 def _digested(found: ExperimentView | Unreadable, settings: Settings) -> ExperimentView | Unreadable:

@@ -343,6 +343,72 @@ def test_restart_with_complete_lines_costs_no_parse(log_dir: Path, cache_dir: Pa
     assert_same_log(again, first)
 
 
+def _entry_files(cache_dir: Path) -> list[str]:
+    logs = cache_dir / "logs"
+    return sorted(item.name for folder in logs.iterdir() for item in folder.iterdir()) if logs.exists() else []
+
+
+def test_writes_put_off_are_written_later_and_a_restart_parses_nothing(log_dir: Path, cache_dir: Path) -> None:
+    path = log_dir / "run.log"
+    path.write_bytes(SAMPLE + b"\n")
+    cache = LogCache(cache_dir)
+    with cache.putting_off_writes():
+        first = cache.read(path)
+    assert _entry_files(cache_dir) == []  # read, kept in memory, nothing written yet
+    assert_same_log(first, parse_log_bytes(SAMPLE + b"\n"))
+    assert cache.read(path) is first  # still answered from memory
+    assert cache.write_put_off() == 1
+    names = _entry_files(cache_dir)
+    assert len(names) == 2 and names[0].startswith("base-") and names[1] == "state.json"
+    assert cache.write_put_off() == 0  # written once
+    restarted = LogCache(cache_dir)
+    assert_same_log(restarted.read(path), first)
+    assert restarted.parses == 0
+
+
+def test_a_write_put_off_that_a_later_read_made_is_not_made_again(log_dir: Path, cache_dir: Path) -> None:
+    # the log grew before the put-off write: the next read (outside the block) writes the whole entry
+    path = log_dir / "run.log"
+    path.write_bytes(b"step:1 - a:1.0\n")
+    cache = LogCache(cache_dir)
+    with cache.putting_off_writes():
+        cache.read(path)
+    append(path, b"step:2 - a:2.0\n")
+    cache.read(path)
+    assert _entry_files(cache_dir) != []
+    assert cache.write_put_off() == 0
+    restarted = LogCache(cache_dir)
+    assert restarted.read(path).steps["a"].to_list() == [1.0, 2.0]
+    assert restarted.parses == 0
+
+
+def test_a_write_put_off_leaves_a_longer_entry_another_process_wrote(log_dir: Path, cache_dir: Path) -> None:
+    path = log_dir / "run.log"
+    path.write_bytes(b"step:1 - a:1.0\n")
+    mine = LogCache(cache_dir)
+    with mine.putting_off_writes():
+        mine.read(path)
+    append(path, b"step:2 - a:2.0\n")
+    LogCache(cache_dir).read(path)  # another process reads the longer log and writes its entry
+    written = _entry_files(cache_dir)
+    assert mine.write_put_off() == 0
+    assert _entry_files(cache_dir) == written  # not written over with the shorter entry
+    restarted = LogCache(cache_dir)
+    assert restarted.read(path).steps["a"].to_list() == [1.0, 2.0]
+    assert restarted.parses == 0
+
+
+def test_a_write_put_off_of_a_log_gone_meanwhile_is_dropped(log_dir: Path, cache_dir: Path) -> None:
+    path = log_dir / "run.log"
+    path.write_bytes(b"step:1 - a:1.0\n")
+    cache = LogCache(cache_dir)
+    with cache.putting_off_writes():
+        cache.read(path)
+    path.unlink()
+    assert cache.write_put_off() == 0
+    assert _entry_files(cache_dir) == []
+
+
 def test_restart_then_growth_parses_only_the_new_bytes(log_dir: Path, cache_dir: Path, parsed_sizes: list[int]) -> None:
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE + b"\n")

@@ -14,6 +14,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from rlmon import catalog, ui
+from rlmon.cache import LogCache
 from rlmon.catalog import discover_experiments
 from rlmon.settings import load_settings
 
@@ -480,3 +481,31 @@ def test_the_quiet_gate_waits_for_a_shorter_quiet_moment_when_asked() -> None:
     assert gate.wait(quiet_s=0.2, limit_s=5.0) is True
     assert 0.2 <= time.monotonic() - released < 5.0
     assert gate.wait(quiet_s=10.0, limit_s=0.2) is False
+
+
+def test_the_read_at_start_writes_the_cache_once_the_server_is_quiet(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = ui.QuietGate(quiet_s=0.3, limit_s=60.0)
+    monkeypatch.setattr(ui, "WORK", gate)
+    cache_dir = tmp_path / "cache"
+    logs = sorted(demo_root.rglob("*.log"))
+    assert len(logs) >= 9
+
+    def states() -> int:
+        return len(list((cache_dir / "logs").glob("*/state.json"))) if (cache_dir / "logs").exists() else 0
+
+    env = {"RLMON_LOG_ROOT": str(demo_root), "RLMON_CACHE_DIR": str(cache_dir)}
+    with gate:  # the first screen being built: the server is not quiet
+        ui.read_at_start(["streamlit_app.py"], env).join(timeout=120)
+        time.sleep(0.6)
+        assert states() == 0, "the cache was written before the server had a quiet moment"
+    deadline = time.monotonic() + 30
+    while states() < len(logs) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert states() == len(logs)
+    # a restart finds every log in the cache
+    restarted = LogCache(cache_dir)
+    for path in logs:
+        restarted.read(path)
+    assert restarted.parses == 0
