@@ -264,10 +264,14 @@ def test_the_logs_are_read_as_the_server_starts(
     assert set(reads) <= clock_bound, reads
     signals = ui.view_signals(loaded.views, settings)
     assert set(detected) <= set(reads), detected
-    # the signals kept are those a fresh detection gives
-    for view, kept in zip(loaded.views, signals, strict=True):
+    _assert_fresh_signals(loaded.views, signals, real_detect, settings)
+
+
+def _assert_fresh_signals(views: Any, signals: Any, detect: Any, settings: Any) -> None:
+    """The signals kept are those a fresh detection gives."""
+    for view, kept in zip(views, signals, strict=True):
         assert [signal.kind for signal in kept] == [
-            signal.kind for signal in real_detect(view.experiment, settings=settings)
+            signal.kind for signal in detect(view.experiment, settings=settings)
         ], view.id
 
 
@@ -345,11 +349,9 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
     numbers = ui.headlines(views)
     signals = ui.view_signals(views, settings)
     assert len(numbers_by) == len(signals_by) == 9  # nothing computed again
-    for view, kept in zip(views, signals, strict=True):
+    for view in views:
         assert numbers[view.id].last10_pass == real_numbers(view).last10_pass
-        assert [signal.kind for signal in kept] == [
-            signal.kind for signal in real_detect(view.experiment, settings=settings)
-        ], view.id
+    _assert_fresh_signals(views, signals, real_detect, settings)
 
 
 def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_failure(
