@@ -730,9 +730,7 @@ def _digested(found: ExperimentView | Unreadable, settings: Settings) -> Experim
     if isinstance(found, ExperimentView):
         try:
             headline(found)
-            key = _signal_key(found, settings)
-            if _SIGNALS.get(key) is None:
-                _SIGNALS.put(key, _detect_signals(found, settings))
+            _SIGNALS.get_or_build(_signal_key(found, settings), partial(_detect_signals, found, settings))
         except Exception:  # the page meets (and shows) the same problem
             _LOG.debug("looking at %s after reading it failed", found.id, exc_info=True)
     return found
@@ -1452,7 +1450,7 @@ def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]]) -
 def prepare_ahead(plans: Sequence[panels.ChartPlan]) -> None:
     """Build the specs of ``plans`` in the background once the server has had a quiet moment (:data:`AHEAD_QUIET_S`),
     unless they are built or being built: charts a visitor is likely to ask for next are then ready before the
-    click. Only charts with a memo key; a failing build is left for the visit that asks to report."""
+    click. A failing build is left for the visit that asks to report."""
     memo = _spec_memo()
     todo = [(plan.key, plan.build) for plan in plans if not memo.has(plan.key)]
     if todo:
@@ -1683,7 +1681,8 @@ def chart_grid(
                 _draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer, ahead=ahead
             )
             st.fragment(draw, key=f"{key}-fragment-{index}")()
-    prepare_ahead([other for plan in shown for other in ahead.get(plan.name, ())])
+    # the charts drawn at once; each drawn batch asks for its own (_draw_batch)
+    prepare_ahead([other for plan in first for other in ahead.get(plan.name, ())])
 
 
 def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) -> list[str]:
