@@ -47,7 +47,11 @@ What "the first screen is drawn" means:
   so: while the page is idle (no card's spinner) and shows fewer runs than there are or a series short of the
   last step, the script presses TensorBoard's reload button (``app-header-reload button``; idle = the button
   is not spinning, its first load is done and no visible card shows its spinner), at most once a second, as
-  a quick person waiting for the data would. The presses are counted.
+  a quick person waiting for the data would. TensorBoard 2.21 can leave a card with the runs it had when it
+  first drew, however often its reload button is pressed (seen here: one card of the first screen showing 6
+  of 20 runs for minutes while the others showed 20). After ``STUCK_PRESSES`` presses in a row that changed
+  no visible card's rows, the script reloads the page (``page.reload``), as the person would press F5. The
+  presses and the page reloads are counted.
 
 Measurements, repeated ``--repeats`` times, rlmon and TensorBoard alternating (which one goes first alternates
 too); a fresh server process for every repeat:
@@ -56,7 +60,7 @@ too); a fresh server process for every repeat:
    folder, so every log is read) to the first screen drawn; the landing page is requested at once and again
    every 50 ms while the port refuses. The data files are in the OS page cache for both (written or read just
    before): this is a cold process, not a cold disk. For TensorBoard also the time to its first screen drawn
-   with whatever runs had arrived (1a), and the reload presses (1b).
+   with whatever runs had arrived (1a), and the reload presses and page reloads (1b).
 2. First screen, server warm: the same server right after 1., a new context; from ``page.goto`` to drawn.
 3. rlmon's experiment page opened by its URL (``/<slug>``, the page path rlmon gives the first experiment:
    rlmon.ui.experiment_slug), server warm: from ``page.goto`` to its first screen drawn (as above, with the
@@ -222,7 +226,8 @@ TB_STATE = """([runs, expected, lastStep]) => {
   const loading = reload === null || reload.classList.contains('loading') ||
     !(reload.getAttribute('title') || '').startsWith('Last Updated');
   const busy = loading || cards.some((card) => card.querySelector('mat-spinner') !== null);
-  return { listed, busy, partial: shown, complete: shown && listed === runs && cards.every(full) };
+  const rows = cards.map((card) => rowsOf(card).length).join(',');
+  return { listed, busy, rows, partial: shown, complete: shown && listed === runs && cards.every(full) };
 }"""
 
 TB_RELOAD = """() => {
@@ -541,7 +546,7 @@ def wait_drawn(page: Any, predicate: str, arg: Any, *, what: str, server: Server
 
 
 def settled_count(page: Any, drawn: Callable[[int], bool], counter: str, *, timeout_s: float,
-                  nudge: Callable[[], None] = lambda: None) -> int:  # fmt: skip
+                  nudge: Callable[[], object] = lambda: None) -> int:  # fmt: skip
     """The count ``counter`` gives once the page is drawn (``drawn(count)``) and the count held for three polls a
     second apart; ``nudge`` is called at each poll that finds it not drawn. Used before the measured runs to
     learn what a drawn page holds."""
@@ -560,33 +565,59 @@ def settled_count(page: Any, drawn: Callable[[int], bool], counter: str, *, time
     raise BenchError(f"the page did not settle within {timeout_s:.0f} s")
 
 
-def tb_nudge(page: Any, arg: list[int]) -> bool:
-    """Press TensorBoard's reload button if the page is idle and shows fewer runs than there are or partial data
-    (see :func:`tb_wait`); True if it was pressed."""
-    state = page.evaluate(TB_STATE, arg)
-    idle = not state["busy"] and not state["complete"] and (state["partial"] or state["listed"] < arg[0])
-    return bool(idle and page.evaluate(TB_RELOAD))
+STUCK_PRESSES = 5
+
+
+class TbNudge:
+    """Presses TensorBoard's reload button when the page is idle and shows fewer runs than there are or partial
+    data (see :func:`tb_wait`); after :data:`STUCK_PRESSES` presses in a row that changed no visible card's rows,
+    reloads the page instead. Counts both."""
+
+    def __init__(self, page: Any, arg: list[int]) -> None:
+        self.page = page
+        self.arg = arg
+        self.presses = 0
+        self.page_reloads = 0
+        self._rows: str | None = None
+        self._unchanged = 0
+
+    def __call__(self) -> bool:
+        """True if the button was pressed or the page reloaded."""
+        state = self.page.evaluate(TB_STATE, self.arg)
+        idle = not state["busy"] and not state["complete"] and (state["partial"] or state["listed"] < self.arg[0])
+        if not idle:
+            return False
+        self._unchanged = self._unchanged + 1 if state["rows"] == self._rows else 0
+        self._rows = state["rows"]
+        if self._unchanged >= STUCK_PRESSES:
+            self.page.reload(wait_until="commit")
+            self.page_reloads += 1
+            self._unchanged, self._rows = 0, None
+            return True
+        pressed = bool(self.page.evaluate(TB_RELOAD))
+        self.presses += pressed
+        return pressed
 
 
 def tb_wait(page: Any, server: Server, arg: list[int], *, started: float, what: str, timeout_s: float
-            ) -> tuple[float, float, int]:  # fmt: skip
-    """(seconds to the visible cards drawn with some runs, seconds to them drawn complete, reload presses), from
-    ``started``. TensorBoard 2.21 does not reload by itself (auto-reload is off by default): while its page is
-    idle (nothing loading) and shows fewer runs than there are or a series short of the last step, this presses
-    its reload button, at most once a second, as a (quick) person waiting for the data would."""
+            ) -> tuple[float, float, TbNudge]:  # fmt: skip
+    """(seconds to the visible cards drawn with some runs, seconds to them drawn complete, the reload presses and
+    page reloads), from ``started``. TensorBoard 2.21 does not reload by itself (auto-reload is off by default):
+    while its page is idle (nothing loading) and shows fewer runs than there are or a series short of the last
+    step, this presses its reload button, at most once a second, as a (quick) person waiting for the data would,
+    and reloads the page when the presses change nothing (:class:`TbNudge`)."""
     deadline = time.monotonic() + timeout_s
     partial_s: float | None = None
     last_press = time.perf_counter()
-    presses = 0
+    nudge = TbNudge(page, arg)
     while time.monotonic() < deadline:
         state = page.evaluate(TB_STATE, arg)
         now = time.perf_counter()
         if state["partial"] and partial_s is None:
             partial_s = now - started
         if state["complete"]:
-            return (partial_s if partial_s is not None else now - started), now - started, presses
-        if now - last_press >= 1.0 and tb_nudge(page, arg):
-            presses += 1
+            return (partial_s if partial_s is not None else now - started), now - started, nudge
+        if now - last_press >= 1.0 and nudge():
             last_press = now
         if not server.alive():
             raise BenchError(f"{what}: {server.name} exited:\n{server.output_tail()}")
@@ -698,16 +729,16 @@ class Bench:
             self.expected.experiment_charts = settled_count(
                 page, lambda count: bool(page.evaluate(RLMON_DRAWN, count)), RLMON_CHARTS, timeout_s=WARM_TIMEOUT_S
             )
-        if self.expected.experiment_charts <= self.expected.overview_charts:
-            raise BenchError(
-                f"/{self.slug} drew {self.expected.experiment_charts} charts, the overview "
-                f"{self.expected.overview_charts}: not the experiment page (has the page path rule changed?)"
-            )
             self.expected.experiment_in_view = int(page.evaluate(RLMON_IN_VIEW))
             page.goto(server.url + "/", wait_until="commit")
             wait_drawn(page, RLMON_DRAWN, self.expected.overview_charts, what="rlmon overview", server=server,
                        timeout_s=WARM_TIMEOUT_S)  # fmt: skip
             self.expected.overview_in_view = int(page.evaluate(RLMON_IN_VIEW))
+        if self.expected.experiment_charts <= self.expected.overview_charts:
+            raise BenchError(
+                f"/{self.slug} drew {self.expected.experiment_charts} charts, the overview "
+                f"{self.expected.overview_charts}: not the experiment page (has the page path rule changed?)"
+            )
         print(f"rlmon: {self.expected.overview_charts} charts on the overview "
               f"({self.expected.overview_in_view} in the first screen), {self.expected.experiment_charts} on "
               f"/{self.slug} ({self.expected.experiment_in_view} in the first screen)", file=sys.stderr)  # fmt: skip
@@ -720,7 +751,7 @@ class Bench:
                 lambda count: bool(page.evaluate(TB_STATE, self.tb_arg(count))["complete"]),
                 TB_VISIBLE_CARDS,
                 timeout_s=COLD_TIMEOUT_S,
-                nudge=lambda: tb_nudge(page, self.tb_arg(0)),
+                nudge=TbNudge(page, self.tb_arg(0)),
             )
         print(f"TensorBoard draws {self.expected.tb_cards} cards in the first screen", file=sys.stderr)
 
@@ -806,20 +837,22 @@ class Bench:
         with self.tb_server() as server:
             with self.context() as page:
                 open_when_up(page, server, url=server.url + "/", timeout_s=COLD_TIMEOUT_S)
-                partial_s, complete_s, presses = tb_wait(
+                partial_s, complete_s, nudge = tb_wait(
                     page, server, arg, started=started, what="TensorBoard cold start", timeout_s=COLD_TIMEOUT_S
                 )
                 results.add("cold", "tb", complete_s)
                 results.add("cold_partial", "tb", partial_s)
-                results.add("cold_reloads", "tb", float(presses))
+                results.add("cold_reloads", "tb", float(nudge.presses))
+                results.add("cold_page_reloads", "tb", float(nudge.page_reloads))
             with self.context() as page:
                 started = time.perf_counter()
                 page.goto(server.url + "/", wait_until="commit")
-                _partial_s, complete_s, presses = tb_wait(
+                _partial_s, complete_s, nudge = tb_wait(
                     page, server, arg, started=started, what="TensorBoard first screen", timeout_s=WARM_TIMEOUT_S
                 )
                 results.add("warm", "tb", complete_s)
-                results.add("warm_reloads", "tb", float(presses))
+                results.add("warm_reloads", "tb", float(nudge.presses))
+                results.add("warm_page_reloads", "tb", float(nudge.page_reloads))
 
 
 # --------------------------------------------------------------------------------------- report
@@ -828,9 +861,11 @@ ROWS = [
     ("cold", "1. cold start → first screen drawn", "s"),
     ("cold_partial", "1a. cold start → first cards drawn, runs still missing allowed (TensorBoard)", "s"),
     ("cold_reloads", "1b. reload presses during 1. (TensorBoard)", "count"),
+    ("cold_page_reloads", "1c. page reloads during 1. (TensorBoard)", "count"),
     ("warm", "2. first screen, server warm", "s"),
     ("warm_last_frame", "2a. last websocket frame received during 2. (rlmon)", "s"),
     ("warm_reloads", "2b. reload presses during 2. (TensorBoard)", "count"),
+    ("warm_page_reloads", "2c. page reloads during 2. (TensorBoard)", "count"),
     ("experiment", "3. experiment page by URL, server warm", "s"),
     ("experiment_last_frame", "3a. last websocket frame received during 3.", "s"),
     ("experiment_all", "3b. experiment page: every chart drawn, scrolling down a screen at a time (rlmon)", "s"),
