@@ -68,7 +68,7 @@ def experiments_table(views: Sequence[ui.ExperimentView]) -> None:
         st.rerun(scope="app")
 
 
-def metric_controls(views: Sequence[ui.ExperimentView]) -> tuple[list[str], Smoothing, str, bool]:
+def metric_controls(views: Sequence[ui.ExperimentView]) -> list[str]:
     options = panels.metric_options(views)
     st.session_state.setdefault("overview_metrics", panels.default_metrics(options))
     st.session_state["overview_metrics"] = [key for key in st.session_state["overview_metrics"] if key in options]
@@ -104,8 +104,7 @@ def metric_controls(views: Sequence[ui.ExperimentView]) -> tuple[list[str], Smoo
         persist_state="session",
         on_change=lambda: st.session_state.pop(LINKED_METRICS, None),
     )
-    smoothing, x, log_scale = ui.view_controls("overview", settings, lang, with_log=True)
-    return list(metrics), smoothing, x, log_scale
+    return list(metrics)
 
 
 def what_changed(views: Sequence[ui.ExperimentView]) -> None:
@@ -194,14 +193,20 @@ def body() -> None:
 
 
 def charts_section(views: Sequence[ui.ExperimentView], insights: ui.Insights) -> None:
-    """The comparison charts with their choices, and what follows from those choices (downloads, report)."""
+    """The comparison charts' metric choice, then the charts in a fragment of their own."""
     st.markdown(f"#### {i18n.t('charts_title', lang)}")
-    metrics, smoothing, x, log_scale = metric_controls(views)
+    metrics = metric_controls(views)
     # Default metrics depend on the experiments; keep them out of the URL unless changed.
     FIELDS[0] = ui.list_field(
         "overview_metrics", "m", lambda value: bool(value) and len(value) < 300,
         default=panels.default_metrics(panels.metric_options(views)),
     )  # fmt: skip
+    st.fragment(chart_views, key="overview_chart_views")(views, insights, metrics)
+
+
+def chart_views(views: Sequence[ui.ExperimentView], insights: ui.Insights, metrics: list[str]) -> None:
+    """Smoothing, axis and highlight choices, the charts, and what follows from those choices."""
+    smoothing, x, log_scale = ui.view_controls("overview", settings, lang, with_log=True)
     ui.write_url(FIELDS)
     highlight = ui.highlight_legend(views, key="overview_highlight", lang=lang)
     choices = dict(
@@ -209,8 +214,6 @@ def charts_section(views: Sequence[ui.ExperimentView], insights: ui.Insights) ->
         max_points=settings.max_points,
     )  # fmt: skip
     plans = panels.comparison_charts(metrics, views, smoothing=smoothing, **choices)
-    # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
-    # Each drawn chart is built ahead under the other smoothing methods: a click there waits only for the browser.
     ui.chart_grid(
         plans, key="overview_grid", lang=lang, eager=panels.overview_eager(len(views)),
         height=panels.COMPARISON_HEIGHT, settings=settings,

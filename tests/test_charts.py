@@ -379,7 +379,8 @@ def test_hover_positions_are_about_one_per_pixel_and_keep_the_last_step() -> Non
 
 def test_a_lone_smoothed_line_has_at_most_600_points_and_keeps_the_last_step() -> None:
     # one run of 2,000 steps: the raw line keeps its 2,000 points (max_points), the smoothed line over it about
-    # one per pixel of a wide plot; with 20 runs each smoothed line has 2,400 / 20 = 120 slices
+    # one per pixel of a wide plot; with 10 runs each smoothed line has 1,200 / 10 = 120 slices, with 20 runs
+    # 1,200 / 20 = 60
     n = 2_000
     one = simple_chart(long_frame({"e1": [float(i % 17) for i in range(n)]}), smoothing=Smoothing("ema", weight=0.6))
     smoothed = smoothed_rows(one)
@@ -392,7 +393,12 @@ def test_a_lone_smoothed_line_has_at_most_600_points_and_keeps_the_last_step() -
         long_frame({f"e{k}": [float(i % 17) for i in range(n)] for k in range(20)}),
         smoothing=Smoothing("ema", weight=0.6),
     )
-    assert len(smoothed_rows(many)) == 20 * 122  # 120 slices, the same count as above
+    assert len(smoothed_rows(many)) == 20 * 62  # 60 slices, plus the first and the last step
+    ten = simple_chart(
+        long_frame({f"e{k}": [float(i % 17) for i in range(n)] for k in range(10)}),
+        smoothing=Smoothing("ema", weight=0.6),
+    )
+    assert len(smoothed_rows(ten)) == 10 * 122  # 120 slices
 
 
 def test_more_than_5000_chart_rows_serialise() -> None:
@@ -893,8 +899,8 @@ def test_repeated_texts_go_as_arrow_dictionaries_and_row_texts_as_strings() -> N
 
 
 def test_smoothed_lines_of_many_runs_are_thinned_on_one_grid_of_steps() -> None:
-    # 20 runs share 2,400 smoothed points: 120 slices of the step range (0 … 1999) per line. A slice keeps its
-    # last step, floor(step * 120 / 1999) telling the slice; the first step (0) is kept as well.
+    # 20 runs share 1,200 smoothed points: 60 slices of the step range (0 … 1999) per line. A slice keeps its
+    # last step, floor(step * 60 / 1999) telling the slice; the first step (0) is kept as well.
     spec = metric_chart_spec(
         many_runs(20, 2000),
         title="T",
@@ -907,7 +913,7 @@ def test_smoothed_lines_of_many_runs_are_thinned_on_one_grid_of_steps() -> None:
     by_label: dict[str, list[tuple[int, float]]] = {}
     for row in rows:
         by_label.setdefault(row["label"], []).append((row["step"], row["smoothed"]))
-    expected_steps = [0] + [max(s for s in range(2000) if s * 120 // 1999 == b) for b in range(121)]
+    expected_steps = [0] + [max(s for s in range(2000) if s * 60 // 1999 == b) for b in range(61)]
     assert len(by_label) == 20
     for points in by_label.values():
         assert [step for step, _ in points] == expected_steps  # every run on the same steps, first and last kept
