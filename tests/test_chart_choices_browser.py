@@ -63,6 +63,9 @@ def test_overview_smoothing_change_resends_the_charts_only(browser: Any, server:
     assert b"rlmon_smoothed" in sent  # the comparison charts came again, with their new smoothed lines
     assert b"Summary" not in sent  # ... but not the summary above them
     assert b"offload off" not in sent  # ... nor the header's shared settings
+    # ... nor the charts' title and the metric picker above the smoothing choice (a fragment of their own)
+    assert b"Comparison charts" not in sent
+    assert b"Filter keys" not in sent
     context.close()
 
 
