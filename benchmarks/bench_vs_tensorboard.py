@@ -60,7 +60,7 @@ too); a fresh server process for every repeat:
    folder, so every log is read) to the first screen drawn; the landing page is requested at once and again
    every 50 ms while the port refuses. The data files are in the OS page cache for both (written or read just
    before): this is a cold process, not a cold disk. For TensorBoard also the time to its first screen drawn
-   with whatever runs had arrived (1a), and the reload presses and page reloads (1b).
+   with whatever runs had arrived (1a), the reload presses (1b) and the page reloads (1c).
 2. First screen, server warm: the same server right after 1., a new context; from ``page.goto`` to drawn.
 3. rlmon's experiment page opened by its URL (``/<slug>``, the page path rlmon gives the first experiment:
    rlmon.ui.experiment_slug), server warm: from ``page.goto`` to its first screen drawn (as above, with the

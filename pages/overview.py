@@ -214,6 +214,8 @@ def chart_views(views: Sequence[ui.ExperimentView], insights: ui.Insights, metri
         max_points=settings.max_points,
     )  # fmt: skip
     plans = panels.comparison_charts(metrics, views, smoothing=smoothing, **choices)
+    # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
+    # Each drawn chart is built ahead under the other smoothing methods: a click there waits only for the browser.
     ui.chart_grid(
         plans, key="overview_grid", lang=lang, eager=panels.overview_eager(len(views)),
         height=panels.COMPARISON_HEIGHT, settings=settings,

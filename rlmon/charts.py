@@ -117,9 +117,9 @@ SMOOTHED_POINTS = 1_200
 """Points one chart's smoothed lines carry at most, over all its lines (each line at least
 :data:`MIN_SMOOTHED_BUCKETS`, at most ``max_points``): 120 per line up to 10 lines, 60 per line from 20. A
 smoothed line changes slowly and every point costs the browser work each time the smoothing changes: the
-overview of 20 runs redrew its 4 line charts 0.12 s sooner at 60 points a line (one per 10 px of a 600-pixel
-plot) than at 120, which put a smoothing change under half a second. Where many lines overlap, the trend is
-what is read; the raw line beneath keeps every downsampled point, spikes included."""
+overview of 20 runs redrew its 4 line charts about 0.06 s sooner at 60 points a line (one per 10 px of a
+600-pixel plot) than at 120, which helped put a smoothing change under half a second. Where many lines
+overlap, the trend is what is read; the raw line beneath keeps every downsampled point, spikes included."""
 MIN_SMOOTHED_BUCKETS = 60
 MAX_SMOOTHED_BUCKETS = 600
 """Points one smoothed line carries at most, however few lines share the chart: about one per pixel of the widest
