@@ -3,6 +3,7 @@ check:
 	ruff format --check .
 	ruff check .
 	mypy
+	lint-imports
 
 test:
 	pytest -q

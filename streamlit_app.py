@@ -19,9 +19,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from rlmon import experiment as experiment_tracks
-from rlmon import i18n, panels, ui
+from rlmon.app import ui
 from rlmon.errors import ObjectStoreError, RlmonError
+from rlmon.runs import experiment as experiment_tracks
+from rlmon.text import i18n
+from rlmon.views import panels
 
 HERE = Path(__file__).resolve().parent
 # A file shipped with rlmon, served by this server: a ":material/...:" icon as page_icon makes every browser fetch
@@ -102,7 +104,7 @@ def main() -> None:
     ids = [view.id for view in visible]
 
     tracks = list(dict.fromkeys(view.experiment.track for view in visible))
-    # First screen: the newest track with runs to compare, else every track (rlmon.experiment.default_track).
+    # First screen: the newest track with runs to compare, else every track (rlmon.runs.experiment.default_track).
     default_track = experiment_tracks.default_track([view.experiment for view in visible]) or ALL_TRACKS
     track_choices = [*tracks, ALL_TRACKS] if len(tracks) > 1 else [ALL_TRACKS, *tracks]
 

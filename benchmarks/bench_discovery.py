@@ -7,12 +7,12 @@ The generated root has ``--experiments`` experiment folders (in 10 track folders
 verl log and 33 checkpoint folders ``global_step_<n>`` with ``actor/`` and ``critic/`` inside: 100 folders per
 experiment, so 1,000 experiments make 100,010 folders. The tree is left quiet for a few seconds before the
 first walk (folders changed in the last seconds are listed again on every refresh, see
-:data:`rlmon.catalog.RECENT_CHANGE_S`).
+:data:`rlmon.sources.discovery.RECENT_CHANGE_S`).
 
-Measured, in one process: the first :func:`~rlmon.catalog.discover_experiments` call (every folder listed,
+Measured, in one process: the first :func:`~rlmon.sources.discovery.discover_experiments` call (every folder listed,
 every log sniffed), a refresh with nothing changed, a refresh after a new experiment folder appeared, after a
 log grew, after an experiment folder was deleted, and a full walk (``full_walk_s=0``, what happens every
-:data:`rlmon.catalog.FULL_WALK_S`). Each figure also gives how many folders were listed (``os.scandir``).
+:data:`rlmon.sources.discovery.FULL_WALK_S`). Each figure also gives how many folders were listed (``os.scandir``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import rlmon.catalog as catalog  # the repository's rlmon, not an installed one
+import rlmon.sources.discovery as catalog  # the repository's rlmon, not an installed one
 
 TRACKS = 10
 CHECKPOINTS = 33

@@ -10,7 +10,7 @@ moto's S3 server (``ThreadedMotoServer`` on 127.0.0.1, in this process, with the
 excluded, wall time):
 
 * cold: an empty cache folder; sync the root (list + download the object into the mirror), then parse the
-  mirror copy through :class:`~rlmon.cache.LogCache` with that cache folder, as the app does;
+  mirror copy through :class:`~rlmon.logs.cache.LogCache` with that cache folder, as the app does;
 * append: the object is replaced by itself plus ``--append-mb`` of step lines (what a trainer's sync tool
   does: S3 objects cannot be appended to; the upload is not timed); sync again (one ranged GET of the new
   bytes plus the 4 KiB overlap), then read through the warm ``LogCache`` (parses only the new bytes);
@@ -42,8 +42,9 @@ import bench_parse  # noqa: E402
 import boto3  # noqa: E402
 from objstore_server import S3Server, aws_environment  # noqa: E402
 
-from rlmon.cache import LogCache  # noqa: E402
-from rlmon.objstore import mirror_folder, parse_object_url, sync_root  # noqa: E402
+from rlmon.logs.cache import LogCache  # noqa: E402
+from rlmon.roots import parse_object_url  # noqa: E402
+from rlmon.sources.objstore import mirror_folder, sync_root  # noqa: E402
 
 BUCKET = "bench-runs"
 KEY = "verl/e1/train.log"

@@ -17,7 +17,7 @@ start and imports included, wall time): rlmon's cold parse (``LogCache(None).rea
 the plain Python loop ``../shared/bench/pyloop.py``, and a bare polars read of the file's lines. Peak RSS is
 that of the rlmon process. The refresh figures append one step line in the file's own format (120 keys for
 ``rlmon``, 117 for ``genlog``, wrappers included) to a log whose cache is warm: "in memory" is the warm
-:class:`~rlmon.cache.LogCache` with its cache folder (as the app runs: the new rows are written as a delta),
+:class:`~rlmon.logs.cache.LogCache` with its cache folder (as the app runs: the new rows are written as a delta),
 "via disk" a fresh ``LogCache`` that loads the state from the cache folder first (as after a restart).
 The log is cut back to its size afterwards. Figures are min / median over the repeats.
 
@@ -159,7 +159,7 @@ LINES_CODE = (
 )
 RLMON_CODE = (
     "import sys\n"
-    "from rlmon.cache import LogCache\n"
+    "from rlmon.logs.cache import LogCache\n"
     "steps = LogCache(None).read(sys.argv[1]).steps\n"
     "print(steps.height, steps.width)\n"
 )
@@ -187,7 +187,7 @@ def _run(command: list[str]) -> tuple[float, float, str]:
 
 def _refresh(kind: str, path: Path, cache_dir: Path) -> dict[str, list[float]]:
     """In a child: warm a cache on ``path``, then time one-step refreshes in memory and via the disk cache."""
-    from rlmon.cache import LogCache
+    from rlmon.logs.cache import LogCache
 
     size = path.stat().st_size
     shutil.rmtree(cache_dir, ignore_errors=True)

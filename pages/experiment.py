@@ -14,10 +14,12 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from rlmon import i18n, panels, report, ui
-from rlmon.experiment import SETTING_GROUPS
-from rlmon.metrics import resolve_key
-from rlmon.smoothing import Smoothing
+from rlmon.analysis.smoothing import Smoothing
+from rlmon.app import ui
+from rlmon.runs.experiment import SETTING_GROUPS
+from rlmon.runs.metrics import resolve_key
+from rlmon.text import i18n
+from rlmon.views import panels, report
 
 STATUS_COLORS = {"finished": "green", "running": "blue", "stalled": "orange", "crashed": "red", "not started": "gray"}
 

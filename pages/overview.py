@@ -9,9 +9,11 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from rlmon import i18n, panels, report, ui
-from rlmon.insights import KINDS
-from rlmon.smoothing import Smoothing
+from rlmon.analysis.insights import KINDS
+from rlmon.analysis.smoothing import Smoothing
+from rlmon.app import ui
+from rlmon.text import i18n
+from rlmon.views import panels, report
 
 app = ui.app_state()
 lang = ui.lang()

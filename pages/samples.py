@@ -1,9 +1,9 @@
-"""Samples: what the model wrote, from verl's validation prints and generation dumps (rlmon.samples).
+"""Samples: what the model wrote, from verl's validation prints and generation dumps (rlmon.logs.samples).
 
 Browse one experiment's samples by step, data source, score and text; compare one prompt across two steps,
 or across two experiments at the same step, side by side. Text from logs is shown as text (``st.code``, which
 keeps line breaks, in monospace); markdown and math are rendered only when the visitor asks, through
-:func:`rlmon.samples.to_safe_markdown` (no links, images or HTML). The experiment comes from ``?id=`` (the
+:func:`rlmon.logs.samples.to_safe_markdown` (no links, images or HTML). The experiment comes from ``?id=`` (the
 overview's links) or the picker.
 """
 
@@ -17,9 +17,11 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from rlmon import i18n, panels, ui
+from rlmon.app import ui
 from rlmon.errors import RlmonError
-from rlmon.samples import filter_samples, samples_for_prompt, to_safe_markdown
+from rlmon.logs.samples import filter_samples, samples_for_prompt, to_safe_markdown
+from rlmon.text import i18n
+from rlmon.views import panels
 
 app = ui.app_state()
 lang = ui.lang()

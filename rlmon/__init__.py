@@ -1,9 +1,10 @@
 """rlmon: watch and compare verl RL post-training runs.
 
-Layers, bottom to top (the import graph is a DAG in this order):
+The packages follow the path a log takes, and imports point down this list (``lint-imports`` checks it;
+docs/architecture.md says what each package owns and where a new feature goes):
 
-``schema``/``errors``/``settings`` -> ``reader`` -> ``parse`` -> ``cache`` -> ``catalog``/``metrics``
--> ``smoothing`` -> ``insights`` -> ``charts`` -> ``ui`` (the only module that imports streamlit).
+``app`` (the only Streamlit code) and ``cli`` -> ``views`` -> ``analysis`` -> ``runs`` -> ``sources``
+(and ``demo``) -> ``logs`` -> ``text`` -> ``settings`` -> ``roots`` -> ``schema`` and ``errors``.
 """
 
 from __future__ import annotations

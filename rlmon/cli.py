@@ -13,7 +13,7 @@ Exit codes (every error is one line on stderr naming the path, never a traceback
 - 130: interrupted (Ctrl-C).
 
 Object storage: a log root or experiment folder given as ``s3://bucket/prefix`` is synced into its mirror in
-the cache folder first (:mod:`rlmon.objstore`; only what changed since the last run travels), and every path
+the cache folder first (:mod:`rlmon.sources.objstore`; only what changed since the last run travels), and every path
 printed reads as its ``s3://`` URL. A bucket that is missing, denied or unreachable is exit code 2 with one line
 naming it, unless an earlier run mirrored it: then that copy is used with a warning saying when it was synced.
 """
@@ -35,11 +35,13 @@ from typing import Any
 
 import polars as pl
 
-from rlmon.cache import LogCache, read_logs
-from rlmon.catalog import LOG_SUFFIXES, describe_root, discover_experiments, list_log_files
 from rlmon.errors import CatalogError, LogReadError, RlmonError, SettingError, UnknownExperimentError
-from rlmon.objstore import RootSyncer, is_object_url, parse_object_url, public_text
+from rlmon.logs.cache import LogCache, read_logs
+from rlmon.roots import is_object_url, parse_object_url
+from rlmon.runs.loading import describe_root
 from rlmon.settings import load_settings
+from rlmon.sources.discovery import LOG_SUFFIXES, discover_experiments, list_log_files
+from rlmon.sources.objstore import RootSyncer, public_text
 
 __all__ = ["OUT_SUFFIXES", "main"]
 
@@ -234,7 +236,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    from rlmon.insights import summary_for_root
+    from rlmon.analysis.insights import summary_for_root
 
     root = Path(args.root)
     _require_logs(root)  # raises too when the root is missing or not a folder
@@ -244,7 +246,7 @@ def _cmd_summary(args: argparse.Namespace) -> int:
 
 
 def _cmd_samples(args: argparse.Namespace) -> int:
-    from rlmon.samples import SampleCache, filter_samples, read_samples, to_text
+    from rlmon.logs.samples import SampleCache, filter_samples, read_samples, to_text
 
     target = Path(args.log)
     files = _log_files([args.log])
@@ -274,8 +276,8 @@ def _outside_roots(path: Path, roots: Sequence[Path], option: str) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from rlmon import report
-    from rlmon.smoothing import Smoothing
+    from rlmon.analysis.smoothing import Smoothing
+    from rlmon.views import report
 
     roots = [Path(item) for item in args.roots]
     out = Path(args.out) if args.out else None

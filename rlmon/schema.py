@@ -75,7 +75,7 @@ PALETTE: tuple[str, ...] = (
 )
 """Experiment colours: Tableau-10, then ten more. Every pair differs by CIEDE2000 >= 18 (the closest pair is
 Tableau's own ``#e45756``/``#ff9da6``; tests/test_experiment.py checks the bound), so up to 20 experiments in
-view get distinguishable colours (see :func:`rlmon.experiment.assign_colors`)."""
+view get distinguishable colours (see :func:`rlmon.runs.experiment.assign_colors`)."""
 
 NON_TRAINING_KEY = r"^(val-core/|val-aux/|val/|test_score/|timing/save_checkpoint$|timing_s/testing$)"
 """Keys a step line can hold without being a training step: validation, and the DAPO end-of-data save."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rlmon.errors import SettingError
-from rlmon.objstore import ObjectRoot, is_object_url, parse_object_url
+from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
 
 __all__ = [
     "CHART_RENDERERS",

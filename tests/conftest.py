@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from browser_server import browser  # noqa: F401 (a fixture: registered for every test module)
 
-import rlmon.cache
+import rlmon.logs.cache
 from rlmon.demo import write_demo_root
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,11 +59,11 @@ def app_env(demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 def parsed_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The size of every byte string the cache hands to the console parser, in order, during the test."""
     fed: list[int] = []
-    real_split = rlmon.cache.split_lines
+    real_split = rlmon.logs.cache.split_lines
 
     def recording_split(data: bytes) -> pl.Series:
         fed.append(len(data))
         return real_split(data)
 
-    monkeypatch.setattr(rlmon.cache, "split_lines", recording_split)
+    monkeypatch.setattr(rlmon.logs.cache, "split_lines", recording_split)
     return fed

@@ -18,9 +18,10 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rlmon import i18n, ui
+from rlmon.analysis.smoothing import Smoothing
+from rlmon.app import ui
 from rlmon.demo import write_demo_root
-from rlmon.smoothing import Smoothing
+from rlmon.text import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "streamlit_app.py")
@@ -496,7 +497,7 @@ def test_messages_use_the_same_fields_in_every_language() -> None:
 def test_every_message_key_used_by_the_app_exists() -> None:
     import re
 
-    sources = [ROOT / "streamlit_app.py", ROOT / "rlmon" / "ui.py", *(ROOT / "pages").glob("*.py")]
+    sources = [ROOT / "streamlit_app.py", *(ROOT / "rlmon" / "app").glob("*.py"), *(ROOT / "pages").glob("*.py")]
     used = set()
     for path in sources:
         used |= set(re.findall(r"""\bt\(\s*["']([a-z0-9_ ./-]+)["']\s*[,)]""", path.read_text(encoding="utf-8")))
@@ -508,8 +509,8 @@ def test_every_message_key_used_by_the_app_exists() -> None:
 def test_messages_built_from_a_prefix_exist() -> None:
     from typing import get_args
 
-    from rlmon.experiment import SETTING_GROUPS, SourceRole, Status
-    from rlmon.insights import Severity
+    from rlmon.analysis.insights import Severity
+    from rlmon.runs.experiment import SETTING_GROUPS, SourceRole, Status
 
     keys = [f"status_{status}" for status in get_args(Status)]
     keys += [f"role_{role}" for role in get_args(SourceRole)]
@@ -521,7 +522,7 @@ def test_messages_built_from_a_prefix_exist() -> None:
 
 
 def test_every_algorithm_description_is_in_the_catalog_word_for_word() -> None:
-    from rlmon.experiment import ALGORITHMS
+    from rlmon.runs.experiment import ALGORITHMS
 
     assert {key: i18n.MESSAGES[f"algo_{key}"]["en"] for key in ALGORITHMS} == {
         key: description for key, (_, description) in ALGORITHMS.items()

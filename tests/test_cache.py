@@ -1,9 +1,9 @@
 """The per-log cache: unchanged files cost nothing, grown files cost only their new bytes, a changed file is
 read again from the start, the cache survives a restart, and no split of the bytes changes the answer.
 
-The reference answer for a byte string is always one cold :func:`rlmon.parse.parse_log_bytes` of all of it.
+The reference answer for a byte string is always one cold :func:`rlmon.logs.parse.parse_log_bytes` of all of it.
 A cold parse reads a last line without a newline in full; the cache does so once the file is quiet
-(:data:`rlmon.cache.QUIET_S`), so tests of finished files read them with ``quiet_s=0`` or move a clock on.
+(:data:`rlmon.logs.cache.QUIET_S`), so tests of finished files read them with ``quiet_s=0`` or move a clock on.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import pytest
 from polars.testing import assert_frame_equal
 from test_hostile_data import Clock
 
-import rlmon.cache
-from rlmon.cache import QUIET_S, LogCache, complete_end, merge_steps, read_log, read_logs
+import rlmon.logs.cache
 from rlmon.errors import LogReadError
-from rlmon.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes
+from rlmon.logs.cache import QUIET_S, LogCache, complete_end, merge_steps, read_log, read_logs
+from rlmon.logs.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -532,7 +532,7 @@ def test_a_cache_whose_delta_is_parquet_still_loads(log_dir: Path, cache_dir: Pa
     parquet_name = arrow_name.replace(".arrow", ".parquet")
     pl.read_ipc(entry / arrow_name).write_parquet(entry / parquet_name)
     (entry / arrow_name).unlink()
-    state["files"][1] = [parquet_name, 1, rlmon.cache._crc((entry / parquet_name).read_bytes())]
+    state["files"][1] = [parquet_name, 1, rlmon.logs.cache._crc((entry / parquet_name).read_bytes())]
     (entry / "state.json").write_text(json.dumps(state))
     restarted = LogCache(cache_dir)
     assert restarted.read(path).steps.rows() == [(1, 1.0, None), (2, 2.5, 7.0)]
@@ -720,7 +720,7 @@ def deny_reading(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(rlmon.cache, "open", guarded_open, raising=False)
+    monkeypatch.setattr(rlmon.logs.cache, "open", guarded_open, raising=False)
 
 
 def test_permission_denied(log_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -793,7 +793,7 @@ def test_reading_in_small_blocks_gives_the_cold_result(
     block_bytes: int, log_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # large files are read block by block; tiny blocks cut every line (and \r\n pairs, and characters)
-    monkeypatch.setattr(rlmon.cache, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(rlmon.logs.cache, "BLOCK_BYTES", block_bytes)
     path = log_dir / "run.log"
     path.write_bytes(SAMPLE)
     result = LogCache(quiet_s=0).read(path)

@@ -16,27 +16,30 @@ from typing import Any
 
 import pytest
 
-import rlmon.catalog as catalog_module
-from rlmon.cache import LogCache
-from rlmon.catalog import (
+import rlmon.runs.loading as loading_module
+import rlmon.sources.discovery as catalog_module
+from rlmon.errors import CatalogError, UnknownExperimentError
+from rlmon.logs.cache import LogCache
+from rlmon.runs.loading import (
     COLOR_BOOK_NAME,
-    Catalog,
     ColorBook,
     catalog_colors,
-    decode_experiment_id,
     describe_root,
+    load_experiment,
+    load_experiments,
+)
+from rlmon.schema import PALETTE
+from rlmon.settings import Settings
+from rlmon.sources.discovery import (
+    Catalog,
+    decode_experiment_id,
     discover_experiments,
     encode_experiment_id,
     list_log_files,
-    load_experiment,
-    load_experiments,
     name_timestamp,
     sniff_log_head,
 )
-from rlmon.errors import CatalogError, UnknownExperimentError
-from rlmon.rlmon_toml import parse_root_config
-from rlmon.schema import PALETTE
-from rlmon.settings import Settings
+from rlmon.sources.rlmon_toml import parse_root_config
 
 PREFIX = "\x1b[36m(TaskRunner pid=4242)\x1b[0m "
 NOW = 2_000_000_000.0
@@ -484,14 +487,14 @@ def test_describe_root_reads_every_readable_experiment_past_one_that_fails(
 ) -> None:
     write(tmp_path / "e1_grpo" / "train.log", verl_log(cfg=config(), total=2, steps=[1, 2]))
     write(tmp_path / "e2_dapo" / "train.log", verl_log(cfg=config(), total=2, steps=[1]))
-    real_read = catalog_module._read_experiment
+    real_read = loading_module._read_experiment
 
     def read(ref: Any, *args: Any, **kwargs: Any) -> Any:
         if ref.id == "e1_grpo":
             raise ValueError("a bug while reading")  # load_experiment turns it into a LogReadError
         return real_read(ref, *args, **kwargs)
 
-    monkeypatch.setattr(catalog_module, "_read_experiment", read)
+    monkeypatch.setattr(loading_module, "_read_experiment", read)
     described = describe_root([tmp_path], LogCache(None), now=NOW)
     assert [experiment["id"] for experiment in described["experiments"]] == ["e2_dapo"]
     assert any("e1_grpo" in problem and "cannot be read (ValueError)" in problem for problem in described["problems"])

@@ -15,7 +15,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from rlmon.charts import (
+from rlmon.analysis.smoothing import Smoothing
+from rlmon.errors import SettingError
+from rlmon.schema import LONG_SCHEMA
+from rlmon.views.charts import (
     DEFAULT_PALETTE,
     PLOT_HEIGHT,
     SCHEMA_URL,
@@ -31,9 +34,6 @@ from rlmon.charts import (
     with_highlight_test,
     with_renderer,
 )
-from rlmon.errors import SettingError
-from rlmon.schema import LONG_SCHEMA
-from rlmon.smoothing import Smoothing
 
 COLORS = {"e1": "#1f77b4", "e2": "#ff7f0e", "e3": "#2ca02c"}
 LABELS = {"e1": "E1 · GRPO", "e2": "E2 · DAPO", "e3": "E3 · Dr.GRPO"}
@@ -91,7 +91,7 @@ def hover_rule(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def tooltip_expression(rule: dict[str, Any]) -> str:
-    """The Vega expression behind a hover rule's tooltip (see rlmon.tooltip)."""
+    """The Vega expression behind a hover rule's tooltip (see rlmon.views.tooltip)."""
     assert rule["encoding"]["tooltip"] == {"field": "_tooltip", "type": "nominal"}
     (expression,) = [step["calculate"] for step in rule["transform"] if step["as"] == "_tooltip"]
     return str(expression)
@@ -782,7 +782,7 @@ def test_spec_functions_do_not_import_altair() -> None:
     # Importing Altair and building its objects is what made every widget change slow.
     code = (
         "import sys, polars as pl\n"
-        "from rlmon.charts import metric_chart_spec\n"
+        "from rlmon.views.charts import metric_chart_spec\n"
         "long = pl.DataFrame({'experiment': ['a'], 'step': [1], 'hours': [0.1], 'metric': ['m'], 'value': [1.0]})\n"
         "metric_chart_spec(long, title='t', y_title='y', colors={}, labels={}, arrow=True)\n"
         "assert 'altair' not in sys.modules, 'altair imported'\n"
@@ -820,8 +820,8 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
         import polars as pl
         import streamlit as st
 
-        from rlmon.charts import bar_chart, metric_chart, metric_chart_spec
-        from rlmon.smoothing import Smoothing
+        from rlmon.analysis.smoothing import Smoothing
+        from rlmon.views.charts import bar_chart, metric_chart, metric_chart_spec
 
         n = 4_000
         long = pl.DataFrame(

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rlmon.checksum import PARALLEL_BYTES, crc32, crc32_combine
+from rlmon.logs.checksum import PARALLEL_BYTES, crc32, crc32_combine
 
 
 @pytest.mark.parametrize(

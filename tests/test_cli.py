@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-import rlmon.cache
+import rlmon.logs.cache
 from rlmon.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,7 +299,7 @@ def test_unreadable_input(
                     raise PermissionError(13, "Permission denied", str(file))
                 return real_open(file, *args, **kwargs)
 
-            monkeypatch.setattr(rlmon.cache, "open", guarded_open, raising=False)
+            monkeypatch.setattr(rlmon.logs.cache, "open", guarded_open, raising=False)
         for command in ("parse", "info"):
             args = [command, str(path)] + (["--out", str(tmp_path / "o.parquet")] if command == "parse" else [])
             assert main(args) == 2

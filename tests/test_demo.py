@@ -1,7 +1,7 @@
 """The demo log root reproduces every number of the seed dashboard (../shared/docs/seed-dashboard.md).
 
 Every expected value below is a number written in the seed dashboard (or the issue's demo section), and every
-measured value is computed from the written files through the public parser (:func:`rlmon.cache.read_log`),
+measured value is computed from the written files through the public parser (:func:`rlmon.logs.cache.read_log`),
 never from the generator's constants. Definitions: pass rate = (critic/score/mean + 1) / 2; "start" = mean of
 the first 5 training steps, "end" = mean of the last 10; hours = sum(timing_s/step) / 3600.
 """
@@ -20,10 +20,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rlmon.cache import LogCache, merge_steps, read_log
 from rlmon.demo import RUNNING_EXPERIMENT, TOTAL_STEPS, advance_running, default_demo_root, write_demo_root
 from rlmon.errors import RlmonError
-from rlmon.parse import ParsedLog
+from rlmon.logs.cache import LogCache, merge_steps, read_log
+from rlmon.logs.parse import ParsedLog
 
 NOW = datetime(2026, 7, 20, 11, 0, 0)
 FINISHED_4B = ("4b/e1_grpo_4b", "4b/e2_dapo_4b", "4b/e3_drgrpo_4b", "4b/e4_rloo_4b")
@@ -587,8 +587,9 @@ def test_advance_to_the_end(tmp_path: Path) -> None:
 def test_the_demo_always_has_a_running_experiment(tmp_path: Path) -> None:
     """The call that writes E5's last step starts the next run of the 4B track (E6), then written step by step;
     E6's last step starts E7. A restart removes them and puts E5 back at 21/150."""
-    from rlmon.catalog import discover_experiments, load_experiment
+    from rlmon.runs.loading import load_experiment
     from rlmon.settings import Settings
+    from rlmon.sources.discovery import discover_experiments
 
     def running(root: Path) -> list[tuple[str, str, str, str]]:
         catalog = discover_experiments([root])

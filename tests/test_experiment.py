@@ -14,8 +14,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from rlmon.cache import read_log
-from rlmon.experiment import (
+from rlmon.logs.cache import read_log
+from rlmon.logs.parse import parse_log_text
+from rlmon.runs.experiment import (
     ALGORITHMS,
     PALETTE,
     SETTING_GROUPS,
@@ -24,7 +25,6 @@ from rlmon.experiment import (
     Setting,
     assign_colors,
     default_track,
-    experiment_code,
     experiment_color,
     experiment_label,
     extract_settings,
@@ -35,8 +35,8 @@ from rlmon.experiment import (
     summarize_progress,
     training_rows,
 )
-from rlmon.parse import parse_log_text
 from rlmon.schema import RunMeta
+from rlmon.sources.discovery import experiment_code
 
 HOUR = 3600.0
 
@@ -293,7 +293,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 def test_setting_values_follow_the_language() -> None:
     """Values that hold words are translated; the English (``Setting.display``, the CLI's) is unchanged."""
-    from rlmon.i18n import setting_display
+    from rlmon.text.i18n import setting_display
 
     config = config_4b(filter_groups={"enable": True})
     config["trainer"].update(nnodes=2, save_freq=-1)

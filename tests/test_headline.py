@@ -16,8 +16,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from rlmon.experiment import Algorithm, Experiment, Status
-from rlmon.headline import (
+from rlmon.runs.experiment import Algorithm, Experiment, Status
+from rlmon.runs.headline import (
     Headline,
     format_count,
     format_duration,
@@ -305,11 +305,12 @@ def test_old_entropy_name_on_a_real_log(realdata_dir: Path, tmp_path: Path) -> N
       0.022, 0.022, 0.023, 0.024, 0.022, 0.022 -> mean 0.226/10 = 0.0226;
     * ``actor/grad_norm`` over the 1119 training steps: lowest 0.008 (step 659), highest 19.057.
     """
-    from rlmon.cache import LogCache
-    from rlmon.catalog import discover_experiments, load_experiment
-    from rlmon.insights import detect_signals, experiment_paragraph, write_summary
-    from rlmon.metrics import resolve_key
+    from rlmon.analysis.insights import detect_signals, experiment_paragraph, write_summary
+    from rlmon.logs.cache import LogCache
+    from rlmon.runs.loading import load_experiment
+    from rlmon.runs.metrics import resolve_key
     from rlmon.settings import Settings
+    from rlmon.sources.discovery import discover_experiments
 
     name = "amd-mi300-deepseek7b-grpo-gsm8k-2025-03"
     folder = tmp_path / "root" / name

@@ -52,12 +52,15 @@ from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, serve
 from streamlit.testing.v1 import AppTest
 from test_app import TRACK_4B, charts, open_page, run_app, texts, unescape
 
-from rlmon import catalog, panels, ui
-from rlmon.cache import LogCache
-from rlmon.catalog import discover_experiments, load_experiment
+from rlmon.app import ui
 from rlmon.demo import write_demo_root
 from rlmon.errors import LogReadError
+from rlmon.logs.cache import LogCache
+from rlmon.runs.loading import load_experiment
 from rlmon.settings import load_settings
+from rlmon.sources import discovery
+from rlmon.sources.discovery import discover_experiments
+from rlmon.views import panels
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 
@@ -187,7 +190,7 @@ def test_load_views_keeps_the_other_experiments(
     calls: list[str] = []
     real = ui.load_experiment
 
-    def failing(ref: catalog.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
+    def failing(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         calls.append(ref.id)
         if ref.id == "4b/e3_drgrpo_4b":
             raise RuntimeError("a bug")
@@ -221,7 +224,7 @@ def test_load_views_keeps_the_other_experiments(
 def test_the_app_keeps_working_around_an_unreadable_experiment(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = ui.load_experiment
 
-    def failing(ref: catalog.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
+    def failing(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         if ref.id == "4b/e2_dapo_4b":
             raise MemoryError()
         return real(ref, *args, **kwargs)
@@ -452,7 +455,7 @@ class Visit:
 def shown(page: Any, text: str) -> bool:
     """Whether ``text`` is on the page as it is (markdown or HTML that was rendered would not read the same).
 
-    A colon may be followed by the invisible word joiner :func:`rlmon.ui.escape_markdown` puts after it."""
+    A colon may be followed by the invisible word joiner :func:`rlmon.app.ui.escape_markdown` puts after it."""
     pattern = re.compile("".join(re.escape(char) + ("\u2060?" if char == ":" else "") for char in text))
     return bool(page.get_by_text(pattern).count())
 

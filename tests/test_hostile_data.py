@@ -48,11 +48,11 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-import rlmon.cache
-import rlmon.parse
+import rlmon.logs.cache
+import rlmon.logs.parse
 from rlmon import cli
-from rlmon.cache import QUIET_S, LogCache
-from rlmon.parse import parse_jsonl_bytes, parse_log_bytes
+from rlmon.logs.cache import QUIET_S, LogCache
+from rlmon.logs.parse import parse_jsonl_bytes, parse_log_bytes
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -650,7 +650,7 @@ class CountingReads:
             handle = real_open(file, mode, *args, **kwargs)
             return Handle(handle) if mode == "rb" else handle
 
-        monkeypatch.setattr(rlmon.cache, "open", counting_open, raising=False)
+        monkeypatch.setattr(rlmon.logs.cache, "open", counting_open, raising=False)
 
 
 def test_a_forty_megabyte_line_is_skipped_and_not_read_again(
@@ -702,7 +702,7 @@ def test_an_unterminated_long_tail_is_not_held_nor_read_again(
 MEMORY_PROBE = """
 import resource, sys
 from pathlib import Path
-from rlmon.cache import LogCache
+from rlmon.logs.cache import LogCache
 
 
 def peak_kb():
@@ -768,9 +768,9 @@ TINY_LIMIT = (
 def test_long_lines_under_a_tiny_limit_split_anywhere(
     restart: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(rlmon.parse, "MAX_LINE_BYTES", 64)
-    monkeypatch.setattr(rlmon.cache, "MAX_LINE_BYTES", 64)
-    monkeypatch.setattr(rlmon.cache, "BLOCK_BYTES", 16)
+    monkeypatch.setattr(rlmon.logs.parse, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(rlmon.logs.cache, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(rlmon.logs.cache, "BLOCK_BYTES", 16)
     cold = parse_log_bytes(TINY_LIMIT)
     # read off the text: lines 2 (72 bytes), 6 (112) and 7 (66) are over the limit, and so is the tail, line 9
     assert cold.steps.rows() == [(1, 1.0), (2, 2.0), (3, 3.0), (5, 5.0)]

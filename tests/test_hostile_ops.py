@@ -2,7 +2,7 @@
 
 Which test covers which case:
 
-Discovery of a large root is not a full rescan on every refresh (``rlmon.catalog``):
+Discovery of a large root is not a full rescan on every refresh (``rlmon.sources.discovery``):
 - nothing changed -> no folder listed again:        test_refresh_with_nothing_changed_lists_no_folder
 - only the folders whose mtime/ctime moved:         test_refresh_lists_only_the_folder_that_changed,
                                                     test_permission_change_lists_the_folder_again
@@ -43,10 +43,10 @@ from typing import Any
 
 import pytest
 
-import rlmon.catalog as catalog_module
 import rlmon.cli
-from rlmon.catalog import FULL_WALK_S, discover_experiments
+import rlmon.sources.discovery as catalog_module
 from rlmon.cli import main
+from rlmon.sources.discovery import FULL_WALK_S, discover_experiments
 
 REPO = Path(__file__).resolve().parent.parent
 STEP_LINES = "".join(
@@ -73,7 +73,7 @@ def listed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real_scandir = os.scandir
 
     def scandir(path: Any) -> Any:
-        if sys._getframe(1).f_globals.get("__name__") == "rlmon.catalog":  # not shutil's or os.walk's
+        if sys._getframe(1).f_globals.get("__name__") == "rlmon.sources.discovery":  # not shutil's or os.walk's
             calls.append(os.fspath(path))
         return real_scandir(path)
 

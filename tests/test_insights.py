@@ -28,12 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_headline import make_experiment
 
-from rlmon import i18n
-from rlmon.cache import LogCache
-from rlmon.catalog import discover_experiments, load_experiment
-from rlmon.experiment import Experiment
-from rlmon.headline import format_band, headline_numbers
-from rlmon.insights import (
+from rlmon.analysis.insights import (
     KINDS,
     LANGUAGES,
     Signal,
@@ -43,7 +38,13 @@ from rlmon.insights import (
     summary_for_root,
     write_summary,
 )
+from rlmon.logs.cache import LogCache
+from rlmon.runs.experiment import Experiment
+from rlmon.runs.headline import format_band, headline_numbers
+from rlmon.runs.loading import load_experiment
 from rlmon.settings import Settings
+from rlmon.sources.discovery import discover_experiments
+from rlmon.text import i18n
 
 SETTINGS = Settings()
 
@@ -69,9 +70,9 @@ def _assert_bilingual(signals: list[Signal]) -> None:
 
 
 def test_every_insight_template_is_in_the_one_message_catalog() -> None:
-    """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of rlmon.i18n
+    """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of rlmon.text.i18n
     (whose tests check both languages and the same fields), including the keys it builds from a prefix."""
-    source = (Path(__file__).resolve().parent.parent / "rlmon" / "insights.py").read_text(encoding="utf-8")
+    source = (Path(__file__).resolve().parent.parent / "rlmon" / "analysis" / "insights.py").read_text(encoding="utf-8")
     assert "MESSAGES: dict" not in source
     used = set(re.findall(r'\b_(?:fill|message|word)\(\s*"([a-z0-9_]+)"', source))
     assert {"spike", "attention", "exp_pass", "and"} <= used

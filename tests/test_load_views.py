@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from polars.testing import assert_frame_equal
 
-from rlmon import catalog, ui
-from rlmon.cache import LogCache
-from rlmon.catalog import discover_experiments
+from rlmon.app import ui
+from rlmon.logs.cache import LogCache
 from rlmon.settings import load_settings
+from rlmon.sources import discovery
+from rlmon.sources.discovery import discover_experiments
 
 
 def _read(demo_root: Path, cache_dir: Path) -> ui.LoadedViews:
@@ -56,7 +57,7 @@ def test_experiments_are_read_at_the_same_time(
     met: list[bool] = []
     real = ui.load_experiment
 
-    def meet(ref: catalog.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
+    def meet(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         if len(met) < 2:
             met.append(True)
             meeting.wait()
@@ -74,7 +75,7 @@ def test_one_failing_experiment_among_parallel_reads(
     _parallel(monkeypatch, 2)
     real = ui.load_experiment
 
-    def failing(ref: catalog.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
+    def failing(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         if ref.id == "4b/e2_dapo_4b":
             raise MemoryError()
         return real(ref, *args, **kwargs)
@@ -210,7 +211,7 @@ def _count_reads(monkeypatch: pytest.MonkeyPatch, *, pause_s: float = 0.0) -> li
     reads: list[str] = []
     real = ui.load_experiment
 
-    def counted(ref: catalog.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
+    def counted(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         reads.append(ref.id)
         time.sleep(pause_s)
         return real(ref, *args, **kwargs)
@@ -242,7 +243,7 @@ def test_two_visits_at_once_read_each_log_once(
 def test_the_logs_are_read_as_the_server_starts(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rlmon import insights
+    from rlmon.analysis import insights
 
     env = {"RLMON_LOG_ROOT": str(demo_root), "RLMON_CACHE_DIR": str(tmp_path / "cache")}
     ui.read_at_start(["streamlit_app.py"], env).join(timeout=120)
@@ -279,7 +280,7 @@ def test_headline_numbers_are_computed_in_parallel_once_per_experiment(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The first two computations wait for each other: computed one after another, the first would wait in vain.
-    from rlmon import panels
+    from rlmon.views import panels
 
     _parallel(monkeypatch, 2)
     views = _read(demo_root, tmp_path / "cache").views
@@ -319,7 +320,8 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
 ) -> None:
     # Headline numbers and signals are computed on the reader threads, once per experiment, before load_views
     # returns: the pages then find them all and compute nothing.
-    from rlmon import insights, panels
+    from rlmon.analysis import insights
+    from rlmon.views import panels
 
     _parallel(monkeypatch, 2)
     monkeypatch.setattr(ui, "_HEADLINES", ui._Memo(limit=4096))
@@ -357,7 +359,7 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
 def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_failure(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rlmon import insights
+    from rlmon.analysis import insights
 
     monkeypatch.setattr(ui, "_SIGNALS", ui._Memo(limit=4096))
 
@@ -375,7 +377,7 @@ def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_f
 
 _TABLE_MODULES_SCRIPT = """
 import sys
-from rlmon import ui
+from rlmon.app import ui
 before = [name for name in ("pandas", "pyarrow") if name in sys.modules]
 if sys.argv[1] == "start":
     ui.read_at_start(["streamlit_app.py"], {"RLMON_LOG_ROOT": sys.argv[2], "RLMON_CACHE_DIR": sys.argv[3]}).join(120)
@@ -389,7 +391,7 @@ def test_the_start_read_imports_what_the_first_table_needs(
     how: str, expected: str, demo_root: Path, tmp_path: Path
 ) -> None:
     # Streamlit imports pandas and pyarrow at its first table; the read at start does that beforehand (in a
-    # process of its own: this one has imported them long ago). Importing rlmon.ui alone imports neither.
+    # process of its own: this one has imported them long ago). Importing rlmon.app.ui alone imports neither.
     import subprocess
     import sys
 
@@ -446,7 +448,7 @@ def test_a_failed_build_leaves_the_next_asker_to_build(monkeypatch: pytest.Monke
 
 
 def test_charts_are_built_ahead_once_the_server_is_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rlmon import panels
+    from rlmon.views import panels
 
     gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
     monkeypatch.setattr(ui, "WORK", gate)

@@ -8,7 +8,7 @@ import re
 import polars as pl
 import pytest
 
-from rlmon.metrics import (
+from rlmon.runs.metrics import (
     DERIVED_METRICS,
     VALIDATION_DESCRIPTION,
     VALIDATION_UNIT,

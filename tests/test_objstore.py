@@ -16,12 +16,13 @@ import pytest
 from moto.core.authorization import enable_iam_authentication
 from objstore_server import S3Server, aws_environment, step_lines
 
-from rlmon import objstore
-from rlmon.cache import LogCache
-from rlmon.catalog import discover_experiments
 from rlmon.errors import ObjectStoreError, SettingError
-from rlmon.objstore import OVERLAP_BYTES, ObjectRoot, RootSyncer, parse_object_url, sync_root
+from rlmon.logs.cache import LogCache
+from rlmon.roots import ObjectRoot, parse_object_url
 from rlmon.settings import load_settings
+from rlmon.sources import objstore
+from rlmon.sources.discovery import discover_experiments
+from rlmon.sources.objstore import OVERLAP_BYTES, RootSyncer, sync_root
 
 _BUCKETS = itertools.count(1)
 

@@ -1,12 +1,12 @@
-"""Hydra overrides of a launch command -> nested config (rlmon.overrides), on crafted commands and real logs."""
+"""Hydra overrides of a launch command -> nested config (rlmon.runs.overrides), on crafted commands and real logs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rlmon.cache import read_log
-from rlmon.experiment import extract_settings, infer_algorithm
-from rlmon.overrides import config_from_command, merge_configs, parse_override_value, parse_overrides
+from rlmon.logs.cache import read_log
+from rlmon.runs.experiment import extract_settings, infer_algorithm
+from rlmon.runs.overrides import config_from_command, merge_configs, parse_override_value, parse_overrides
 
 
 def test_override_grammar() -> None:

@@ -1,4 +1,4 @@
-"""What the pages show (rlmon.panels): chart plans, tables and header lines, on hand-made views and on real logs
+"""What the pages show (rlmon.views.panels): chart plans, tables and header lines, on hand-made views and on real logs
 from ``../shared/realdata/verl`` (read in place; skipped with the reason when that folder is absent)."""
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from typing import Any
 import polars as pl
 import pytest
 
-from rlmon import panels
-from rlmon.cache import LogCache
-from rlmon.catalog import discover_experiments, load_experiment
+from rlmon.analysis.smoothing import Smoothing
+from rlmon.logs.cache import LogCache
+from rlmon.runs.loading import load_experiment
 from rlmon.schema import STEP
 from rlmon.settings import load_settings
-from rlmon.smoothing import Smoothing
+from rlmon.sources.discovery import discover_experiments
+from rlmon.views import panels
 
 
 def real_view(realdata_dir: Path, tmp_path: Path, name: str) -> panels.ExperimentView:

@@ -16,8 +16,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from rlmon.cache import read_log
-from rlmon.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes, parse_log_text
+from rlmon.logs.cache import read_log
+from rlmon.logs.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes, parse_log_text
 
 DATA = Path(__file__).resolve().parent / "data"
 INF = math.inf

@@ -17,8 +17,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from rlmon import parse
-from rlmon.parse import _candidate_rows, parse_log_text
+from rlmon.logs import parse
+from rlmon.logs.parse import _candidate_rows, parse_log_text
 
 CONFIG = "(TaskRunner pid=1) {'actor_rollout_ref': {'model': {'path': 'Qwen/Qwen3-8B'}}, 'trainer': {'nnodes': 1}}"
 
@@ -181,7 +181,7 @@ def test_a_logged_traceback_is_formatted_while_no_config_dump_is_evaluated(
 ) -> None:
     # rlmon's log records carry their traceback text before a handler sees them, formatted under the lock the
     # dumps are evaluated under, so the traceback module's ast.parse never runs beside a dump's evaluation.
-    from rlmon import ui
+    from rlmon.app import ui
 
     held: list[bool] = []
     real = logging.Formatter.formatException

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from rlmon.parse import parse_log_bytes
+from rlmon.logs.parse import parse_log_bytes
 
 KEYS = [
     "actor/pg_loss",

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from test_hostile_data import Clock
 
-from rlmon.cache import QUIET_S, LogCache
-from rlmon.parse import parse_jsonl_bytes, parse_log_bytes, parse_log_text
+from rlmon.logs.cache import QUIET_S, LogCache
+from rlmon.logs.parse import parse_jsonl_bytes, parse_log_bytes, parse_log_text
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -30,7 +30,7 @@ def test_first_two_commands_install_and_run() -> None:
 
 def test_every_metric_alias_is_documented() -> None:
     """Each row of the alias table (current name -> older names) appears in the README's section on it."""
-    from rlmon.metrics import METRIC_ALIASES
+    from rlmon.runs.metrics import METRIC_ALIASES
 
     section = README.split("## Metric names across verl versions", 1)[1].split("\n## ", 1)[0]
     rows = {line.split("|")[1].strip(): line for line in section.splitlines() if line.startswith("| `")}

@@ -1,4 +1,4 @@
-"""Golden cases: the 21 real verl logs in ``../shared/realdata/verl/`` read through ``rlmon.cache.LogCache``.
+"""Golden cases: the 21 real verl logs in ``../shared/realdata/verl/`` read through ``rlmon.logs.cache.LogCache``.
 
 Expected values live in :mod:`tests.realdata_cases`, each with the log lines it was read from. The logs are
 read in place (never copied into the repo); every test skips when that folder is absent.
@@ -30,7 +30,7 @@ def _read(realdata_dir: Path, case: RealCase) -> Any:
     fresh copy of the folder (a new mtime) would otherwise hold back its last pair for ``QUIET_S``.
     """
     if case.file not in _parsed:
-        from rlmon.cache import LogCache
+        from rlmon.logs.cache import LogCache
 
         _parsed[case.file] = LogCache(quiet_s=0).read(realdata_dir / case.file)
     return _parsed[case.file]

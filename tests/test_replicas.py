@@ -1,4 +1,4 @@
-"""Several processes on one cache folder: the lock files (rlmon/locks.py), a writer killed mid-write, a reader that
+"""Several processes on one cache folder: the lock files (rlmon/logs/locks.py), a writer killed mid-write, a reader that
 loses a race with a writer, a reader that waits in vain for another process's lock.
 
 Child processes are real ``python`` processes (a lock held by a thread of this process would prove nothing
@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 from test_hostile_data import assert_same_log
 
-import rlmon.cache
-from rlmon import locks
-from rlmon.cache import LogCache
-from rlmon.parse import parse_log_bytes
+import rlmon.logs.cache
+from rlmon.logs import locks
+from rlmon.logs.cache import LogCache
+from rlmon.logs.parse import parse_log_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = 40
@@ -150,7 +150,7 @@ def test_release_leaves_a_lock_another_process_took_after_breaking_ours(tmp_path
 _READER = """
 import json, sys
 from pathlib import Path
-from rlmon.cache import LogCache
+from rlmon.logs.cache import LogCache
 cache = LogCache(Path(sys.argv[1]), quiet_s=0)
 print("start", flush=True)
 result = cache.read(sys.argv[2])
@@ -209,7 +209,7 @@ def test_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
     log.write_bytes(step_lines(1, 40))
     writer = LogCache(cache_dir, quiet_s=0)
     writer.read(log)
-    original = rlmon.cache._read_frame
+    original = rlmon.logs.cache._read_frame
     raced = []
 
     def read_after_a_write(path: Path, *, rows: int, crc: int) -> Any:
@@ -220,7 +220,7 @@ def test_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
             writer.read(log)
         return original(path, rows=rows, crc=crc)
 
-    monkeypatch.setattr(rlmon.cache, "_read_frame", read_after_a_write)
+    monkeypatch.setattr(rlmon.logs.cache, "_read_frame", read_after_a_write)
     reader = LogCache(cache_dir, quiet_s=0)
     result = reader.read(log)
     assert raced and not (log.parent / raced[0]).exists()
@@ -233,9 +233,9 @@ def test_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
 _GROWER = """
 import sys
 from pathlib import Path
-import rlmon.cache
-rlmon.cache.MAX_DELTAS = 0  # every refresh writes the whole frame anew: most of the time goes to writing
-cache = rlmon.cache.LogCache(Path(sys.argv[1]), quiet_s=0)
+import rlmon.logs.cache
+rlmon.logs.cache.MAX_DELTAS = 0  # every refresh writes the whole frame anew: most of the time goes to writing
+cache = rlmon.logs.cache.LogCache(Path(sys.argv[1]), quiet_s=0)
 log = Path(sys.argv[2])
 keys = int(sys.argv[3])
 step = sum(1 for _ in log.open("rb")) + 1
@@ -303,8 +303,8 @@ def test_samples_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
 ) -> None:
     import polars as pl
 
-    import rlmon.samples
-    from rlmon.samples import SampleCache
+    import rlmon.logs.samples
+    from rlmon.logs.samples import SampleCache
 
     log = tmp_path / "run.log"
     log.write_bytes(samples_log(range(1, 4)))
@@ -321,7 +321,7 @@ def test_samples_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
             writer.read(log)
         return original(source, *args, **kwargs)
 
-    monkeypatch.setattr(rlmon.samples.pl, "read_parquet", read_after_a_write)
+    monkeypatch.setattr(rlmon.logs.samples.pl, "read_parquet", read_after_a_write)
     reader = SampleCache(cache_dir)
     result = reader.read(log)
     assert raced and not list((cache_dir / "samples").rglob(raced[0]))
@@ -331,7 +331,7 @@ def test_samples_a_reader_that_loses_a_race_with_a_writer_reads_the_new_state(
 
 
 def test_samples_a_reader_that_waits_in_vain_writes_nothing(tmp_path: Path, cache_dir: Path) -> None:
-    from rlmon.samples import SampleCache
+    from rlmon.logs.samples import SampleCache
 
     log = tmp_path / "run.log"
     log.write_bytes(samples_log(range(1, 3)))

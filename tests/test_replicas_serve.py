@@ -27,8 +27,8 @@ from polars.testing import assert_frame_equal
 from test_hostile_data import assert_same_log
 from test_replicas import env_file, step_lines
 
-from rlmon.cache import LogCache
-from rlmon.parse import parse_log_bytes
+from rlmon.logs.cache import LogCache
+from rlmon.logs.parse import parse_log_bytes
 
 pytestmark = pytest.mark.browser
 

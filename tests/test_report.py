@@ -13,11 +13,12 @@ import polars as pl
 import pytest
 from browser_roots import EXTERNAL, FOLDER_MARKUP, HOSTILE_KEYS, MARKUP, write_hostile_root
 
-from rlmon import panels, report, ui
-from rlmon.cache import LogCache
+from rlmon.analysis.smoothing import Smoothing
+from rlmon.app import ui
 from rlmon.cli import main
+from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
-from rlmon.smoothing import Smoothing
+from rlmon.views import panels, report
 
 TRACK_4B = "Qwen3.5-4B"
 MAX_BYTES = 5_000_000

@@ -14,11 +14,11 @@ from browser_geometry import ChartGeometry, charts_per_row, measure_charts, requ
 from browser_roots import MARKUP, write_hostile_root
 from browser_server import ARTIFACTS, serve
 
-from rlmon import report
-from rlmon.cache import LogCache
 from rlmon.cli import main
 from rlmon.demo import write_demo_root
+from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
+from rlmon.views import report
 
 pytestmark = pytest.mark.browser
 

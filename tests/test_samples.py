@@ -1,4 +1,4 @@
-"""Samples: verl's console prints and generation dumps -> the sample frame (rlmon.samples).
+"""Samples: verl's console prints and generation dumps -> the sample frame (rlmon.logs.samples).
 
 Expected values are read off the log text: counts per step were taken with an awk pass over each real log
 (count ``[response] `` lines, hand them to the next ``step:N - `` or ``Dumped generations to .../N.jsonl``
@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from conftest import DATA
 
-from rlmon.samples import (
+from rlmon.logs.samples import (
     MAX_FIELD_CHARS,
     SampleCache,
     SampleCollector,
@@ -248,8 +248,8 @@ def test_to_text() -> None:
 
 
 def test_line_count_matches_the_step_parser() -> None:
-    from rlmon.parse import split_lines
-    from rlmon.samples import count_lines
+    from rlmon.logs.parse import split_lines
+    from rlmon.logs.samples import count_lines
 
     for data in (b"a\nb\n", b"a\r\nb\rc\n", b"x\r\r\n", b"\n\n\r", b"tqdm 1\rtqdm 2\rdone\n"):
         assert count_lines(data) == split_lines(data).len(), data

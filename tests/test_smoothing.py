@@ -10,15 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_series_equal
 
+from rlmon.analysis.smoothing import Smoothing, downsample, ema, moving_average, with_smoothed
 from rlmon.errors import SettingError
 from rlmon.schema import LONG_SCHEMA
-from rlmon.smoothing import (
-    Smoothing,
-    downsample,
-    ema,
-    moving_average,
-    with_smoothed,
-)
 
 NAN = float("nan")
 

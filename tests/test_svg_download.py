@@ -1,4 +1,4 @@
-"""Saving an app chart as SVG (rlmon.ui.svg_download): the deferred callable the grid's download button is given
+"""Saving an app chart as SVG (rlmon.app.ui.svg_download): the deferred callable the grid's download button is given
 returns a whole SVG image of the chart the app draws (Arrow datasets and all), named from the chart's title.
 The button itself is clicked in the browser, tests/test_svg_download_browser.py."""
 
@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rlmon import panels, report, ui
-from rlmon.cache import LogCache
+from rlmon.analysis.smoothing import Smoothing
+from rlmon.app import ui
+from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
-from rlmon.smoothing import Smoothing
+from rlmon.views import panels, report
 
 SVG = "{http://www.w3.org/2000/svg}"
 APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")

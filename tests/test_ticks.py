@@ -1,4 +1,4 @@
-"""Axis ticks (rlmon.ticks): expected values worked out by hand from the rules in the module docstring."""
+"""Axis ticks (rlmon.views.ticks): expected values worked out by hand from the rules in the module docstring."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from rlmon.ticks import FEWEST, MOST, Ticks, position_ticks, tick_format, value_ticks
+from rlmon.views.ticks import FEWEST, MOST, Ticks, position_ticks, tick_format, value_ticks
 
 
 def test_value_ticks_grow_the_domain_to_round_numbers_around_the_data() -> None:

@@ -1,4 +1,4 @@
-"""The hover tooltip picture (:mod:`rlmon.tooltip`): rank columns, the expression's make-up, and one real
+"""The hover tooltip picture (:mod:`rlmon.views.tooltip`): rank columns, the expression's make-up, and one real
 hover in headless Chromium through ``streamlit run`` (marked ``browser``)."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import polars as pl
 import pytest
 from browser_server import ARTIFACTS, ROOT, serve
 
-from rlmon import tooltip
-from rlmon.charts import metric_chart_spec, stacked_area_chart_spec, validation_chart_spec
+from rlmon.analysis.smoothing import Smoothing
 from rlmon.schema import LONG_SCHEMA
-from rlmon.smoothing import Smoothing
+from rlmon.views import tooltip
+from rlmon.views.charts import metric_chart_spec, stacked_area_chart_spec, validation_chart_spec
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(1)</script>\"q' 9% #1 &\n](x)"
@@ -226,8 +226,8 @@ APP = """
 import polars as pl
 import streamlit as st
 
-from rlmon.charts import metric_chart_spec
-from rlmon.smoothing import Smoothing
+from rlmon.views.charts import metric_chart_spec
+from rlmon.analysis.smoothing import Smoothing
 
 n = 40
 series = {"e1": 50.0, "e2": 80.0, "e3": 20.0, "e4": 65.0}

@@ -14,10 +14,7 @@ Numbers shown to people go through the ``format_*`` functions here, which follow
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from rlmon.experiment import Setting
+from typing import Any, Protocol
 
 __all__ = [
     "LANGUAGES",
@@ -369,7 +366,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "metric_actor/entropy": {"en": "policy entropy", "zh": "策略熵"},
     "metric_actor/grad_norm": {"en": "grad_norm", "zh": "梯度范数 grad_norm"},
     "metric_validation": {"en": "{source} validation score", "zh": "{source} 验证分数"},
-    # --- setting labels (rlmon.experiment.extract_settings keys) ---
+    # --- setting labels (rlmon.runs.experiment.extract_settings keys) ---
     "setting_model": {"en": "model", "zh": "模型"},
     "setting_thinking": {"en": "thinking", "zh": "思考模式"},
     "setting_gpus": {"en": "GPUs", "zh": "GPU 数"},
@@ -398,7 +395,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "setting_save_freq": {"en": "save every", "zh": "保存间隔"},
     "setting_total_epochs": {"en": "epochs", "zh": "轮数"},
     "setting_total_steps": {"en": "total steps", "zh": "总步数"},
-    # --- setting values that hold words (rlmon.experiment.Setting.message; setting_display) ---
+    # --- setting values that hold words (rlmon.runs.experiment.Setting.message; setting_display) ---
     "value_on": {"en": "on", "zh": "开启"},
     "value_off": {"en": "off", "zh": "关闭"},
     "value_on_detail": {"en": "on {detail}", "zh": "开启 {detail}"},
@@ -407,7 +404,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "value_thinking": {"en": "thinking", "zh": "思考模式"},
     "value_non_thinking": {"en": "non-thinking", "zh": "非思考模式"},
     "value_every_steps": {"en": "{n} steps", "zh": "每 {n} 步"},
-    # --- insights: signal kinds (rlmon.insights.KINDS) ---
+    # --- insights: signal kinds (rlmon.analysis.insights.KINDS) ---
     "kind_spike": {"en": "spike", "zh": "尖峰"},
     "kind_spikes": {"en": "repeated spikes", "zh": "多次尖峰"},
     "kind_entropy_rising": {"en": "entropy rising", "zh": "熵持续走高"},
@@ -422,7 +419,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_kl_blowup": {"en": "KL blow-up", "zh": "KL 失控"},
     "kind_crashed": {"en": "crashed", "zh": "已崩溃"},
     "kind_stalled": {"en": "stalled", "zh": "已停滞"},
-    # --- insights: signals and the written summary (rlmon.insights) ---
+    # --- insights: signals and the written summary (rlmon.analysis.insights) ---
     "insight_spike": {
         "en": "{metric} spike at step {step}: {value} ({ratio}× the median of the {window} steps before; "
         "otherwise {low}–{high})",
@@ -757,7 +754,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{url}: {reason} since {since}; showing the data from {synced}.",
         "zh": "{url}：自 {since} 起{reason}；显示的是 {synced} 时的数据。",
     },
-    # --- branch audit9: rlmon's own algorithm descriptions (rlmon.experiment.ALGORITHMS) ---
+    # --- branch audit9: rlmon's own algorithm descriptions (rlmon.runs.experiment.ALGORITHMS) ---
     "algo_ppo": {
         "en": "Actor-critic PPO: a learned value model (critic) gives GAE advantages.",
         "zh": "行动者-评论家 PPO：由学习得到的价值模型（critic）给出 GAE 优势。",
@@ -849,18 +846,29 @@ def metric_title(key: str, lang: str) -> str:
 
 
 def setting_label(key: str, label: str, lang: str) -> str:
-    """The label of a setting (:class:`rlmon.experiment.Setting`) in ``lang``; its own label when the catalog
+    """The label of a setting (:class:`rlmon.runs.experiment.Setting`) in ``lang``; its own label when the catalog
     does not know the key."""
     message = "setting_" + key
     return t(message, lang) if message in MESSAGES else label
 
 
-def setting_display(setting: Setting | None, lang: str) -> str:
+class SettingWords(Protocol):
+    """What the catalog reads of a setting (:class:`rlmon.runs.experiment.Setting` has it)."""
+
+    @property
+    def display(self) -> str: ...
+    @property
+    def message(self) -> str | None: ...
+    @property
+    def fields(self) -> Any: ...
+
+
+def setting_display(setting: SettingWords | None, lang: str) -> str:
     """The value of a setting as people read it in ``lang``: ``4 GPUs`` / ``4 卡``, ``off`` / ``关闭``,
     ``25 steps`` / ``每 25 步``; values that hold no word (``16K``, ``32×8``, ``vllm``) as they are; ``—`` for a
-    setting an experiment lacks (None). :attr:`Setting.display <rlmon.experiment.Setting.display>` is the English.
+    setting an experiment lacks (None). :attr:`Setting.display <rlmon.runs.experiment.Setting.display>` is the English.
 
-    >>> from rlmon.experiment import extract_settings
+    >>> from rlmon.runs.experiment import extract_settings
     >>> gpus = extract_settings({"trainer": {"n_gpus_per_node": 4, "nnodes": 1}})[0]
     >>> setting_display(gpus, "zh"), setting_display(gpus, "en"), gpus.display
     ('4 卡', '4 GPUs', '4 GPUs')

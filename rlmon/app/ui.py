@@ -2,11 +2,11 @@
 
 Sharing. Everything expensive is held once per server and shared by every visitor's session:
 
-* :func:`log_cache` - one :class:`~rlmon.cache.LogCache` (thread-safe; re-reads only appended bytes);
+* :func:`log_cache` - one :class:`~rlmon.logs.cache.LogCache` (thread-safe; re-reads only appended bytes);
 * :func:`load_catalog` - discovery of the log roots, kept a few seconds so new experiments and files appear
   without a restart;
 * :func:`resolve_log_roots` - object-storage roots (``s3://``) synced into their mirrors in the cache folder,
-  at most once per ``refresh_s`` per root (:class:`~rlmon.objstore.RootSyncer`, one per server);
+  at most once per ``refresh_s`` per root (:class:`~rlmon.sources.objstore.RootSyncer`, one per server);
 * :func:`load_views` - each experiment read and summarised once per file identity (path, size, mtime, inode,
   change time) and kept until its files change; frames are never used as cache keys.
 
@@ -41,24 +41,19 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from rlmon import charts, i18n, panels
-from rlmon.cache import LogCache
-from rlmon.catalog import (
-    COLOR_BOOK_NAME,
-    Catalog,
-    ColorBook,
-    ExperimentRef,
-    catalog_colors,
-    discover_experiments,
-    load_experiment,
-)
 from rlmon.errors import CatalogError, ObjectStoreError, RlmonError
-from rlmon.objstore import ObjectRoot, RootSyncer, SyncResult
-from rlmon.parse import TracebackText
-from rlmon.rlmon_toml import CONFIG_NAME
-from rlmon.samples import SampleCache, read_samples
+from rlmon.logs.cache import LogCache
+from rlmon.logs.parse import TracebackText
+from rlmon.logs.samples import SampleCache, read_samples
+from rlmon.roots import ObjectRoot
+from rlmon.runs.loading import COLOR_BOOK_NAME, ColorBook, catalog_colors, load_experiment
 from rlmon.schema import EXPERIMENT, STEP
 from rlmon.settings import Settings, load_settings
+from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
+from rlmon.sources.objstore import RootSyncer, SyncResult
+from rlmon.sources.rlmon_toml import CONFIG_NAME
+from rlmon.text import i18n
+from rlmon.views import charts, panels
 
 __all__ = [
     "GOTO_KEY",
@@ -273,7 +268,7 @@ def load_catalog(roots: tuple[Path, ...]) -> LoadedCatalog:
 
 @st.cache_resource(show_spinner=False)
 def object_syncer(cache_dir: Path, refresh_s: int) -> RootSyncer:
-    """The server's one :class:`~rlmon.objstore.RootSyncer`: every session shares its throttled syncs."""
+    """The server's one :class:`~rlmon.sources.objstore.RootSyncer`: every session shares its throttled syncs."""
     return RootSyncer(cache_dir, refresh_s=refresh_s)
 
 
@@ -630,7 +625,7 @@ WORK = QuietGate(quiet_s=3.0, limit_s=60.0)
 
 def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`), each with its
-    own colour (:func:`~rlmon.catalog.catalog_colors`).
+    own colour (:func:`~rlmon.runs.loading.catalog_colors`).
 
     Experiments are read in parallel, one per core (the parser's polars work runs outside the GIL); the result
     is the same as reading them one after another, and one that cannot be read is :class:`Unreadable` alone.
@@ -788,13 +783,13 @@ _HEADLINES = _Memo(limit=4096)
 
 def headline(view: ExperimentView) -> Headline:
     """First-5 / last-10 mean pass rate, best validation (with its step) and last validation, from
-    :func:`rlmon.headline.headline_numbers` (computed from the view's frame when that fails); computed once
+    :func:`rlmon.runs.headline.headline_numbers` (computed from the view's frame when that fails); computed once
     per experiment version."""
 
     def build() -> Headline:
         numbers = panels.table_numbers(view)
         if "pass_rate" in view.steps.columns:
-            from rlmon.charts import sparkline_values
+            from rlmon.views.charts import sparkline_values
 
             spark = sparkline_values(view.steps.get_column("pass_rate").drop_nulls(), max_points=80)
             numbers = dataclasses.replace(numbers, sparkline=tuple(spark))
@@ -818,7 +813,7 @@ def headlines(views: Sequence[ExperimentView]) -> dict[str, Headline]:
 
 @dataclass(frozen=True)
 class Insights:
-    """What :mod:`rlmon.insights` says about a set of experiments (empty when that module is absent)."""
+    """What :mod:`rlmon.analysis.insights` says about a set of experiments (empty when that module is absent)."""
 
     available: bool
     signals: tuple[Any, ...] = ()
@@ -849,13 +844,13 @@ def _signal_key(view: ExperimentView, settings: Settings) -> tuple[Any, ...]:
 
 
 def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Any, ...]:
-    from rlmon import insights
+    from rlmon.analysis import insights
 
     return tuple(insights.detect_signals(_as_shown(view), settings=settings))
 
 
 def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tuple[Any, ...]]:
-    """Each experiment's signals (:func:`rlmon.insights.detect_signals`), computed once per experiment version
+    """Each experiment's signals (:func:`rlmon.analysis.insights.detect_signals`), computed once per experiment version
     (its view's ``version``: the same when only its colour changes), whatever selection it is part of; the
     missing ones in parallel, one per core (their polars work runs outside the GIL)."""
     keys = [_signal_key(view, settings) for view in views]
@@ -883,7 +878,7 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
     """Signals, the written summary and each experiment's paragraph, computed once per set of experiment
     versions and language and shared by every session."""
     try:
-        from rlmon import insights
+        from rlmon.analysis import insights
     except ImportError:
         return Insights(available=False)
     if getattr(insights, "detect_signals", None) is None:  # (what view_signals calls)
@@ -1120,7 +1115,7 @@ _WORD_JOINER = "\u2060"
 def escape_markdown(text: str, *, limit: int | None = None) -> str:
     """``text`` shown literally wherever Streamlit renders markdown (``st.markdown``, captions, notices, widget
     labels, expander labels, page titles, pills): markdown syntax, HTML, LaTeX and ``:shortcodes:`` escaped, bidi
-    controls taken out and cut to ``limit`` characters (:func:`rlmon.panels.display_text`). A colon that would
+    controls taken out and cut to ``limit`` characters (:func:`rlmon.views.panels.display_text`). A colon that would
     start a shortcode is followed by an invisible word joiner (U+2060).
 
     Every piece of text from folders, ``rlmon.toml`` or logs that reaches markdown goes through this.
@@ -1243,7 +1238,7 @@ def page_slugs(experiment_ids: Iterable[str]) -> dict[str, str]:
 # ------------------------------------------------------------------------------------------- view controls
 
 SMOOTHING_METHODS = {"none": "none", "ma": "moving_average", "ema": "ema"}
-"""URL value -> :class:`~rlmon.smoothing.Smoothing` method."""
+"""URL value -> :class:`~rlmon.analysis.smoothing.Smoothing` method."""
 X_AXES = ("step", "hours")
 
 
@@ -1265,7 +1260,7 @@ def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool)
     -------
     (Smoothing, x axis, log scale)
     """
-    from rlmon.smoothing import Smoothing
+    from rlmon.analysis.smoothing import Smoothing
 
     default_method = {"moving_average": "ma"}.get(settings.smoothing, settings.smoothing)
     st.session_state.setdefault(f"{prefix}_smoothing", default_method)
@@ -1401,9 +1396,9 @@ def _spec_memo() -> _SpecMemo:
 
 def _to_spec(chart: Any) -> dict[str, Any]:
     """The chart as a Vega-Lite dict; legend labels are never cut (a legend sits below the plot and grows the
-    chart, see :mod:`rlmon.charts`).
+    chart, see :mod:`rlmon.views.charts`).
 
-    ``chart`` is a spec from :mod:`rlmon.charts` (a fresh dict, changed in place) or an Altair chart, whose
+    ``chart`` is a spec from :mod:`rlmon.views.charts` (a fresh dict, changed in place) or an Altair chart, whose
     JSON-schema validation - the slowest part of turning it into a dict - is skipped: rlmon's builders
     produce valid specs (their tests validate them).
     """
@@ -1424,7 +1419,7 @@ def _to_spec(chart: Any) -> dict[str, Any]:
 
 
 def build_spec(build: Callable[[], Any]) -> dict[str, Any]:
-    """The Vega-Lite dict of what ``build()`` returns: a spec from an ``rlmon.charts.*_spec`` function
+    """The Vega-Lite dict of what ``build()`` returns: a spec from an ``rlmon.views.charts.*_spec`` function
     (best with ``arrow=True``: Streamlit ships Arrow datasets as they are) or an Altair chart."""
     return _to_spec(build())
 
@@ -1473,16 +1468,16 @@ _AHEAD_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlmon-ahead"
 def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, renderer: str = "auto") -> None:
     """Draw the chart ``build()`` returns (see :func:`build_spec`) across its column. With a ``key``, the
     finished spec is shared by every session asking for the same key (see :class:`_SpecMemo`). ``renderer``:
-    the ``chart_renderer`` setting (``auto`` keeps each chart's own, see :mod:`rlmon.charts`)."""
+    the ``chart_renderer`` setting (``auto`` keeps each chart's own, see :mod:`rlmon.views.charts`)."""
     spec = build_spec(build) if key is None else _spec_memo().get(key, build)
     st.vega_lite_chart(spec=charts.with_renderer(spec, renderer), width="stretch")
 
 
 def svg_download(spec: dict[str, Any], *, name: str) -> tuple[str, Callable[[], bytes]]:
     """What saves chart ``spec`` as SVG: its file name (from its title, else ``name``, see
-    :func:`rlmon.report.chart_file_name`) and a callable returning the image, drawn by vl-convert only when it
-    is called (:func:`rlmon.report.chart_svg`)."""
-    from rlmon import report
+    :func:`rlmon.views.report.chart_file_name`) and a callable returning the image, drawn by vl-convert only when it
+    is called (:func:`rlmon.views.report.chart_svg`)."""
+    from rlmon.views import report
 
     title = spec.get("title")
     if isinstance(title, dict):
@@ -1714,7 +1709,7 @@ def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) ->
 
 
 def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
-    """The overview's experiments table (:func:`rlmon.panels.experiments_frame`); a click on any cell of a
+    """The overview's experiments table (:func:`rlmon.views.panels.experiments_frame`); a click on any cell of a
     row - its name included - returns that row's index (the page opens the experiment), else None.
 
     Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open,
@@ -1762,7 +1757,7 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
 
 
 def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
-    """The signals table (:func:`rlmon.panels.signals_frame`); each row links to its chart."""
+    """The signals table (:func:`rlmon.views.panels.signals_frame`); each row links to its chart."""
     st.dataframe(
         frame,
         hide_index=True,
@@ -1785,10 +1780,10 @@ def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[s
     """The per-step table of ``views`` for download.
 
     Columns: ``experiment`` (id), ``label``, ``step``, every logged and derived column, ``hours``, and - when
-    ``smoothing`` (a :class:`~rlmon.smoothing.Smoothing`) is on - ``<metric> (smoothed)`` for each of
+    ``smoothing`` (a :class:`~rlmon.analysis.smoothing.Smoothing`) is on - ``<metric> (smoothed)`` for each of
     ``smoothed_metrics``, smoothed over that metric's logged points as the charts draw it.
     """
-    from rlmon.smoothing import SMOOTHED, with_smoothed
+    from rlmon.analysis.smoothing import SMOOTHED, with_smoothed
 
     parts = [
         view.steps.select(
@@ -1828,7 +1823,7 @@ def sample_cache(cache_dir: Path) -> SampleCache:
 
 
 def experiment_samples(view: ExperimentView, settings: Settings) -> pl.DataFrame:
-    """An experiment's samples (:mod:`rlmon.samples`); raises :class:`RlmonError` when a log cannot be read."""
+    """An experiment's samples (:mod:`rlmon.logs.samples`); raises :class:`RlmonError` when a log cannot be read."""
     return read_samples(
         [item.path for item in view.ref.files],
         folder=view.ref.path,

@@ -6,7 +6,7 @@ same key sequence (almost all of them) are unpacked column-wise without explodin
 else a run says (config dump, total steps, resume markers, tqdm, failures, pretty-printed validation dicts) is
 collected by :class:`MetaCollector` from the few lines that carry a marker.
 
-Incremental use (see :mod:`rlmon.cache`): feed complete lines chunk by chunk with
+Incremental use (see :mod:`rlmon.logs.cache`): feed complete lines chunk by chunk with
 :func:`parse_chunk`, carrying the same :class:`MetaCollector`; merge the chunk frames with
 :func:`merge_steps`; call :meth:`MetaCollector.snapshot` for the metadata so far.
 """

@@ -14,9 +14,7 @@ exist or cannot be listed raises :class:`~rlmon.errors.CatalogError`.
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import json
 import os
 import re
 import stat
@@ -26,53 +24,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import quote, unquote
 
-import polars as pl
-
-from rlmon.cache import LogCache, file_mark, merge_steps, write_text_atomically
-from rlmon.errors import CatalogError, LogReadError, RlmonError, UnknownExperimentError
-from rlmon.experiment import (
-    ConfigSource,
-    Experiment,
-    SourceFile,
-    SourceRole,
-    assign_colors,
-    experiment_code,
-    experiment_color,
-    experiment_label,
-    extract_settings,
-    infer_algorithm,
-    model_track,
-    summarize_progress,
-    training_rows,
-)
-from rlmon.i18n import UNKNOWN_TRACK
-from rlmon.overrides import config_from_command, merge_configs
-from rlmon.rlmon_toml import ExperimentOverrides, RootConfig, read_root_config
-from rlmon.schema import STEP, RunMeta, empty_steps
-from rlmon.settings import Settings
+from rlmon.errors import CatalogError, UnknownExperimentError
+from rlmon.sources.rlmon_toml import ExperimentOverrides, RootConfig, read_root_config
 
 __all__ = [
-    "COLOR_BOOK_NAME",
     "FULL_WALK_S",
     "HEAD_BYTES",
     "LOG_SUFFIXES",
     "RECENT_CHANGE_S",
     "Catalog",
-    "ColorBook",
     "ExperimentRef",
     "LogFile",
-    "cache_color_book",
-    "catalog_colors",
     "decode_experiment_id",
-    "describe_root",
     "discover_experiments",
     "encode_experiment_id",
+    "experiment_code",
     "list_log_files",
-    "load_experiment",
-    "load_experiments",
     "name_timestamp",
     "sniff_log_head",
 ]
@@ -185,6 +155,17 @@ class Catalog:
             if ref.id == decoded:
                 return ref
         raise UnknownExperimentError(f"no experiment {experiment_id!r} under the configured log roots")
+
+
+_CODE = re.compile(r"^([A-Za-z]{1,3})(\d{1,4})(?=$|[_\-. ])")
+
+
+def experiment_code(folder_name: str) -> str | None:
+    """The short code at the start of a folder name: ``e2_dapo_4b`` -> ``E2``; None when there is none."""
+    match = _CODE.match(folder_name)
+    if match is None:
+        return None
+    return match.group(1).upper() + match.group(2)
 
 
 def encode_experiment_id(experiment_id: str) -> str:
@@ -607,297 +588,6 @@ def discover_experiments(roots: Sequence[Path], *, full_walk_s: float = FULL_WAL
     )
 
 
-# ------------------------------------------------------------------------------------------------ loading
-
-
-def _step_range(steps: Sequence[int]) -> str:
-    if not steps:
-        return "none"
-    return f"{steps[0]}" if steps[0] == steps[-1] else f"{steps[0]}–{steps[-1]}"
-
-
-def _role(meta: RunMeta, training_steps: Sequence[int], *, is_last: bool) -> tuple[SourceRole, str]:
-    if meta.failure is not None and not meta.final_validation and (not is_last or not training_steps):
-        return "crashed attempt", meta.failure
-    if not training_steps:
-        return "start-up only", "config and start-up output, no training step"
-    ended = f"; ended by {meta.failure}" if meta.failure is not None and not meta.final_validation else ""
-    if meta.resume_steps:
-        return "resumed", f"resumed at step {meta.resume_steps[-1]}; steps {_step_range(training_steps)}{ended}"
-    return "steps", f"steps {_step_range(training_steps)}{ended}"
-
-
-def load_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings: Settings) -> Experiment:
-    """Read an experiment's files through the log cache and summarise it.
-
-    Parameters
-    ----------
-    ref
-        From :func:`discover_experiments`.
-    cache
-        The per-log cache every file is read through.
-    now
-        Current time, seconds since the epoch (status uses it for stalls).
-    settings
-        ``stall_factor`` and ``stall_min_s`` are used.
-
-    Returns
-    -------
-    Experiment
-        A file that vanished or cannot be read, or that has no RL content, is listed in ``sources`` with
-        role ``unreadable`` / ``not RL`` and a message in ``problems``; the other files still count.
-        When two files hold the same training step, the later file's values win and a problem says so.
-
-    Raises
-    ------
-    LogReadError
-        Anything unexpected went wrong reading or summarising it (a bug, memory, a polars error): the error
-        names the experiment's folder and the kind of failure; the original is chained (``__cause__``).
-    """
-    try:
-        return _read_experiment(ref, cache, now=now, settings=settings)
-    except RlmonError:
-        raise
-    except Exception as error:
-        raise LogReadError(f"cannot be read ({type(error).__name__})", path=ref.path) from error
-
-
-def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, settings: Settings) -> Experiment:
-    problems: list[str] = []
-    sources: list[SourceFile] = []
-    metas: list[RunMeta] = []
-    frames: list[pl.DataFrame] = []
-    frame_names: list[str] = []
-    seen_steps: dict[int, str] = {}
-    mtimes: list[float] = []
-    for index, log in enumerate(ref.files):
-        try:
-            info = log.path.stat()
-            parsed = cache.read(log.path)
-        except (LogReadError, OSError) as error:
-            reason = error.reason if isinstance(error, LogReadError) else (error.strerror or str(error))
-            problems.append(f"{log.path}: cannot be read ({reason}); skipped, the other files are used")
-            sources.append(
-                SourceFile(name=log.name, path=str(log.path), size=log.size, mtime=log.mtime, role="unreadable",
-                           note=str(reason))
-            )  # fmt: skip
-            continue
-        mtimes.append(info.st_mtime)
-        meta = parsed.meta
-        if meta.kind != "rl":
-            problems.append(f"{log.path}: no verl RL content ({meta.kind}); ignored")
-            sources.append(
-                SourceFile(name=log.name, path=str(log.path), size=info.st_size, mtime=info.st_mtime,
-                           role="not RL", note=meta.kind)
-            )  # fmt: skip
-            continue
-        training = training_rows(parsed.steps)
-        training_steps = sorted(int(step) for step in training.get_column(STEP).to_list())
-        overlap = sorted(step for step in training_steps if step in seen_steps)
-        if overlap:
-            earlier = sorted({seen_steps[step] for step in overlap})
-            problems.append(
-                f"{log.name} repeats {len(overlap)} step(s) ({_step_range(overlap)}) already in "
-                f"{', '.join(earlier)}; the values from {log.name} are used"
-            )
-        for step in training_steps:
-            seen_steps[step] = log.name
-        role, note = _role(meta, training_steps, is_last=index == len(ref.files) - 1)
-        sources.append(
-            SourceFile(
-                name=log.name,
-                path=str(log.path),
-                size=info.st_size,
-                mtime=info.st_mtime,
-                role=role,
-                first_step=training_steps[0] if training_steps else None,
-                last_step=training_steps[-1] if training_steps else None,
-                steps=len(training_steps),
-                note=note,
-            )
-        )
-        if meta.warnings:
-            first = meta.warnings[0]
-            more = f" (and {len(meta.warnings) - 1} more)" if len(meta.warnings) > 1 else ""
-            problems.append(f"{log.path}: damaged input read around: {first}{more}")
-        metas.append(meta)
-        frames.append(parsed.steps)
-        frame_names.append(log.name)
-    steps = merge_steps(frames) if frames else empty_steps()
-    last_modified = max(mtimes, default=None)
-    dump = next((meta.config for meta in reversed(metas) if meta.config is not None), None)
-    launch = next((meta.launch_command for meta in reversed(metas) if meta.launch_command), None)
-    # a dump value wins; the command's overrides fill what the dump lacks, or stand alone without a dump
-    config = merge_configs(dump, config_from_command(launch))
-    config_source: ConfigSource | None = "dump" if dump is not None else ("command" if config is not None else None)
-    algorithm = infer_algorithm(config, launch_command=launch, columns=steps.columns)
-    progress = summarize_progress(
-        steps,
-        metas,
-        last_modified=last_modified,
-        now=now,
-        stall_factor=settings.stall_factor,
-        stall_min_s=settings.stall_min_s,
-    )
-    current = metas[-1] if metas else None
-    crashed = progress.status == "crashed"
-    overrides = ref.overrides
-    folder_name = ref.path.name if ref.relative != "." else ref.id
-    if not metas and ref.files:
-        problems.append(f"{ref.path}: none of its {len(ref.files)} log file(s) could be used")
-    return Experiment(
-        id=ref.id,
-        root=str(ref.root),
-        path=str(ref.path),
-        label=overrides.label or experiment_label(folder_name, algorithm),
-        track=overrides.track or model_track(config) or UNKNOWN_TRACK,
-        algorithm=algorithm,
-        description=overrides.description or algorithm.description,
-        color=overrides.color or experiment_color(ref.id),
-        order=ref.order,
-        hidden=bool(overrides.hidden),
-        status=progress.status,
-        steps_done=progress.steps_done,
-        total_steps=progress.total_steps,
-        missing_steps=progress.missing_steps,
-        elapsed_h=progress.elapsed_h,
-        mean_step_s=progress.mean_step_s,
-        median_step_s=progress.median_step_s,
-        last_step_s=progress.last_step_s,
-        eta_h=progress.eta_h,
-        idle_s=progress.idle_s,
-        failure=progress.failure,
-        settings=extract_settings(config, total_steps=progress.total_steps),
-        sources=tuple(sources),
-        steps=steps,
-        metas=tuple(metas),
-        problems=tuple(problems),
-        pass_rate_mode=overrides.pass_rate,
-        last_modified=last_modified,
-        config=config,
-        config_source=config_source,
-        failure_frames=tuple(current.failure_frames) if crashed and current is not None else (),
-        failure_step=current.failure_step if crashed and current is not None else None,
-        three_decimals=any(meta.three_decimals for meta in metas),
-    )
-
-
-_HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
-
-COLOR_BOOK_NAME = "colors.json"
-"""The :class:`ColorBook`'s file in a cache folder."""
-
-
-def cache_color_book(cache: LogCache) -> ColorBook | None:
-    """The :class:`ColorBook` kept in ``cache``'s folder (None for a cache in memory only)."""
-    return None if cache.cache_dir is None else ColorBook(cache.cache_dir / COLOR_BOOK_NAME)
-
-
-class ColorBook:
-    """The colours experiments were given, so that each keeps its own while others start and go: kept in
-    memory and, with a ``path``, in a small JSON file (in the cache folder) that survives a restart and is
-    shared by replicas on one cache folder.
-
-    Entries are keyed by log root and experiment id. The file is rewritten (write, then rename) only when a
-    colour is handed out; a missing, unreadable or damaged file is an empty book, and one that cannot be
-    written leaves the book in memory only. Thread-safe.
-    """
-
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path
-        self._colors: dict[str, str] = {}
-        self._lock = threading.Lock()
-        self._stamp: tuple[int, int, int] | None = None
-
-    @staticmethod
-    def _key(experiment: Experiment) -> str:
-        return f"{experiment.root}\n{experiment.id}"
-
-    def _read(self) -> None:
-        if self.path is None:
-            return
-        try:
-            stamp = file_mark(self.path.stat())
-            if stamp == self._stamp:
-                return
-            entries = json.loads(self.path.read_text(encoding="utf-8")).get("colors", {})
-        except (OSError, ValueError, AttributeError):
-            return
-        self._stamp = stamp
-        if isinstance(entries, dict):
-            for key, value in entries.items():
-                if isinstance(key, str) and isinstance(value, str) and _HEX_COLOR.match(value):
-                    self._colors.setdefault(key, value)
-
-    def _write(self) -> None:
-        if self.path is None:
-            return
-        text = json.dumps({"colors": self._colors}, indent=0, sort_keys=True)
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._stamp = write_text_atomically(text, self.path)
-
-    def assign(self, experiments: Sequence[Experiment], *, fixed: dict[str, str]) -> dict[str, str]:
-        """Experiment id -> colour (:func:`~rlmon.experiment.assign_colors` with this book as ``previous``),
-        recorded in the book."""
-        with self._lock:
-            self._read()
-            previous = {
-                item.id: self._colors[self._key(item)] for item in experiments if self._key(item) in self._colors
-            }
-            colors = assign_colors(experiments, fixed=fixed, previous=previous)
-            handed = {self._key(item): colors[item.id] for item in experiments if item.id not in fixed}
-            if any(self._colors.get(key) != value for key, value in handed.items()):
-                self._colors.update(handed)
-                self._write()
-            return colors
-
-
-def catalog_colors(
-    catalog: Catalog, experiments: Sequence[Experiment], *, book: ColorBook | None = None
-) -> dict[str, str]:
-    """Experiment id -> colour over a whole catalog (every root and track): :func:`~rlmon.experiment.assign_colors`
-    with the colours ``rlmon.toml`` sets kept, and with a ``book`` the colours handed out before. The app,
-    ``rlmon info`` and the report colour through this."""
-    fixed = {ref.id: ref.overrides.color for ref in catalog.experiments if ref.overrides.color}
-    if book is None:
-        return assign_colors(experiments, fixed=fixed)
-    return book.assign(experiments, fixed=fixed)
-
-
-def load_experiments(
-    catalog: Catalog,
-    cache: LogCache,
-    *,
-    now: float,
-    settings: Settings,
-    include_hidden: bool = True,
-    failures: list[RlmonError] | None = None,
-) -> list[Experiment]:
-    """:func:`load_experiment` for every experiment of a catalog, in catalog order, each with its colour
-    from :func:`catalog_colors` (no two alike while the palette lasts; kept in the cache folder's
-    :class:`ColorBook`, as the app does).
-
-    ``include_hidden=False`` leaves out the experiments ``rlmon.toml`` marks hidden. With a ``failures`` list,
-    an experiment that cannot be read is left out and its error appended there (the others are still read);
-    without one, the first such error is raised.
-    """
-    experiments = []
-    for ref in catalog.experiments:
-        try:
-            experiments.append(load_experiment(ref, cache, now=now, settings=settings))
-        except RlmonError as error:
-            if failures is None:
-                raise
-            failures.append(error)
-    colors = catalog_colors(catalog, experiments, book=cache_color_book(cache))
-    for experiment in experiments:
-        experiment.color = colors.get(experiment.id, experiment.color)
-    if include_hidden:
-        return experiments
-    return [experiment for experiment in experiments if not experiment.hidden]
-
-
 def list_log_files(folder: Path) -> tuple[Path, ...]:
     """The verl log files directly in one folder, oldest first (timestamp in the name, else mtime).
 
@@ -911,27 +601,3 @@ def list_log_files(folder: Path) -> tuple[Path, ...]:
     if folder not in walk.folders and walk.problems and walk.problems[0].startswith(f"{folder}: cannot"):
         raise CatalogError(walk.problems[0].removeprefix(f"{folder}: "), path=folder)
     return tuple(item.path for item in walk.folders.get(folder, []))
-
-
-def describe_root(
-    roots: Sequence[Path], cache: LogCache, *, now: float | None = None, settings: Settings | None = None
-) -> dict[str, Any]:
-    """JSON-ready description of the log roots (for ``rlmon info ROOT --json``).
-
-    Returns
-    -------
-    dict
-        ``roots`` (paths), ``experiments`` (:meth:`Experiment.to_summary_dict` each, catalog order),
-        ``ignored`` (files without verl RL content) and ``problems`` (messages).
-    """
-    catalog = discover_experiments(roots)
-    failures: list[RlmonError] = []
-    experiments = load_experiments(
-        catalog, cache, now=time.time() if now is None else now, settings=settings or Settings(), failures=failures
-    )
-    return {
-        "roots": [str(root) for root in catalog.roots],
-        "experiments": [experiment.to_summary_dict() for experiment in experiments],
-        "ignored": list(catalog.ignored),
-        "problems": [*catalog.problems, *(str(error) for error in failures)],
-    }

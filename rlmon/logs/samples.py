@@ -37,7 +37,7 @@ Sample frame (:data:`SAMPLE_SCHEMA`)
 Incremental use: :class:`SampleCache` reads each log once and then only what was appended, carrying a
 :class:`SampleCollector` across reads (a block cut by the end of the file is completed when the rest comes),
 and keeps its results in its own folder of rlmon's cache folder (``samples/``), never in the log folder.
-Processes sharing a cache folder take turns on a log as for the step frames (:mod:`rlmon.cache`): one lock
+Processes sharing a cache folder take turns on a log as for the step frames (:mod:`rlmon.logs.cache`): one lock
 file per log, and a frame file is never written over (a new name per write, named by ``state.json``).
 """
 
@@ -61,9 +61,9 @@ from typing import Any
 
 import polars as pl
 
-from rlmon import locks
 from rlmon.errors import LogReadError
-from rlmon.parse import BLOCK_BYTES, MAX_LINE_BYTES, split_lines
+from rlmon.logs import locks
+from rlmon.logs.parse import BLOCK_BYTES, MAX_LINE_BYTES, split_lines
 
 __all__ = [
     "DUMP_KEYS",
@@ -126,7 +126,7 @@ waiting samples): its lines are counted, not split."""
 
 
 def count_lines(data: bytes) -> int:
-    """Lines in ``data`` (complete lines) as :func:`rlmon.parse.split_lines` counts them: ``\\n``, ``\\r\\n``
+    """Lines in ``data`` (complete lines) as :func:`rlmon.logs.parse.split_lines` counts them: ``\\n``, ``\\r\\n``
     and a lone ``\\r`` each end one."""
     return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 

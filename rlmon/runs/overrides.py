@@ -13,8 +13,8 @@ user chose explicitly (verl's defaults are not in it), in Hydra's ``key=value`` 
   the ``-m <module>`` word count, words starting with ``-`` (``--config-name=...``) are not overrides;
 * a key given twice: the later one wins (Hydra applies overrides in order).
 
-:func:`config_from_command` builds the nested dict :func:`rlmon.experiment.extract_settings` and
-:func:`rlmon.experiment.infer_algorithm` read; :func:`merge_configs` lays it under a config dump.
+:func:`config_from_command` builds the nested dict :func:`rlmon.runs.experiment.extract_settings` and
+:func:`rlmon.runs.experiment.infer_algorithm` read; :func:`merge_configs` lays it under a config dump.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ A report holds what the app shows for the same experiments and view settings (la
 chosen metrics): the header (track, shared settings, progress), the experiments table, the written summary
 and the signals, the comparison charts, then one section per experiment (its paragraph and signals, numbers,
 source files, settings, training curves and validation charts), and a footer naming the log files and the
-time the report was made. The numbers and charts come from the app's own code (:mod:`rlmon.panels`,
-:mod:`rlmon.charts`, :mod:`rlmon.insights`, :mod:`rlmon.headline`); this module only lays them out.
+time the report was made. The numbers and charts come from the app's own code (:mod:`rlmon.views.panels`,
+:mod:`rlmon.views.charts`, :mod:`rlmon.analysis.insights`, :mod:`rlmon.runs.headline`); this module only lays them out.
 
 Self-contained. The Vega, Vega-Lite and vega-embed JavaScript comes from ``vl-convert-python``'s bundle
 (:func:`vl_convert.javascript_bundle`, shipped in the wheel: nothing is downloaded) and is inlined with every
@@ -39,13 +39,15 @@ from typing import Any
 
 import polars as pl
 
-from rlmon import charts, i18n, panels
-from rlmon.cache import LogCache
-from rlmon.catalog import cache_color_book, catalog_colors, discover_experiments, load_experiment
+from rlmon.analysis.smoothing import Smoothing
 from rlmon.errors import RlmonError, UnknownExperimentError
-from rlmon.experiment import SETTING_GROUPS, default_track
+from rlmon.logs.cache import LogCache
+from rlmon.runs.experiment import SETTING_GROUPS, default_track
+from rlmon.runs.loading import cache_color_book, catalog_colors, load_experiment
 from rlmon.settings import Settings
-from rlmon.smoothing import Smoothing
+from rlmon.sources.discovery import discover_experiments
+from rlmon.text import i18n
+from rlmon.views import charts, panels
 
 __all__ = [
     "ReportChart",
@@ -66,7 +68,7 @@ __all__ = [
 PNG_SCALE = 2
 """PNG images are drawn at twice the chart's size: sharp when pasted on a high-density screen."""
 _LEGEND_CONFIG = {"labelLimit": 0, "symbolSize": 70, "labelFontSize": 11}
-"""The legend style the app's charts are drawn with (rlmon.ui): labels never cut."""
+"""The legend style the app's charts are drawn with (rlmon.app.ui): labels never cut."""
 _CSP = (
     "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
     "img-src data: blob:; font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'"
@@ -86,13 +88,14 @@ class ReportOptions:
     lang: str = "en"
     smoothing: Smoothing = field(default_factory=lambda: Smoothing("ema", weight=0.6))
     metrics: tuple[str, ...] | None = None
-    """Comparison charts; None: the app's defaults for these experiments (:func:`rlmon.panels.default_metrics`)."""
+    """Comparison charts; None: the app's defaults for these experiments
+    (:func:`~rlmon.views.panels.default_metrics`)."""
     x: str = "step"
     log_scale: bool = False
     max_points: int = 2000
     """Most points per line (the app's ``max_points`` setting)."""
     renderer: str = "auto"
-    """``auto`` (each chart's own), ``svg`` or ``canvas``: :func:`rlmon.charts.with_renderer`."""
+    """``auto`` (each chart's own), ``svg`` or ``canvas``: :func:`rlmon.views.charts.with_renderer`."""
 
 
 ReportNumbers = panels.TableNumbers
@@ -101,7 +104,7 @@ ReportNumbers = panels.TableNumbers
 
 @dataclass(frozen=True)
 class ReportInsights:
-    """Signals, the summary paragraphs and each experiment's paragraph (the fields of ``rlmon.ui.Insights``)."""
+    """Signals, the summary paragraphs and each experiment's paragraph (the fields of ``rlmon.app.ui.Insights``)."""
 
     available: bool = True
     signals: tuple[Any, ...] = ()
@@ -132,14 +135,14 @@ class ReportChart:
 
 def report_numbers(view: panels.ExperimentView) -> ReportNumbers:
     """First-5 / last-10 mean pass rate and best and last validation with their steps: the numbers the app's
-    experiments table shows (:func:`rlmon.panels.table_numbers`)."""
+    experiments table shows (:func:`rlmon.views.panels.table_numbers`)."""
     return panels.table_numbers(view)
 
 
 def report_insights(views: Sequence[panels.ExperimentView], settings: Settings, lang: str) -> ReportInsights:
     """Signals, the written summary and each experiment's paragraph, as the app computes them for the same
     experiments (named by the label the pages show)."""
-    from rlmon.insights import detect_all, experiment_paragraph, write_summary
+    from rlmon.analysis.insights import detect_all, experiment_paragraph, write_summary
 
     experiments = [
         view.experiment
@@ -171,7 +174,7 @@ def read_selection(
     now: float | None = None,
 ) -> ReportSelection:
     """Read the experiments a report is about: those named (``experiment_ids``), else those of ``track``,
-    else those of the track the app opens on (:func:`rlmon.experiment.default_track`). Experiments
+    else those of the track the app opens on (:func:`rlmon.runs.experiment.default_track`). Experiments
     ``rlmon.toml`` hides are left out unless named.
 
     Raises
@@ -223,8 +226,9 @@ def report_charts(
     views: Sequence[panels.ExperimentView], *, insights: Any, options: ReportOptions
 ) -> list[ReportChart]:
     """Every chart of the report, in page order: the comparison charts, then per experiment its training curves
-    and validation charts. Specs are the app's (:func:`rlmon.panels.comparison_charts`,
-    :func:`~rlmon.panels.detail_charts`, :func:`~rlmon.panels.validation_panels`) with their data as rows."""
+    and validation charts. Specs are the app's (:func:`rlmon.views.panels.comparison_charts`,
+    :func:`~rlmon.views.panels.detail_charts`, :func:`~rlmon.views.panels.validation_panels`) with their data as
+    rows."""
     lang = options.lang
     metrics = options.metrics
     if metrics is None:
@@ -304,7 +308,7 @@ def write_chart_images(
 
 
 def chart_svg(spec: dict[str, Any]) -> str:
-    """An app chart (a spec as :func:`rlmon.ui.show_chart` draws it, Arrow datasets and all) as an SVG image,
+    """An app chart (a spec as :func:`rlmon.app.ui.show_chart` draws it, Arrow datasets and all) as an SVG image,
     drawn as :func:`write_chart_images` draws it: 800 px wide, with its own colour legend. ``spec`` is left as
     it is (the app's specs are shared, read only)."""
     return _svg(_static_spec(_with_rows(spec)))
@@ -355,7 +359,7 @@ def _file_part(text: str) -> str:
 
 
 def _text(value: object) -> str:
-    """Log text as element text or an attribute value: bidi controls out (:func:`rlmon.panels.display_text`),
+    """Log text as element text or an attribute value: bidi controls out (:func:`rlmon.views.panels.display_text`),
     then escaped."""
     return html.escape(panels.display_text(str(value)), quote=True)
 
@@ -401,9 +405,9 @@ def render_report(
     views
         The experiments, in the order the app lists them.
     numbers
-        Experiment id -> headline numbers (:func:`report_numbers`, or the app's ``rlmon.ui.headline``).
+        Experiment id -> headline numbers (:func:`report_numbers`, or the app's ``rlmon.app.ui.headline``).
     insights
-        Signals, summary and paragraphs (:func:`report_insights`, or the app's ``rlmon.ui.insights_for``).
+        Signals, summary and paragraphs (:func:`report_insights`, or the app's ``rlmon.app.ui.insights_for``).
     options
         Language and view settings.
     problems
@@ -537,7 +541,7 @@ def _experiments_table(views: Sequence[panels.ExperimentView], numbers: Mapping[
 
 
 def _summary(views: Sequence[panels.ExperimentView], insights: Any, lang: str) -> str:
-    from rlmon.insights import KINDS
+    from rlmon.analysis.insights import KINDS
 
     paragraphs = "".join(f"<p>{_text(paragraph)}</p>" for paragraph in getattr(insights, "summary", ()))
     signals = panels.signals_frame(views, getattr(insights, "signals", ()), kinds=KINDS, slugs={}, lang=lang)

@@ -14,8 +14,8 @@ control characters are taken out (they would reverse the text around them) and a
 
 A chart comes as a :class:`ChartPlan`: its memo key (everything the chart is drawn from, so every visitor
 asking for the same chart shares one build) and a builder returning the Vega-Lite spec
-(:mod:`rlmon.charts`). Metric names are the current verl names; each experiment's column is found through
-:func:`rlmon.metrics.resolve_key`, so an older log's ``actor/entropy_loss`` is drawn as its entropy.
+(:mod:`rlmon.views.charts`). Metric names are the current verl names; each experiment's column is found through
+:func:`rlmon.runs.metrics.resolve_key`, so an older log's ``actor/entropy_loss`` is drawn as its entropy.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ from typing import Any
 
 import polars as pl
 
-from rlmon import charts, i18n
-from rlmon.catalog import ExperimentRef
-from rlmon.experiment import SETTING_GROUPS, Experiment, settings_diff, short_track_names
-from rlmon.metrics import VALIDATION_PREFIX, add_derived_metrics, alias_of, resolve_key, validation_keys
-from rlmon.objstore import public_text
+from rlmon.analysis.smoothing import METHODS, Smoothing
+from rlmon.runs.experiment import SETTING_GROUPS, Experiment, settings_diff, short_track_names
+from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
-from rlmon.smoothing import METHODS, Smoothing
+from rlmon.sources.discovery import ExperimentRef
+from rlmon.sources.objstore import public_text
+from rlmon.text import i18n
+from rlmon.views import charts
 
 __all__ = [
     "COMPARISON_HEIGHT",
@@ -126,7 +127,7 @@ _DISPLAY = {
 
 def description_text(experiment: Experiment, lang: str) -> str:
     """The experiment's description in ``lang``: the team's ``rlmon.toml`` text as written, else rlmon's own
-    description of its algorithm (``algo_<key>`` in :mod:`rlmon.i18n`) in the reader's language; ``""`` when
+    description of its algorithm (``algo_<key>`` in :mod:`rlmon.text.i18n`) in the reader's language; ``""`` when
     there is neither."""
     own = experiment.algorithm.description
     key = f"algo_{experiment.algorithm.key}"
@@ -140,7 +141,7 @@ def display_text(text: str, *, limit: int | None = None) -> str:
     """``text`` as rlmon shows names from folders and logs: without bidi control characters (U+202A-U+202E,
     U+2066-U+2069, U+200E/U+200F, U+061C: each reorders the text around it), other control characters but
     the line break as spaces, and cut to ``limit`` characters with an ellipsis. The folder of an object-storage
-    mirror reads as its ``s3://`` URL (:func:`rlmon.objstore.public_text`).
+    mirror reads as its ``s3://`` URL (:func:`rlmon.sources.objstore.public_text`).
 
     >>> display_text("e4_\u202egnp.exe")
     'e4_gnp.exe'
@@ -160,7 +161,7 @@ class ExperimentView:
     ref: ExperimentRef
     experiment: Experiment
     steps: pl.DataFrame
-    """Step frame (schema.py) plus derived metrics (rlmon.metrics) and ``hours`` (elapsed training hours)."""
+    """Step frame (schema.py) plus derived metrics (rlmon.runs.metrics) and ``hours`` (elapsed training hours)."""
     logged_keys: tuple[str, ...]
     derived_keys: tuple[str, ...]
     serial: int = 0
@@ -199,7 +200,7 @@ class ExperimentView:
 
 
 def view_of(ref: ExperimentRef, experiment: Experiment, *, serial: int = 0) -> ExperimentView:
-    """The experiment ready for the pages: its derived metrics (:func:`rlmon.metrics.add_derived_metrics`) and
+    """The experiment ready for the pages: its derived metrics (:func:`rlmon.runs.metrics.add_derived_metrics`) and
     an ``hours`` column (elapsed training hours; null when the log has no step times)."""
     logged = tuple(name for name in experiment.steps.columns if name != STEP)
     steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
@@ -258,7 +259,7 @@ def line_points(max_points: int, lines: int) -> int:
 def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
     """The long frame (schema.py) of one metric over several experiments; rows without a value left out.
 
-    Each experiment's column is the metric's logged name there (:func:`rlmon.metrics.resolve_key`).
+    Each experiment's column is the metric's logged name there (:func:`rlmon.runs.metrics.resolve_key`).
     """
     parts = []
     for view in views:
@@ -280,8 +281,8 @@ def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
 
 
 def shown_track_names(tracks: Sequence[str], lang: str) -> dict[str, str]:
-    """Track -> the short name pages show it by in ``lang`` (:func:`rlmon.experiment.short_track_names` of the
-    names :func:`rlmon.i18n.track_name` gives)."""
+    """Track -> the short name pages show it by in ``lang`` (:func:`rlmon.runs.experiment.short_track_names` of the
+    names :func:`rlmon.text.i18n.track_name` gives)."""
     names = list(dict.fromkeys(tracks))
     shown = {name: i18n.track_name(name, lang) for name in names}
     short = short_track_names(list(shown.values()))
@@ -298,7 +299,7 @@ def display_labels(views: Sequence[ExperimentView], lang: str) -> dict[str, str]
 
 
 def metric_name(key: str, lang: str) -> str:
-    """A metric's title (:func:`rlmon.i18n.metric_title`) as a chart or a menu shows it (:func:`display_text`)."""
+    """A metric's title (:func:`rlmon.text.i18n.metric_title`) as a chart or a menu shows it (:func:`display_text`)."""
     return display_text(i18n.metric_title(key, lang), limit=NAME_LIMIT)
 
 
@@ -626,9 +627,9 @@ class TableNumbers:
 
 def table_numbers(view: ExperimentView) -> TableNumbers:
     """First-5 / last-10 mean pass rate, best validation (with its step) and last validation, from
-    :func:`rlmon.headline.headline_numbers`; computed from the view's frame when that fails."""
+    :func:`rlmon.runs.headline.headline_numbers`; computed from the view's frame when that fails."""
     from rlmon.errors import RlmonError
-    from rlmon.headline import headline_numbers
+    from rlmon.runs.headline import headline_numbers
 
     try:
         numbers = headline_numbers(view.experiment)
@@ -791,7 +792,7 @@ def experiments_frame(
     """The overview's experiments table, one row per experiment.
 
     ``numbers`` maps experiment id -> its headline (``first5_pass``, ``last10_pass``, ``best_val``,
-    ``best_val_step``, ``last_val``, ``sparkline``; see :class:`rlmon.ui.Headline`). Columns: ``experiment``
+    ``best_val_step``, ``last_val``, ``sparkline``; see :class:`rlmon.app.ui.Headline`). Columns: ``experiment``
     (label), ``track`` (only when several tracks are in view), ``status`` (glyph, status, steps), ``progress``
     (0–100), ``hours``, ``eta``, ``first5``, ``last10``, ``best_val``, ``last_val``, ``spark`` (the pass rate,
     each on its own scale), ``page`` (the experiment page's path).

@@ -1,6 +1,6 @@
 """Per-log cache: a log is parsed once, and a refresh parses only what was appended.
 
-For each log file the cache keeps the step frame and the :class:`~rlmon.parse.MetaCollector` state of every
+For each log file the cache keeps the step frame and the :class:`~rlmon.logs.parse.MetaCollector` state of every
 *complete* line read so far, plus the file's identity (device, inode), its size, mtime and ctime when it was
 read, the byte offset where the complete lines end, and fingerprints of the file's head and of the bytes just
 before that offset. On :meth:`LogCache.read`:
@@ -42,8 +42,8 @@ parsed again. rlmon never writes into a log folder. A server reading many logs a
 
 Several processes (app replicas on several machines, the CLI) may share one cache folder, NFS included. One
 process at a time reads a log and writes its entry, holding the log's lock file in ``<cache>/locks/`` (see
-:mod:`rlmon.locks`: made atomically, also on NFS; broken when stale). A process that takes the lock first loads what
-another process wrote since its own last look, so a log is parsed once for all. One that waited
+:mod:`rlmon.logs.locks`: made atomically, also on NFS; broken when stale). A process that takes the lock first
+loads what another process wrote since its own last look, so a log is parsed once for all. One that waited
 ``lock_wait_s`` in vain reads the log in memory and writes nothing. A reader that loses a race with a writer
 (the state it read names files already replaced) reads the state again once, and else parses.
 
@@ -70,9 +70,9 @@ from typing import Any
 
 import polars as pl
 
-from rlmon import checksum, locks
 from rlmon.errors import LogReadError
-from rlmon.parse import (
+from rlmon.logs import checksum, locks
+from rlmon.logs.parse import (
     BLOCK_BYTES,
     LINE,
     MAX_LINE_BYTES,
@@ -133,7 +133,7 @@ def complete_end(data: bytes) -> int:
 
 
 def _crc(data: bytes) -> int:
-    """CRC-32 of ``data``; a frame file's on two threads (:mod:`rlmon.checksum`)."""
+    """CRC-32 of ``data``; a frame file's on two threads (:mod:`rlmon.logs.checksum`)."""
     return checksum.crc32(data)
 
 
@@ -199,7 +199,7 @@ class LogCache:
     lock_wait_s
         Seconds to wait while another process holds a log's lock before reading that log in memory only.
     lock_stale_s
-        Age in seconds after which another process's lock on a log is broken (see :mod:`rlmon.locks`).
+        Age in seconds after which another process's lock on a log is broken (see :mod:`rlmon.logs.locks`).
     """
 
     def __init__(

@@ -32,12 +32,12 @@ Browser work. The browser evaluates every encoding channel of every point with V
 so the specs keep per-point work small: no spoken description per point (``aria: false``), no validity test per
 point of a line (rows are tested once where they enter), no sort expression for the colours (rows come in the
 colour domain's order), no opacity test unless a run is highlighted, explicit scale domains (no extents), and
-tooltip pictures joined from texts formatted on the server (:mod:`rlmon.tooltip`). A smoothing change leaves
+tooltip pictures joined from texts formatted on the server (:mod:`rlmon.views.tooltip`). A smoothing change leaves
 the spec text as it was: the browser keeps the chart and swaps in only the datasets whose bytes changed (the
 smoothed line and the hover table), and the raw lines, whose scales did not move, are not drawn again.
 
 Text read from logs only ever reaches the chart as data fields shown in tooltips or legends (plain text), or
-inside the hover tooltip's SVG picture XML-escaped and percent-encoded in Python (:mod:`rlmon.tooltip`);
+inside the hover tooltip's SVG picture XML-escaped and percent-encoded in Python (:mod:`rlmon.views.tooltip`);
 only column names, number formats and such percent-encoded literals enter Vega expressions.
 """
 
@@ -51,10 +51,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from rlmon import ticks, tooltip
+from rlmon.analysis.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
 from rlmon.errors import SettingError
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, PALETTE, STEP, VALUE
-from rlmon.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
+from rlmon.views import ticks, tooltip
 
 if TYPE_CHECKING:
     import altair as alt
@@ -182,7 +182,7 @@ def metric_chart_spec(
         Experiment id -> hex colour / display label. Their order fixes the legend order; an experiment
         missing from them gets its id as label and a colour from :data:`DEFAULT_PALETTE`.
     smoothing
-        :class:`rlmon.smoothing.Smoothing`; computed on every logged point, then downsampled.
+        :class:`rlmon.analysis.smoothing.Smoothing`; computed on every logged point, then downsampled.
     x
         ``"step"`` or ``"hours"`` (rows with unknown hours are left out on the hours axis).
     log_scale
@@ -815,7 +815,7 @@ def _line_spec(
             encoding["axis"] = {**encoding["axis"], "values": [value]}
         return encoding
 
-    # 4-7 round ticks chosen here (rlmon.ticks); the domain grows to the outer ones. A log scale keeps Vega's.
+    # 4-7 round ticks chosen here (rlmon.views.ticks); the domain grows to the outer ones. A log scale keeps Vega's.
     y_ticks = None if log_scale or y_domain is None else ticks.value_ticks(*y_domain)
 
     def y_enc(field: str) -> dict[str, Any]:
@@ -971,9 +971,10 @@ def _hover_table(
     """One row per x with every experiment's value there (nearest logged point within the run's range).
 
     Columns: ``x``; per experiment ``i`` (in ``experiments`` order) ``r<i>`` (the value) and, with smoothing
-    on, ``s<i>`` (the smoothed value); the rank columns ``o0 …`` and ``_n`` of :func:`rlmon.tooltip.with_rank_columns`
-    (by the smoothed value when smoothing is on); and the tooltip heading ``_head`` (the x value and the
-    range of the other coordinate - hours on the step axis, steps on the hours axis - over the runs shown).
+    on, ``s<i>`` (the smoothed value); the rank columns ``o0 …`` and ``_n`` of
+    :func:`~rlmon.views.tooltip.with_rank_columns` (by the smoothed value when smoothing is on); and the tooltip
+    heading ``_head`` (the x value and the range of the other coordinate - hours on the step axis, steps on the
+    hours axis - over the runs shown).
     """
     xs = grid.unique().sort()
     if xs.len() > max_points:
@@ -1082,7 +1083,7 @@ def _thin_line(frame: pl.DataFrame, *, x: str, buckets: int) -> pl.DataFrame:
 def _hover_rule(data: dict[str, Any], *, x: str, tooltip_expr: str) -> dict[str, Any]:
     """A vertical rule per x, invisible until the pointer is nearest to it; its tooltip is ``tooltip_expr``.
 
-    The tooltip is an expression built by :func:`rlmon.tooltip.tooltip_expr` (a heading and an SVG picture
+    The tooltip is an expression built by :func:`rlmon.views.tooltip.tooltip_expr` (a heading and an SVG picture
     of every series' value there, sorted): only column names, formats and percent-encoded literals enter it.
     """
     return {
@@ -1340,7 +1341,7 @@ def _bottom_legend(labels: Sequence[str]) -> dict[str, Any]:
 
 def _x_encoding(x: str, x_title: str | None, domain: Sequence[float] | None = None) -> dict[str, Any]:
     """The step or hours axis. Over a ``domain`` (the data's extent, kept as the scale's), 4-7 round ticks
-    inside it (:func:`rlmon.ticks.position_ticks`; whole steps on the step axis)."""
+    inside it (:func:`rlmon.views.ticks.position_ticks`; whole steps on the step axis)."""
     axis: dict[str, Any] = {"format": "~s", "tickMinStep": 1} if x == STEP else {"format": "~r"}
     axis["tickCount"] = _X_TICKS
     found = None if domain is None else ticks.position_ticks(domain[0], domain[1], integer=x == STEP)
@@ -1353,7 +1354,7 @@ def _with_ticks(
     axis: dict[str, Any], found: ticks.Ticks, *, percent: bool = False, axis_format: str | None = None
 ) -> dict[str, Any]:
     """``axis`` with ``found``'s tick values and a format that writes each of them whole
-    (:func:`rlmon.ticks.tick_format`; ``axis_format="~s"`` asks for SI suffixes, for tokens and steps)."""
+    (:func:`rlmon.views.ticks.tick_format`; ``axis_format="~s"`` asks for SI suffixes, for tokens and steps)."""
     axis = {key: value for key, value in axis.items() if key != "tickMinStep"}
     axis["values"] = found.values
     # Vega thins given values down to the tick count (its default grows with the plot's size, and a layer
@@ -1361,7 +1362,7 @@ def _with_ticks(
     axis["tickCount"] = len(found.values)
     if axis_format not in (None, "~s"):
         axis["format"] = axis_format
-    else:  # SI suffixes with the precision the values need (see rlmon.ticks.tick_format)
+    else:  # SI suffixes with the precision the values need (see rlmon.views.ticks.tick_format)
         axis["format"] = ticks.tick_format(found, percent=percent, si=axis_format == "~s")
     return axis
 

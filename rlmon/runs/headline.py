@@ -1,6 +1,6 @@
 """The headline numbers of one experiment, and the number formats rlmon shows people.
 
-Pure: :func:`headline_numbers` takes an :class:`~rlmon.experiment.Experiment` (already read) and returns a
+Pure: :func:`headline_numbers` takes an :class:`~rlmon.runs.experiment.Experiment` (already read) and returns a
 :class:`Headline`; nothing here touches files or the clock.
 
 Definitions (the team's old page used the same ones):
@@ -13,10 +13,10 @@ Definitions (the team's old page used the same ones):
   letting one spike decide;
 * only training steps count (rows holding validation alone are left out), and only finite values
   (NaN/inf are reported by the insights, not averaged);
-* pass rate in % comes from the derived-metrics registry (:mod:`rlmon.metrics`);
+* pass rate in % comes from the derived-metrics registry (:mod:`rlmon.runs.metrics`);
 * a metric verl renamed across versions (``actor/entropy`` was ``actor/entropy_loss``) is read under the name
-  the run logged (:func:`rlmon.metrics.resolve_key`), the same series its chart draws;
-* validation scores are the headline key per data source (:func:`rlmon.metrics.validation_keys`), as logged
+  the run logged (:func:`rlmon.runs.metrics.resolve_key`), the same series its chart draws;
+* validation scores are the headline key per data source (:func:`rlmon.runs.metrics.validation_keys`), as logged
   (accuracy 0–1 for ``acc``); the best is the highest value, at its first step. The validation run before
   training (``val_before_train``, logged at the step before the first training step) is the baseline and is
   left out of best and last.
@@ -39,8 +39,8 @@ from typing import Any
 
 import polars as pl
 
-from rlmon.experiment import Experiment, config_get, training_rows
-from rlmon.metrics import METRIC_ALIASES, add_derived_metrics, resolve_key, validation_keys
+from rlmon.runs.experiment import Experiment, config_get, training_rows
+from rlmon.runs.metrics import METRIC_ALIASES, add_derived_metrics, resolve_key, validation_keys
 from rlmon.schema import STEP
 
 __all__ = [
@@ -82,7 +82,7 @@ GRAD_NORM_KEY = "actor/grad_norm"
 ENTROPY_KEY = "actor/entropy"
 """The policy entropy, by its current name; older logs call it ``actor/entropy_loss``."""
 ENTROPY_KEYS = METRIC_ALIASES[ENTROPY_KEY]
-"""Every name the policy entropy had (:data:`rlmon.metrics.METRIC_ALIASES`), newest first."""
+"""Every name the policy entropy had (:data:`rlmon.runs.metrics.METRIC_ALIASES`), newest first."""
 
 
 # -------------------------------------------------------------------------------------------- formatting
@@ -202,7 +202,7 @@ def format_band(low: float | None, high: float | None) -> str:
 def training_frame(experiment: Experiment) -> pl.DataFrame:
     """The experiment's training rows (no validation-only rows) with the derived metrics added, by step.
 
-    Columns: the step frame's (schema.py) plus :data:`rlmon.metrics.DERIVED_METRICS` names and
+    Columns: the step frame's (schema.py) plus :data:`rlmon.runs.metrics.DERIVED_METRICS` names and
     ``val_score/<data source>``.
     """
     rows = training_rows(experiment.steps)
@@ -226,7 +226,7 @@ def finite_series(frame: pl.DataFrame, key: str) -> tuple[list[int], list[float]
 
 def metric_series(frame: pl.DataFrame, name: str) -> tuple[list[int], list[float]]:
     """:func:`finite_series` of metric ``name`` under whichever name this run logged it
-    (:func:`rlmon.metrics.resolve_key`): the series a chart of ``name`` draws. Empty when not logged."""
+    (:func:`rlmon.runs.metrics.resolve_key`): the series a chart of ``name`` draws. Empty when not logged."""
     key = resolve_key(name, frame.columns)
     return finite_series(frame, key) if key is not None else ([], [])
 
@@ -394,7 +394,7 @@ def headline_numbers(experiment: Experiment) -> Headline:
     Parameters
     ----------
     experiment
-        A loaded experiment (:func:`rlmon.catalog.load_experiment`).
+        A loaded experiment (:func:`rlmon.runs.loading.load_experiment`).
 
     Returns
     -------

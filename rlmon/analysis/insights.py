@@ -31,7 +31,7 @@ Detectors (signal ``kind``, severity):
   ``critic/kl`` in older logs) averages ``kl_blowup_factor`` x its earlier median at the end, and at least
   ``kl_floor``.
 
-Every metric is read through :func:`rlmon.metrics.resolve_key` (a renamed metric under the name the run
+Every metric is read through :func:`rlmon.runs.metrics.resolve_key` (a renamed metric under the name the run
 logged), so a signal talks about exactly the series the metric's chart draws.
 * ``crashed`` (critical), ``stalled`` (warning): from the experiment status; ``crashed`` carries the first
   exception line, the last training step before it (``Experiment.failure_step``) and the innermost traceback
@@ -42,7 +42,7 @@ run); the numbers *reported* use the headline definitions (start = first 5 steps
 
 The summary (:func:`write_summary`, :func:`experiment_paragraph`) is plain text, generated only from the data,
 deterministic, in English or Chinese; every template is an ``insight_*`` (signal kinds: ``kind_*``) message of
-the app's one message catalog, :data:`rlmon.i18n.MESSAGES`.
+the app's one message catalog, :data:`rlmon.text.i18n.MESSAGES`.
 """
 
 from __future__ import annotations
@@ -57,10 +57,9 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rlmon import i18n
-from rlmon.cache import LogCache
-from rlmon.experiment import Experiment
-from rlmon.headline import (
+from rlmon.logs.cache import LogCache
+from rlmon.runs.experiment import Experiment
+from rlmon.runs.headline import (
     ENTROPY_KEY,
     PASS_RATE,
     RESPONSE_LENGTH_KEY,
@@ -82,9 +81,10 @@ from rlmon.headline import (
     start_mean,
     training_frame,
 )
-from rlmon.metrics import alias_of, resolve_key, validation_keys
+from rlmon.runs.metrics import alias_of, resolve_key, validation_keys
 from rlmon.schema import STEP
 from rlmon.settings import Settings
+from rlmon.text import i18n
 
 __all__ = [
     "KINDS",
@@ -130,7 +130,7 @@ KINDS: dict[str, dict[str, str]] = {
         "stalled",
     )
 }
-"""Signal kind -> display name per language (the names are ``kind_<kind>`` in :data:`rlmon.i18n.MESSAGES`)."""
+"""Signal kind -> display name per language (the names are ``kind_<kind>`` in :data:`rlmon.text.i18n.MESSAGES`)."""
 
 
 # ------------------------------------------------------------------------------------------------- signals
@@ -795,7 +795,7 @@ def _codes(experiments: Sequence[Experiment]) -> str:
 
 
 def _fill(key: str, lang: str, **fields: str) -> str:
-    """Template ``insight_<key>`` of the message catalog (:data:`rlmon.i18n.MESSAGES`), filled."""
+    """Template ``insight_<key>`` of the message catalog (:data:`rlmon.text.i18n.MESSAGES`), filled."""
     return i18n.t("insight_" + key, lang, **fields)
 
 
@@ -1412,7 +1412,8 @@ def summary_for_root(
     CatalogError
         A root is missing or cannot be listed.
     """
-    from rlmon.catalog import discover_experiments, load_experiment
+    from rlmon.runs.loading import load_experiment
+    from rlmon.sources.discovery import discover_experiments
 
     settings = settings or Settings()
     cache = cache or LogCache(None)

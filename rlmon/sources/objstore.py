@@ -34,10 +34,6 @@ credentials and endpoint from the standard places: ``AWS_ACCESS_KEY_ID``/``AWS_S
 installed - ``~/.aws/config`` and ``~/.aws/credentials`` (profiles, SSO, assumed roles) through boto3's
 credential chain, and the profile's ``endpoint_url`` when ``AWS_ENDPOINT_URL`` is not set.
 
->>> parse_object_url("s3://runs/team/verl/").url
-'s3://runs/team/verl'
->>> parse_object_url("s3://runs").name
-'runs'
 """
 
 from __future__ import annotations
@@ -57,94 +53,32 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rlmon.errors import ObjectStoreError, SettingError
+from rlmon.errors import ObjectStoreError
+from rlmon.roots import ObjectRoot, safe_part
 
 if TYPE_CHECKING:
     from obstore import GetOptions
 
 __all__ = [
     "OVERLAP_BYTES",
-    "SCHEMES",
-    "ObjectRoot",
     "RootSyncer",
     "SyncResult",
     "SyncStats",
     "classify_error",
-    "is_object_url",
     "last_synced",
     "mirror_folder",
     "open_store",
-    "parse_object_url",
     "public_text",
     "sync_root",
 ]
 
-SCHEMES = ("s3",)
 OVERLAP_BYTES = 4096
 """Bytes before the mirrored size fetched again with an append, to check the object was only appended to."""
 _CHUNK_BYTES = 8 * 1024 * 1024
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.\-_]{1,62}$")
 _KEPT_SUFFIXES = (".log", ".jsonl")  # catalog.LOG_SUFFIXES (not imported: catalog imports settings, which imports this)
 _ROOT_CONFIG = "rlmon.toml"  # rlmon_toml.CONFIG_NAME
 
 ErrorKind = Literal["missing_bucket", "denied", "unreachable", "failed"]
-
-
-@dataclass(frozen=True)
-class ObjectRoot:
-    """A log root on object storage: ``s3://bucket/prefix``."""
-
-    scheme: str
-    bucket: str
-    prefix: str
-    """Key prefix without leading or trailing ``/``; empty for the whole bucket."""
-
-    @property
-    def url(self) -> str:
-        return f"{self.scheme}://{self.bucket}/{self.prefix}" if self.prefix else f"{self.scheme}://{self.bucket}"
-
-    @property
-    def name(self) -> str:
-        """The last part of the prefix, else the bucket: the root's label, as a local folder's name is."""
-        last = self.prefix.rsplit("/", 1)[-1] if self.prefix else self.bucket
-        return last if _safe_part(last) else self.bucket
-
-    @property
-    def key_prefix(self) -> str:
-        """The prefix as listed: ``team/verl/`` (``""`` for the whole bucket)."""
-        return self.prefix + "/" if self.prefix else ""
-
-    def __str__(self) -> str:
-        return self.url
-
-
-def is_object_url(text: str) -> bool:
-    """True for ``s3://...`` (any case of the scheme)."""
-    scheme, sep, _ = text.strip().partition("://")
-    return bool(sep) and scheme.lower() in SCHEMES
-
-
-def parse_object_url(text: str) -> ObjectRoot:
-    """``s3://bucket/prefix`` -> :class:`ObjectRoot`.
-
-    Raises
-    ------
-    SettingError
-        Not an ``s3://`` URL, or no valid bucket name.
-    """
-    scheme, sep, rest = text.strip().partition("://")
-    if not sep or scheme.lower() not in SCHEMES:
-        raise SettingError(f"{text!r} is not an object-storage URL (s3://bucket/prefix)")
-    bucket, _, prefix = rest.partition("/")
-    if not _BUCKET.match(bucket):
-        raise SettingError(f"{text!r}: {bucket!r} is not a bucket name (3-63 lowercase letters, digits, '.', '-')")
-    prefix = "/".join(part for part in prefix.split("/") if part)
-    return ObjectRoot(scheme=scheme.lower(), bucket=bucket, prefix=prefix)
-
-
-def _safe_part(part: str) -> bool:
-    """A key part that can be a file or folder name in the mirror (and that discovery would not skip)."""
-    return bool(part) and not part.startswith(".") and "\x00" not in part and "\\" not in part and len(part) <= 255
 
 
 # ---------------------------------------------------------------------------------------------------- mirror
@@ -337,7 +271,7 @@ def _wanted(key: str, root: ObjectRoot) -> str | None:
 
 def _relative_path(relative: str) -> Path | None:
     parts = relative.split("/")
-    if not all(_safe_part(part) for part in parts) or len(parts) > 32:
+    if not all(safe_part(part) for part in parts) or len(parts) > 32:
         return None
     return Path(*parts)
 

@@ -1,7 +1,7 @@
 """What one experiment is: identity, algorithm, settings, status and progress.
 
 Everything here is pure: it takes config dicts, step frames, :class:`~rlmon.schema.RunMeta` objects and the
-current time as arguments and never touches files or the clock. :func:`rlmon.catalog.load_experiment` reads
+current time as arguments and never touches files or the clock. :func:`rlmon.runs.loading.load_experiment` reads
 the files and assembles an :class:`Experiment` from these pieces.
 
 Status rules (format reference §6), in order:
@@ -27,9 +27,10 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rlmon import i18n
-from rlmon.metrics import step_seconds_expr
+from rlmon.runs.metrics import step_seconds_expr
 from rlmon.schema import NON_TRAINING_KEY, PALETTE, STEP, RunMeta
+from rlmon.sources.discovery import experiment_code
+from rlmon.text import i18n
 
 __all__ = [
     "ALGORITHMS",
@@ -47,7 +48,6 @@ __all__ = [
     "assign_colors",
     "config_get",
     "default_track",
-    "experiment_code",
     "experiment_color",
     "experiment_label",
     "extract_settings",
@@ -105,11 +105,11 @@ class Setting:
     """JSON-ready value (bool, int, float, str, None)."""
     display: str
     """Short display form in English, e.g. ``16K``, ``32×8``, ``off`` (the CLI's); people see
-    :func:`rlmon.i18n.setting_display`, which follows their language."""
+    :func:`rlmon.text.i18n.setting_display`, which follows their language."""
     path: str = ""
     """Config path(s) it comes from, e.g. ``data.max_response_length``."""
     message: str = ""
-    """The language-neutral form of a display that holds words: a key of :data:`rlmon.i18n.MESSAGES`
+    """The language-neutral form of a display that holds words: a key of :data:`rlmon.text.i18n.MESSAGES`
     (``value_off``, ``value_gpus``, ...); empty when the display is a value shown as it is (``16K``, ``vllm``)."""
     fields: tuple[tuple[str, Any], ...] = ()
     """The fields of :attr:`message` (``(("n", 4),)``)."""
@@ -126,7 +126,7 @@ class SettingDiff:
     """Experiment id -> value (``None`` when that experiment lacks the setting)."""
     displays: dict[str, str]
     """Experiment id -> English display form (``—`` when absent); pages show
-    :func:`rlmon.i18n.setting_display` of each experiment's setting instead."""
+    :func:`rlmon.text.i18n.setting_display` of each experiment's setting instead."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,7 @@ class Experiment:
     """Newest mtime of its files."""
     config: dict[str, Any] | None = field(default=None, repr=False)
     """The config dump of the newest file that has one, completed by the Hydra overrides of the newest launch
-    command (:func:`rlmon.overrides.merge_configs`: a dump value wins, overrides fill keys the dump lacks);
+    command (:func:`rlmon.runs.overrides.merge_configs`: a dump value wins, overrides fill keys the dump lacks);
     without a dump, the overrides alone (see ``config_source``)."""
     config_source: ConfigSource | None = None
     """Where ``config`` (and so ``settings`` and ``algorithm``) comes from: ``dump`` (a config dump, perhaps
@@ -432,16 +432,6 @@ def infer_algorithm(
 
 # ----------------------------------------------------------------------------------------------- identity
 
-_CODE = re.compile(r"^([A-Za-z]{1,3})(\d{1,4})(?=$|[_\-. ])")
-
-
-def experiment_code(folder_name: str) -> str | None:
-    """The short code at the start of a folder name: ``e2_dapo_4b`` -> ``E2``; None when there is none."""
-    match = _CODE.match(folder_name)
-    if match is None:
-        return None
-    return match.group(1).upper() + match.group(2)
-
 
 def experiment_label(folder_name: str, algorithm: Algorithm) -> str:
     """``E2 · DAPO`` from ``e2_dapo_4b``; without a code, ``<folder> · <algorithm>``."""
@@ -480,7 +470,7 @@ def assign_colors(
     fixed
         Experiment id -> colour set in ``rlmon.toml``: kept as it is, and not handed to any other experiment.
     previous
-        Experiment id -> the colour it was given before (:class:`rlmon.catalog.ColorBook`): kept unless
+        Experiment id -> the colour it was given before (:class:`rlmon.runs.loading.ColorBook`): kept unless
         ``fixed`` gives that colour to another experiment or an experiment earlier in the order below already
         kept it, so an experiment that starts, or one that goes away, changes no other experiment's colour.
     palette
