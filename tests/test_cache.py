@@ -23,7 +23,8 @@ from test_hostile_data import Clock
 
 import rlmon.logs.cache
 from rlmon.errors import LogReadError
-from rlmon.logs.cache import QUIET_S, LogCache, complete_end, merge_steps, read_log, read_logs
+from rlmon.logs.cache import QUIET_S, LogCache, merge_steps, read_log, read_logs
+from rlmon.logs.lines import complete_end
 from rlmon.logs.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes
 
 DATA = Path(__file__).resolve().parent / "data"

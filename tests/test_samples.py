@@ -248,8 +248,7 @@ def test_to_text() -> None:
 
 
 def test_line_count_matches_the_step_parser() -> None:
-    from rlmon.logs.parse import split_lines
-    from rlmon.logs.samples import count_lines
+    from rlmon.logs.lines import count_lines, split_lines
 
     for data in (b"a\nb\n", b"a\r\nb\rc\n", b"x\r\r\n", b"\n\n\r", b"tqdm 1\rtqdm 2\rdone\n"):
         assert count_lines(data) == split_lines(data).len(), data

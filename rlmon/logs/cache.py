@@ -72,6 +72,7 @@ import polars as pl
 
 from rlmon.errors import LogReadError
 from rlmon.logs import checksum, locks
+from rlmon.logs.lines import complete_end, file_mark, split_lines
 from rlmon.logs.parse import (
     BLOCK_BYTES,
     LINE,
@@ -84,7 +85,6 @@ from rlmon.logs.parse import (
     merge_steps,
     parse_chunk,
     parse_jsonl_chunk,
-    split_lines,
 )
 from rlmon.schema import STEP, RunMeta, empty_steps
 
@@ -94,8 +94,6 @@ __all__ = [
     "QUIET_S",
     "WRITE_RETRY_S",
     "LogCache",
-    "complete_end",
-    "file_mark",
     "merge_steps",
     "read_log",
     "read_logs",
@@ -112,24 +110,6 @@ WRITE_RETRY_S = 60.0
 cost a failed full write on every refresh)."""
 _HEAD_BYTES = 1024
 _TAIL_BYTES = 256
-
-
-def complete_end(data: bytes) -> int:
-    """Length of the prefix of ``data`` made of complete lines.
-
-    A line ends at ``\\n``, or at a ``\\r`` that is not the last byte (a final ``\\r`` may be the first half of
-    ``\\r\\n``, so it waits for the next byte).
-
-    Examples
-    --------
-    >>> complete_end(b"a\\nb")
-    2
-    >>> complete_end(b"a\\rb\\r")
-    2
-    """
-    newline = data.rfind(b"\n")
-    carriage = data.rfind(b"\r", 0, len(data) - 1) if data else -1
-    return max(newline, carriage) + 1
 
 
 def _crc(data: bytes) -> int:
@@ -757,11 +737,6 @@ _FRAME_NAME = re.compile(r"base-[0-9]+-[0-9a-f]+\.parquet|delta-[0-9]+-[0-9a-f]+
 def _unique() -> str:
     """A part of a file name no other process or thread writing the same cache folder picks."""
     return f"{os.getpid()}-{secrets.token_hex(6)}"
-
-
-def file_mark(info: os.stat_result) -> tuple[int, int, int]:
-    """A file's identity and version: (inode, mtime in ns, size)."""
-    return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 _STATE_COUNTS = ("device", "inode", "size", "offset", "long_line_at", "lines", "head_len", "head_crc", "tail_crc")

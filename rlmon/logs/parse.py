@@ -32,6 +32,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.logs.lines import ANSI, ANSI_RE, PREFIX_RE, RAY_PREFIX, split_lines
 from rlmon.schema import NON_TRAINING_KEY, STEP, RunMeta, empty_steps
 
 __all__ = [
@@ -51,7 +52,6 @@ __all__ = [
     "parse_jsonl_chunk",
     "parse_log_bytes",
     "parse_log_text",
-    "split_lines",
 ]
 
 PARSER_VERSION = 6
@@ -69,11 +69,7 @@ skipped with the warning ``line N: longer than 16 MB; skipped``: reading it woul
 and no verl record is that long. Not below :data:`BLOCK_BYTES`: a block never holds a whole longer line."""
 
 # --- patterns (format reference §9) -----------------------------------------------------------------------
-ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]"
-_ANSI_RE = re.compile(ANSI)
-_PREFIX_ONE = r"\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\) ?|\(raylet(?:, ip=[\d.]+)?\) ?"
-_PREFIX_RE = re.compile(rf"^(?:{_PREFIX_ONE})+")
-_PREFIX_FIRST_CHAR = rf"^(?:{_PREFIX_ONE})*(.)"
+_PREFIX_FIRST_CHAR = rf"^(?:{RAY_PREFIX})*(.)"
 # Rust regex has no look-behind: "step:" must start the text or follow a character that is neither a word
 # character nor "/" (so ``training/global_step:5 - `` and ``timing/step:`` are not step markers).
 _MARK_RUST = r"(?:^|[^\w/]|\x1b\[[0-9;]*m)step:(\d+) - "
@@ -156,38 +152,10 @@ class ParsedLog:
 
 
 # --- lines ----------------------------------------------------------------------------------------------------
-def split_lines(data: bytes) -> pl.Series:
-    """Decode bytes (invalid UTF-8 replaced) and split on ``\\n``, ``\\r\\n`` and lone ``\\r`` (tqdm redraws).
-
-    Returns a String series, one element per line; a final line without a terminator is included.
-    """
-    if not data:
-        return pl.Series("line", [], dtype=pl.String)
-    if b"\x1f" in data:  # the column separator read_csv is told to use; never meaningful in a log
-        data = data.replace(b"\x1f", b" ")
-    frame = pl.read_csv(
-        data,
-        has_header=False,
-        separator="\x1f",
-        quote_char=None,
-        schema={"line": pl.String},
-        encoding="utf8-lossy",
-        empty_string_is_null=False,
-    )
-    lines = frame.get_column("line").fill_null("")
-    redraws = lines.str.contains("\r", literal=True)
-    if redraws.any():
-        # lone carriage returns (tqdm) break lines too; only the few lines holding one are split
-        numbered = pl.DataFrame({"line": lines}).with_row_index("_row")
-        split = numbered.filter(redraws).with_columns(pl.col("line").str.split("\r")).explode("line")
-        lines = pl.concat([numbered.filter(~redraws), split]).sort("_row", maintain_order=True).get_column("line")
-    return lines
-
-
 def _strip_prefix(text: str) -> tuple[str, str]:
     """Remove ANSI codes, then Ray prefixes; return (prefix, rest)."""
-    text = _ANSI_RE.sub("", text)
-    match = _PREFIX_RE.match(text)
+    text = ANSI_RE.sub("", text)
+    match = PREFIX_RE.match(text)
     if match is None:
         return "", text
     return match.group(0).strip(), text[match.end() :]

@@ -63,7 +63,17 @@ import polars as pl
 
 from rlmon.errors import LogReadError
 from rlmon.logs import locks
-from rlmon.logs.parse import BLOCK_BYTES, MAX_LINE_BYTES, split_lines
+from rlmon.logs.lines import (
+    ANSI_RE,
+    PREFIX_RE,
+    STEP_MARK_RE,
+    STEP_START_RE,
+    complete_end,
+    count_lines,
+    file_mark,
+    split_lines,
+)
+from rlmon.logs.parse import BLOCK_BYTES, MAX_LINE_BYTES
 
 __all__ = [
     "DUMP_KEYS",
@@ -71,7 +81,6 @@ __all__ = [
     "SAMPLE_SCHEMA",
     "SampleCache",
     "SampleCollector",
-    "count_lines",
     "empty_samples",
     "filter_samples",
     "find_dump_dirs",
@@ -107,12 +116,7 @@ DUMP_KEYS = ("rollout_data_dir", "validation_data_dir")
 _MAX_DUMP_DIRS = 8
 _CACHE_VERSION = 2
 
-_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_PREFIX_RE = re.compile(r"^(?:\((?:[A-Za-z_][\w:.\-]*(?: [A-Za-z_]\w*)? )?pid=\d*(?:, ip=[\d.]+)?\) ?)+")
 _FIELD_RE = re.compile(r"^\[([A-Za-z_][\w./\-]*)\](?: (.*))?$")
-_STEP_RE = re.compile(r"(?:^|[^\w/])step:(\d+) - ")
-_STEP_START_RE = re.compile(r"^step:\d+ - ")
-"""Inside a print only a line that starts with a step marker ends it (a response may say ``step:2 - ``)."""
 _VAL_KEY_RE = re.compile(r"(?:^|[^\w/])step:\d+ - (?:.* - )?val[-/]")
 _DUMPED_RE = re.compile(r"Dumped generations to (.+)[/\\](\d+)\.jsonl\s*$")
 _INITIAL_VAL = "Initial validation metrics"
@@ -123,12 +127,6 @@ _WINDOW_LINES = 512
 _BYTE_MARKERS = (b"[prompt]", b"Dumped generations to ")
 """A chunk holding neither, read while the collector is idle, holds nothing for it (step lines only assign
 waiting samples): its lines are counted, not split."""
-
-
-def count_lines(data: bytes) -> int:
-    """Lines in ``data`` (complete lines) as :func:`rlmon.logs.parse.split_lines` counts them: ``\\n``, ``\\r\\n``
-    and a lone ``\\r`` each end one."""
-    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 
 
 def _skippable(data: bytes, collector: SampleCollector) -> bool:
@@ -143,8 +141,8 @@ def empty_samples() -> pl.DataFrame:
 def _strip(line: str) -> tuple[str, str]:
     """(Ray prefix, text): ANSI codes and the prefix taken off; the text keeps its own spacing."""
     if "\x1b" in line:
-        line = _ANSI_RE.sub("", line)
-    match = _PREFIX_RE.match(line)
+        line = ANSI_RE.sub("", line)
+    match = PREFIX_RE.match(line)
     if match is None:
         return "", line
     return match.group(0).strip(), line[match.end() :]
@@ -246,7 +244,7 @@ class SampleCollector:
 
     def _line(self, number: int, raw: str) -> None:
         prefix, text = _strip(raw)
-        if self.block is not None and prefix != self.block["prefix"] and not _STEP_START_RE.match(text):
+        if self.block is not None and prefix != self.block["prefix"] and not STEP_START_RE.match(text):
             return  # another process's line inside a print
         if text.startswith("[prompt]") and (len(text) == 8 or text[8] == " "):
             self._finish()
@@ -267,7 +265,7 @@ class SampleCollector:
             if text.startswith("[response]") and (len(text) == 10 or text[10] == " "):
                 block["response"] = text[11:]
                 self.stage = "response"
-            elif _STEP_START_RE.match(text):
+            elif STEP_START_RE.match(text):
                 return False
             else:
                 block["prompt"] = _append(block["prompt"], text)
@@ -276,7 +274,7 @@ class SampleCollector:
             if text.startswith("[ground_truth]") and (len(text) == 14 or text[14] == " "):
                 block["fields"]["ground_truth"] = text[15:]
                 self.stage = "fields"
-            elif _STEP_START_RE.match(text):
+            elif STEP_START_RE.match(text):
                 return False
             else:
                 block["response"] = _append(block["response"], text)
@@ -296,7 +294,7 @@ class SampleCollector:
         self.waiting.append(_record(block, file=self.file))
 
     def _marker(self, text: str) -> None:
-        step_match = _STEP_RE.search(text)
+        step_match = STEP_MARK_RE.search(text)
         if step_match is not None:
             kind = "validation" if _VAL_KEY_RE.search(text) else "training"
             self._assign(int(step_match.group(1)), kind)
@@ -530,7 +528,7 @@ class SampleCache:
     def _reloaded(self, key: str, entry: _Entry, folder: Path) -> _Entry:
         """``entry``, or the entry on disk when another process wrote one since this one's last look."""
         try:
-            mark = _mark(os.stat(folder / "state.json"))
+            mark = file_mark(os.stat(folder / "state.json"))
         except OSError:
             return entry
         if mark == entry.disk_mark:
@@ -578,7 +576,7 @@ class SampleCache:
             if not block:
                 break
             data = carry + block
-            end = _complete_end(data)
+            end = complete_end(data)
             if end == 0 and len(data) > MAX_LINE_BYTES:
                 # a line longer than any verl print: counted and passed over, never held
                 newline = data.find(b"\n")
@@ -647,7 +645,7 @@ class SampleCache:
                 "collector": entry.collector.to_state(),
             }
             temporaries[1].write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
-            mark = _mark(os.stat(temporaries[1]))  # a rename keeps the inode and mtime
+            mark = file_mark(os.stat(temporaries[1]))  # a rename keeps the inode and mtime
             os.replace(temporaries[1], folder / "state.json")
             entry.serial, entry.name, entry.disk_mark = serial, name, mark
             now = time.time()
@@ -670,7 +668,7 @@ class SampleCache:
         for _ in range(2):
             try:
                 with open(folder / "state.json", "rb") as handle:
-                    mark = _mark(os.fstat(handle.fileno()))
+                    mark = file_mark(os.fstat(handle.fileno()))
                     state = json.loads(handle.read())
                 if not isinstance(state, dict) or state.get("version") != _CACHE_VERSION or state.get("path") != key:
                     return None
@@ -700,10 +698,6 @@ class SampleCache:
 _FRAME_NAME = re.compile(r"samples-[0-9]+-[0-9]+-[0-9a-f]+\.parquet")
 
 
-def _mark(info: os.stat_result) -> tuple[int, int, int]:
-    return (info.st_ino, info.st_mtime_ns, info.st_size)
-
-
 def _current(entry: _Entry, stat: os.stat_result) -> bool:
     """Whether ``entry.result`` answers for the file as ``stat`` describes it."""
     return entry.result is not None and (entry.size, entry.mtime_ns, entry.ctime_ns, entry.inode, entry.device) == (
@@ -713,12 +707,6 @@ def _current(entry: _Entry, stat: os.stat_result) -> bool:
 
 MAX_DUMP_BYTES = 256 * 1024 * 1024
 """Largest dump file read (bytes); the rest of a bigger one is left out."""
-
-
-def _complete_end(data: bytes) -> int:
-    newline = data.rfind(b"\n")
-    carriage = data.rfind(b"\r", 0, len(data) - 1) if data else -1
-    return max(newline, carriage) + 1
 
 
 def _same_file(entry: _Entry, stat: os.stat_result, handle: Any) -> bool:

@@ -14,7 +14,8 @@ from typing import Any
 import polars as pl
 
 from rlmon.errors import LogReadError, RlmonError
-from rlmon.logs.cache import LogCache, file_mark, merge_steps, write_text_atomically
+from rlmon.logs.cache import LogCache, merge_steps, write_text_atomically
+from rlmon.logs.lines import file_mark
 from rlmon.runs.experiment import (
     ConfigSource,
     Experiment,
