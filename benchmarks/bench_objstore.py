@@ -40,11 +40,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import bench_parse  # noqa: E402
 import boto3  # noqa: E402
-from objstore_server import S3Server, aws_environment  # noqa: E402
 
 from rlmon.logs.cache import LogCache  # noqa: E402
 from rlmon.roots import parse_object_url  # noqa: E402
 from rlmon.sources.objstore import mirror_folder, sync_root  # noqa: E402
+from tests.helpers.objstore_server import S3Server, aws_environment  # noqa: E402
 
 BUCKET = "bench-runs"
 KEY = "verl/e1/train.log"

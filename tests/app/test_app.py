@@ -4,7 +4,6 @@ in a temp folder. Expected values come from the demo's description of the seed d
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -14,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -22,48 +20,12 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import ui
 from rlmon.demo import write_demo_root
 from rlmon.text import i18n
-
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "streamlit_app.py")
-TRACK_4B = ["4b/e1_grpo_4b", "4b/e2_dapo_4b", "4b/e3_drgrpo_4b", "4b/e4_rloo_4b", "4b/e5_reinforce_pp_4b"]
-
-
-def run_app(query: dict[str, Any] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    if query:
-        at.query_params.update(query)
-    at.run()
-    return at
-
-
-def open_page(at: AppTest, url_path: str, query: dict[str, Any] | None = None) -> AppTest:
-    """Open a page registered by st.navigation by its url_path (the way a link to it does)."""
-    matches = [key for key, info in at._registered_pages.items() if info.get("url_pathname") == url_path]
-    assert matches, f"no page with url_path {url_path!r}"
-    at._page_hash = matches[0]
-    if query:
-        at.query_params.update(query)
-    at.run()
-    return at
+from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
+from tests.helpers.paths import APP, REPO_ROOT
 
 
 def page_paths(at: AppTest) -> list[str]:
     return [str(info.get("url_pathname")) for info in at._registered_pages.values()]
-
-
-def charts(at: AppTest) -> list[tuple[dict[str, Any], dict[str, pl.DataFrame]]]:
-    """Every chart on the page: its Vega-Lite spec and its datasets (decoded from Arrow)."""
-    found = []
-    for element in at.get("vega_lite_chart"):
-        spec = json.loads(element.proto.spec)
-        datasets: dict[str, pl.DataFrame] = {}
-        for named in element.proto.datasets:
-            table = pa.ipc.open_stream(io.BytesIO(named.data.data)).read_all()
-            datasets[named.name] = pl.from_arrow(table)  # type: ignore[assignment]
-        if element.proto.data.data:
-            datasets[""] = pl.from_arrow(pa.ipc.open_stream(io.BytesIO(element.proto.data.data)).read_all())  # type: ignore[assignment]
-        found.append((spec, datasets))
-    return found
 
 
 def chart_titled(at: AppTest, title: str) -> tuple[dict[str, Any], dict[str, pl.DataFrame]]:
@@ -76,15 +38,6 @@ def chart_titled(at: AppTest, title: str) -> tuple[dict[str, Any], dict[str, pl.
 def main_data(spec: dict[str, Any], datasets: dict[str, pl.DataFrame]) -> pl.DataFrame:
     name = spec.get("data", {}).get("name", "")
     return datasets[name]
-
-
-def texts(at: AppTest) -> str:
-    parts = [item.value for item in [*at.markdown, *at.caption, *at.info, *at.warning, *at.error]]
-    return "\n".join(str(part) for part in parts)
-
-
-def unescape(text: str) -> str:
-    return text.replace("\\", "")
 
 
 # --------------------------------------------------------------------------------------------- overview
@@ -497,7 +450,11 @@ def test_messages_use_the_same_fields_in_every_language() -> None:
 def test_every_message_key_used_by_the_app_exists() -> None:
     import re
 
-    sources = [ROOT / "streamlit_app.py", *(ROOT / "rlmon" / "app").glob("*.py"), *(ROOT / "pages").glob("*.py")]
+    sources = [
+        REPO_ROOT / "streamlit_app.py",
+        *(REPO_ROOT / "rlmon" / "app").glob("*.py"),
+        *(REPO_ROOT / "pages").glob("*.py"),
+    ]
     used = set()
     for path in sources:
         used |= set(re.findall(r"""\bt\(\s*["']([a-z0-9_ ./-]+)["']\s*[,)]""", path.read_text(encoding="utf-8")))

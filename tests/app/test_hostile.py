@@ -36,7 +36,19 @@ from typing import Any
 
 import polars as pl
 import pytest
-from browser_roots import (
+from streamlit.testing.v1 import AppTest
+
+from rlmon.app import ui
+from rlmon.demo import write_demo_root
+from rlmon.errors import LogReadError
+from rlmon.logs.cache import LogCache
+from rlmon.runs.loading import load_experiment
+from rlmon.settings import load_settings
+from rlmon.sources import discovery
+from rlmon.sources.discovery import discover_experiments
+from rlmon.views import panels
+from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
+from tests.helpers.generated_roots import (
     EXTERNAL,
     FAILURE,
     FOLDER_MARKUP,
@@ -48,19 +60,7 @@ from browser_roots import (
     HostileRoot,
     write_hostile_root,
 )
-from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, serve
-from streamlit.testing.v1 import AppTest
-from test_app import TRACK_4B, charts, open_page, run_app, texts, unescape
-
-from rlmon.app import ui
-from rlmon.demo import write_demo_root
-from rlmon.errors import LogReadError
-from rlmon.logs.cache import LogCache
-from rlmon.runs.loading import load_experiment
-from rlmon.settings import load_settings
-from rlmon.sources import discovery
-from rlmon.sources.discovery import discover_experiments
-from rlmon.views import panels
+from tests.helpers.server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, serve
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "streamlit_app.py")
+from tests.helpers.paths import APP
+
 SEED_CHARTS = [
     "pass rate (%)",
     "mean response length (tokens)",

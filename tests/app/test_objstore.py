@@ -8,11 +8,10 @@ from pathlib import Path
 
 import boto3
 import pytest
-from objstore_server import S3Server, aws_environment, step_lines
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "streamlit_app.py")
+from tests.helpers.objstore_server import S3Server, aws_environment, step_lines
+from tests.helpers.paths import APP
 
 
 def page_paths(at: AppTest) -> list[str]:

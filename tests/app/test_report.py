@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_app import open_page, run_app
+from tests.helpers.apptest import open_page, run_app
 
 
 def test_overview_offers_the_report(app_env: Path) -> None:

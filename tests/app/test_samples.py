@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "streamlit_app.py")
+from tests.helpers.paths import APP, DATA
+
 PRINTS = DATA / "samples_prints.log"
 
 

@@ -16,9 +16,9 @@ from rlmon.app import ui
 from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
 from rlmon.views import panels, report
+from tests.helpers.paths import APP
 
 SVG = "{http://www.w3.org/2000/svg}"
-APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")
 
 
 def _texts(svg: str) -> str:

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_server import serve
+
+from tests.helpers.server import serve
 
 pytestmark = pytest.mark.browser
 

@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_roots import GeneratedRoot, write_generated_root
-from browser_server import serve
-from test_browser import check_experiment_page, check_overview, measure_both_widths, overview_url
+
+from tests.helpers.browser_pages import check_experiment_page, check_overview, measure_both_widths, overview_url
+from tests.helpers.generated_roots import GeneratedRoot, write_generated_root
+from tests.helpers.server import serve
 
 pytestmark = pytest.mark.browser
 

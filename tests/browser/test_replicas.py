@@ -22,17 +22,16 @@ from typing import Any
 
 import polars as pl
 import pytest
-from browser_server import CHROMIUM, CHROMIUM_ARGS, free_port, serve
 from polars.testing import assert_frame_equal
-from test_hostile_data import assert_same_log
-from test_replicas import env_file, step_lines
 
 from rlmon.logs.cache import LogCache
 from rlmon.logs.parse import parse_log_bytes
+from tests.helpers.logs import assert_same_log, env_file, step_lines
+from tests.helpers.paths import REPO_ROOT
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, free_port, serve
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 NGINX = Path("/usr/sbin/nginx")
 KEYS = 6
 """Metrics per step line: few charts, so the pages draw quickly."""
@@ -56,7 +55,7 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replicas]:
     log.parent.mkdir(parents=True)
     log.write_bytes(HEADER + step_lines(1, 200, keys=KEYS))
     # deploy/rlmon.env as shipped (XSRF protection, one cookie secret), with this test's root, cache and period
-    env = env_file(ROOT / "deploy" / "rlmon.env") | {
+    env = env_file(REPO_ROOT / "deploy" / "rlmon.env") | {
         "RLMON_LOG_ROOT": str(folder / "logs"),
         "RLMON_CACHE_DIR": str(folder / "cache"),
         "RLMON_REFRESH_S": "2",
@@ -114,7 +113,12 @@ def server_problems(path: Path) -> list[str]:
 def cli_parse(replicas: Replicas, out: Path) -> subprocess.CompletedProcess[str]:
     command = ["parse", str(replicas.log), "--out", str(out), "--cache-dir", str(replicas.cache_dir)]
     return subprocess.run(
-        [sys.executable, "-m", "rlmon", *command], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-m", "rlmon", *command],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -178,7 +182,7 @@ def test_two_replicas_and_the_cli_on_one_cache_while_a_log_grows(
 def render_nginx_conf(folder: Path, *, listen: int, replica_ports: list[int]) -> Path:
     """deploy/nginx-rlmon.conf with this test's ports, inside a minimal nginx.conf whose files are all in
     ``folder``."""
-    recipe = (ROOT / "deploy" / "nginx-rlmon.conf").read_text()
+    recipe = (REPO_ROOT / "deploy" / "nginx-rlmon.conf").read_text()
     assert "listen 80;" in recipe
     recipe = recipe.replace("listen 80;", f"listen 127.0.0.1:{listen};")
     servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+ .*;$", recipe, flags=re.MULTILINE)

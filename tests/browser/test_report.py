@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_geometry import ChartGeometry, charts_per_row, measure_charts, require_svg
-from browser_roots import MARKUP, write_hostile_root
-from browser_server import ARTIFACTS, serve
 
 from rlmon.cli import main
 from rlmon.demo import write_demo_root
 from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
 from rlmon.views import report
+from tests.helpers.browser_geometry import ChartGeometry, charts_per_row, measure_charts, require_svg
+from tests.helpers.generated_roots import MARKUP, write_hostile_root
+from tests.helpers.server import ARTIFACTS, serve
 
 pytestmark = pytest.mark.browser
 

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_server import ARTIFACTS, serve
-from conftest import DATA
+
+from tests.helpers.paths import DATA
+from tests.helpers.server import ARTIFACTS, serve
 
 pytestmark = pytest.mark.browser
 

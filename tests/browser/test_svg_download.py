@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_geometry import charts_per_row, measure_charts
-from browser_server import serve
-from test_browser import PENDING, full_page_screenshot, screenshot, scroll_through
 
 from rlmon.demo import write_demo_root
+from tests.helpers.browser_geometry import charts_per_row, measure_charts
+from tests.helpers.browser_pages import PENDING, full_page_screenshot, screenshot, scroll_through
+from tests.helpers.server import serve
 
 pytestmark = pytest.mark.browser
 

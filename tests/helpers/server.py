@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
+from tests.helpers.paths import APP, ARTIFACTS, REPO_ROOT
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -42,7 +42,7 @@ def require_chromium() -> None:
 def browser() -> Iterator[Any]:
     """One headless Chromium for the browser tests of a module; each test opens a context of its own in it
     (``browser.new_context``). Per module, not per session: Playwright's sync API runs one instance per thread
-    at a time, and a module may start its own (tests/test_hostile_app.py does)."""
+    at a time, and a module may start its own (tests/app/test_hostile.py does)."""
     require_chromium()
     from playwright.sync_api import sync_playwright
 
@@ -73,9 +73,7 @@ def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: fl
 
 
 @contextlib.contextmanager
-def serve(
-    folder: Path, env_extra: dict[str, str], log_name: str, *, script: Path = ROOT / "streamlit_app.py"
-) -> Iterator[str]:
+def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Path = APP) -> Iterator[str]:
     """``streamlit run script`` on a free loopback port with rlmon's settings from ``env_extra`` only; yields its
     URL once ``/_stcore/health`` answers. Skips (with the reason) without Chromium or playwright. The server's
     output goes to a file, copied to ``test-artifacts/<log_name>``."""
@@ -94,7 +92,7 @@ def serve(
                 sys.executable, "-m", "streamlit", "run", str(script),
                 "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
             ],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         url = f"http://127.0.0.1:{port}"
         if wait_for_health(process, url):

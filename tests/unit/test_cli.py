@@ -18,9 +18,7 @@ import pytest
 
 import rlmon.logs.cache
 from rlmon.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
+from tests.helpers.paths import DATA, REPO_ROOT
 
 FIRST = (
     b"(TaskRunner pid=1) Total training steps: 4\n"
@@ -38,9 +36,9 @@ SECOND = (
 
 def run_module(*args: str) -> subprocess.CompletedProcess[str]:
     """``python -m rlmon ARGS`` from the repo root."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "rlmon", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "rlmon", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120
     )
 
 

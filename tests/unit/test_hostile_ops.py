@@ -47,12 +47,13 @@ import rlmon.cli
 import rlmon.sources.discovery as catalog_module
 from rlmon.cli import main
 from rlmon.sources.discovery import FULL_WALK_S, discover_experiments
+from tests.helpers.paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parent.parent
 STEP_LINES = "".join(
     f"(TaskRunner pid=7) step:{step} - actor/grad_norm:0.2 - critic/score/mean:0.5 - timing_s/step:60.0\n"
     for step in (1, 2)
 )
+
 STEP_3 = "(TaskRunner pid=7) step:3 - actor/grad_norm:0.2 - critic/score/mean:0.5 - timing_s/step:60.0\n"
 
 
@@ -257,9 +258,14 @@ def test_concurrent_discoveries_agree(tree: Path) -> None:
 
 def run_module(*args: str, timeout_s: float = 60) -> subprocess.CompletedProcess[str]:
     """``python -m rlmon ARGS`` from the repository, with a time limit (a FIFO must not hang it)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "rlmon", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout_s
+        [sys.executable, "-m", "rlmon", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
     )
 
 

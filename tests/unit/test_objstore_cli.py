@@ -7,9 +7,9 @@ from pathlib import Path
 
 import boto3
 import pytest
-from objstore_server import S3Server, aws_environment, step_lines
 
 from rlmon.cli import main
+from tests.helpers.objstore_server import S3Server, aws_environment, step_lines
 
 
 @pytest.fixture

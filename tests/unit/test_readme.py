@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rlmon.cli import build_parser
 from rlmon.settings import SETTINGS
+from tests.helpers.paths import REPO_ROOT
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_every_setting_is_documented() -> None:

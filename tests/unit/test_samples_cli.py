@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DATA
 
 from rlmon.cli import main
+from tests.helpers.paths import DATA
 
 PRINTS = DATA / "samples_prints.log"
 

@@ -26,7 +26,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_headline import make_experiment
 
 from rlmon.analysis.insights import (
     KINDS,
@@ -45,6 +44,8 @@ from rlmon.runs.loading import load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text import i18n
+from tests.helpers.experiments import make_experiment
+from tests.helpers.paths import REPO_ROOT
 
 SETTINGS = Settings()
 
@@ -72,7 +73,7 @@ def _assert_bilingual(signals: list[Signal]) -> None:
 def test_every_insight_template_is_in_the_one_message_catalog() -> None:
     """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of rlmon.text.i18n
     (whose tests check both languages and the same fields), including the keys it builds from a prefix."""
-    source = (Path(__file__).resolve().parent.parent / "rlmon" / "analysis" / "insights.py").read_text(encoding="utf-8")
+    source = (REPO_ROOT / "rlmon" / "analysis" / "insights.py").read_text(encoding="utf-8")
     assert "MESSAGES: dict" not in source
     used = set(re.findall(r'\b_(?:fill|message|word)\(\s*"([a-z0-9_]+)"', source))
     assert {"spike", "attention", "exp_pass", "and"} <= used

@@ -19,14 +19,13 @@ from typing import Any
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from test_hostile_data import Clock
 
 import rlmon.logs.cache
 from rlmon.errors import LogReadError
 from rlmon.logs.cache import QUIET_S, LogCache, complete_end, merge_steps, read_log, read_logs
 from rlmon.logs.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes
-
-DATA = Path(__file__).resolve().parent / "data"
+from tests.helpers.logs import Clock
+from tests.helpers.paths import DATA
 
 # A small log in the shape of a real one (format reference §2, §3.2, §5.1, §6.1): ANSI-coloured prefixes, a
 # config dump, tqdm redraws with \r, CRLF, multi-byte characters, a wrapped validation print, resume markers,

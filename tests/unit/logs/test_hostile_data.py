@@ -53,25 +53,16 @@ import rlmon.logs.parse
 from rlmon import cli
 from rlmon.logs.cache import QUIET_S, LogCache
 from rlmon.logs.parse import parse_jsonl_bytes, parse_log_bytes
-
-DATA = Path(__file__).resolve().parent / "data"
+from tests.helpers.logs import Clock, assert_same_log
+from tests.helpers.paths import APP, DATA, REPO_ROOT
 
 LOG = (
     b"(TaskRunner pid=7) Total training steps: 4\n"
     b"(TaskRunner pid=7) step:1 - critic/score/mean:0.25 - global_seqlen/min:369821\n"
     b"(TaskRunner pid=7) step:2 - critic/score/mean:0.5 - global_seqlen/min:369822\n"
 )
+
 MORE = b"(TaskRunner pid=7) step:3 - critic/score/mean:0.75 - global_seqlen/min:369823\n"
-
-
-class Clock:
-    """A clock the test moves by hand (seconds since the epoch, like :func:`time.time`)."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def append(path: Path, data: bytes) -> None:
@@ -258,14 +249,6 @@ def test_read_only_cache_from_the_start(
 
 
 # --- one bad cache entry ----------------------------------------------------------------------------------------------
-def assert_same_log(got: Any, expected: Any) -> None:
-    """Same step frame (column order included) and metadata (warnings aside: they name line ranges)."""
-    assert_frame_equal(got.steps, expected.steps)
-    got_meta, want_meta = got.meta.to_json_dict(), expected.meta.to_json_dict()
-    got_meta.pop("warnings")
-    want_meta.pop("warnings")
-    assert got_meta == want_meta
-
 
 CACHED = (
     b"+ python3 -m verl.trainer.main_ppo trainer.total_epochs=2\n"
@@ -735,7 +718,7 @@ print(parsed.steps.height, (peak_kb() - before) // 1024)
 def test_a_forty_megabyte_line_needs_bounded_memory(tmp_path: Path) -> None:
     path = tmp_path / "run.log"
     path.write_bytes(BEFORE_LONG + long_line() + b"\n" + AFTER_LONG)
-    repo = Path(__file__).resolve().parent.parent
+    repo = REPO_ROOT
     env = {**os.environ, "PYTHONPATH": str(repo)}
     output = subprocess.run(
         [sys.executable, "-c", MEMORY_PROBE, str(path)], capture_output=True, text=True, env=env, check=True
@@ -854,7 +837,7 @@ def test_full_cache_disk_in_the_app(tmp_path: Path, cache_dir: Path, monkeypatch
     monkeypatch.setenv("RLMON_CACHE_DIR", str(cache_dir))
     monkeypatch.setenv("RLMON_LANGUAGE", "en")
     fail_parquet_writes(monkeypatch, DISK_FULL["polars"])
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "streamlit_app.py"), default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     assert not at.exception, [item.value for item in at.exception]
     # the markdown source of the notice: names from the file system are escaped, so unescape to compare
@@ -880,7 +863,7 @@ def test_demo_with_an_unusable_cache_folder_names_the_cache(tmp_path: Path, monk
     monkeypatch.delenv("RLMON_LOG_ROOT", raising=False)
     monkeypatch.setenv("RLMON_CACHE_DIR", str(not_a_folder))
     monkeypatch.setenv("RLMON_LANGUAGE", "en")
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "streamlit_app.py"), default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     assert not at.exception, [item.value for item in at.exception]
     errors = [re.sub(r"\\(.)", r"\1", item.value) for item in at.error]

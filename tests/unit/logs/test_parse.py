@@ -18,8 +18,8 @@ from polars.testing import assert_frame_equal
 
 from rlmon.logs.cache import read_log
 from rlmon.logs.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes, parse_log_text
+from tests.helpers.paths import DATA
 
-DATA = Path(__file__).resolve().parent / "data"
 INF = math.inf
 NAN = math.nan
 

@@ -26,10 +26,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
-from test_hostile_data import Clock
 
 from rlmon.logs.cache import QUIET_S, LogCache
 from rlmon.logs.parse import parse_jsonl_bytes, parse_log_bytes, parse_log_text
+from tests.helpers.logs import Clock
+from tests.helpers.paths import DATA, REALDATA
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -305,8 +306,6 @@ def test_random_chunks_give_the_cold_result(
 
 
 # --- incremental == cold, on real logs, the test data and damaged step lines ---------------------------------------
-DATA = Path(__file__).resolve().parent / "data"
-REALDATA = Path(__file__).resolve().parent.parent.parent / "shared" / "realdata" / "verl"
 DATA_FILES = sorted((*DATA.glob("*.log"), *DATA.glob("*.jsonl")), key=lambda path: path.stat().st_size)
 _cold: dict[Path, Any] = {}
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import polars as pl
 import pytest
-from realdata_cases import CASES, RealCase
+
+from tests.helpers.realdata_cases import CASES, RealCase
 
 
 def _rel(expected: float) -> Any:

@@ -20,24 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_hostile_data import assert_same_log
 
 import rlmon.logs.cache
 from rlmon.logs import locks
 from rlmon.logs.cache import LogCache
 from rlmon.logs.parse import parse_log_bytes
-
-ROOT = Path(__file__).resolve().parent.parent
-KEYS = 40
-
-
-def step_lines(first: int, count: int, *, keys: int = KEYS) -> bytes:
-    """verl console step lines ``step:N - key:value ...`` with ``keys`` metrics each, values known from N."""
-    lines = []
-    for step in range(first, first + count):
-        pairs = " - ".join(f"actor/m{key}:{step + key / 100:.4f}" for key in range(keys))
-        lines.append(f"(TaskRunner pid=7) step:{step} - {pairs}\n")
-    return "".join(lines).encode()
+from tests.helpers.logs import KEYS, assert_same_log, env_file, step_lines
+from tests.helpers.paths import REPO_ROOT
 
 
 def lock_file(cache_dir: Path, log: Path) -> Path:
@@ -48,7 +37,7 @@ def lock_file(cache_dir: Path, log: Path) -> Path:
 
 def child(code: str, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", code, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", code, *args], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
 
 
@@ -351,15 +340,10 @@ def test_samples_a_reader_that_waits_in_vain_writes_nothing(tmp_path: Path, cach
 
 
 # --- the deployment files ---------------------------------------------------------------------------------------------
-def env_file(path: Path) -> dict[str, str]:
-    pairs = [line.split("=", 1) for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
-    return {key: value for key, value in pairs}
-
-
 def test_the_shared_settings_file_names_only_real_settings() -> None:
     from rlmon.settings import SETTINGS
 
-    names = set(env_file(ROOT / "deploy" / "rlmon.env"))
+    names = set(env_file(REPO_ROOT / "deploy" / "rlmon.env"))
     rlmon_names = {name for name in names if name.startswith("RLMON_")}
     assert rlmon_names <= {spec.env for spec in SETTINGS}
     assert {"RLMON_LOG_ROOT", "RLMON_CACHE_DIR", "RLMON_REFRESH_S"} <= rlmon_names
@@ -368,7 +352,7 @@ def test_the_shared_settings_file_names_only_real_settings() -> None:
 
 
 def test_the_unit_runs_one_replica_per_port_on_loopback() -> None:
-    unit = (ROOT / "deploy" / "rlmon@.service").read_text()
+    unit = (REPO_ROOT / "deploy" / "rlmon@.service").read_text()
     (exec_start,) = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
     words = exec_start.removeprefix("ExecStart=").split()
     assert words[:2] == ["/opt/rlmon/.venv/bin/streamlit", "run"] and words[2].endswith("/streamlit_app.py")

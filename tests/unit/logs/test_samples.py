@@ -14,7 +14,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import DATA
 
 from rlmon.logs.samples import (
     MAX_FIELD_CHARS,
@@ -28,6 +27,7 @@ from rlmon.logs.samples import (
     samples_for_prompt,
     to_text,
 )
+from tests.helpers.paths import DATA
 
 PRINTS = DATA / "samples_prints.log"
 DUMP = DATA / "samples_dump"

@@ -14,7 +14,6 @@ from pathlib import Path
 import boto3
 import pytest
 from moto.core.authorization import enable_iam_authentication
-from objstore_server import S3Server, aws_environment, step_lines
 
 from rlmon.errors import ObjectStoreError, SettingError
 from rlmon.logs.cache import LogCache
@@ -23,6 +22,7 @@ from rlmon.settings import load_settings
 from rlmon.sources import objstore
 from rlmon.sources.discovery import discover_experiments
 from rlmon.sources.objstore import OVERLAP_BYTES, RootSyncer, sync_root
+from tests.helpers.objstore_server import S3Server, aws_environment, step_lines
 
 _BUCKETS = itertools.count(1)
 

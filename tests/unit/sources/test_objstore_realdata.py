@@ -9,13 +9,13 @@ from pathlib import Path
 
 import boto3
 import pytest
-from objstore_server import S3Server, aws_environment
-from realdata_cases import CASES
 
 from rlmon.logs.cache import LogCache
 from rlmon.roots import parse_object_url
 from rlmon.sources import objstore
 from rlmon.sources.objstore import OVERLAP_BYTES, sync_root
+from tests.helpers.objstore_server import S3Server, aws_environment
+from tests.helpers.realdata_cases import CASES
 
 FILES = ("dstack-ppo-qwen25-7b-resumed-2025-05.log", "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log")
 BY_FILE = {case.file: case for case in CASES}

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import urllib.parse
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -34,6 +33,7 @@ from rlmon.views.charts import (
     with_highlight_test,
     with_renderer,
 )
+from tests.helpers.paths import REPO_ROOT
 
 COLORS = {"e1": "#1f77b4", "e2": "#ff7f0e", "e3": "#2ca02c"}
 LABELS = {"e1": "E1 · GRPO", "e2": "E2 · DAPO", "e3": "E3 · Dr.GRPO"}
@@ -787,7 +787,7 @@ def test_spec_functions_do_not_import_altair() -> None:
         "metric_chart_spec(long, title='t', y_title='y', colors={}, labels={}, arrow=True)\n"
         "assert 'altair' not in sys.modules, 'altair imported'\n"
     )
-    root = Path(__file__).resolve().parent.parent
+    root = REPO_ROOT
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
 

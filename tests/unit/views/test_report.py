@@ -11,7 +11,6 @@ from typing import Any
 
 import polars as pl
 import pytest
-from browser_roots import EXTERNAL, FOLDER_MARKUP, HOSTILE_KEYS, MARKUP, write_hostile_root
 
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import ui
@@ -19,6 +18,7 @@ from rlmon.cli import main
 from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
 from rlmon.views import panels, report
+from tests.helpers.generated_roots import EXTERNAL, FOLDER_MARKUP, HOSTILE_KEYS, MARKUP, write_hostile_root
 
 TRACK_4B = "Qwen3.5-4B"
 MAX_BYTES = 5_000_000

@@ -13,12 +13,13 @@ from typing import Any
 
 import polars as pl
 import pytest
-from browser_server import ARTIFACTS, ROOT, serve
 
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.schema import LONG_SCHEMA
 from rlmon.views import tooltip
 from rlmon.views.charts import metric_chart_spec, stacked_area_chart_spec, validation_chart_spec
+from tests.helpers.paths import ARTIFACTS, REPO_ROOT
+from tests.helpers.server import serve
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(1)</script>\"q' 9% #1 &\n](x)"
@@ -260,7 +261,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("tooltip")
     script = folder / "app.py"
     script.write_text(f"COLORS = {COLORS!r}\nLABELS = {LABELS!r}\n" + textwrap.dedent(APP))
-    with serve(folder, {"PYTHONPATH": str(ROOT)}, "server-tooltip.log", script=script) as url:
+    with serve(folder, {"PYTHONPATH": str(REPO_ROOT)}, "server-tooltip.log", script=script) as url:
         yield url
 
 
