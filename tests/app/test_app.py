@@ -845,7 +845,7 @@ def test_real_root_table_columns_fit_and_each_sparkline_has_its_own_scale(real_r
     columns = json.loads(table.proto.columns)
     shown = {name: config for name, config in columns.items() if not config.get("hidden")}
     assert "track" in shown  # four tracks in view
-    # the grid is 978 px wide in a 1440 px window with the sidebar open (tests/test_browser.py measures it)
+    # the grid is 978 px wide in a 1440 px window with the sidebar open (tests/browser/test_pages.py measures it)
     assert sum(config["width"] for config in shown.values()) <= 978
     # no common y range: each run's pass-rate sparkline spans its own minimum to maximum
     assert shown["spark"]["type_config"] == {"type": "line_chart"}

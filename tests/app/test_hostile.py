@@ -16,7 +16,7 @@ Which test covers which case:
    ``test_log_text_is_shown_literally_and_fetches_nothing``; the escaping itself:
    ``test_escape_markdown_keeps_text_literal``.
 7. The app asks no other host for anything (favicon included): ``test_the_app_fetches_nothing_from_other_hosts``
-   in tests/test_browser.py (demo root), and the same check on every page of the browser tests here.
+   in tests/browser/test_pages.py (demo root), and the same check on every page of the browser tests here.
 12. Odd names: ``test_display_text_neutralises_bidi_controls_and_cuts``,
    ``test_labels_cut_alike_stay_apart_in_the_settings_diff``,
    ``test_unknown_metrics_in_the_link_are_named`` (AppTest); in the browser,

@@ -1,7 +1,7 @@
 """Charts below the first screen, through AppTest (which runs no JavaScript): with ``draw_all_charts`` off the
 first charts of a page are drawn and sent, the others are placeholders with the sentinel that asks for them (the
-sentinel itself is exercised in the browser, tests/test_browser.py). Expected charts: the seed dashboard's six
-(``../shared/docs/seed-dashboard.md``), as tests/test_app.py checks them drawn all at once."""
+sentinel itself is exercised in the browser, tests/browser/test_pages.py). Expected charts: the seed dashboard's six
+(``../shared/docs/seed-dashboard.md``), as tests/app/test_app.py checks them drawn all at once."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Saving an app chart as SVG (rlmon.app.ui.svg_download): the deferred callable the grid's download button is given
 returns a whole SVG image of the chart the app draws (Arrow datasets and all), named from the chart's title.
-The button itself is clicked in the browser, tests/test_svg_download_browser.py."""
+The button itself is clicked in the browser, tests/browser/test_svg_download.py."""
 
 from __future__ import annotations
 

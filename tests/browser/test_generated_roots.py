@@ -1,6 +1,6 @@
 """Charts a person can read on a generated root of 20 experiments in two tracks (12 in one), some with labels
 over 30 characters: the overview (one track and all tracks) and an experiment page at 1440x900 and 390x844, in
-English, measured in the rendered SVG by the checks of tests/test_browser.py (the demo root's tests there
+English, measured in the rendered SVG by the checks of tests/browser/test_pages.py (the demo root's tests there
 measure the same pages in Chinese too).
 
 A file of its own so that the two test processes share the browser tier (each takes whole files)."""

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app on the built-in demo root; its running experiment gains a step every second. Charts are drawn as
-    SVG (the same layout as on a canvas), where tests/browser_geometry.py measures them."""
+    SVG (the same layout as on a canvas), where tests/helpers/browser_geometry.py measures them."""
     folder = tmp_path_factory.mktemp("browser")
     env = {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_DEMO_STEP_S": "1", "RLMON_REFRESH_S": "2",
            "RLMON_CHART_RENDERER": "svg"}  # fmt: skip
@@ -167,7 +167,7 @@ def test_navigation_opens_an_experiment_page(page: Any, server: str) -> None:
 
 
 def test_every_experiment_page_renders(page: Any, server: str) -> None:
-    # One page of each track in the browser (every page renders in tests/test_app.py through AppTest).
+    # One page of each track in the browser (every page renders in tests/app/test_app.py through AppTest).
     slugs = ["4b-e5-reinforce-pp-4b", "2b-e3-drgrpo-2b"]
     for slug in slugs:
         page.goto(f"{server}/{slug}")

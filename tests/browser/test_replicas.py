@@ -3,7 +3,7 @@ config in front of the replicas (deploy/nginx-rlmon.conf), driven in headless Ch
 
 The replicas run as deploy/rlmon@.service starts them (loopback address, headless) with deploy/rlmon.env's
 settings (one cookie secret, XSRF protection on) and this test's log root, cache folder and refresh period.
-Skipped, with the reason, without Chromium and playwright (tests/browser_server.py) or without Debian's nginx.
+Skipped, with the reason, without Chromium and playwright (tests/helpers/server.py) or without Debian's nginx.
 """
 
 from __future__ import annotations

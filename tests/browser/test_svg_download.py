@@ -1,6 +1,6 @@
 """Saving a chart as SVG in a real browser: every drawn grid chart carries an SVG button in its top right corner
 (charts drawn later, as they come near the view, too), the grid keeps its columns, and a click downloads an
-``.svg`` file of that chart, drawn only then (tests/test_svg_download.py checks the image itself).
+``.svg`` file of that chart, drawn only then (tests/app/test_svg_download.py checks the image itself).
 
 Screenshots at 1440x900 and 390x844, English and Chinese, go to ``test-artifacts/svg-*.png``.
 """

@@ -27,7 +27,7 @@ def screenshot(page: Any, name: str) -> None:
 
 # ------------------------------------------------------------------------------------------ what is drawn
 #
-# Charts a person can read, measured in the rendered SVG (tests/browser_geometry.py): the plot area of every
+# Charts a person can read, measured in the rendered SVG (tests/helpers/browser_geometry.py): the plot area of every
 # chart, texts cut by a box, legend labels cut with "…", and the distinct line colours. Each test opens one
 # page in a fresh browser context at 1440x900, measures, then narrows the same page to 390x844 and measures
 # again, saving a full-page screenshot at each width.

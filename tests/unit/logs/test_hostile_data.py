@@ -13,7 +13,7 @@ What covers what:
   lines of five verl versions, every byte), ``test_a_step_line_of_the_test_data_cut_anywhere_...``,
   ``test_a_value_cut_at_the_end_of_the_file``, ``test_meta_lines_cut_anywhere_never_show_a_wrong_number``,
   ``test_an_unterminated_jsonl_record_is_not_used_until_complete_or_quiet``; the quiet period and the fixed
-  ``test_trailing_line_is_provisional_until_completed`` are in tests/test_cache.py.
+  ``test_trailing_line_is_provisional_until_completed`` are in tests/unit/logs/test_cache.py.
 * A log copied over with the same size and mtime (``cp -p``): ``test_copied_over_with_the_same_size_and_mtime``
   (live and ``..._across_a_restart``); appends stay incremental: ``test_appends_stay_incremental``.
 * A line of tens of megabytes: ``test_a_forty_megabyte_line_is_skipped_and_not_read_again``,
@@ -22,7 +22,7 @@ What covers what:
 * A read-only cache folder (EROFS injected, so it runs as root too; chmod 0o555 when not root):
   ``test_read_only_cache_and_a_rewritten_log``, ``test_read_only_cache_from_the_start``.
 * Incremental equals cold, rows and column order: ``test_damaged_step_lines_split_anywhere_give_the_cold_
-  answer``, ``test_what_the_damaged_lines_give``; the property tests of tests/test_properties.py split real
+  answer``, ``test_what_the_damaged_lines_give``; the property tests of tests/unit/logs/test_properties.py split real
   logs, tests/data files and generated damaged logs, with restarts from the disk cache.
 """
 

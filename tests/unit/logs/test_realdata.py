@@ -1,6 +1,6 @@
 """Golden cases: the 21 real verl logs in ``../shared/realdata/verl/`` read through ``rlmon.logs.cache.LogCache``.
 
-Expected values live in :mod:`tests.realdata_cases`, each with the log lines it was read from. The logs are
+Expected values live in :mod:`tests.helpers.realdata_cases`, each with the log lines it was read from. The logs are
 read in place (never copied into the repo); every test skips when that folder is absent.
 """
 

@@ -1,5 +1,6 @@
 """Real verl logs (``../shared/realdata/verl``) growing on a loopback S3 server: synced after each cut, the mirror
-parses to the values read off the log text by hand (:mod:`realdata_cases`), and only the new bytes travel."""
+parses to the values read off the log text by hand (:mod:`tests.helpers.realdata_cases`), and only the new bytes
+travel."""
 
 from __future__ import annotations
 
