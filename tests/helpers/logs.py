@@ -1,12 +1,16 @@
 """Helpers for tests of reading logs: a clock moved by hand, comparing two reads of a log, verl step lines with known
-values, and the deployment env files."""
+values, the deployment env files, and a full cache disk."""
 
 from __future__ import annotations
 
+import errno
+import os
 import time
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 
@@ -44,3 +48,21 @@ def step_lines(first: int, count: int, *, keys: int = KEYS) -> bytes:
 def env_file(path: Path) -> dict[str, str]:
     pairs = [line.split("=", 1) for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
     return {key: value for key, value in pairs}
+
+
+def fail_parquet_writes(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    """Every ``write_parquet`` to a file fails the way polars fails on a full disk: the file is created, empty,
+    and then the error is raised."""
+
+    def failing(self: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(file, str | os.PathLike):
+            Path(file).write_bytes(b"")
+        raise error
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", failing)
+
+
+DISK_FULL = {
+    "polars": pl.exceptions.ComputeError("No space left on device (os error 28)"),
+    "oserror": OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+}

@@ -42,7 +42,7 @@ def require_chromium() -> None:
 def browser() -> Iterator[Any]:
     """One headless Chromium for the browser tests of a module; each test opens a context of its own in it
     (``browser.new_context``). Per module, not per session: Playwright's sync API runs one instance per thread
-    at a time, and a module may start its own (tests/app/test_hostile.py does)."""
+    at a time, and a module may start its own (tests/browser/test_hostile.py does)."""
     require_chromium()
     from playwright.sync_api import sync_playwright
 

@@ -53,8 +53,8 @@ import rlmon.logs.parse
 from rlmon import cli
 from rlmon.logs.cache import QUIET_S, LogCache
 from rlmon.logs.parse import parse_jsonl_bytes, parse_log_bytes
-from tests.helpers.logs import Clock, assert_same_log
-from tests.helpers.paths import APP, DATA, REPO_ROOT
+from tests.helpers.logs import DISK_FULL, Clock, assert_same_log, fail_parquet_writes
+from tests.helpers.paths import DATA, REPO_ROOT
 
 LOG = (
     b"(TaskRunner pid=7) Total training steps: 4\n"
@@ -75,24 +75,6 @@ def temporary_files(folder: Path) -> list[Path]:
 
 
 # --- a full cache disk ------------------------------------------------------------------------------------------------
-def fail_parquet_writes(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
-    """Every ``write_parquet`` to a file fails the way polars fails on a full disk: the file is created, empty,
-    and then the error is raised."""
-
-    def failing(self: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> None:
-        if isinstance(file, str | os.PathLike):
-            Path(file).write_bytes(b"")
-        raise error
-
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", failing)
-
-
-DISK_FULL = {
-    "polars": pl.exceptions.ComputeError("No space left on device (os error 28)"),
-    "oserror": OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
-}
-
-
 @pytest.mark.parametrize("kind", list(DISK_FULL))
 def test_full_cache_disk_costs_a_reparse_and_one_notice(kind: str, tmp_path: Path, cache_dir: Path) -> None:
     path = tmp_path / "run.log"
@@ -823,49 +805,3 @@ def test_what_the_damaged_lines_give() -> None:
         (1, None, 2.0, 0.5, 0.25, None),
         (2, None, None, None, 3.0, 1.0),
     ]
-
-
-# --- the app on a full cache disk ----------------------------------------------------------------
-def test_full_cache_disk_in_the_app(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every page still works and shows its numbers; one notice in the sidebar names the cache folder."""
-    from streamlit.testing.v1 import AppTest
-
-    from rlmon.demo import write_demo_root
-
-    root = write_demo_root(tmp_path / "logs")
-    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
-    monkeypatch.setenv("RLMON_CACHE_DIR", str(cache_dir))
-    monkeypatch.setenv("RLMON_LANGUAGE", "en")
-    fail_parquet_writes(monkeypatch, DISK_FULL["polars"])
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, [item.value for item in at.exception]
-    # the markdown source of the notice: names from the file system are escaped, so unescape to compare
-    notices = [re.sub(r"\\(.)", r"\1", item.value) for item in at.sidebar.warning]
-    notices = [text for text in notices if "cache cannot be written" in text]
-    assert len(notices) == 1
-    assert str(cache_dir) in notices[0] and "No space left on device" in notices[0]
-    # the experiments table is there, with the runs of the track shown first (the demo's 2B track has four
-    # experiments, its 4B track five)
-    assert at.dataframe, "no experiments table"
-    assert len(at.dataframe[0].value) in (4, 5)
-    # no temporary file is left behind in the cache
-    assert not [path for path in cache_dir.rglob("*") if path.name.endswith(".tmp")]
-
-
-def test_demo_with_an_unusable_cache_folder_names_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With no log root, the demo is written in the cache folder: when it cannot be, the message names that
-    folder and the setting for it (not the log root the user never gave)."""
-    from streamlit.testing.v1 import AppTest
-
-    not_a_folder = tmp_path / "cache"
-    not_a_folder.write_text("a file where the cache folder should be")
-    monkeypatch.delenv("RLMON_LOG_ROOT", raising=False)
-    monkeypatch.setenv("RLMON_CACHE_DIR", str(not_a_folder))
-    monkeypatch.setenv("RLMON_LANGUAGE", "en")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, [item.value for item in at.exception]
-    errors = [re.sub(r"\\(.)", r"\1", item.value) for item in at.error]
-    assert any("demo logs cannot be written" in text and str(not_a_folder) in text for text in errors), errors
-    assert not any("--log-root` / RLMON_LOG_ROOT" in text for text in errors)
