@@ -1,7 +1,7 @@
 """Speed of the app, measured through Streamlit's AppTest (server time: no browser, no network).
 
-    python benchmarks/bench_app.py            # all three measurements
-    python benchmarks/bench_app.py --quick    # demo root only
+    python -m benchmarks.bench_app            # all three measurements
+    python -m benchmarks.bench_app --quick    # demo root only
 
 1. First load on the demo root from a cold cache: a fresh process (Streamlit already imported, as in a
    running server), an empty cache folder, the first run of the overview. Target <= 3 s.
@@ -230,7 +230,6 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="demo root only")
     parser.add_argument("--repeats", type=int, default=6)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
     from rlmon.demo import write_demo_root
 
     results: dict[str, float | int] = {}

@@ -1,7 +1,7 @@
 """Discovery on a large log root: the first walk against the refreshes after it.
 
-    python benchmarks/bench_discovery.py                  # 100,000 folders in a temp folder under /tmp
-    python benchmarks/bench_discovery.py --experiments 100
+    python -m benchmarks.bench_discovery                  # 100,000 folders in a temp folder under /tmp
+    python -m benchmarks.bench_discovery --experiments 100
 
 The generated root has ``--experiments`` experiment folders (in 10 track folders), each holding one small
 verl log and 33 checkpoint folders ``global_step_<n>`` with ``actor/`` and ``critic/`` inside: 100 folders per
@@ -21,15 +21,12 @@ import argparse
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import rlmon.sources.discovery as catalog  # the repository's rlmon, not an installed one
+import rlmon.sources.discovery as catalog
 
 TRACKS = 10
 CHECKPOINTS = 33

@@ -1,7 +1,7 @@
 """Load on the demo: N concurrent sessions against one ``streamlit run streamlit_app.py``, at the protocol level.
 
-    python benchmarks/bench_load.py                                  # 20 then 50 sessions, 60 s each
-    python benchmarks/bench_load.py --sessions 5 --duration-s 20     # a quick look
+    python -m benchmarks.bench_load                                  # 20 then 50 sessions, 60 s each
+    python -m benchmarks.bench_load --sessions 5 --duration-s 20     # a quick look
 
 For each N a fresh server is started on the demo data (its own temporary cache folder, a free loopback port,
 its output in ``server.log`` in a temporary folder, ``RLMON_REFRESH_S`` = ``--refresh-s``, 10 by default).

@@ -2,11 +2,11 @@
 
 Usage::
 
-    python benchmarks/bench_objstore.py [--mb 200] [--append-mb 1] [--repeats 3] [--out benchmarks/out]
+    python -m benchmarks.bench_objstore [--mb 200] [--append-mb 1] [--repeats 3] [--out benchmarks/out]
 
 The log is the ``rlmon`` file of ``benchmarks/bench_parse.py`` (same generator, same seed). It is uploaded to
 moto's S3 server (``ThreadedMotoServer`` on 127.0.0.1, in this process, with the request log of
-``tests/objstore_server.py``) as ``s3://bench-runs/verl/e1/train.log``. Each repeat, in one process (imports
+``tests/helpers/objstore_server.py``) as ``s3://bench-runs/verl/e1/train.log``. Each repeat, in one process (imports
 excluded, wall time):
 
 * cold: an empty cache folder; sync the root (list + download the object into the mirror), then parse the
@@ -28,24 +28,19 @@ import logging
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+import boto3
+
+from benchmarks import bench_parse
+from rlmon.logs.cache import LogCache
+from rlmon.roots import parse_object_url
+from rlmon.sources.objstore import mirror_folder, sync_root
+from tests.helpers.objstore_server import S3Server, aws_environment
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "tests"))
-
-import bench_parse  # noqa: E402
-import boto3  # noqa: E402
-from objstore_server import S3Server, aws_environment  # noqa: E402
-
-from rlmon.logs.cache import LogCache  # noqa: E402
-from rlmon.roots import parse_object_url  # noqa: E402
-from rlmon.sources.objstore import mirror_folder, sync_root  # noqa: E402
-
 BUCKET = "bench-runs"
 KEY = "verl/e1/train.log"
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_parse.py [--mb 200] [--repeats 3] [--big-mb 1000] [--out benchmarks/out]
+    python -m benchmarks.bench_parse [--mb 200] [--repeats 3] [--big-mb 1000] [--out benchmarks/out]
 
 Two kinds of 200 MB verl-style console log are measured:
 

@@ -1,8 +1,8 @@
 """Memory per app replica behind the deployment recipe's nginx (README, "Several replicas").
 
-    python benchmarks/bench_replicas.py            # the demo root and a generated 20 x 2,000-step root
-    python benchmarks/bench_replicas.py --quick    # the demo root only
-    python benchmarks/bench_replicas.py --replicas 3 --json
+    python -m benchmarks.bench_replicas            # the demo root and a generated 20 x 2,000-step root
+    python -m benchmarks.bench_replicas --quick    # the demo root only
+    python -m benchmarks.bench_replicas --replicas 3 --json
 
 For each root: N replicas (``streamlit run``, as deploy/rlmon@.service starts them: loopback, headless) share
 one empty cache folder and one cookie secret; Debian's nginx runs deploy/nginx-rlmon.conf rendered for their
@@ -33,11 +33,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_app
-from bench_scaling import tree_rss_mb
-from bench_vs_tensorboard import CHROMIUM, CHROMIUM_ARGS, Server, free_port, rlmon_command, rlmon_env, serve
+from benchmarks import bench_app
+from benchmarks.bench_scaling import tree_rss_mb
+from benchmarks.bench_vs_tensorboard import CHROMIUM, CHROMIUM_ARGS, Server, free_port, rlmon_command, rlmon_env, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 NGINX = Path("/usr/sbin/nginx")
@@ -169,7 +167,6 @@ def main() -> None:
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--json", action="store_true", help="print JSON rows as well")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))  # the repository's rlmon, not an installed one
     from rlmon.demo import write_demo_root
 
     rows: list[dict[str, Any]] = []

@@ -1,9 +1,9 @@
 """How rlmon's first screen scales with the number of experiments and the length of the runs (README, "Scaling").
 
-    python benchmarks/bench_scaling.py                    # the README's table, 2 repeats
-    python benchmarks/bench_scaling.py --quick            # tiny sizes: proves the script works (~1 min)
-    python benchmarks/bench_scaling.py --data /tmp/scaling-data --json   # keep/reuse the logs; JSON too
-    python benchmarks/bench_scaling.py --rows 1x2000 5x2000 --repeats 1  # some rows only
+    python -m benchmarks.bench_scaling                    # the README's table, 2 repeats
+    python -m benchmarks.bench_scaling --quick            # tiny sizes: proves the script works (~1 min)
+    python -m benchmarks.bench_scaling --data /tmp/scaling-data --json   # keep/reuse the logs; JSON too
+    python -m benchmarks.bench_scaling --rows 1x2000 5x2000 --repeats 1  # some rows only
 
 Rows (experiments x steps, 150 keys each, written by benchmarks/bench_app.py's generator):
 1/5/20/50 experiments at 2,000 steps; 1 experiment at 2,000/10,000/50,000 steps; 5 experiments at 10,000 steps
@@ -45,10 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_app
-from bench_vs_tensorboard import (
+from benchmarks import bench_app
+from benchmarks.bench_vs_tensorboard import (
     CHROMIUM,
     CHROMIUM_ARGS,
     COLD_TIMEOUT_S,

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python benchmarks/bench_tests.py [CHECKOUT ...] [--tier browser|other|all|ci] [--rounds 2] [--top 25]
-                                     [--out benchmarks/out] [--pytest-args "-n 0 tests/test_tooltip.py"]
+    python -m benchmarks.bench_tests [CHECKOUT ...] [--tier browser|other|all|ci] [--rounds 2] [--top 25]
+                                     [--out benchmarks/out] [--pytest-args "-n 0 tests/unit/views/test_tooltip.py"]
 
 Each checkout (a clone or worktree of rlmon; default: this one) runs the chosen tier ``--rounds`` times, the
 checkouts alternating within a round so that a change in the machine's load falls on all of them alike. Tiers:

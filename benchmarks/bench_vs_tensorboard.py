@@ -1,8 +1,8 @@
 """rlmon and TensorBoard side by side: the same data, the same machine, the same headless Chromium, in one run.
 
-    python benchmarks/bench_vs_tensorboard.py                      # 20 x 2,000 steps x 150 keys, 3 repeats
-    python benchmarks/bench_vs_tensorboard.py --experiments 3 --steps 300 --keys 40 --repeats 1
-    python benchmarks/bench_vs_tensorboard.py --data /tmp/bench-data --json   # keep/reuse the data; JSON too
+    python -m benchmarks.bench_vs_tensorboard                      # 20 x 2,000 steps x 150 keys, 3 repeats
+    python -m benchmarks.bench_vs_tensorboard --experiments 3 --steps 300 --keys 40 --repeats 1
+    python -m benchmarks.bench_vs_tensorboard --data /tmp/bench-data --json   # keep/reuse the data; JSON too
 
 Data. A root of ``--experiments`` verl console logs of ``--steps`` steps x ``--keys`` keys, written by
 benchmarks/bench_app.py's generator (its constants set to these sizes), and the same numbers again as
@@ -106,9 +106,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Literal
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_app
+from benchmarks import bench_app
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"

@@ -74,7 +74,7 @@ PALETTE: tuple[str, ...] = (
     "#004477",
 )
 """Experiment colours: Tableau-10, then ten more. Every pair differs by CIEDE2000 >= 18 (the closest pair is
-Tableau's own ``#e45756``/``#ff9da6``; tests/test_experiment.py checks the bound), so up to 20 experiments in
+Tableau's own ``#e45756``/``#ff9da6``; tests/unit/runs/test_experiment.py checks the bound), so up to 20 experiments in
 view get distinguishable colours (see :func:`rlmon.runs.experiment.assign_colors`)."""
 
 NON_TRAINING_KEY = r"^(val-core/|val-aux/|val/|test_score/|timing/save_checkpoint$|timing_s/testing$)"

@@ -1,5 +1,6 @@
 """Shared fixtures: where the real verl logs live, a tmp cache folder, the demo root for AppTest, a record of
-what the cache hands to the parser, and the browser tests' Chromium (tests/browser_server.py)."""
+what the cache hands to the parser, and the browser tests' Chromium (tests/helpers/server.py). Every test under
+tests/browser/ is marked ``browser``, so ``-m "not browser"`` leaves that tier out."""
 
 from __future__ import annotations
 
@@ -8,20 +9,27 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from browser_server import browser  # noqa: F401 (a fixture: registered for every test module)
 
 import rlmon.logs.cache
 from rlmon.demo import write_demo_root
+from tests.helpers.paths import REALDATA
+from tests.helpers.server import browser  # noqa: F401 (a fixture: registered for every test module)
 
-ROOT = Path(__file__).resolve().parent.parent
-REALDATA = ROOT.parent / "shared" / "realdata" / "verl"
-DATA = Path(__file__).resolve().parent / "data"
+BROWSER_TIER = Path(__file__).resolve().parent / "browser"
+
+
+# before `-m` selects: a test under tests/browser/ is a browser test whatever its module says
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(BROWSER_TIER):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(autouse=True)
 def draw_all_charts(monkeypatch: pytest.MonkeyPatch) -> None:
     """AppTest runs no JavaScript, so charts below the first screen would stay placeholders: the app draws every
-    chart at once in tests (tests/test_lazy_charts.py checks the placeholders with this turned off)."""
+    chart at once in tests (tests/app/test_lazy_charts.py checks the placeholders with this turned off)."""
     monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "1")
 
 

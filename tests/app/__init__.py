@@ -1,0 +1,1 @@
+"""The pages through Streamlit's AppTest and the real navigation of streamlit_app.py."""

@@ -1,0 +1,1 @@
+"""A real ``streamlit run`` in headless Chromium (marked ``browser``)."""

@@ -1,0 +1,1043 @@
+"""Run-health signals and the written summary.
+
+Three tiers:
+
+* each detector on small hand-made series (:func:`test_headline.make_experiment`): it fires where a problem was
+  put in, and stays quiet on noise and on short runs;
+* the demo log root (``rlmon.demo.write_demo_root``): the signals and the summary state the seed dashboard's
+  findings (``../shared/docs/seed-dashboard.md``), checked through the structured signals and the text in both
+  languages; the expected numbers are the seed's;
+* the real verl logs (``../shared/realdata/verl``): every one goes through the detectors; the signals found are
+  pinned below, each with the log values that justify it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import random
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rlmon.analysis.insights import (
+    KINDS,
+    LANGUAGES,
+    Signal,
+    detect_all,
+    detect_signals,
+    experiment_paragraph,
+    summary_for_root,
+    write_summary,
+)
+from rlmon.logs.cache import LogCache
+from rlmon.runs.experiment import Experiment
+from rlmon.runs.headline import format_band, headline_numbers
+from rlmon.runs.loading import load_experiment
+from rlmon.settings import Settings
+from rlmon.sources.discovery import discover_experiments
+from rlmon.text import i18n
+from tests.helpers.experiments import make_experiment
+from tests.helpers.paths import REPO_ROOT
+
+SETTINGS = Settings()
+
+
+def _kinds(signals: list[Signal]) -> list[str]:
+    return [signal.kind for signal in signals]
+
+
+def _noise(seed: int, count: int, *, center: float, spread: float) -> list[float]:
+    """``center`` x (1 ± spread), uniform, seeded."""
+    generator = random.Random(seed)
+    return [center * (1.0 + spread * generator.uniform(-1.0, 1.0)) for _ in range(count)]
+
+
+def _assert_bilingual(signals: list[Signal]) -> None:
+    for signal in signals:
+        assert set(signal.message) == set(LANGUAGES), signal
+        assert all(text.strip() for text in signal.message.values()), signal
+        assert signal.text("zh") != signal.text("en")
+
+
+# ------------------------------------------------------------------------------------------- templates
+
+
+def test_every_insight_template_is_in_the_one_message_catalog() -> None:
+    """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of rlmon.text.i18n
+    (whose tests check both languages and the same fields), including the keys it builds from a prefix."""
+    source = (REPO_ROOT / "rlmon" / "analysis" / "insights.py").read_text(encoding="utf-8")
+    assert "MESSAGES: dict" not in source
+    used = set(re.findall(r'\b_(?:fill|message|word)\(\s*"([a-z0-9_]+)"', source))
+    assert {"spike", "attention", "exp_pass", "and"} <= used
+    used |= {f"what_{what}" for what in ("length", "pass", "hours")}
+    used |= {f"order_{what}_{rank}" for what in ("length", "pass", "hours") for rank in ("most", "least")}
+    missing = sorted(key for key in used if "insight_" + key not in i18n.MESSAGES)
+    assert not missing
+    assert all(f"kind_{kind}" in i18n.MESSAGES for kind in KINDS)
+
+
+def test_every_kind_is_named_in_both_languages() -> None:
+    for kind, names in KINDS.items():
+        assert set(names) == {"en", "zh"}, kind
+        assert all(names.values()), kind
+
+
+# ---------------------------------------------------------------------------------------------- spikes
+
+
+def _grad_with_spikes(seed: int = 1) -> list[float]:
+    # 150 steps of 0.2 ± 20% (0.16–0.24), with 0.96 at step 43 and 1.13 at step 59 (steps are 1-based).
+    values = _noise(seed, 150, center=0.2, spread=0.2)
+    values[42] = 0.96
+    values[58] = 1.13
+    return values
+
+
+def test_spikes_fire_at_the_injected_steps_with_values_and_typical_range() -> None:
+    signals = detect_signals(make_experiment({"actor/grad_norm": _grad_with_spikes()}), settings=SETTINGS)
+    spikes = [signal for signal in signals if signal.kind == "spike"]
+    assert [(signal.step, signal.step_end) for signal in spikes] == [(43, 43), (59, 59)]
+    assert [signal.values["value"] for signal in spikes] == [0.96, 1.13]
+    assert all(signal.metric == "actor/grad_norm" and signal.severity == "warning" for signal in spikes)
+    for signal in spikes:
+        # The typical range excludes the spikes: inside the noise band 0.16–0.24.
+        assert 0.16 <= signal.values["typical_low"] < signal.values["typical_high"] <= 0.24
+        # the baseline is a median of 0.16–0.24 values, so the ratio is 0.96/0.24 = 4 .. 1.13/0.16 = 7.1
+        assert 4.0 <= signal.values["ratio"] <= 7.1
+    assert "step 43" in spikes[0].text("en") and "0.96" in spikes[0].text("en")
+    assert "step 59" in spikes[1].text("zh") and "1.13" in spikes[1].text("zh") and "尖峰" in spikes[1].text("zh")
+    assert "0.1–0.3" in spikes[0].text("en")
+    _assert_bilingual(signals)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_spikes_quiet_on_noise(seed: int) -> None:
+    # ±40% uniform noise: the largest value is at most 1.4/0.6 = 2.3x any median, below the factor 3.
+    noisy = _noise(seed, 150, center=0.2, spread=0.4)
+    loss = _noise(seed + 100, 150, center=0.01, spread=0.9)
+    signals = detect_signals(make_experiment({"actor/grad_norm": noisy, "actor/kl_loss": loss}), settings=SETTINGS)
+    assert not [signal for signal in signals if signal.kind in ("spike", "spikes")]
+
+
+def test_spike_threshold_comes_from_the_settings() -> None:
+    # the spikes are 4x-7.1x their baseline (see above): a spike_factor of 8 keeps both quiet
+    experiment = make_experiment({"actor/grad_norm": _grad_with_spikes()})
+    strict = detect_signals(experiment, settings=Settings(spike_factor=8.0))
+    assert not [signal for signal in strict if signal.kind == "spike"]
+    # and fewer training steps than min_steps silence the trend detectors too
+    assert detect_signals(experiment, settings=Settings(min_steps=1000)) == []
+
+
+def test_spikes_quiet_on_short_runs() -> None:
+    values = [0.2, 0.21, 0.19, 0.2, 0.22, 0.2, 5.0, 0.2]  # 8 steps < min_steps
+    assert detect_signals(make_experiment({"actor/grad_norm": values}), settings=SETTINGS) == []
+
+
+def test_spike_in_a_loss_that_crosses_zero() -> None:
+    # pg_loss wanders in ±0.01; 0.2 at step 80 is 20x that spread above the median.
+    loss = [0.01 * math.sin(index * 1.3) for index in range(120)]
+    quiet = detect_signals(make_experiment({"actor/pg_loss": loss}), settings=SETTINGS)
+    assert not [signal for signal in quiet if signal.kind == "spike"]
+    loss[79] = 0.2
+    found = [
+        s for s in detect_signals(make_experiment({"actor/pg_loss": loss}), settings=SETTINGS) if s.kind == "spike"
+    ]
+    assert [(signal.metric, signal.step) for signal in found] == [("actor/pg_loss", 80)]
+
+
+def test_entropy_loss_is_not_treated_as_a_loss() -> None:
+    entropy = [0.3] * 60
+    entropy[30] = 1.5
+    signals = detect_signals(make_experiment({"actor/entropy_loss": entropy}), settings=SETTINGS)
+    assert "spike" not in _kinds(signals)
+
+
+def test_many_spikes_become_one_info_signal() -> None:
+    # 300 steps at 1.0 with 10.0 at steps 40, 80, ..., 280: 7 jumps (2.3% of the steps, so the 95th
+    # percentile stays 1.0), more than max_spikes = 5.
+    values = [1.0] * 300
+    for step in range(40, 300, 40):
+        values[step - 1] = 10.0
+    signals = detect_signals(make_experiment({"actor/grad_norm": values}), settings=SETTINGS)
+    assert _kinds(signals) == ["spikes"]
+    assert signals[0].severity == "info"
+    assert (signals[0].step, signals[0].step_end) == (40, 280)
+    assert signals[0].values["count"] == 7.0 and signals[0].values["max"] == 10.0
+
+
+def test_frequent_jumps_are_not_spikes() -> None:
+    # 10.0 at every 10th step: 10% of the run, so the run's 95th percentile is 10.0 and nothing stands out.
+    values = [1.0] * 120
+    for step in range(10, 121, 10):
+        values[step - 1] = 10.0
+    signals = detect_signals(make_experiment({"actor/grad_norm": values}), settings=SETTINGS)
+    assert not [signal for signal in signals if signal.kind in ("spike", "spikes")]
+
+
+# --------------------------------------------------------------------------------------------- entropy
+
+
+def test_entropy_rising_fires_with_start_end() -> None:
+    # 0.25 + 0.0012 * i over 150 steps (plus ±0.01 noise): rises throughout.
+    generator = random.Random(3)
+    entropy = [0.25 + 0.0012 * index + generator.uniform(-0.01, 0.01) for index in range(150)]
+    signals = detect_signals(make_experiment({"actor/entropy": entropy}), settings=SETTINGS)
+    assert _kinds(signals) == ["entropy_rising"]
+    signal = signals[0]
+    # start: mean of 0.25 + 0.0012 * (0..4) = 0.2524 (±0.01); end: 0.25 + 0.0012 * 144.5 = 0.4234 (±0.01)
+    assert signal.values["start"] == pytest.approx(0.2524, abs=0.01)
+    assert signal.values["end"] == pytest.approx(0.4234, abs=0.01)
+    assert (signal.step, signal.step_end) == (1, 150)
+    assert "entropy" in signal.text("en") and "持续走高" in signal.text("zh")
+
+
+@pytest.mark.parametrize(
+    "entropy",
+    [
+        [0.25 - 0.0002 * index for index in range(150)],  # gentle decline (E1/E4 with a KL loss)
+        _noise(5, 150, center=0.25, spread=0.1),  # flat noise
+        [0.081 - 0.00022 * index for index in range(150)],  # E3: 0.081 -> ~0.048, a 41% drop: not a collapse
+    ],
+)
+def test_entropy_quiet_when_declining_gently_or_flat(entropy: list[float]) -> None:
+    signals = detect_signals(make_experiment({"actor/entropy": entropy}), settings=SETTINGS)
+    assert not [signal for signal in signals if signal.kind.startswith("entropy")]
+
+
+def test_entropy_collapse() -> None:
+    # 0.4 falling to 0.01: the last window is 2.5% of the first.
+    entropy = [max(0.01, 0.4 - 0.01 * index) for index in range(100)]
+    signals = detect_signals(make_experiment({"actor/entropy": entropy}), settings=SETTINGS)
+    assert _kinds(signals) == ["entropy_collapse"]
+    assert "0.010" in signals[0].text("en") and "塌缩" in signals[0].text("zh")
+
+
+def test_entropy_quiet_on_short_runs() -> None:
+    entropy = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    assert detect_signals(make_experiment({"actor/entropy": entropy}), settings=SETTINGS) == []
+
+
+# ------------------------------------------------------------------------------------------ validation
+
+
+def _with_validation(values: dict[int, float], steps: int = 150) -> Experiment:
+    val = [values.get(step) for step in range(1, steps + 1)]
+    return make_experiment({"actor/grad_norm": [0.2] * steps, "val-core/aime24/acc/mean@1": val})
+
+
+def test_validation_drop_fires_on_the_last_validation() -> None:
+    # E1-like: ... 0.767 at 125, 0.633 at 150: 17% below the best and below the previous one.
+    experiment = _with_validation({25: 0.6, 50: 0.667, 75: 0.7, 100: 0.733, 125: 0.767, 150: 0.633})
+    signals = detect_signals(experiment, settings=SETTINGS)
+    assert _kinds(signals) == ["validation_drop"]
+    signal = signals[0]
+    assert (signal.step, signal.metric) == (150, "val-core/aime24/acc/mean@1")
+    assert signal.values == {"value": 0.633, "previous": 0.767, "best": 0.767, "best_step": 125.0}
+    assert signal.text("en") == "aime24 drops to 0.633 at step 150 (previous 0.767, best 0.767 at step 125)"
+    assert "回落到 0.633" in signal.text("zh")
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {25: 0.6, 50: 0.7, 75: 0.733, 100: 0.8, 125: 0.833, 150: 0.767},  # E4: 8% below its best: not "well below"
+        {25: 0.6, 50: 0.7, 75: 0.6, 100: 0.65, 125: 0.7, 150: 0.75},  # last is a rise
+        {25: 0.7, 150: 0.3},  # only two validations
+    ],
+)
+def test_validation_quiet(values: dict[int, float]) -> None:
+    assert detect_signals(_with_validation(values), settings=SETTINGS) == []
+
+
+# --------------------------------------------------------------------------------------- response length
+
+
+def test_length_cap_from_the_clip_ratio() -> None:
+    clip = [0.0] * 50 + [0.01 * index for index in range(1, 51)]  # rises to 0.5; last 10 mean 0.455
+    experiment = make_experiment(
+        {"response_length/clip_ratio": clip, "response_length/mean": [900.0] * 100},
+        config={"data": {"max_response_length": 1024}},
+    )
+    signals = detect_signals(experiment, settings=SETTINGS)
+    assert _kinds(signals) == ["length_cap"]
+    assert signals[0].values["clip_ratio_end"] == pytest.approx(0.455)
+    assert signals[0].values["cap"] == 1024.0
+    assert "45.5%" in signals[0].text("en") and "1.0k" in signals[0].text("en")
+
+
+def test_length_cap_quiet_with_a_low_clip_ratio() -> None:
+    experiment = make_experiment({"response_length/clip_ratio": [0.01] * 50 + [0.02] * 50})
+    assert detect_signals(experiment, settings=SETTINGS) == []
+
+
+def test_length_cap_from_max_length_without_clip_ratio() -> None:
+    # mean 13k of a 16k cap (81%) and the longest response at the cap in every step
+    experiment = make_experiment(
+        {"response_length/mean": [13000.0] * 30, "response_length/max": [16384.0] * 30},
+        config={"data": {"max_response_length": 16384}},
+    )
+    signals = detect_signals(experiment, settings=SETTINGS)
+    assert _kinds(signals) == ["length_cap"]
+    assert signals[0].metric == "response_length/max"
+
+
+def test_a_clip_ratio_that_is_not_a_fraction_is_not_read_as_one() -> None:
+    # a key of that name holding token counts (3000-7000) would read as "698231.5% cut off": no percent is
+    # made of it; the cap is judged from the longest responses instead (mean 7.0k of 8k, longest at the cap)
+    counts = [3000.0 + 40.0 * index for index in range(100)]
+    at_cap = make_experiment(
+        {
+            "response_length/clip_ratio": counts,
+            "response_length/mean": [7000.0] * 100,
+            "response_length/max": [8192.0] * 100,
+        },
+        config={"data": {"max_response_length": 8192}},
+    )
+    signals = detect_signals(at_cap, settings=SETTINGS)
+    assert _kinds(signals) == ["length_cap"]
+    assert signals[0].metric == "response_length/max"
+    assert "%" not in signals[0].text("en")
+    below_cap = make_experiment(
+        {"response_length/clip_ratio": counts, "response_length/max": [6000.0] * 100},
+        config={"data": {"max_response_length": 8192}},
+    )
+    assert detect_signals(below_cap, settings=SETTINGS) == []
+
+
+def test_length_growth_runaway_and_quiet_below_the_ratio() -> None:
+    growing = [3000.0 + 40.0 * index for index in range(150)]  # 3.1k -> 8.8k: x2.8, still rising
+    signals = detect_signals(make_experiment({"response_length/mean": growing}), settings=SETTINGS)
+    assert _kinds(signals) == ["length_growth"]
+    assert signals[0].severity == "info"
+    assert "3.1k→8.8k" in signals[0].text("en")
+    moderate = [5100.0 + 31.0 * index for index in range(150)]  # 5.1k -> 9.7k: x1.9 (the seed's E1)
+    assert detect_signals(make_experiment({"response_length/mean": moderate}), settings=SETTINGS) == []
+
+
+# ------------------------------------------------------------------------------------------- mismatch
+
+
+def test_mismatch_high_and_quiet() -> None:
+    # (1 - 0.98) * 1e4 = 200 >= 100
+    high = make_experiment({"training/rollout_actor_probs_pearson_corr": [0.999] * 50 + [0.98] * 50})
+    signals = detect_signals(high, settings=SETTINGS)
+    assert _kinds(signals) == ["mismatch_high"]
+    assert signals[0].values["end"] == pytest.approx(200.0)
+    # (1 - 0.999) * 1e4 = 10 throughout
+    low = make_experiment({"training/rollout_actor_probs_pearson_corr": [0.999] * 100})
+    assert detect_signals(low, settings=SETTINGS) == []
+
+
+def test_mismatch_rising() -> None:
+    # 10 -> 40 (x1e-4): doubled and above a quarter of the high mark (25)
+    rising = make_experiment({"training/rollout_actor_probs_pearson_corr": [0.999] * 50 + [0.996] * 50})
+    assert _kinds(detect_signals(rising, settings=SETTINGS)) == ["mismatch_rising"]
+
+
+# ---------------------------------------------------------------------------- non-finite, collapse, KL
+
+
+def test_non_finite_fires_even_on_short_runs() -> None:
+    experiment = make_experiment({"actor/grad_norm": [0.2, math.nan, 0.3, math.inf], "critic/score/mean": [0.1] * 4})
+    signals = detect_signals(experiment, settings=SETTINGS)
+    assert _kinds(signals) == ["non_finite"]
+    assert (signals[0].metric, signals[0].step, signals[0].step_end) == ("actor/grad_norm", 2, 4)
+    assert signals[0].values["count"] == 2.0 and signals[0].severity == "critical"
+    _assert_bilingual(signals)
+
+
+def test_pass_rate_collapse_and_plateau() -> None:
+    # scores in {0, 1}: pass rate 80% for 60 steps, then 20% for 40 steps
+    collapsed = make_experiment({"critic/score/mean": [0.8] * 60 + [0.2] * 40})
+    signals = detect_signals(collapsed, settings=SETTINGS)
+    assert _kinds(signals) == ["pass_rate_collapse"]
+    assert signals[0].values["end"] == pytest.approx(20.0) and signals[0].values["peak"] == pytest.approx(80.0)
+    plateau = make_experiment({"critic/score/mean": _noise(2, 100, center=0.8, spread=0.1)})
+    assert detect_signals(plateau, settings=SETTINGS) == []
+
+
+def test_kl_blowup_and_gentle_growth() -> None:
+    blown = make_experiment({"actor/kl_loss": [0.01] * 90 + [0.5] * 10})
+    signals = [signal for signal in detect_signals(blown, settings=SETTINGS) if signal.kind == "kl_blowup"]
+    assert len(signals) == 1
+    assert signals[0].values["end"] == pytest.approx(0.5) and signals[0].values["base"] == pytest.approx(0.01)
+    gentle = make_experiment({"actor/kl_loss": [0.0001 * index for index in range(100)]})  # 0 -> 0.0099
+    assert not [signal for signal in detect_signals(gentle, settings=SETTINGS) if signal.kind == "kl_blowup"]
+
+
+# --------------------------------------------------------------------------------------------- status
+
+
+def test_crashed_run_reports_the_first_exception_line() -> None:
+    experiment = make_experiment(
+        {"actor/grad_norm": [0.2, 0.3]},
+        status="crashed",
+        failure="NotImplementedError: Reward function is not implemented",
+    )
+    signals = detect_signals(experiment, settings=SETTINGS)
+    assert _kinds(signals) == ["crashed"]
+    assert signals[0].severity == "critical"
+    assert "NotImplementedError: Reward function is not implemented" in signals[0].text("en")
+    assert "NotImplementedError" in signals[0].text("zh")
+
+
+def test_crashed_names_the_step_and_the_innermost_frame() -> None:
+    experiment = dataclasses.replace(
+        make_experiment({"actor/grad_norm": [0.2, 0.3, 0.4]}, status="crashed", failure="ValueError: boom"),
+        failure_step=3,
+        failure_frames=(
+            "/root/x/verl/trainer/main_ppo.py:53 in main",
+            "/root/x/verl/utils/reward_score/math.py:9 in f",
+        ),
+    )
+    [signal] = detect_signals(experiment, settings=SETTINGS)
+    assert signal.text("en") == "crashed after step 3: ValueError: boom (in utils/reward_score/math.py:9 in f)"
+    assert signal.text("zh") == "在 step 3 之后崩溃：ValueError: boom（位于 utils/reward_score/math.py:9 in f）"
+    early = dataclasses.replace(experiment, failure_step=None, steps_done=0, failure_frames=())
+    [signal] = detect_signals(early, settings=SETTINGS)
+    assert signal.text("en") == "crashed before step 1: ValueError: boom"
+    assert "ValueError: boom" in signal.text("zh")
+
+
+def test_real_crash_signal_mentions_the_frame(real_experiments: list[Experiment]) -> None:
+    maze = next(experiment for experiment in real_experiments if experiment.id.startswith("maze"))
+    [signal] = [signal for signal in detect_all([maze], settings=SETTINGS) if signal.kind == "crashed"]
+    # log lines 291-293: `File ".../verl/utils/reward_score/__init__.py", line 37, in _default_compute_score`,
+    # then `NotImplementedError`; no step line before it
+    assert signal.text("en") == (
+        "crashed before step 1: NotImplementedError (in utils/reward_score/__init__.py:37 in _default_compute_score)"
+    )
+
+
+def test_stalled_and_not_started() -> None:
+    stalled = make_experiment({"actor/grad_norm": [0.2] * 3}, status="stalled", idle_s=7200.0, total_steps=150)
+    signals = detect_signals(stalled, settings=SETTINGS)
+    assert _kinds(signals) == ["stalled"]
+    assert "3/150" in signals[0].text("en") and "2h00m" in signals[0].text("en")
+    quiet_start = make_experiment({}, status="not started", idle_s=7200.0)  # > 3 x 600 s
+    assert _kinds(detect_signals(quiet_start, settings=SETTINGS)) == ["stalled"]
+    fresh_start = make_experiment({}, status="not started", idle_s=60.0)
+    assert detect_signals(fresh_start, settings=SETTINGS) == []
+
+
+# ---------------------------------------------------------------------------------------- robustness
+
+_KEYS = (
+    "actor/grad_norm",
+    "actor/pg_loss",
+    "actor/kl_loss",
+    "actor/entropy",
+    "critic/score/mean",
+    "critic/score/min",
+    "response_length/mean",
+    "response_length/max",
+    "response_length/clip_ratio",
+    "training/rollout_actor_probs_pearson_corr",
+    "val-core/aime24/acc/mean@1",
+)
+_VALUES = st.one_of(
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.floats(min_value=-1e6, max_value=1e6),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    length=st.integers(min_value=0, max_value=40),
+    keys=st.sets(st.sampled_from(_KEYS)),
+    data=st.data(),
+)
+def test_detectors_and_texts_never_raise(length: int, keys: set[str], data: st.DataObject) -> None:
+    columns = {key: data.draw(st.lists(_VALUES, min_size=length, max_size=length)) for key in sorted(keys)}
+    experiment = make_experiment(
+        columns, steps=list(range(1, length + 1)), config={"data": {"max_response_length": 100}}
+    )
+    headline = headline_numbers(experiment)
+    assert headline.steps <= length
+    signals = detect_signals(experiment, settings=SETTINGS)
+    _assert_bilingual(signals)
+    for lang in LANGUAGES:
+        write_summary([experiment], signals, lang=lang)
+        experiment_paragraph(experiment, signals, lang=lang)
+    json.dumps([signal.to_json_dict() for signal in signals])
+    json.dumps(headline.to_json_dict())
+
+
+# ------------------------------------------------------------------------------------------ summary
+
+
+def _track_experiment(
+    code: int, algorithm: str, name: str, track: str, *, length_end: float, hours: float
+) -> Experiment:
+    steps = 20
+    return make_experiment(
+        {
+            "critic/score/mean": [0.4] * steps,
+            "response_length/mean": [1000.0] * 5 + [length_end] * (steps - 5),
+            "actor/entropy": [0.3] * steps,
+            "actor/grad_norm": [0.2] * steps,
+        },
+        experiment_id=f"{track}/e{code}",
+        label=f"E{code} · {name}",
+        track=track,
+        algorithm=algorithm,
+        order=code,
+        elapsed_h=hours,
+    )
+
+
+def _two_tracks() -> list[Experiment]:
+    # Track "Big": Dr.GRPO grows least (x1.5); track "Small": Dr.GRPO grows most (x4).
+    return [
+        _track_experiment(1, "grpo", "GRPO", "Big", length_end=3000.0, hours=30.0),
+        _track_experiment(2, "dapo", "DAPO", "Big", length_end=2000.0, hours=28.0),
+        _track_experiment(3, "dr_grpo", "Dr.GRPO", "Big", length_end=1500.0, hours=33.0),
+        _track_experiment(1, "grpo", "GRPO", "Small", length_end=2000.0, hours=20.0),
+        _track_experiment(2, "dapo", "DAPO", "Small", length_end=1800.0, hours=18.0),
+        _track_experiment(3, "dr_grpo", "Dr.GRPO", "Small", length_end=4000.0, hours=22.0),
+    ]
+
+
+def test_summary_states_a_reversal_between_tracks_in_both_languages() -> None:
+    experiments = _two_tracks()
+    signals = detect_all(experiments, settings=SETTINGS)
+    english = "\n".join(write_summary(experiments, signals, lang="en"))
+    chinese = "\n".join(write_summary(experiments, signals, lang="zh"))
+    assert "on Big Dr.GRPO's length grows least — the opposite of Small, where it grows most" in english
+    assert "Big 上 Dr.GRPO 的响应长度涨幅最小——与 Small 相反（Small 上涨幅最大）" in chinese
+    # lengths start at 1000 (first 5 steps); last 10 are the end value
+    assert "Response length grows most in E1 (GRPO) (1.0k→3.0k), least in E3 (Dr.GRPO) (1.0k→1.5k)." in english
+    assert "E2 (DAPO) is the fastest (28.0h), E3 (Dr.GRPO) the slowest (33.0h)." in english
+    assert "E2 (DAPO) 最快（28.0h），E3 (Dr.GRPO) 最慢（33.0h）。" in chinese
+    assert "hours 28.0–33.0h vs 18.0–22.0h" in english
+
+
+def test_with_several_tracks_every_paragraph_names_its_track() -> None:
+    experiments = _two_tracks()
+    signals = detect_all(experiments, settings=SETTINGS)
+    english = write_summary(experiments, signals, lang="en")
+    # per track: status, dynamics, attention; then the comparison of the two tracks
+    assert [paragraph.split(" ")[0] for paragraph in english] == ["Big", "Big", "Big", "Small", "Small", "Small", "Big"]
+    assert english[1].startswith("Big · E2 (DAPO) is the fastest (28.0h)")
+    assert english[4].startswith("Small · E2 (DAPO) is the fastest (18.0h)")
+    assert english[6].startswith("Big vs Small:")
+    chinese = write_summary(experiments, signals, lang="zh")
+    assert chinese[1].startswith("Big · E2 (DAPO) 最快（28.0h）")
+    # one track in view: its name is said once, in the first paragraph
+    one_track = write_summary(experiments[:3], detect_all(experiments[:3], settings=SETTINGS), lang="en")
+    assert one_track[0].startswith("Big (E1–E3):")
+    assert not any(paragraph.startswith("Big") for paragraph in one_track[1:])
+
+
+def test_fastest_and_slowest_only_among_finished_runs() -> None:
+    experiments = _two_tracks()[:3]
+    # Two of three still running: all three are compared (pass rates, lengths), but hours of unfinished
+    # runs say nothing about speed, so no fastest/slowest is named.
+    for running in experiments[1:]:
+        running.status = "running"
+    text = "\n".join(write_summary(experiments, [], lang="en"))
+    assert "(E1–E3)" in text
+    assert "fastest" not in text and "slowest" not in text
+
+
+def test_summary_without_steps_and_without_comparable_tracks() -> None:
+    assert write_summary([make_experiment({}, status="not started")], [], lang="en") == [
+        "No experiment with training steps yet."
+    ]
+    one_track = _two_tracks()[:3]
+    text = "\n".join(write_summary(one_track, detect_all(one_track, settings=SETTINGS), lang="en"))
+    assert " vs " not in text
+    assert "No signal worth attention." in text
+
+
+def test_attention_sentence_agrees_with_the_signals_listed() -> None:
+    # One info signal and nothing else: the table beside the summary lists 1 signal, so the summary must not say
+    # "No signal worth attention."; it names that signal. No signal at all: then, and only then, "none".
+    experiment = make_experiment({"actor/grad_norm": [0.2] * 20}, label="E1 · GRPO")
+    growth = Signal(
+        kind="length_growth",
+        severity="info",
+        experiment=experiment.id,
+        metric="response_length/mean",
+        step=1,
+        step_end=20,
+        values={"start": 1000.0, "end": 2000.0, "ratio": 2.0},
+        message={"en": "response length keeps growing (1k→2k, ×2)", "zh": "响应长度持续增长（1k→2k，×2）"},
+    )
+    english = write_summary([experiment], [growth], lang="en")
+    assert "No signal worth attention." not in english
+    assert english[-1] == "Also noted: E1 (GRPO): response length keeps growing (1k→2k, ×2)."
+    assert (
+        write_summary([experiment], [growth], lang="zh")[-1] == "另有提示：E1 (GRPO)：响应长度持续增长（1k→2k，×2）。"
+    )
+    rising = {"en": "entropy keeps rising (0.2→0.4), no converging trend", "zh": "entropy 持续走高（0.2→0.4）"}
+    warning = dataclasses.replace(growth, kind="entropy_rising", severity="warning", message=rising)
+    both = write_summary([experiment], [warning, growth], lang="en")[-1]
+    assert both == (
+        "Worth attention: E1 (GRPO): entropy keeps rising (0.2→0.4), no converging trend. "
+        "Also noted: E1 (GRPO): response length keeps growing (1k→2k, ×2)."
+    )
+    assert write_summary([experiment], [], lang="en")[-1] == "No signal worth attention."
+
+
+def test_a_summary_of_many_experiments_names_five_and_counts_the_rest() -> None:
+    # 12 runs of one track, each validated (E<n> scores 0.<n>) and each with a warning; the last one also has a
+    # critical signal. A sentence names 5 experiments, then says how many more (the tables list every one).
+    experiments = [
+        make_experiment(
+            {"actor/grad_norm": [0.2] * 50, "val-core/aime24/acc/mean@1": [None] * 49 + [n / 100]},
+            experiment_id=f"e{n}",
+            label=f"E{n} · GRPO",
+            order=n,
+        )
+        for n in range(1, 13)
+    ]
+
+    def signal(n: int, severity: str, words: str) -> Signal:
+        return Signal(
+            kind="entropy_rising" if severity == "warning" else "non_finite",
+            severity=severity,  # type: ignore[arg-type]
+            experiment=f"e{n}",
+            metric="actor/entropy",
+            step=50,
+            step_end=50,
+            values={},
+            message={"en": words, "zh": words},
+        )
+
+    signals = [signal(n, "warning", f"warning {n}") for n in range(1, 13)] + [signal(12, "critical", "critical 12")]
+    english = " ".join(write_summary(experiments, signals, lang="en"))
+    assert (
+        "Best aime24: E12 (GRPO) 0.120 at step 50, E11 (GRPO) 0.110 at step 50, E10 (GRPO) 0.100 at step 50, "
+        "E9 (GRPO) 0.090 at step 50, E8 (GRPO) 0.080 at step 50, and 7 more."
+    ) in english
+    assert (
+        "Worth attention: E12 (GRPO): critical 12; warning 12; E1 (GRPO): warning 1; E2 (GRPO): warning 2; "
+        "E3 (GRPO): warning 3; E4 (GRPO): warning 4; and 7 more experiments (listed with the signals)."
+    ) in english
+    assert "E5 (GRPO): warning 5" not in english
+    chinese = " ".join(write_summary(experiments, signals, lang="zh"))
+    assert "E8 (GRPO) 0.080（step 50），另有 7 个。" in chinese
+    assert "E4 (GRPO)：warning 4；另有 7 个实验（见信号列表）。" in chinese
+    # five or fewer: every one is named, and nothing is said to be left out
+    few = " ".join(write_summary(experiments[:5], signals[:5], lang="en"))
+    assert "E1 (GRPO): warning 1; E2 (GRPO): warning 2; E3 (GRPO): warning 3; E4 (GRPO): warning 4; " in few
+    assert "more" not in few
+
+
+def test_hidden_experiments_are_left_out_of_the_summary() -> None:
+    experiments = _two_tracks()[:3]
+    experiments[0].hidden = True
+    text = "\n".join(write_summary(experiments, [], lang="en"))
+    assert "E1" not in text
+
+
+def test_experiment_paragraph_hand_made() -> None:
+    experiment = make_experiment(
+        {"actor/grad_norm": _grad_with_spikes(), "critic/score/mean": [0.8] * 150},
+        label="E2 · DAPO",
+        elapsed_h=32 + 33 / 60,
+        status="finished",
+    )
+    signals = detect_signals(experiment, settings=SETTINGS)
+    english = experiment_paragraph(experiment, signals, lang="en")
+    chinese = experiment_paragraph(experiment, signals, lang="zh")
+    assert english.startswith("E2 (DAPO): finished 150/150 in 32h33m.")
+    assert "Pass rate 80.0% → 80.0%" in english
+    assert "grad_norm spikes at steps 43 and 59 (0.96, 1.13; otherwise 0.1–0.3)" in english
+    assert "grad_norm 在 step 43/59 出现尖峰（0.96、1.13；其余步 0.1–0.3）" in chinese
+    quiet = make_experiment({"actor/grad_norm": [0.2] * 20})
+    assert experiment_paragraph(quiet, [], lang="en").endswith("No anomaly signal.")
+    assert experiment_paragraph(quiet, [], lang="zh").endswith("未见异常信号。")
+
+
+def test_signal_json_and_text_fallback() -> None:
+    signal = Signal(
+        kind="spike",
+        severity="warning",
+        experiment="x",
+        metric="actor/grad_norm",
+        step=3,
+        step_end=3,
+        values={"value": math.inf},
+        message={"en": "hello"},
+    )
+    assert signal.text("zh") == "hello"
+    assert json.loads(json.dumps(signal.to_json_dict()))["values"] == {"value": None}
+
+
+# ---------------------------------------------------------------------------------------------- demo
+
+SEED_4B = "Qwen3.5-4B"
+SEED_2B = "Qwen3.5-2B"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Experiment], list[Signal]]:
+    from rlmon.demo import write_demo_root
+
+    root = write_demo_root(tmp_path_factory.mktemp("demo"))
+    catalog = discover_experiments([root])
+    newest = max(log.mtime for ref in catalog.experiments for log in ref.files)
+    cache = LogCache(None)
+    experiments = [load_experiment(ref, cache, now=newest + 1.0, settings=SETTINGS) for ref in catalog.experiments]
+    return root, experiments, detect_all(experiments, settings=SETTINGS)
+
+
+def _by_code(experiments: list[Experiment], track: str) -> dict[str, Experiment]:
+    return {item.label.partition(" · ")[0]: item for item in experiments if item.track == track}
+
+
+def test_demo_e2_spikes_at_43_and_59(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, signals = demo
+    e2 = _by_code(experiments, SEED_4B)["E2"]
+    spikes = [s for s in signals if s.experiment == e2.id and s.kind == "spike"]
+    assert [(s.metric, s.step) for s in spikes] == [("actor/grad_norm", 43), ("actor/grad_norm", 59)]
+    assert [s.values["value"] for s in spikes] == [pytest.approx(0.96, abs=0.005), pytest.approx(1.13, abs=0.005)]
+    # "otherwise 0.1–0.3"
+    assert format_band(spikes[0].values["typical_low"], spikes[0].values["typical_high"]) == "0.1–0.3"
+
+
+def test_demo_no_spike_for_e1_e3_e4(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, signals = demo
+    four_b = _by_code(experiments, SEED_4B)
+    for code in ("E1", "E3", "E4"):
+        found = [s for s in signals if s.experiment == four_b[code].id and s.kind in ("spike", "spikes")]
+        assert found == [], code
+
+
+def test_demo_e2_entropy_rises(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, signals = demo
+    four_b = _by_code(experiments, SEED_4B)
+    rising = [s for s in signals if s.kind == "entropy_rising" and s.experiment in {e.id for e in four_b.values()}]
+    assert [s.experiment for s in rising] == [four_b["E2"].id]
+    # seed: 0.256 -> 0.417
+    assert rising[0].values["start"] == pytest.approx(0.256, abs=0.0005)
+    assert rising[0].values["end"] == pytest.approx(0.417, abs=0.0005)
+
+
+def test_demo_e1_aime24_drop_at_150(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, signals = demo
+    four_b = _by_code(experiments, SEED_4B)
+    drops = [s for s in signals if s.kind == "validation_drop" and s.experiment in {e.id for e in four_b.values()}]
+    assert [(s.experiment, s.step) for s in drops] == [(four_b["E1"].id, 150)]
+    assert drops[0].values["value"] == pytest.approx(0.633, abs=0.0005)
+    assert "aime24" in (drops[0].metric or "")
+
+
+def test_demo_e5_running_is_quiet(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, signals = demo
+    e5 = _by_code(experiments, SEED_4B)["E5"]
+    assert e5.status == "running"
+    assert [s for s in signals if s.experiment == e5.id] == []
+
+
+def test_demo_headlines_match_the_seed(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, _ = demo
+    four_b = {code: headline_numbers(item) for code, item in _by_code(experiments, SEED_4B).items()}
+    finished = ("E1", "E2", "E3", "E4")
+    # first-5-step mean pass rate 79–81%, last-10-step mean 88.8–91.1%
+    assert all(79.0 <= (four_b[code].pass_rate_start or 0) <= 81.0 for code in finished)
+    ends = [four_b[code].pass_rate_end or 0 for code in finished]
+    assert round(min(ends), 1) == 88.8 and round(max(ends), 1) == 91.1
+    # E3 lowest entropy (0.081 -> 0.048) and grad_norm (0.03–0.23)
+    assert min(finished, key=lambda code: four_b[code].entropy_end or 9) == "E3"
+    assert min(finished, key=lambda code: four_b[code].grad_norm_p95 or 9) == "E3"
+    assert round(four_b["E3"].grad_norm_min or 0, 2) == 0.03 and round(four_b["E3"].grad_norm_max or 0, 2) == 0.23
+    # E2 fastest at 32.6h; 37.2h the slowest
+    hours = {code: four_b[code].elapsed_h or 0 for code in finished}
+    assert min(hours, key=hours.__getitem__) == "E2" and round(hours["E2"], 1) == 32.6
+    assert round(max(hours.values()), 1) == 37.2
+    # aime24 bests: E3 0.800 and E4 0.833 at step 125
+    best_e4 = four_b["E4"].best("aime24")
+    best_e3 = four_b["E3"].best("aime24")
+    assert best_e4 is not None and (best_e4.step, round(best_e4.value, 3)) == (125, 0.833)
+    assert best_e3 is not None and (best_e3.step, round(best_e3.value, 3)) == (125, 0.8)
+
+
+def test_demo_summary_english(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, signals = demo
+    text = "\n".join(write_summary(experiments, signals, lang="en"))
+    for expected in (
+        "last-10-step mean 88.8–91.1% (E1–E4)",
+        "At the last validation (step 150) E2 (DAPO) and E4 (RLOO) lead with 0.767.",
+        "E1 (GRPO) drops to 0.633 at step 150",
+        "E2 (DAPO) is the fastest (32.6h)",
+        "the slowest (37.2h)",
+        "Response length grows most in E1 (GRPO) (5.1k→9.7k), least in E3 (Dr.GRPO) (5.3k→7.3k).",
+        "Entropy is lowest in E3 (Dr.GRPO) (0.081→0.048).",
+        "Entropy rises in E2 (DAPO) (0.256→0.417).",
+        "grad_norm is lowest in E3 (Dr.GRPO) (0.03–0.23).",
+        "E2 (DAPO): grad_norm spikes at steps 43 and 59 (0.96, 1.13; otherwise 0.1–0.3)",
+        "on Qwen3.5-4B Dr.GRPO's length grows least — the opposite of Qwen3.5-2B, where it grows most",
+        "Best aime24: E4 (RLOO) 0.833 at step 125, E3 (Dr.GRPO) 0.800 at step 125",
+    ):
+        assert expected in text, expected
+    assert "First-5-step mean pass rate 79." in text or "First-5-step mean pass rate 80." in text
+    # E5 has only its validation before training (step 0): not ranked among the best checkpoints
+    best_sentence = next(part for part in text.split(". ") if part.startswith("Best aime24:"))
+    assert "E5" not in best_sentence
+    assert text.count("spike") == 1  # only E2's
+
+
+def test_demo_summary_chinese(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, signals = demo
+    text = "\n".join(write_summary(experiments, signals, lang="zh"))
+    for expected in (
+        "末 10 步均值 88.8–91.1%（E1–E4）",
+        "最后一次验证（step 150）E2 (DAPO)、E4 (RLOO) 并列最高，为 0.767。",
+        "E1 (GRPO) 在 step 150 回落到 0.633",
+        "E2 (DAPO) 最快（32.6h）",
+        "响应长度 E1 (GRPO) 涨幅最大（5.1k→9.7k），E3 (Dr.GRPO) 涨幅最小（5.3k→7.3k）。",
+        "entropy E3 (Dr.GRPO) 最低（0.081→0.048）。",
+        "entropy 持续走高：E2 (DAPO)（0.256→0.417）。",
+        "grad_norm E3 (Dr.GRPO) 最低（0.03–0.23）。",
+        "E2 (DAPO)：grad_norm 在 step 43/59 出现尖峰（0.96、1.13；其余步 0.1–0.3）",
+        "Qwen3.5-4B 上 Dr.GRPO 的响应长度涨幅最小——与 Qwen3.5-2B 相反（Qwen3.5-2B 上涨幅最大）",
+    ):
+        assert expected in text, expected
+    assert text.count("尖峰") == 1
+
+
+def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    _, experiments, signals = demo
+    four_b = _by_code(experiments, SEED_4B)
+    e2_en = experiment_paragraph(four_b["E2"], signals, lang="en")
+    assert e2_en.startswith("E2 (DAPO): finished 150/150 in 32h33m.")
+    assert "entropy 0.256→0.417" in e2_en and "steps 43 and 59" in e2_en
+    e4_zh = experiment_paragraph(four_b["E4"], signals, lang="zh")
+    assert "35h47m" in e4_zh and "aime24 最高 0.833（step 125）" in e4_zh
+    e5_en = experiment_paragraph(four_b["E5"], signals, lang="en")
+    assert e5_en.startswith("E5 (REINFORCE++): running, 21/150 after 4h23m")
+    assert e5_en.endswith("No anomaly signal.")
+    # seed: "first aime24 validation due in 4 steps" (test_freq=25, 21 steps done)
+    assert "next validation at step 25 (in 4 steps)" in e5_en
+    assert "下次验证在 step 25（还差 4 步）" in experiment_paragraph(four_b["E5"], signals, lang="zh")
+
+
+def test_demo_grad_norm_range_is_the_same_in_paragraph_and_summary(
+    demo: tuple[Path, list[Experiment], list[Signal]],
+) -> None:
+    # seed page: "E3 lowest and steadiest (0.03–0.23)" and "E3 ... grad_norm 0.03–0.23": min–max of its steps
+    _, experiments, signals = demo
+    e3 = _by_code(experiments, SEED_4B)["E3"]
+    summary = "\n".join(write_summary(experiments, signals, lang="en"))
+    assert "grad_norm is lowest in E3 (Dr.GRPO) (0.03–0.23)." in summary
+    assert "grad_norm 0.03–0.23" in experiment_paragraph(e3, signals, lang="en")
+    assert "grad_norm 0.03–0.23" in experiment_paragraph(e3, signals, lang="zh")
+    # on each track, the run the summary names as lowest gets the same range in its paragraph
+    for track in (SEED_4B, SEED_2B):
+        members = _by_code(experiments, track)
+        text = " ".join(write_summary(list(members.values()), signals, lang="en"))
+        named = text.split("grad_norm is lowest in ", 1)[1].split(").", 1)[0]  # "E3 (Dr.GRPO) (0.07–0.24"
+        code, _, shown = named.partition(" ")
+        shown = shown.rsplit("(", 1)[1]
+        assert f"grad_norm {shown}." in experiment_paragraph(members[code], signals, lang="en") or (
+            f"grad_norm {shown};" in experiment_paragraph(members[code], signals, lang="en")
+        ), (track, code, shown)
+
+
+def test_summary_for_root_text_and_json(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
+    root, experiments, _ = demo
+    newest = max(item.last_modified or 0.0 for item in experiments)
+    text = summary_for_root([root], lang="en", as_json=False, cache=None, now=newest + 1.0)
+    assert "\nSignals:\n" in text
+    assert "- [warning] E2 · DAPO @43: grad_norm spike at step 43: 0.96" in text
+    payload = json.loads(summary_for_root([root], lang="zh", as_json=True, cache=LogCache(None), now=newest + 1.0))
+    assert set(payload) == {"summary", "signals", "experiments", "problems"}
+    assert any("尖峰" in paragraph for paragraph in payload["summary"])
+    spikes = [s for s in payload["signals"] if s["kind"] == "spike"]
+    assert [s["step"] for s in spikes] == [43, 59]
+    assert len(payload["experiments"]) == 9
+
+
+# ------------------------------------------------------------------------------------------- real logs
+
+T0 = 1_700_000_000.0
+NOW = T0 + 30 * 86400.0  # every file was last written 30 days before "now"
+
+# (experiment, kind, metric, step) -> why, from the log text.
+REAL_SIGNALS: dict[tuple[str, str, str | None, int | None], str] = {
+    ("amd-mi300-deepseek7b-grpo-gsm8k-2025-03", "spikes", "actor/grad_norm", 80):
+        "grad_norm usually 0.05–0.35 but jumps up to 19.06 many times: heavy-tailed, one info signal",
+    ("amd-mi300-deepseek7b-grpo-gsm8k-2025-03", "entropy_collapse", "actor/entropy_loss", 1):
+        "actor/entropy_loss 0.389 at step 1, about 0.022 at the end",
+    ("amd-mi300-deepseek7b-ppo-gsm8k-2025-03", "spikes", "actor/grad_norm", 162):
+        "grad_norm usually 0.6–2.5, up to 70.8 many times: heavy-tailed",
+    ("amd-mi300-deepseek7b-ppo-gsm8k-2025-03", "entropy_collapse", "actor/entropy_loss", 1):
+        "actor/entropy_loss 0.364 at step 1, about 0.022 at the end",
+    ("charcount-grpo-readme-2025-08", "stalled", None, 1):
+        "a README paste: step 1 of 140, nothing after it",
+    ("dstack-ppo-qwen25-7b-resumed-2025-05", "spike", "critic/vf_loss", 177):
+        "critic/vf_loss 0.105 at step 177 (0.027 at step 176)",
+    ("dstack-ppo-qwen25-7b-resumed-2025-05", "spike", "critic/vf_loss", 305):
+        "critic/vf_loss 0.111 at step 305",
+    ("dstack-ppo-qwen25-7b-resumed-2025-05", "spike", "critic/grad_norm", 163):
+        "critic/grad_norm 51.838 at step 163 (26.415 at 162, 15.597 at 164)",
+    ("dstack-ppo-qwen25-7b-resumed-2025-05", "spike", "critic/grad_norm", 304):
+        "critic/grad_norm 42.495 at step 304 (20.117 at 303)",
+    ("ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12", "stalled", None, 106):
+        "the file ends at step 105 (0-based) with no final validation",
+    ("ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12", "spike", "actor/grad_norm", 60):
+        "actor/grad_norm 7.780 at step 60 (2.090 at 59, 2.298 at 61)",
+    ("ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12", "spike", "actor/grad_norm", 73):
+        "actor/grad_norm 10.567 at step 73 (2.260 at 72, 2.289 at 74)",
+    ("ehl-qwen25-05b-ppo-gsm8k-resp256-v0.1-2024-12", "spike", "actor/grad_norm", 33):
+        "actor/grad_norm 18.3 at step 33 against a median near 2.3",
+    ("ehl-qwen25-05b-ppo-gsm8k-resp256-v0.1-2024-12", "spike", "actor/grad_norm", 43):
+        "actor/grad_norm 41.9 at step 43",
+    ("ehl-qwen25-05b-ppo-gsm8k-resp256-v0.1-2024-12", "spike", "actor/grad_norm", 167):
+        "actor/grad_norm 14.39 at step 167 against a median near 4.2",
+    ("ehl-qwen25-05b-ppo-gsm8k-resp256-v0.1-2024-12", "spike", "actor/grad_norm", 220):
+        "actor/grad_norm 15.94 at step 220",
+    ("ehl-qwen25-05b-ppo-gsm8k-resp256-v0.1-2024-12", "spike", "actor/grad_norm", 369):
+        "actor/grad_norm 27.14 at step 369",
+    ("ehl-qwen25-05b-ppo-gsm8k-resp256-v0.1-2024-12", "entropy_collapse", "actor/entropy_loss", 0):
+        "actor/entropy_loss 0.45 at step 0, about 0.06 at the end",
+    ("ehl-qwen25-05b-ppo-gsm8k-v0.1-2024-12", "spikes", "actor/grad_norm", 8):
+        "actor/grad_norm 8.138 at step 0 and up to 65.96 later, many times: heavy-tailed",
+    ("ehl-qwen25-05b-ppo-gsm8k-v0.1-2024-12", "entropy_collapse", "actor/entropy_loss", 0):
+        "actor/entropy_loss 0.526 at step 0, about 0.055 at the end",
+    ("gpg-qwen2-7b-fsdp-gsm8k-math-2025-06", "entropy_collapse", "actor/entropy", 1):
+        "actor/entropy 0.354 at step 1, 0.012 at step 210",
+    ("gpg-qwen2-7b-fsdp-gsm8k-math-2025-06", "length_cap", "response_length/clip_ratio", 201):
+        "response_length/clip_ratio 0.493 at step 210 with max_response_length 1024 (0.036 at step 1)",
+    ("gpg-qwen2-7b-fsdp-gsm8k-math-2025-06", "length_growth", "response_length/mean", 1):
+        "mean response length about 270 at the start, about 590 at the end",
+    ("gpg-qwen2-7b-megatron-gsm8k-2025-06", "entropy_collapse", "actor/entropy", 1):
+        "actor/entropy 0.336 at step 1, about 0.064 at the end",
+    ("gui-cursor-agentloop-grpo-2026-03", "stalled", None, 2):
+        "two steps of 563250, then the file ends",
+    ("logicrl-grpo-main_task-startup-crash-2025-02", "crashed", None, None):
+        "AssertionError: failed to get register_center_actor before step 1",
+    ("logicrl-reinforce_plus_plus-raylet-warnings-2025-03", "stalled", None, None):
+        "no step line; the file ends in raylet disk warnings",
+    ("maze-ppo-main_task-crash-2025-03", "crashed", None, None):
+        "RayTaskError(NotImplementedError) before step 1",
+    ("selfplay-grpo-config-error-startup-2025", "crashed", None, None):
+        "omegaconf.errors.ConfigAttributeError: Missing key enable at start-up",
+    ("tpu-xla-ppo-stalled-at-step0-2025-07", "stalled", None, None):
+        "Training Progress 0/58 and seven minutes of compiler output, no step",
+    ("verl-docs-quickstart-example-lines", "stalled", None, 2):
+        "two example lines from the docs, no end of run",
+    ("walar-grpo-wandb-only-no-step-lines-2025-06", "stalled", None, 33):
+        "console logger off; tqdm reaches 33/15625, then the file ends",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def real_experiments(realdata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Experiment]:
+    """Each real log copied into its own folder of a tmp root (the catalog does not follow symlinks out of it)."""
+    root = tmp_path_factory.mktemp("realroot")
+    for log in sorted(realdata_dir.glob("*.log")):
+        folder = root / log.stem
+        folder.mkdir()
+        target = folder / log.name
+        shutil.copyfile(log, target)
+        os.utime(target, (T0, T0))
+    catalog = discover_experiments([root])
+    cache = LogCache(None)
+    return [load_experiment(ref, cache, now=NOW, settings=SETTINGS) for ref in catalog.experiments]
+
+
+def test_real_logs_signals_are_pinned(real_experiments: list[Experiment]) -> None:
+    assert len(real_experiments) == 19  # 21 logs minus the two SFT-trainer logs
+    found = {
+        (signal.experiment, signal.kind, signal.metric, signal.step)
+        for signal in detect_all(real_experiments, settings=SETTINGS)
+    }
+    assert found == set(REAL_SIGNALS)
+
+
+def test_real_logs_summary_and_paragraphs_do_not_fail(real_experiments: list[Experiment]) -> None:
+    signals = detect_all(real_experiments, settings=SETTINGS)
+    _assert_bilingual(signals)
+    for lang in LANGUAGES:
+        paragraphs = write_summary(real_experiments, signals, lang=lang)
+        assert paragraphs and all(paragraph.strip() for paragraph in paragraphs)
+        for experiment in real_experiments:
+            assert experiment_paragraph(experiment, signals, lang=lang).strip()
+
+
+def test_summary_for_root_runs_quickly_enough(real_experiments: list[Experiment]) -> None:
+    started = time.perf_counter()
+    detect_all(real_experiments, settings=SETTINGS)
+    assert time.perf_counter() - started < 10.0
+
+
+def test_real_track_range_is_the_same_in_summary_and_paragraph(real_experiments: list[Experiment]) -> None:
+    # `$MODEL_PATH` in both AMD logs' commands: one "unknown model" track. The GRPO log's step lines hold
+    # actor/grad_norm from 0.008 to 19.057 (min and max over every `step:N` line).
+    track = [experiment for experiment in real_experiments if experiment.track == "unknown model"]
+    signals = detect_all(real_experiments, settings=SETTINGS)
+    grpo = next(experiment for experiment in track if experiment.id == "amd-mi300-deepseek7b-grpo-gsm8k-2025-03")
+    summary = " ".join(write_summary(track, signals, lang="en"))
+    assert "grad_norm is lowest in amd-mi300-deepseek7b-grpo-gsm8k-2025-03 (GRPO) (0.008–19.06)." in summary
+    assert "grad_norm 0.008–19.06;" in experiment_paragraph(grpo, signals, lang="en")
+    assert "grad_norm 0.008–19.06" in experiment_paragraph(grpo, signals, lang="zh")
+
+
+def test_real_summary_words_agree_with_the_signals(real_experiments: list[Experiment]) -> None:
+    # each track's summary says "No signal worth attention." when, and only when, its runs have no signal;
+    # otherwise it names each run with a signal and the signal's words (spikes of one key are told together),
+    # also on a track whose only run crashed before its first step (the maze log: NotImplementedError)
+    signals = detect_all(real_experiments, settings=SETTINGS)
+    tracks: dict[str, list[Experiment]] = {}
+    for experiment in real_experiments:
+        tracks.setdefault(experiment.track, []).append(experiment)
+    quiet = 0
+    for members in tracks.values():
+        ids = {experiment.id for experiment in members}
+        own = [signal for signal in signals if signal.experiment in ids]
+        for lang in LANGUAGES:
+            summary = " ".join(write_summary(members, signals, lang=lang))
+            assert (i18n.t("insight_attention_none", lang) in summary) is (not own), (sorted(ids), lang)
+            for signal in own:
+                words = signal.text(lang) if signal.kind != "spike" else signal.metric.rsplit("/", 1)[-1]
+                assert f"{signal.experiment} " in summary and words in summary, (signal.experiment, signal.kind)
+        quiet += not own
+    assert quiet == 0  # every real track has a signal: a crash, a stall, a spike or an entropy collapse
+    maze = next(experiment for experiment in real_experiments if experiment.id.startswith("maze"))
+    assert write_summary([maze], signals, lang="en") == [
+        "No experiment with training steps yet.",
+        "Worth attention: maze-ppo-main_task-crash-2025-03 (PPO): crashed before step 1: NotImplementedError "
+        "(in utils/reward_score/__init__.py:37 in _default_compute_score).",
+    ]
+
+
+def test_real_values_through_the_file_logger_with_a_null_loss_fire_non_finite(
+    realdata_dir: Path, tmp_path: Path
+) -> None:
+    # the PPO log's step lines 1-30 as verl's orjson file logger writes them (no spaces; NaN becomes null),
+    # critic/vf_loss of step 12 being NaN
+    text = (realdata_dir / "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log").read_text(encoding="utf-8")
+    records = []
+    for match in re.finditer(r"^step:(\d+) - (.*)$", text, flags=re.MULTILINE):
+        step = int(match.group(1))
+        if step > 30:
+            break
+        pairs = (pair.rsplit(":", 1) for pair in match.group(2).strip().split(" - "))
+        data: dict[str, float | None] = {key: float(value) for key, value in pairs}
+        if step == 12:
+            assert data["critic/vf_loss"] > 0
+            data["critic/vf_loss"] = None
+        records.append(json.dumps({"step": step, "data": data}, separators=(",", ":")))
+    assert len(records) == 30
+    folder = tmp_path / "ppo"
+    folder.mkdir()
+    (folder / "metrics.jsonl").write_text("\n".join(records) + "\n", encoding="utf-8")
+    (ref,) = discover_experiments([tmp_path]).experiments
+    experiment = load_experiment(ref, LogCache(None), now=time.time(), settings=SETTINGS)
+    vf_loss = experiment.steps.filter(experiment.steps["step"] == 12)["critic/vf_loss"].item()
+    assert vf_loss is not None and math.isnan(vf_loss)
+    found = [signal for signal in detect_all([experiment], settings=SETTINGS) if signal.kind == "non_finite"]
+    assert [(signal.metric, signal.step, signal.severity) for signal in found] == [("critic/vf_loss", 12, "critical")]
