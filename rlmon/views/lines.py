@@ -1,0 +1,143 @@
+"""The line charts both pages draw: one metric over experiments (smoothed, raw beneath, signal markers, the
+response cap) and validation scores at their test steps, with the axis titles and formats they share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import polars as pl
+
+from rlmon.analysis.smoothing import Smoothing
+from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key
+from rlmon.schema import EXPERIMENT, STEP, VALUE
+from rlmon.text import i18n
+from rlmon.views import charts
+from rlmon.views.model import ExperimentView, long_frame, metric_name, signal_experiment, signal_text
+
+__all__ = ["CAPPED_KEYS", "axis_title", "is_fraction", "line_builder", "signal_markers", "validation_builder"]
+
+
+CAPPED_KEYS = ("response_length/mean", "response_length/max")
+"""Charts drawn with the response cap as a dashed rule."""
+
+
+def axis_title(key: str, lang: str) -> str:
+    """A short y-axis title for a metric, in ``lang`` (the chart title says what the metric is)."""
+    if key == "pass_rate" or key.endswith("_pct"):
+        return "%"
+    if key.startswith("response_length/"):
+        return i18n.t("axis_tokens", lang)
+    if key.startswith(VALIDATION_PREFIX):
+        return i18n.t("axis_score", lang)
+    known = "axis_" + key.replace("/", "_")
+    if known in i18n.MESSAGES:
+        return i18n.t(known, lang)
+    return key.rsplit("/", 1)[-1]
+
+
+def _axis_format(key: str) -> str | None:
+    if key.startswith("response_length/") or key in ("perf/throughput", "perf/total_num_tokens"):
+        return "~s"
+    return None
+
+
+def is_fraction(long: pl.DataFrame) -> bool:
+    values = long.get_column(VALUE).filter(long.get_column(VALUE).is_finite())
+    return bool(values.len()) and float(values.min()) >= 0.0 and float(values.max()) <= 1.0  # type: ignore[arg-type]
+
+
+def _response_cap(views: Sequence[ExperimentView], lang: str) -> tuple[float | None, str | None]:
+    caps = [view.experiment.setting("max_response_length") for view in views]
+    known = [item for item in caps if item is not None and isinstance(item.value, int | float)]
+    if not known:
+        return None, None
+    top = max(known, key=lambda item: float(item.value))
+    return float(top.value), i18n.t("reference_cap", lang, cap=i18n.setting_display(top, lang))
+
+
+def signal_markers(
+    signals: Sequence[Any], metric: str, views: Sequence[ExperimentView], lang: str
+) -> pl.DataFrame | None:
+    """Marker rows (experiment, step, value, text) for the signals about ``metric`` (or its older name)."""
+    rows: list[dict[str, Any]] = []
+    by_id = {view.id: view for view in views}
+    for signal in signals:
+        if alias_of(str(getattr(signal, "metric", None))) != alias_of(metric):
+            continue
+        view = by_id.get(signal_experiment(signal))
+        step = getattr(signal, "step", None)
+        column = None if view is None else resolve_key(metric, view.steps.columns)
+        if view is None or step is None or column is None:
+            continue
+        found = view.steps.filter(pl.col(STEP) == int(step)).get_column(column)
+        value = found[0] if found.len() else None
+        if value is None:
+            continue
+        rows.append({EXPERIMENT: view.id, STEP: int(step), VALUE: float(value), "text": signal_text(signal, lang)})
+    if not rows:
+        return None
+    return pl.DataFrame(
+        rows, schema={EXPERIMENT: pl.String, STEP: pl.Int64, VALUE: pl.Float64, "text": pl.String}, orient="row"
+    )
+
+
+def validation_builder(
+    key: str,
+    views: Sequence[ExperimentView],
+    *,
+    x: str,
+    log_scale: bool,
+    lang: str,
+    points: int,
+    common: dict[str, Any],
+) -> Callable[[], dict[str, Any]]:
+    def build() -> dict[str, Any]:
+        long = long_frame(views, key)
+        return charts.validation_chart_spec(
+            long, title=metric_name(key, lang), y_title=axis_title(key, lang), x=x,  # type: ignore[arg-type]
+            x_title=i18n.t("x_" + x, lang), log_scale=log_scale, percent=is_fraction(long), max_points=points,
+            **common,
+        )  # fmt: skip
+
+    return build
+
+
+def line_builder(
+    key: str,
+    views: Sequence[ExperimentView],
+    *,
+    smoothing: Smoothing,
+    x: str,
+    log_scale: bool,
+    signals: Sequence[Any],
+    lang: str,
+    points: int,
+    common: dict[str, Any],
+    title: str | None = None,
+    note: str | None = None,
+    focus_step: int | None = None,
+) -> Callable[[], dict[str, Any]]:
+    def build() -> dict[str, Any]:
+        reference, reference_label = _response_cap(views, lang) if key in CAPPED_KEYS else (None, None)
+        markers = signal_markers(signals, key, views, lang)
+        return charts.metric_chart_spec(
+            long_frame(views, key),
+            title=title or metric_name(key, lang),
+            y_title=axis_title(key, lang),
+            smoothing=smoothing,
+            x=x,  # type: ignore[arg-type]
+            x_title=i18n.t("x_" + x, lang),
+            log_scale=log_scale,
+            reference=reference,
+            reference_label=reference_label,
+            markers=markers,
+            marker_title=i18n.t("signal_marker", lang),
+            raw_suffix=i18n.t("raw_suffix", lang),
+            max_points=points,
+            axis_format=_axis_format(key),
+            note=note,
+            **common,
+        )
+
+    return build
