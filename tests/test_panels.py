@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
+from rlmon.analysis.insights import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.logs.cache import LogCache
 from rlmon.runs.loading import load_experiment
@@ -141,21 +142,14 @@ def test_grpo_gets_no_values_chart(realdata_dir: Path, tmp_path: Path) -> None:
 # --- signals lead to their chart -------------------------------------------------------------------------
 
 
-@dataclass
-class Signal:
-    experiment: str
-    metric: str
-    step: int
-    kind: str = "spike"
-    severity: str = "warning"
-
-    def text(self, lang: str) -> str:
-        return f"{self.metric} spike at step {self.step}"
+def spike(experiment: str, metric: str, step: int) -> Signal:
+    text = f"{metric} spike at step {step}"
+    return Signal("spike", "warning", experiment, metric, step, step, values={}, message={"en": text, "zh": text})
 
 
 def test_a_signal_links_to_its_chart_with_the_step_marked(realdata_dir: Path, tmp_path: Path) -> None:
     view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log")
-    signal = Signal(view.id, "critic/vf_loss", 2)
+    signal = spike(view.id, "critic/vf_loss", 2)
     assert model.signal_link("ppo", signal) == "ppo?focus=critic%2Fvf_loss&at=2"
     rows = tables.signals_frame([view], [signal], kinds={}, slugs={view.id: "ppo"}, lang="en")
     assert rows["chart"].to_list() == ["ppo?focus=critic%2Fvf_loss&at=2"]

@@ -112,7 +112,7 @@ def test_lines_keep_at_most_the_apps_points_and_their_spikes(tmp_path: Path) -> 
     rows = pl.DataFrame({"step": list(range(1, steps + 1)), "actor/grad_norm": values})
     view = _view_of_frame(rows)
     options = report.ReportOptions(smoothing=Smoothing("none"), metrics=("actor/grad_norm",))
-    found = report.report_charts([view], insights=report.ReportInsights(), options=options)
+    found = report.report_charts([view], insights=model.Insights(), options=options)
     spec = found[0].spec
     lines = [rows for rows in spec["datasets"].values() if rows and "value" in rows[0] and "experiment" in rows[0]]
     assert lines

@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.insights import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
@@ -25,7 +26,6 @@ from rlmon.views.model import (
     long_frame,
     match_keys,
     metric_name,
-    signal_experiment,
 )
 
 __all__ = [
@@ -99,7 +99,7 @@ def detail_charts(
     *,
     smoothing: Smoothing,
     x: str,
-    signals: Sequence[Any],
+    signals: Sequence[Signal],
     lang: str,
     max_points: int,
     focus: Focus | None = None,
@@ -124,21 +124,17 @@ def detail_charts(
         "arrow": True,
     }
     signal_marks = tuple(
-        (signal_experiment(signal), getattr(signal, "step", None), getattr(signal, "metric", None))
-        for signal in signals
-        if signal_experiment(signal) == view.id
+        (signal.experiment, signal.step, signal.metric) for signal in signals if signal.experiment == view.id
     )
 
     def single(key: str, title: str, *, note: str | None = None, focus_step: int | None = None) -> _Detail:
-        marked = list(signals)
-        if focus_step is not None:
-            marked.append(_FocusMark(experiment=view.id, metric=key, step=focus_step))
         return _Detail(
             key,
             key,
             line_builder(
-                key, [view], smoothing=smoothing, x=x, log_scale=False, signals=marked, lang=lang,
+                key, [view], smoothing=smoothing, x=x, log_scale=False, signals=signals, lang=lang,
                 points=max_points, common=common, title=title, note=note,
+                focus=None if focus_step is None else (view.id, focus_step),
             ),
         )  # fmt: skip
 
@@ -163,7 +159,7 @@ def detail_charts(
     def has(name: str) -> bool:
         return resolve_key(name, columns) is not None
 
-    three_decimals = bool(getattr(view.experiment, "three_decimals", False))
+    three_decimals = view.experiment.three_decimals
     phase_keys = [key for phase in PHASES for key in (f"timing_s/{phase}", f"timing/{phase}") if key in columns]
     details: list[_Detail | None] = [
         single("pass_rate", i18n.t("chart_pass_rate", lang)) if has("pass_rate") else None,
@@ -215,19 +211,6 @@ def detail_charts(
         ChartPlan(detail.name, ("experiment", detail.name, *identity, focus if index == 0 else None), detail.build)
         for index, detail in enumerate(drawn)
     ]
-
-
-@dataclass(frozen=True)
-class _FocusMark:
-    """A marker at the step a link asked for (drawn like a signal's marker)."""
-
-    experiment: str
-    metric: str
-    step: int
-    kind: str = "focus"
-
-    def text(self, lang: str) -> str:
-        return i18n.t("focus_marker", lang, step=self.step)
 
 
 def _phases_spec(

@@ -8,12 +8,13 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.insights import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key
 from rlmon.schema import EXPERIMENT, STEP, VALUE
 from rlmon.text import i18n
 from rlmon.views import charts
-from rlmon.views.model import ExperimentView, long_frame, metric_name, signal_experiment, signal_text
+from rlmon.views.model import ExperimentView, long_frame, metric_name
 
 __all__ = ["CAPPED_KEYS", "axis_title", "is_fraction", "line_builder", "signal_markers", "validation_builder"]
 
@@ -57,24 +58,34 @@ def _response_cap(views: Sequence[ExperimentView], lang: str) -> tuple[float | N
 
 
 def signal_markers(
-    signals: Sequence[Any], metric: str, views: Sequence[ExperimentView], lang: str
+    signals: Sequence[Signal],
+    metric: str,
+    views: Sequence[ExperimentView],
+    lang: str,
+    *,
+    focus: tuple[str, int] | None = None,
 ) -> pl.DataFrame | None:
-    """Marker rows (experiment, step, value, text) for the signals about ``metric`` (or its older name)."""
+    """Marker rows (experiment, step, value, text) for the signals about ``metric`` (or its older name), then
+    with ``focus`` (experiment id, step: where a link asked to look) a marker there, drawn like a signal's."""
+    marks = [
+        (signal.experiment, signal.step, signal.text(lang))
+        for signal in signals
+        if signal.metric is not None and alias_of(signal.metric) == alias_of(metric)
+    ]
+    if focus is not None:
+        marks.append((focus[0], focus[1], i18n.t("focus_marker", lang, step=focus[1])))
     rows: list[dict[str, Any]] = []
     by_id = {view.id: view for view in views}
-    for signal in signals:
-        if alias_of(str(getattr(signal, "metric", None))) != alias_of(metric):
-            continue
-        view = by_id.get(signal_experiment(signal))
-        step = getattr(signal, "step", None)
+    for experiment, step, text in marks:
+        view = by_id.get(experiment)
         column = None if view is None else resolve_key(metric, view.steps.columns)
         if view is None or step is None or column is None:
             continue
-        found = view.steps.filter(pl.col(STEP) == int(step)).get_column(column)
+        found = view.steps.filter(pl.col(STEP) == step).get_column(column)
         value = found[0] if found.len() else None
         if value is None:
             continue
-        rows.append({EXPERIMENT: view.id, STEP: int(step), VALUE: float(value), "text": signal_text(signal, lang)})
+        rows.append({EXPERIMENT: view.id, STEP: step, VALUE: float(value), "text": text})
     if not rows:
         return None
     return pl.DataFrame(
@@ -110,17 +121,17 @@ def line_builder(
     smoothing: Smoothing,
     x: str,
     log_scale: bool,
-    signals: Sequence[Any],
+    signals: Sequence[Signal],
     lang: str,
     points: int,
     common: dict[str, Any],
     title: str | None = None,
     note: str | None = None,
-    focus_step: int | None = None,
+    focus: tuple[str, int] | None = None,
 ) -> Callable[[], dict[str, Any]]:
     def build() -> dict[str, Any]:
         reference, reference_label = _response_cap(views, lang) if key in CAPPED_KEYS else (None, None)
-        markers = signal_markers(signals, key, views, lang)
+        markers = signal_markers(signals, key, views, lang, focus=focus)
         return charts.metric_chart_spec(
             long_frame(views, key),
             title=title or metric_name(key, lang),

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.insights import Signal
 from rlmon.runs.experiment import Experiment, short_track_names
 from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, resolve_key
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
@@ -37,6 +38,7 @@ __all__ = [
     "ChartPlan",
     "ExperimentView",
     "Focus",
+    "Insights",
     "TableNumbers",
     "description_text",
     "display_labels",
@@ -47,9 +49,7 @@ __all__ = [
     "match_keys",
     "metric_name",
     "shown_track_names",
-    "signal_experiment",
     "signal_link",
-    "signal_text",
     "table_numbers",
     "view_of",
 ]
@@ -184,6 +184,17 @@ class Focus:
 
     key: str
     step: int | None = None
+
+
+@dataclass(frozen=True)
+class Insights:
+    """What :mod:`rlmon.analysis.insights` says about a set of experiments: its signals, the written summary and
+    each experiment's paragraph (by experiment id); ``available`` is False when nothing could be said."""
+
+    available: bool = True
+    signals: tuple[Signal, ...] = ()
+    summary: tuple[str, ...] = ()
+    paragraphs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -331,30 +342,11 @@ def metric_name(key: str, lang: str) -> str:
     return display_text(i18n.metric_title(key, lang), limit=NAME_LIMIT)
 
 
-def signal_experiment(signal: Any) -> str:
-    """The experiment id a signal is about (it may carry the id or the experiment)."""
-    experiment = getattr(signal, "experiment", "")
-    return str(getattr(experiment, "id", experiment))
-
-
-def signal_text(signal: Any, lang: str) -> str:
-    """A signal's message in ``lang``."""
-    text = getattr(signal, "text", None)
-    if callable(text):
-        return str(text(lang))
-    message = getattr(signal, "message", {})
-    if isinstance(message, Mapping):
-        return str(message.get(lang) or message.get("en") or "")
-    return str(message)
-
-
-def signal_link(slug: str, signal: Any) -> str:
+def signal_link(slug: str, signal: Signal) -> str:
     """The link from a signal to its chart on the experiment page: ``<slug>?focus=<key>&at=<step>``."""
     query: dict[str, str] = {}
-    metric = getattr(signal, "metric", None)
-    if metric:
-        query["focus"] = str(metric)
-    step = getattr(signal, "step", None)
-    if step is not None:
-        query["at"] = str(int(step))
+    if signal.metric:
+        query["focus"] = signal.metric
+    if signal.step is not None:
+        query["at"] = str(signal.step)
     return slug + ("?" + urllib.parse.urlencode(query) if query else "")

@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.insights import Signal
 from rlmon.analysis.smoothing import METHODS, Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
@@ -25,8 +26,6 @@ from rlmon.views.model import (
     display_text,
     is_validation_key,
     shown_track_names,
-    signal_experiment,
-    signal_text,
 )
 
 __all__ = [
@@ -133,7 +132,7 @@ def comparison_charts(
     smoothing: Smoothing,
     x: str,
     log_scale: bool,
-    signals: Sequence[Any],
+    signals: Sequence[Signal],
     highlight: Sequence[str],
     lang: str,
     max_points: int,
@@ -171,9 +170,9 @@ def comparison_charts(
             )
             continue
         marks = tuple(
-            (signal_experiment(signal), getattr(signal, "step", None), signal_text(signal, lang))
+            (signal.experiment, signal.step, signal.text(lang))
             for signal in signals
-            if alias_of(str(getattr(signal, "metric", None))) == alias_of(key)
+            if signal.metric is not None and alias_of(signal.metric) == alias_of(key)
         )
         if is_validation_key(key):
             plans.append(

@@ -53,7 +53,6 @@ from rlmon.views import charts, detail, model, overview, tables
 __all__ = [
     "ReportChart",
     "ReportError",
-    "ReportNumbers",
     "ReportOptions",
     "ReportSelection",
     "chart_file_name",
@@ -99,20 +98,6 @@ class ReportOptions:
     """``auto`` (each chart's own), ``svg`` or ``canvas``: :func:`rlmon.views.charts.with_renderer`."""
 
 
-ReportNumbers = model.TableNumbers
-"""An experiment's headline numbers as the experiments table shows them."""
-
-
-@dataclass(frozen=True)
-class ReportInsights:
-    """Signals, the summary paragraphs and each experiment's paragraph (the fields of ``rlmon.app.ui.Insights``)."""
-
-    available: bool = True
-    signals: tuple[Any, ...] = ()
-    summary: tuple[str, ...] = ()
-    paragraphs: dict[str, str] = field(default_factory=dict)
-
-
 @dataclass(frozen=True)
 class ReportSelection:
     """What ``rlmon report`` draws: the experiments (in catalog order) and messages about the logs."""
@@ -134,13 +119,13 @@ class ReportChart:
 # ------------------------------------------------------------------------------------------------ numbers
 
 
-def report_numbers(view: model.ExperimentView) -> ReportNumbers:
+def report_numbers(view: model.ExperimentView) -> model.TableNumbers:
     """First-5 / last-10 mean pass rate and best and last validation with their steps: the numbers the app's
     experiments table shows (:func:`rlmon.views.model.table_numbers`)."""
     return model.table_numbers(view)
 
 
-def report_insights(views: Sequence[model.ExperimentView], settings: Settings, lang: str) -> ReportInsights:
+def report_insights(views: Sequence[model.ExperimentView], settings: Settings, lang: str) -> model.Insights:
     """Signals, the written summary and each experiment's paragraph, as the app computes them for the same
     experiments (named by the label the pages show)."""
     from rlmon.analysis.insights import detect_all, experiment_paragraph, write_summary
@@ -155,11 +140,11 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
     summary = tuple(write_summary(experiments, list(signals), lang=lang, settings=settings))
     paragraphs = {
         experiment.id: experiment_paragraph(
-            experiment, [signal for signal in signals if model.signal_experiment(signal) == experiment.id], lang=lang
+            experiment, [signal for signal in signals if signal.experiment == experiment.id], lang=lang
         )
         for experiment in experiments
     }
-    return ReportInsights(signals=signals, summary=summary, paragraphs=paragraphs)
+    return model.Insights(signals=signals, summary=summary, paragraphs=paragraphs)
 
 
 # ---------------------------------------------------------------------------------------------- selection
@@ -223,7 +208,9 @@ def read_selection(
 # ------------------------------------------------------------------------------------------------- charts
 
 
-def report_charts(views: Sequence[model.ExperimentView], *, insights: Any, options: ReportOptions) -> list[ReportChart]:
+def report_charts(
+    views: Sequence[model.ExperimentView], *, insights: model.Insights, options: ReportOptions
+) -> list[ReportChart]:
     """Every chart of the report, in page order: the comparison charts, then per experiment its training curves
     and validation charts. Specs are the app's (:func:`rlmon.views.overview.comparison_charts`,
     :func:`~rlmon.views.detail.detail_charts`, :func:`~rlmon.views.detail.validation_panels`) with their data as
@@ -232,7 +219,7 @@ def report_charts(views: Sequence[model.ExperimentView], *, insights: Any, optio
     metrics = options.metrics
     if metrics is None:
         metrics = tuple(overview.default_metrics(overview.metric_options(views)))
-    signals = tuple(getattr(insights, "signals", ()))
+    signals = insights.signals
     found: list[ReportChart] = []
     plans = overview.comparison_charts(
         metrics, views, smoothing=options.smoothing, x=options.x, log_scale=options.log_scale, signals=signals,
@@ -391,8 +378,8 @@ def _smoothing_text(smoothing: Smoothing, lang: str) -> str:
 def render_report(
     views: Sequence[model.ExperimentView],
     *,
-    numbers: Mapping[str, Any],
-    insights: Any,
+    numbers: Mapping[str, model.TableNumbers],
+    insights: model.Insights,
     options: ReportOptions,
     problems: Sequence[str] = (),
     made_at: float | None = None,
@@ -523,7 +510,9 @@ def _color(color: str) -> str:
     return color if re.fullmatch(r"#[0-9a-fA-F]{6}", color) else "#9ca3af"
 
 
-def _experiments_table(views: Sequence[model.ExperimentView], numbers: Mapping[str, Any], lang: str) -> str:
+def _experiments_table(
+    views: Sequence[model.ExperimentView], numbers: Mapping[str, model.TableNumbers], lang: str
+) -> str:
     frame = tables.experiments_frame(views, numbers, slugs={}, lang=lang)
     names = {
         "experiment": "col_experiment", "track": "col_track", "status": "col_status", "hours": "col_hours",
@@ -539,11 +528,11 @@ def _experiments_table(views: Sequence[model.ExperimentView], numbers: Mapping[s
     )
 
 
-def _summary(views: Sequence[model.ExperimentView], insights: Any, lang: str) -> str:
+def _summary(views: Sequence[model.ExperimentView], insights: model.Insights, lang: str) -> str:
     from rlmon.analysis.insights import KINDS
 
-    paragraphs = "".join(f"<p>{_text(paragraph)}</p>" for paragraph in getattr(insights, "summary", ()))
-    signals = tables.signals_frame(views, getattr(insights, "signals", ()), kinds=KINDS, slugs={}, lang=lang)
+    paragraphs = "".join(f"<p>{_text(paragraph)}</p>" for paragraph in insights.summary)
+    signals = tables.signals_frame(views, insights.signals, kinds=KINDS, slugs={}, lang=lang)
     heading = f"<h3>{_text(i18n.t('signals_title', lang, count=signals.height))}</h3>"
     if signals.is_empty():
         table = f'<p class="muted">{_text(i18n.t("signals_none", lang))}</p>'
@@ -583,8 +572,8 @@ def _comparison(views: Sequence[model.ExperimentView], indices: Sequence[int], l
 def _experiment_section(
     view: model.ExperimentView,
     index: int,
-    numbers: Any,
-    insights: Any,
+    numbers: model.TableNumbers | None,
+    insights: model.Insights,
     charts_by_section: Mapping[str, Sequence[int]],
     lang: str,
 ) -> str:
@@ -600,21 +589,18 @@ def _experiment_section(
     description = model.description_text(experiment, lang)
     if description:
         parts.append(f'<p class="description">{_description(description)}</p>')
-    paragraph = getattr(insights, "paragraphs", {}).get(view.id)
+    paragraph = insights.paragraphs.get(view.id)
     if paragraph:
         parts.append(
             f'<p class="paragraph"><b>{_text(i18n.t("exp_paragraph_title", lang))}</b> · {_text(paragraph)}</p>'
         )
-    own = [signal for signal in getattr(insights, "signals", ()) if model.signal_experiment(signal) == view.id]
+    own = [signal for signal in insights.signals if signal.experiment == view.id]
     if own:
-        items = "".join(
-            f'<li class="{_text(getattr(signal, "severity", "info"))}">{_text(model.signal_text(signal, lang))}</li>'
-            for signal in own
-        )
+        items = "".join(f'<li class="{_text(signal.severity)}">{_text(signal.text(lang))}</li>' for signal in own)
         parts.append(f'<ul class="signals">{items}</ul>')
     parts.append(_number_cells(view, numbers, lang))
     if experiment.failure:
-        frames = tuple(getattr(experiment, "failure_frames", ()) or ())
+        frames = experiment.failure_frames
         parts.append(f"<pre>{_text(chr(10).join([*frames, experiment.failure]))}</pre>")
     parts.append(f"<h3>{_text(i18n.t('exp_sources', lang))}</h3>" + _sources(view, lang))
     parts.append(f"<h3>{_text(i18n.t('exp_settings', lang))}</h3>" + _settings(view, lang))
@@ -630,19 +616,20 @@ def _description(text: str) -> str:
     return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", _text(text))
 
 
-def _number_cells(view: model.ExperimentView, numbers: Any, lang: str) -> str:
+def _number_cells(view: model.ExperimentView, numbers: model.TableNumbers | None, lang: str) -> str:
     experiment = view.experiment
-    best = getattr(numbers, "best_val", None)
+    numbers = numbers or model.TableNumbers()
+    best = numbers.best_val
     step_time = experiment.median_step_s
     cells = [
         (i18n.t("exp_elapsed", lang), i18n.format_duration(experiment.elapsed_h, lang)),
         (i18n.t("exp_eta", lang), i18n.format_duration(experiment.eta_h, lang)),
         (i18n.t("exp_step_time", lang), i18n.format_duration(step_time / 3600, lang) if step_time else "–"),
-        (i18n.t("col_first5", lang), i18n.format_percent(getattr(numbers, "first5_pass", None), lang)),
-        (i18n.t("col_last10", lang), i18n.format_percent(getattr(numbers, "last10_pass", None), lang)),
+        (i18n.t("col_first5", lang), i18n.format_percent(numbers.first5_pass, lang)),
+        (i18n.t("col_last10", lang), i18n.format_percent(numbers.last10_pass, lang)),
         (
             i18n.t("col_best_val", lang),
-            f"{i18n.format_score(best, lang)} @{getattr(numbers, 'best_val_step', '')}" if best is not None else "–",
+            f"{i18n.format_score(best, lang)} @{numbers.best_val_step}" if best is not None else "–",
         ),
     ]
     return (

@@ -8,21 +8,23 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.insights import Signal
 from rlmon.runs.experiment import SETTING_GROUPS, settings_diff
 from rlmon.text import i18n
 from rlmon.views.model import (
     NAME_LIMIT,
     STATUS_GLYPHS,
     ExperimentView,
+    TableNumbers,
     display_labels,
     display_text,
     shown_track_names,
-    signal_experiment,
     signal_link,
-    signal_text,
 )
 
 __all__ = ["SOURCE_COLUMNS", "experiments_frame", "settings_diff_frame", "signals_frame", "sources_frame"]
+
+_NO_NUMBERS = TableNumbers()
 
 
 SOURCE_COLUMNS = ("file", "size", "range", "role", "note")
@@ -30,15 +32,15 @@ SOURCE_COLUMNS = ("file", "size", "range", "role", "note")
 
 
 def experiments_frame(
-    views: Sequence[ExperimentView], numbers: Mapping[str, Any], *, slugs: Mapping[str, str], lang: str
+    views: Sequence[ExperimentView], numbers: Mapping[str, TableNumbers], *, slugs: Mapping[str, str], lang: str
 ) -> pl.DataFrame:
     """The overview's experiments table, one row per experiment.
 
-    ``numbers`` maps experiment id -> its headline (``first5_pass``, ``last10_pass``, ``best_val``,
-    ``best_val_step``, ``last_val``, ``sparkline``; see :class:`rlmon.app.ui.Headline`). Columns: ``experiment``
-    (label), ``track`` (only when several tracks are in view), ``status`` (glyph, status, steps), ``progress``
-    (0–100), ``hours``, ``eta``, ``first5``, ``last10``, ``best_val``, ``last_val``, ``spark`` (the pass rate,
-    each on its own scale), ``page`` (the experiment page's path).
+    ``numbers`` maps experiment id -> its headline (:class:`rlmon.views.model.TableNumbers`; an experiment
+    missing from it shows none). Columns: ``experiment`` (label), ``track`` (only when several tracks are in
+    view), ``status`` (glyph, status, steps), ``progress`` (0–100), ``hours``, ``eta``, ``first5``, ``last10``,
+    ``best_val``, ``last_val``, ``spark`` (the pass rate, each on its own scale), ``page`` (the experiment
+    page's path).
     """
     tracks = [view.experiment.track for view in views]
     several = len(set(tracks)) > 1
@@ -47,14 +49,10 @@ def experiments_frame(
     rows = []
     for view in views:
         experiment = view.experiment
-        headline = numbers.get(view.id)
+        headline = numbers.get(view.id) or _NO_NUMBERS
         total = experiment.total_steps
-        best_val = getattr(headline, "best_val", None)
-        best = (
-            f"{i18n.format_score(best_val, lang)} @{getattr(headline, 'best_val_step', '')}"
-            if best_val is not None
-            else unknown
-        )
+        best_val = headline.best_val
+        best = f"{i18n.format_score(best_val, lang)} @{headline.best_val_step}" if best_val is not None else unknown
         row: dict[str, Any] = {"experiment": view.label}
         if several:
             row["track"] = display_text(short[experiment.track], limit=NAME_LIMIT)
@@ -64,11 +62,11 @@ def experiments_frame(
             "progress": 100.0 * experiment.steps_done / total if total else None,
             "hours": i18n.format_hours(experiment.elapsed_h, lang),
             "eta": i18n.format_duration(experiment.eta_h, lang) if experiment.eta_h is not None else "",
-            "first5": i18n.format_percent(getattr(headline, "first5_pass", None), lang),
-            "last10": i18n.format_percent(getattr(headline, "last10_pass", None), lang),
+            "first5": i18n.format_percent(headline.first5_pass, lang),
+            "last10": i18n.format_percent(headline.last10_pass, lang),
             "best_val": best,
-            "last_val": i18n.format_score(getattr(headline, "last_val", None), lang),
-            "spark": list(getattr(headline, "sparkline", ()) or ()),
+            "last_val": i18n.format_score(headline.last_val, lang),
+            "spark": list(headline.sparkline),
             "page": slugs.get(view.id, ""),
         }
         rows.append(row)
@@ -92,7 +90,7 @@ def experiments_frame(
 
 def signals_frame(
     views: Sequence[ExperimentView],
-    signals: Sequence[Any],
+    signals: Sequence[Signal],
     *,
     kinds: Mapping[str, Mapping[str, str]],
     slugs: Mapping[str, str],
@@ -103,14 +101,12 @@ def signals_frame(
     labels = display_labels(views, lang)
     rows = []
     for signal in signals:
-        experiment = signal_experiment(signal)
+        experiment = signal.experiment
         if experiment not in labels:
             continue
-        step = getattr(signal, "step", None)
-        step_end = getattr(signal, "step_end", None)
+        step, step_end = signal.step, signal.step_end
         where = "" if step is None else (f"{step}–{step_end}" if step_end not in (None, step) else str(step))
-        severity = str(getattr(signal, "severity", ""))
-        kind = str(getattr(signal, "kind", ""))
+        severity, kind = signal.severity, signal.kind
         rows.append(
             {
                 "experiment": labels[experiment],
@@ -119,7 +115,7 @@ def signals_frame(
                 else severity,
                 "kind": kinds.get(kind, {}).get(lang, kind),
                 "step": where,
-                "message": display_text(signal_text(signal, lang)),
+                "message": display_text(signal.text(lang)),
                 "chart": signal_link(slugs.get(experiment, ""), signal),
             }
         )
