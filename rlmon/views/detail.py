@@ -14,14 +14,13 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.text import i18n
+from rlmon.text.display import NAME_LIMIT, display_text
 from rlmon.views import charts
 from rlmon.views.lines import axis_title, is_fraction, line_builder
 from rlmon.views.model import (
-    NAME_LIMIT,
     ChartPlan,
     ExperimentView,
     Focus,
-    display_text,
     family_of,
     long_frame,
     match_keys,

@@ -28,21 +28,18 @@ from rlmon.runs.experiment import Experiment, short_track_names
 from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, resolve_key
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.sources.discovery import ExperimentRef
-from rlmon.sources.objstore import public_text
 from rlmon.text import i18n
+from rlmon.text.display import NAME_LIMIT, display_text
 
 __all__ = [
     "EAGER_CHARTS",
-    "NAME_LIMIT",
     "STATUS_GLYPHS",
     "ChartPlan",
     "ExperimentView",
     "Focus",
     "Insights",
     "TableNumbers",
-    "description_text",
     "display_labels",
-    "display_text",
     "family_of",
     "is_validation_key",
     "long_frame",
@@ -58,51 +55,8 @@ __all__ = [
 STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
 
 
-NAME_LIMIT = 80
-"""Characters of a name (label, track, metric key, data source) shown where space is short: menus, chips,
-legends, chart titles. Longer names are cut with an ellipsis."""
-
-
-_BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-
-
-_DISPLAY = {
-    **dict.fromkeys(map(ord, _BIDI_CONTROLS)),
-    **{code: " " for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if code != 0x0A},
-}
-
-
 EAGER_CHARTS = 4
-"""Charts a page draws at once: its first two rows (see :func:`overview_eager`)."""
-
-
-def description_text(experiment: Experiment, lang: str) -> str:
-    """The experiment's description in ``lang``: the team's ``rlmon.toml`` text as written, else rlmon's own
-    description of its algorithm (``algo_<key>`` in :mod:`rlmon.text.i18n`) in the reader's language; ``""`` when
-    there is neither."""
-    own = experiment.algorithm.description
-    key = f"algo_{experiment.algorithm.key}"
-    # rlmon.toml text word for word rlmon's own English description is taken for it (and translated).
-    if experiment.description and experiment.description == own and key in i18n.MESSAGES:
-        return i18n.t(key, lang)
-    return experiment.description
-
-
-def display_text(text: str, *, limit: int | None = None) -> str:
-    """``text`` as rlmon shows names from folders and logs: without bidi control characters (U+202A-U+202E,
-    U+2066-U+2069, U+200E/U+200F, U+061C: each reorders the text around it), other control characters but
-    the line break as spaces, and cut to ``limit`` characters with an ellipsis. The folder of an object-storage
-    mirror reads as its ``s3://`` URL (:func:`rlmon.sources.objstore.public_text`).
-
-    >>> display_text("e4_\u202egnp.exe")
-    'e4_gnp.exe'
-    >>> display_text("E3_" + "long" * 750, limit=12)
-    'E3_longlong…'
-    """
-    shown = public_text(str(text)).translate(_DISPLAY)  # an object-storage mirror's path reads as its s3:// URL
-    if limit is not None and len(shown) > limit:
-        return shown[: limit - 1] + "…"
-    return shown
+"""Charts a page draws at once: its first two rows (see :func:`rlmon.views.overview.overview_eager`)."""
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,14 @@ from rlmon.analysis.smoothing import METHODS, Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.text import i18n
+from rlmon.text.display import NAME_LIMIT, display_text
 from rlmon.views import charts
 from rlmon.views.lines import line_builder, validation_builder
 from rlmon.views.model import (
     EAGER_CHARTS,
-    NAME_LIMIT,
     ChartPlan,
     ExperimentView,
     display_labels,
-    display_text,
     is_validation_key,
     shown_track_names,
 )

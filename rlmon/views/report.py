@@ -48,6 +48,7 @@ from rlmon.runs.loading import cache_color_book, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text import i18n
+from rlmon.text.display import NAME_LIMIT, NO_PATHS, description_text, display_text, public_text
 from rlmon.views import charts, detail, model, overview, tables
 
 __all__ = [
@@ -345,9 +346,9 @@ def _file_part(text: str) -> str:
 
 
 def _text(value: object) -> str:
-    """Log text as element text or an attribute value: bidi controls out (:func:`rlmon.views.model.display_text`),
+    """Log text as element text or an attribute value: bidi controls out (:func:`rlmon.views.display_text`),
     then escaped."""
-    return html.escape(model.display_text(str(value)), quote=True)
+    return html.escape(display_text(str(value)), quote=True)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, css: str = "") -> str:
@@ -382,6 +383,7 @@ def render_report(
     insights: model.Insights,
     options: ReportOptions,
     problems: Sequence[str] = (),
+    paths: Mapping[str, str] = NO_PATHS,
     made_at: float | None = None,
 ) -> str:
     """The report as one HTML document (see the module docstring).
@@ -398,6 +400,10 @@ def render_report(
         Language and view settings.
     problems
         Messages about the logs (files skipped...), listed in the footer.
+    paths
+        Folders to name by their public name where the report names files (the footer's messages, the log
+        files' notes): an object-storage mirror's folder as its ``s3://`` URL
+        (:class:`rlmon.sources.objstore.PublicPaths`).
     made_at
         When the report was made, seconds since the epoch (now when None).
     """
@@ -422,7 +428,7 @@ def render_report(
     moment = time.time() if made_at is None else made_at
     made = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(moment))
     tracks = list(dict.fromkeys(view.experiment.track for view in views))
-    title = " · ".join(model.display_text(i18n.track_name(track, lang), limit=model.NAME_LIMIT) for track in tracks)
+    title = " · ".join(display_text(i18n.track_name(track, lang), limit=NAME_LIMIT) for track in tracks)
     parts = [
         _header(views, title=title, made=made, options=options),
         _contents(views, lang),
@@ -431,8 +437,10 @@ def render_report(
         _comparison(views, charts_by_section.get("overview", []), lang),
     ]
     for index, view in enumerate(views, start=1):
-        parts.append(_experiment_section(view, index, numbers.get(view.id), insights, charts_by_section, lang))
-    parts.append(_footer(views, problems, made=made, lang=lang))
+        parts.append(
+            _experiment_section(view, index, numbers.get(view.id), insights, charts_by_section, lang, paths=paths)
+        )
+    parts.append(_footer(views, problems, made=made, lang=lang, paths=paths))
     payload = {
         "charts": chart_specs,
         "datasets": datasets,
@@ -576,6 +584,8 @@ def _experiment_section(
     insights: model.Insights,
     charts_by_section: Mapping[str, Sequence[int]],
     lang: str,
+    *,
+    paths: Mapping[str, str],
 ) -> str:
     experiment = view.experiment
     status = f"{model.STATUS_GLYPHS.get(view.status, '')} {i18n.t('status_' + view.status, lang)}"
@@ -586,7 +596,12 @@ def _experiment_section(
         f'<p class="muted">{_text(experiment.algorithm.name)} · {_text(track)} · {_text(status)} · '
         f"{_text(experiment.progress_text)}</p>",
     ]
-    description = model.description_text(experiment, lang)
+    description = description_text(
+        experiment.description,
+        algorithm=experiment.algorithm.key,
+        algorithm_description=experiment.algorithm.description,
+        lang=lang,
+    )
     if description:
         parts.append(f'<p class="description">{_description(description)}</p>')
     paragraph = insights.paragraphs.get(view.id)
@@ -602,7 +617,7 @@ def _experiment_section(
     if experiment.failure:
         frames = experiment.failure_frames
         parts.append(f"<pre>{_text(chr(10).join([*frames, experiment.failure]))}</pre>")
-    parts.append(f"<h3>{_text(i18n.t('exp_sources', lang))}</h3>" + _sources(view, lang))
+    parts.append(f"<h3>{_text(i18n.t('exp_sources', lang))}</h3>" + _sources(view, lang, paths))
     parts.append(f"<h3>{_text(i18n.t('exp_settings', lang))}</h3>" + _settings(view, lang))
     indices = charts_by_section.get(view.id, [])
     parts.append(f"<h3>{_text(i18n.t('exp_charts', lang))}</h3>" + _chart_divs(indices, "detail"))
@@ -639,9 +654,9 @@ def _number_cells(view: model.ExperimentView, numbers: model.TableNumbers | None
     )
 
 
-def _sources(view: model.ExperimentView, lang: str) -> str:
+def _sources(view: model.ExperimentView, lang: str, paths: Mapping[str, str]) -> str:
     headers = [i18n.t("col_" + name, lang) for name in tables.SOURCE_COLUMNS]
-    return _table(headers, tables.sources_frame(view, lang).rows(), css="sources")
+    return _table(headers, tables.sources_frame(view, lang, paths=paths).rows(), css="sources")
 
 
 def _settings(view: model.ExperimentView, lang: str) -> str:
@@ -664,7 +679,9 @@ def _settings(view: model.ExperimentView, lang: str) -> str:
     return '<div class="settings-grid">' + "".join(blocks) + "</div>"
 
 
-def _footer(views: Sequence[model.ExperimentView], problems: Sequence[str], *, made: str, lang: str) -> str:
+def _footer(
+    views: Sequence[model.ExperimentView], problems: Sequence[str], *, made: str, lang: str, paths: Mapping[str, str]
+) -> str:
     # Named from the log root down (experiment id, file name): the file may leave the server, its folders need not.
     files = [f"{view.id}/{source.name}" for view in views for source in view.experiment.sources]
     items = "".join(f"<li><code>{_text(path)}</code></li>" for path in files)
@@ -672,7 +689,7 @@ def _footer(views: Sequence[model.ExperimentView], problems: Sequence[str], *, m
     if problems:
         notes = (
             f"<h3>{_text(i18n.t('log_notes', lang, count=len(problems)))}</h3><ul>"
-            + "".join(f"<li>{_text(problem)}</li>" for problem in problems)
+            + "".join(f"<li>{_text(public_text(problem, paths))}</li>" for problem in problems)
             + "</ul>"
         )
     from rlmon import __version__

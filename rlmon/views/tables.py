@@ -11,13 +11,12 @@ import polars as pl
 from rlmon.analysis.insights import Signal
 from rlmon.runs.experiment import SETTING_GROUPS, settings_diff
 from rlmon.text import i18n
+from rlmon.text.display import NAME_LIMIT, NO_PATHS, display_text
 from rlmon.views.model import (
-    NAME_LIMIT,
     STATUS_GLYPHS,
     ExperimentView,
     TableNumbers,
     display_labels,
-    display_text,
     shown_track_names,
     signal_link,
 )
@@ -144,9 +143,10 @@ def settings_diff_frame(views: Sequence[ExperimentView], lang: str) -> pl.DataFr
     return pl.DataFrame(columns, schema={name: pl.String for name in columns})
 
 
-def sources_frame(view: ExperimentView, lang: str) -> pl.DataFrame:
+def sources_frame(view: ExperimentView, lang: str, *, paths: Mapping[str, str] = NO_PATHS) -> pl.DataFrame:
     """The experiment's log files as its page and its report list them: ``file``, ``size``, ``range`` (of
-    training steps), ``role`` (in ``lang``) and ``note``, all text."""
+    training steps), ``role`` (in ``lang``) and ``note``, all text; a folder of ``paths`` in a note reads as its
+    public name (:func:`rlmon.text.display.display_text`)."""
     rows = []
     for source in view.experiment.sources:
         if source.first_step is None:
@@ -158,11 +158,11 @@ def sources_frame(view: ExperimentView, lang: str) -> pl.DataFrame:
         role_key = "role_" + source.role
         rows.append(
             {
-                "file": display_text(source.name),
+                "file": display_text(source.name, paths=paths),
                 "size": i18n.format_size(source.size, lang),
                 "range": span,
                 "role": i18n.t(role_key, lang) if role_key in i18n.MESSAGES else source.role,
-                "note": display_text(source.note),
+                "note": display_text(source.note, paths=paths),
             }
         )
     return pl.DataFrame(rows, schema=dict.fromkeys(SOURCE_COLUMNS, pl.String))
