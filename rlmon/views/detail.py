@@ -4,7 +4,7 @@ multiples of every logged key."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -16,6 +16,7 @@ from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.text import i18n
 from rlmon.text.display import NAME_LIMIT, display_text
 from rlmon.views import charts
+from rlmon.views.charts import ChartOptions
 from rlmon.views.lines import axis_title, is_fraction, line_builder
 from rlmon.views.model import (
     ChartPlan,
@@ -113,15 +114,23 @@ def detail_charts(
     columns = view.steps.columns
     colors = {view.id: view.color}
     labels = {view.id: view.label}
-    x_title = i18n.t("x_" + x, lang)
-    common: dict[str, Any] = {
-        "colors": colors,
-        "labels": labels,
-        "experiment_title": i18n.t("col_experiment", lang),
-        "empty_text": i18n.t("no_data", lang),
-        "height": DETAIL_HEIGHT,
-        "arrow": True,
-    }
+    base = ChartOptions(
+        title="",
+        y_title="",
+        colors=colors,
+        labels=labels,
+        x=x,  # type: ignore[arg-type]
+        x_title=i18n.t("x_" + x, lang),
+        smoothing=smoothing,
+        max_points=max_points,
+        height=DETAIL_HEIGHT,
+        experiment_title=i18n.t("col_experiment", lang),
+        raw_suffix=i18n.t("raw_suffix", lang),
+        marker_title=i18n.t("signal_marker", lang),
+        total_title=i18n.t("chart_step_total", lang),
+        empty_text=i18n.t("no_data", lang),
+        arrow=True,
+    )
     signal_marks = tuple(
         (signal.experiment, signal.step, signal.metric) for signal in signals if signal.experiment == view.id
     )
@@ -131,11 +140,15 @@ def detail_charts(
             key,
             key,
             line_builder(
-                key, [view], smoothing=smoothing, x=x, log_scale=False, signals=signals, lang=lang,
-                points=max_points, common=common, title=title, note=note,
+                key,
+                [view],
+                replace(base, note=note),
+                signals=signals,
+                lang=lang,
+                title=title,
                 focus=None if focus_step is None else (view.id, focus_step),
             ),
-        )  # fmt: skip
+        )
 
     def multi(name: str, keys: Mapping[str, str], title: str, y_title: str) -> _Detail | None:
         present = {key: label for key, label in keys.items() if key in columns}
@@ -145,13 +158,16 @@ def detail_charts(
         series_colors = dict(zip(present, palette, strict=False))
 
         def build() -> dict[str, Any]:
-            return charts.metric_chart_spec(
-                _series_frame(view, present), title=title, y_title=y_title, colors=series_colors,
-                labels=present, smoothing=smoothing, x=x, x_title=x_title,  # type: ignore[arg-type]
-                raw_suffix=i18n.t("raw_suffix", lang), empty_text=i18n.t("no_data", lang),
-                experiment_title=i18n.t("col_series", lang), max_points=max_points, height=DETAIL_HEIGHT,
-                legend=True, arrow=True,
-            )  # fmt: skip
+            series_options = replace(
+                base,
+                title=title,
+                y_title=y_title,
+                colors=series_colors,
+                labels=present,
+                experiment_title=i18n.t("col_series", lang),
+                legend=True,
+            )
+            return charts.metric_chart_spec(_series_frame(view, present), series_options)
 
         return _Detail(name, None, build)
 
@@ -195,9 +211,7 @@ def detail_charts(
         )
         if has("critic/vpred_mean") or has("critic/values/mean")
         else None,
-        _Detail("phases", None, lambda: _phases_spec(view, phase_keys, x=x, lang=lang, max_points=max_points))
-        if phase_keys
-        else None,
+        _Detail("phases", None, lambda: _phases_spec(view, phase_keys, base, lang=lang)) if phase_keys else None,
         single("perf/throughput", i18n.t("chart_throughput", lang)) if has("perf/throughput") else None,
     ]
     drawn = [detail for detail in details if detail is not None]
@@ -212,20 +226,10 @@ def detail_charts(
     ]
 
 
-def _phases_spec(
-    view: ExperimentView, phase_keys: Sequence[str], *, x: str, lang: str, max_points: int
-) -> dict[str, Any]:
+def _phases_spec(view: ExperimentView, phase_keys: Sequence[str], base: ChartOptions, *, lang: str) -> dict[str, Any]:
     return charts.stacked_area_chart_spec(
         _series_frame(view, dict.fromkeys(phase_keys, "")).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
-        title=i18n.t("chart_step_time", lang),
-        y_title=i18n.t("axis_seconds", lang),
-        x=x,  # type: ignore[arg-type]
-        x_title=i18n.t("x_" + x, lang),
-        total_title=i18n.t("chart_step_total", lang),
-        empty_text=i18n.t("no_data", lang),
-        max_points=max_points,
-        height=DETAIL_HEIGHT,
-        arrow=True,
+        replace(base, title=i18n.t("chart_step_time", lang), y_title=i18n.t("axis_seconds", lang)),
     )
 
 
@@ -261,13 +265,20 @@ def validation_panels(view: ExperimentView, *, x: str, lang: str) -> list[Valida
 
             def build(score: str = score, source: str = source) -> dict[str, Any]:
                 long = long_frame([view], score)
-                return charts.validation_chart_spec(
-                    long, title=i18n.t("chart_validation", lang, source=display_text(source, limit=NAME_LIMIT)),
-                    y_title=axis_title(score, lang), colors={view.id: view.color}, labels={view.id: view.label},
+                options = ChartOptions(
+                    title=i18n.t("chart_validation", lang, source=display_text(source, limit=NAME_LIMIT)),
+                    y_title=axis_title(score, lang),
+                    colors={view.id: view.color},
+                    labels={view.id: view.label},
                     x=x,  # type: ignore[arg-type]
-                    x_title=i18n.t("x_" + x, lang), percent=is_fraction(long), empty_text=i18n.t("no_data", lang),
-                    experiment_title=i18n.t("col_experiment", lang), height=DETAIL_HEIGHT, arrow=True,
-                )  # fmt: skip
+                    x_title=i18n.t("x_" + x, lang),
+                    percent=is_fraction(long),
+                    height=DETAIL_HEIGHT,
+                    experiment_title=i18n.t("col_experiment", lang),
+                    empty_text=i18n.t("no_data", lang),
+                    arrow=True,
+                )
+                return charts.validation_chart_spec(long, options)
 
             chart = ChartPlan(score, ("experiment-validation", score, view.id, view.serial, x, lang), build)
         panels.append(ValidationPanel(source=source, table=table, chart=chart))
@@ -299,18 +310,28 @@ def explorer(
         chosen, regex = match_keys(keys, pattern)
     else:
         chosen = [key for key in keys if family is None or family_of(key) == family]
-    points = min(max_points, 500)
+    small = ChartOptions(
+        title="",
+        y_title="",
+        colors={view.id: view.color},
+        labels={view.id: view.label},
+        x=x,  # type: ignore[arg-type]
+        x_title=i18n.t("x_" + x, lang),
+        smoothing=smoothing,
+        max_points=min(max_points, 500),
+        height=EXPLORER_HEIGHT,
+        experiment_title=i18n.t("col_experiment", lang),
+        raw_suffix=i18n.t("raw_suffix", lang),
+        empty_text=i18n.t("no_data", lang),
+        arrow=True,
+    )
     groups: dict[str, list[ChartPlan]] = {}
     for key in chosen[:EXPLORER_LIMIT]:
 
         def build(key: str = key) -> dict[str, Any]:
             return charts.metric_chart_spec(
-                long_frame([view], key), title=display_text(key, limit=NAME_LIMIT), y_title="",
-                colors={view.id: view.color}, labels={view.id: view.label}, smoothing=smoothing, x=x,  # type: ignore[arg-type]
-                x_title=i18n.t("x_" + x, lang), raw_suffix=i18n.t("raw_suffix", lang),
-                empty_text=i18n.t("no_data", lang), experiment_title=i18n.t("col_experiment", lang),
-                max_points=points, height=EXPLORER_HEIGHT, arrow=True,
-            )  # fmt: skip
+                long_frame([view], key), replace(small, title=display_text(key, limit=NAME_LIMIT))
+            )
 
         plan = ChartPlan(key, ("experiment-explorer", key, view.id, view.serial, smoothing, x, lang), build)
         groups.setdefault(family_of(key), []).append(plan)

@@ -4,19 +4,31 @@ response cap) and validation scores at their test steps, with the axis titles an
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import polars as pl
 
 from rlmon.analysis.insights import Signal
-from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key
 from rlmon.schema import EXPERIMENT, STEP, VALUE
 from rlmon.text import i18n
 from rlmon.views import charts
+from rlmon.views.charts import ChartOptions
 from rlmon.views.model import ExperimentView, long_frame, metric_name
 
-__all__ = ["CAPPED_KEYS", "axis_title", "is_fraction", "line_builder", "signal_markers", "validation_builder"]
+__all__ = [
+    "CAPPED_KEYS",
+    "Build",
+    "axis_title",
+    "is_fraction",
+    "line_builder",
+    "signal_markers",
+    "validation_builder",
+]
+
+Build = Callable[[], dict[str, Any]]
+"""A chart's builder: returns its Vega-Lite spec (:attr:`rlmon.views.model.ChartPlan.build`)."""
 
 
 CAPPED_KEYS = ("response_length/mean", "response_length/max")
@@ -93,23 +105,16 @@ def signal_markers(
     )
 
 
-def validation_builder(
-    key: str,
-    views: Sequence[ExperimentView],
-    *,
-    x: str,
-    log_scale: bool,
-    lang: str,
-    points: int,
-    common: dict[str, Any],
-) -> Callable[[], dict[str, Any]]:
+def validation_builder(key: str, views: Sequence[ExperimentView], options: ChartOptions, *, lang: str) -> Build:
+    """The builder of ``key``'s validation chart over ``views``: ``options`` (what the page's charts share) with
+    the metric's title, axis title and percent scale (for fractions)."""
+
     def build() -> dict[str, Any]:
         long = long_frame(views, key)
         return charts.validation_chart_spec(
-            long, title=metric_name(key, lang), y_title=axis_title(key, lang), x=x,  # type: ignore[arg-type]
-            x_title=i18n.t("x_" + x, lang), log_scale=log_scale, percent=is_fraction(long), max_points=points,
-            **common,
-        )  # fmt: skip
+            long,
+            replace(options, title=metric_name(key, lang), y_title=axis_title(key, lang), percent=is_fraction(long)),
+        )
 
     return build
 
@@ -117,38 +122,29 @@ def validation_builder(
 def line_builder(
     key: str,
     views: Sequence[ExperimentView],
+    options: ChartOptions,
     *,
-    smoothing: Smoothing,
-    x: str,
-    log_scale: bool,
     signals: Sequence[Signal],
     lang: str,
-    points: int,
-    common: dict[str, Any],
     title: str | None = None,
-    note: str | None = None,
     focus: tuple[str, int] | None = None,
-) -> Callable[[], dict[str, Any]]:
+) -> Build:
+    """The builder of ``key``'s line chart over ``views``: ``options`` (what the page's charts share: colours,
+    labels, axis, smoothing, points, size, tooltip texts) with the metric's title (``title``, else its name),
+    axis title and format, the response cap (:data:`CAPPED_KEYS`) and the markers of ``signals`` about it (and
+    of ``focus``, :func:`signal_markers`)."""
+
     def build() -> dict[str, Any]:
         reference, reference_label = _response_cap(views, lang) if key in CAPPED_KEYS else (None, None)
         markers = signal_markers(signals, key, views, lang, focus=focus)
-        return charts.metric_chart_spec(
-            long_frame(views, key),
+        metric_options = replace(
+            options,
             title=title or metric_name(key, lang),
             y_title=axis_title(key, lang),
-            smoothing=smoothing,
-            x=x,  # type: ignore[arg-type]
-            x_title=i18n.t("x_" + x, lang),
-            log_scale=log_scale,
             reference=reference,
             reference_label=reference_label,
-            markers=markers,
-            marker_title=i18n.t("signal_marker", lang),
-            raw_suffix=i18n.t("raw_suffix", lang),
-            max_points=points,
             axis_format=_axis_format(key),
-            note=note,
-            **common,
         )
+        return charts.metric_chart_spec(long_frame(views, key), metric_options, markers=markers)
 
     return build

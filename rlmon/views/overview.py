@@ -17,6 +17,7 @@ from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.text import i18n
 from rlmon.text.display import NAME_LIMIT, display_text
 from rlmon.views import charts
+from rlmon.views.charts import ChartOptions
 from rlmon.views.lines import line_builder, validation_builder
 from rlmon.views.model import (
     EAGER_CHARTS,
@@ -141,15 +142,25 @@ def comparison_charts(
     colors = {view.id: view.color for view in views}
     labels = display_labels(views, lang)
     points = line_points(max_points, len(views))
-    common: dict[str, Any] = {
-        "colors": colors,
-        "labels": labels,
-        "experiment_title": i18n.t("col_experiment", lang),
-        "empty_text": i18n.t("no_data", lang),
-        "height": COMPARISON_HEIGHT,
-        "highlight": tuple(highlight),
-        "arrow": True,
-    }
+    base = ChartOptions(
+        title="",
+        y_title="",
+        colors=colors,
+        labels=labels,
+        x=x,  # type: ignore[arg-type]
+        x_title=i18n.t("x_" + x, lang),
+        smoothing=smoothing,
+        log_scale=log_scale,
+        max_points=points,
+        height=COMPARISON_HEIGHT,
+        highlight=tuple(highlight),
+        experiment_title=i18n.t("col_experiment", lang),
+        raw_suffix=i18n.t("raw_suffix", lang),
+        marker_title=i18n.t("signal_marker", lang),
+        projected_title=i18n.t("bar_projected", lang),
+        empty_text=i18n.t("no_data", lang),
+        arrow=True,
+    )
     identity = (_views_key(views), tuple(labels.values()), tuple(highlight), lang)
     plans: list[ChartPlan] = []
     for key in metrics:
@@ -160,10 +171,7 @@ def comparison_charts(
                     ("overview", key, identity),
                     lambda: charts.bar_chart_spec(
                         _hours_bars(views, lang),
-                        title=i18n.t("hours_chart", lang),
-                        y_title=i18n.t("hours_axis", lang),
-                        projected_title=i18n.t("bar_projected", lang),
-                        **common,
+                        replace(base, title=i18n.t("hours_chart", lang), y_title=i18n.t("hours_axis", lang)),
                     ),
                 )
             )
@@ -174,20 +182,14 @@ def comparison_charts(
             if signal.metric is not None and alias_of(signal.metric) == alias_of(key)
         )
         if is_validation_key(key):
-            plans.append(
-                ChartPlan(key, ("overview", key, identity, x, log_scale, points), validation_builder(
-                    key, views, x=x, log_scale=log_scale, lang=lang, points=points, common=common
-                ))
-            )  # fmt: skip
+            validation = validation_builder(key, views, base, lang=lang)
+            plans.append(ChartPlan(key, ("overview", key, identity, x, log_scale, points), validation))
             continue
         plans.append(
             ChartPlan(
                 key,
                 ("overview", key, identity, smoothing, x, log_scale, points, marks),
-                line_builder(
-                    key, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=signals, lang=lang,
-                    points=points, common=common,
-                ),
+                line_builder(key, views, base, signals=signals, lang=lang),
             )
         )  # fmt: skip
     return plans
