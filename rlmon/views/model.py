@@ -5,9 +5,10 @@ draw; a chart comes as a :class:`ChartPlan`: its memo key (everything the chart 
 asking for the same chart shares one build) and a builder returning the Vega-Lite spec
 (:mod:`rlmon.views.charts`). :class:`TableNumbers` are the headline numbers the tables show.
 
-Names come from folders, ``rlmon.toml`` and log text, so every name shown passes :func:`display_text`: bidi
-control characters are taken out (they would reverse the text around them) and a name longer than
-:data:`NAME_LIMIT` is cut (the experiment page shows an experiment's whole label, wrapped).
+Names come from folders, ``rlmon.toml`` and log text, so every name shown passes
+:func:`rlmon.text.display.display_text`: bidi control characters are taken out (they would reverse the text
+around them) and a name longer than :data:`~rlmon.text.display.NAME_LIMIT` is cut (the experiment page shows an
+experiment's whole label, wrapped).
 
 Metric names are the current verl names; each experiment's column is found through
 :func:`rlmon.runs.metrics.resolve_key`, so an older log's ``actor/entropy_loss`` is drawn as its entropy.

@@ -196,15 +196,28 @@ def comparison_charts(
 
 
 def comparison_charts_ahead(
-    metrics: Sequence[str], views: Sequence[ExperimentView], *, smoothing: Smoothing, **choices: Any
+    metrics: Sequence[str],
+    views: Sequence[ExperimentView],
+    *,
+    smoothing: Smoothing,
+    x: str,
+    log_scale: bool,
+    signals: Sequence[Signal],
+    highlight: Sequence[str],
+    lang: str,
+    max_points: int,
 ) -> dict[str, list[ChartPlan]]:
     """What a click on the smoothing control asks for next: by metric, the overview's chart of it
-    (:func:`comparison_charts`, the same ``choices``) under each smoothing method but ``smoothing``'s, with its
+    (:func:`comparison_charts`, the same choices) under each smoothing method but ``smoothing``'s, with its
     window and weight."""
     ahead: dict[str, list[ChartPlan]] = {key: [] for key in metrics}
     for method in METHODS:
         if method != smoothing.method:
-            for plan in comparison_charts(metrics, views, smoothing=replace(smoothing, method=method), **choices):
+            plans = comparison_charts(
+                metrics, views, smoothing=replace(smoothing, method=method), x=x, log_scale=log_scale,
+                signals=signals, highlight=highlight, lang=lang, max_points=max_points,
+            )  # fmt: skip
+            for plan in plans:
                 ahead[plan.name].append(plan)
     return ahead
 
