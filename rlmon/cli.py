@@ -37,11 +37,12 @@ import polars as pl
 
 from rlmon.errors import CatalogError, LogReadError, RlmonError, SettingError, UnknownExperimentError
 from rlmon.logs.cache import LogCache, read_logs
-from rlmon.roots import is_object_url, parse_object_url
+from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
 from rlmon.runs.loading import describe_root
 from rlmon.settings import load_settings
 from rlmon.sources.discovery import LOG_SUFFIXES, discover_experiments, list_log_files
-from rlmon.sources.objstore import RootSyncer, public_text
+from rlmon.sources.objstore import PublicPaths, RootSyncer, public_paths
+from rlmon.text.display import public_text
 
 __all__ = ["OUT_SUFFIXES", "main"]
 
@@ -316,7 +317,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if out is not None:
         numbers = {view.id: report.report_numbers(view) for view in selection.views}
         text = report.render_report(
-            selection.views, numbers=numbers, insights=insights, options=options, problems=selection.problems
+            selection.views,
+            numbers=numbers,
+            insights=insights,
+            options=options,
+            problems=selection.problems,
+            paths=args.public_paths,
         )
         _write_text(text, out)
         count = len(selection.views)
@@ -342,13 +348,14 @@ _INPUTS = ("logs", "log", "root", "roots")
 """The arguments that name logs, experiment folders or log roots: each may be an ``s3://`` URL."""
 
 
-def _mirror_inputs(args: argparse.Namespace) -> bool:
-    """Replace every ``s3://`` input by its mirror folder in the cache folder, synced now; True when there was one.
+def _mirror_inputs(args: argparse.Namespace) -> PublicPaths:
+    """Replace every ``s3://`` input by its mirror folder in the cache folder, synced now; returns those folders
+    with their URLs (empty when no input was on object storage).
 
     A root whose sync fails but that was mirrored before is used as it was then, with a warning; one that was
     never mirrored is an error that names it.
     """
-    found = False
+    roots: list[ObjectRoot] = []
     for name in _INPUTS:
         value = getattr(args, name, None)
         items = value if isinstance(value, list) else [value]
@@ -357,11 +364,11 @@ def _mirror_inputs(args: argparse.Namespace) -> bool:
             if not isinstance(item, str) or not is_object_url(item):
                 mirrored.append(item)
                 continue
-            found = True
             try:
                 root = parse_object_url(item)
             except SettingError as error:
                 raise _UsageError(error.reason) from None
+            roots.append(root)
             result = RootSyncer(_cache_folder(args), refresh_s=0).sync(root)
             if result.error is not None and not result.usable:
                 raise result.error
@@ -370,20 +377,21 @@ def _mirror_inputs(args: argparse.Namespace) -> bool:
                 print(f"rlmon: warning: {result.error.describe()}; using the copy synced at {synced}", file=sys.stderr)
             mirrored.append(str(result.mirror))
         setattr(args, name, mirrored if isinstance(value, list) else mirrored[0])
-    return found
+    return public_paths(_cache_folder(args), roots)
 
 
 class _PublicText(io.TextIOBase):
     """A text stream that writes mirror folder paths as their ``s3://`` URLs."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, paths: PublicPaths) -> None:
         self._stream = stream
+        self._paths = paths
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
-        self._stream.write(public_text(text))
+        self._stream.write(public_text(text, self._paths))
         return len(text)
 
     def flush(self) -> None:
@@ -457,13 +465,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, outputs: contextlib.ExitStack) -> int:
+    args.public_paths = paths = PublicPaths()
     try:
-        if _mirror_inputs(args):
-            outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout)))
-            outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr)))
+        args.public_paths = paths = _mirror_inputs(args)
+        if paths:
+            outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout, paths)))
+            outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr, paths)))
         code: int = args.run(args)
     except RlmonError as error:
-        print(f"rlmon: {public_text(error.describe())}", file=sys.stderr)
+        print(f"rlmon: {public_text(error.describe(), paths)}", file=sys.stderr)
         return 2 if isinstance(error, _CANNOT_START) else 1
     except BrokenPipeError:
         return 0

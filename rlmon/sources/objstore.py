@@ -26,7 +26,9 @@ last-modified time, so a run's "stalled" status follows the object, not the sync
 successful listing has its mirror copy removed; when the listing fails, the mirror stays as it was and
 :class:`SyncResult` says why (:class:`~rlmon.errors.ObjectStoreError` with a :attr:`kind`).
 
-:func:`public_text` maps mirror paths back to ``s3://`` URLs in any text shown to a person.
+:func:`public_paths` names each mirror folder's ``s3://`` URL (:class:`PublicPaths`, a value built from the cache
+folder and the configured roots); what shows text to a person takes it and writes the URL in place of the folder
+(:func:`rlmon.text.display.display_text`).
 
 The client is ``obstore`` (Rust ``object_store``), imported only when an object-storage root is used. It takes
 credentials and endpoint from the standard places: ``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY``/
@@ -47,7 +49,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OVERLAP_BYTES",
+    "PublicPaths",
     "RootSyncer",
     "SyncResult",
     "SyncStats",
@@ -68,7 +71,7 @@ __all__ = [
     "last_synced",
     "mirror_folder",
     "open_store",
-    "public_text",
+    "public_paths",
     "sync_root",
 ]
 
@@ -89,37 +92,51 @@ def _digest(text: str) -> str:
 
 
 def _base(cache_dir: Path, root: ObjectRoot) -> Path:
-    # absolute: the parser cache and discovery name files by absolute path, and public_text must find it there
+    # absolute: the parser cache and discovery name files by absolute path, and PublicPaths must find it there
     return Path(os.path.abspath(cache_dir)) / "objects" / _digest(root.url)
 
 
 def mirror_folder(cache_dir: Path, root: ObjectRoot) -> Path:
     """The local folder that mirrors ``root`` (discovery runs on it as on any log root)."""
-    global _PUBLIC
-    folder = _base(cache_dir, root) / root.name
-    if (str(folder), root.url) not in _PUBLIC:
-        with _PUBLIC_LOCK:
-            known = {**dict(_PUBLIC), str(folder): root.url}
-            _PUBLIC = tuple(sorted(known.items(), key=lambda item: -len(item[0])))  # longest folder first
-    return folder
+    return _base(cache_dir, root) / root.name
 
 
-_PUBLIC: tuple[tuple[str, str], ...] = ()
-"""(mirror folder, URL) for every mirror this process made (see :func:`public_text`); replaced, never changed in
-place, so a reader needs no lock."""
-_PUBLIC_LOCK = threading.Lock()
+@dataclass(frozen=True)
+class PublicPaths(Mapping[str, str]):
+    """Mirror folder -> the ``s3://`` URL of the root it mirrors: what a person is shown in place of the folder
+    (:func:`rlmon.text.display.display_text` and :func:`~rlmon.text.display.public_text` take it).
 
-
-def public_text(text: str) -> str:
-    """``text`` with every mirror folder path replaced by its ``s3://`` URL (what a person is shown).
-
-    >>> public_text("nothing to map")
-    'nothing to map'
+    Immutable and hashable (a cache key); iterates the longest folder first, so that a folder inside another
+    one's path is replaced whole. Build it with :func:`public_paths`.
     """
-    for folder, url in _PUBLIC:
-        if folder in text:
-            text = text.replace(folder, url)
-    return text
+
+    folders: tuple[tuple[str, str], ...] = ()
+    """(mirror folder, URL) pairs, longest folder first."""
+
+    def __getitem__(self, folder: str) -> str:
+        for known, url in self.folders:
+            if known == folder:
+                return url
+        raise KeyError(folder)
+
+    def __iter__(self) -> Iterator[str]:
+        return (folder for folder, _ in self.folders)
+
+    def __len__(self) -> int:
+        return len(self.folders)
+
+
+def public_paths(cache_dir: Path, roots: Iterable[Path | ObjectRoot]) -> PublicPaths:
+    """The mirror folder of every object-storage root among ``roots`` (local folders are shown as they are) in
+    ``cache_dir``, with its URL. Pure: nothing is read or created.
+
+    >>> from rlmon.roots import parse_object_url
+    >>> paths = public_paths(Path("/cache"), [Path("/data/runs"), parse_object_url("s3://runs/team/verl")])
+    >>> [(folder.endswith("/verl"), url) for folder, url in paths.items()]
+    [(True, 's3://runs/team/verl')]
+    """
+    found = {str(mirror_folder(cache_dir, root)): root.url for root in roots if isinstance(root, ObjectRoot)}
+    return PublicPaths(tuple(sorted(found.items(), key=lambda item: -len(item[0]))))
 
 
 # ---------------------------------------------------------------------------------------------------- client

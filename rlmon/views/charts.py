@@ -47,6 +47,7 @@ import io
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
@@ -64,6 +65,7 @@ __all__ = [
     "PLOT_HEIGHT",
     "RENDERERS",
     "SCHEMA_URL",
+    "ChartOptions",
     "Renderer",
     "XAxis",
     "bar_chart",
@@ -134,36 +136,87 @@ _DOT = "y"
 joins from text columns on every redraw (the lines keep their own, finer points)."""
 
 
+# --- options ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChartOptions:
+    """How one chart is drawn: every builder takes one (:func:`metric_chart_spec`, :func:`validation_chart_spec`,
+    :func:`bar_chart_spec`, :func:`stacked_area_chart_spec`), reading the fields that apply to it.
+
+    Keyword-only; only the titles are required. Every visible text comes from the caller (the defaults are
+    neutral column names). A page builds one with what all its charts share and derives each chart's with
+    :func:`dataclasses.replace`.
+
+    Examples
+    --------
+    >>> base = ChartOptions(title="", y_title="", colors={"e1": "#1f77b4"}, labels={"e1": "E1"}, height=190)
+    >>> replace(base, title="entropy", y_title="nats").height
+    190
+    """
+
+    title: str
+    """Chart title."""
+    y_title: str
+    """Y-axis title (a title of ``%`` means the values are already in percent, as the pass rate)."""
+    colors: Mapping[str, str] = field(default_factory=dict)
+    """Experiment id -> hex colour. Its order fixes the legend order; an experiment missing from it gets a colour
+    from :data:`DEFAULT_PALETTE` (and, missing from ``labels``, its id as label)."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Experiment id -> display label."""
+    x: XAxis = "step"
+    """``"step"`` or ``"hours"`` (rows with unknown hours are left out on the hours axis)."""
+    x_title: str | None = None
+    """X-axis title; default: the x column name."""
+    smoothing: Smoothing = _NO_SMOOTHING
+    """Line charts: :class:`rlmon.analysis.smoothing.Smoothing`, computed on every logged point, then
+    downsampled."""
+    log_scale: bool = False
+    """Logarithmic y axis; values <= 0 are left out."""
+    percent: bool = False
+    """Values are fractions shown as percent (axis ``.0%``, hover tooltip ``.1%``)."""
+    value_format: str | None = None
+    """d3 format of tooltip values. Line charts default to ``.1%`` when ``percent``, ``.1f`` and a ``%`` when
+    ``y_title`` is ``%``, else 3-4 significant digits; bars and stacked areas to ``,.1f``."""
+    axis_format: str | None = None
+    """d3 format of the y-axis labels (e.g. ``~s`` for token counts: 5k, 10k); default: Vega's own."""
+    reference: float | None = None
+    """A horizontal dashed rule at this y value (e.g. the response-length cap)."""
+    reference_label: str | None = None
+    """The reference rule's label."""
+    max_points: int = 2000
+    """Points per experiment line (steps of a stacked area) sent to the browser: the downsampling bound."""
+    height: int = PLOT_HEIGHT
+    """Height of the plot area in pixels; titles, axes and a legend are added around it."""
+    highlight: Sequence[str] = ()
+    """Experiment ids drawn in full while the others are dimmed; empty: every line in full. The page's legend
+    (outside the chart) sets it, so one click highlights a run in every chart."""
+    legend: bool = False
+    """Line charts: a colour legend below the plot (for series that are not experiments, e.g. the clip fractions
+    of one run). It grows the chart; labels are never cut."""
+    note: str | None = None
+    """Line charts: a line of small text under the title (e.g. "logged with 3 decimals")."""
+    experiment_title: str = "experiment"
+    """Tooltip title of the experiment."""
+    raw_suffix: str = " (raw)"
+    """Tooltip title of the raw value beside the smoothed one."""
+    marker_title: str = "signal"
+    """Tooltip title of a marker's text."""
+    projected_title: str = "projected"
+    """Bars: tooltip title of a running run's projected total."""
+    total_title: str = "total"
+    """Stacked areas: tooltip title of the per-step total."""
+    empty_text: str = "no data"
+    """Text shown when there is nothing to draw."""
+    arrow: bool = False
+    """Datasets as Arrow IPC stream bytes (for ``st.vega_lite_chart``) instead of lists of row dicts."""
+
+
 # --- public builders ---------------------------------------------------------------------------------
 
 
 def metric_chart_spec(
-    long: pl.DataFrame,
-    *,
-    title: str,
-    y_title: str,
-    colors: Mapping[str, str],
-    labels: Mapping[str, str],
-    smoothing: Smoothing = _NO_SMOOTHING,
-    x: XAxis = "step",
-    x_title: str | None = None,
-    log_scale: bool = False,
-    percent: bool = False,
-    value_format: str | None = None,
-    reference: float | None = None,
-    reference_label: str | None = None,
-    markers: pl.DataFrame | None = None,
-    marker_title: str = "signal",
-    raw_suffix: str = " (raw)",
-    experiment_title: str = "experiment",
-    empty_text: str = "no data",
-    max_points: int = 2000,
-    height: int = PLOT_HEIGHT,
-    axis_format: str | None = None,
-    highlight: Sequence[str] = (),
-    legend: bool = False,
-    note: str | None = None,
-    arrow: bool = False,
+    long: pl.DataFrame, options: ChartOptions, *, markers: pl.DataFrame | None = None
 ) -> dict[str, Any]:
     """One metric for several experiments: lines, hover tooltip, highlighted runs (a Vega-Lite dict).
 
@@ -176,45 +229,10 @@ def metric_chart_spec(
     ----------
     long
         A long frame for one metric (extra metrics would be drawn as one line per experiment).
-    title, y_title, x_title
-        Chart and axis titles; ``x_title`` defaults to the x column name.
-    colors, labels
-        Experiment id -> hex colour / display label. Their order fixes the legend order; an experiment
-        missing from them gets its id as label and a colour from :data:`DEFAULT_PALETTE`.
-    smoothing
-        :class:`rlmon.analysis.smoothing.Smoothing`; computed on every logged point, then downsampled.
-    x
-        ``"step"`` or ``"hours"`` (rows with unknown hours are left out on the hours axis).
-    log_scale
-        Logarithmic y axis; values <= 0 are left out.
-    percent
-        Values are fractions shown as percent (axis ``.0%``, hover tooltip ``.1%``).
-    value_format
-        d3 format for tooltip values (default: ``.1%`` when ``percent``, ``.1f`` and a ``%`` when ``y_title``
-        is ``%`` (values already in percent, as pass rate), else 3-4 significant digits).
-    reference, reference_label
-        A horizontal dashed rule at this y value (e.g. the response-length cap) and its label.
+    options
+        Titles, colours, axes, smoothing, size (:class:`ChartOptions`).
     markers
         Optional frame (``experiment``, ``step``, ``value``, ``text``) drawn as triangles with a tooltip.
-    marker_title, raw_suffix, experiment_title, empty_text
-        Tooltip titles for the marker text, the raw value (appended to the label) and the experiment, and
-        the text shown when there is nothing to draw.
-    max_points
-        Points per experiment line sent to the browser (downsampling bound).
-    height
-        Height of the plot area in pixels; titles, axes and a legend are added around it.
-    axis_format
-        d3 format of the y-axis labels (e.g. ``~s`` for token counts: 5k, 10k); default: Vega's own.
-    highlight
-        Experiment ids drawn in full while the others are dimmed; empty: every line in full. The page's
-        legend (outside the chart) sets it, so one click highlights a run in every chart.
-    legend
-        Draw a colour legend below the plot (for series that are not experiments, e.g. the clip fractions
-        of one run). It grows the chart; labels are never cut.
-    note
-        A line of small text under the title (e.g. "logged with 3 decimals").
-    arrow
-        Datasets as Arrow IPC stream bytes (for ``st.vega_lite_chart``) instead of lists of row dicts.
 
     Returns
     -------
@@ -227,114 +245,26 @@ def metric_chart_spec(
     SettingError
         ``x`` is not ``step``/``hours``, or ``markers`` lacks a column.
     """
-    return _line_spec(
-        long,
-        title=title,
-        y_title=y_title,
-        colors=colors,
-        labels=labels,
-        smoothing=smoothing,
-        x=x,
-        x_title=x_title,
-        log_scale=log_scale,
-        percent=percent,
-        value_format=value_format,
-        reference=reference,
-        reference_label=reference_label,
-        markers=markers,
-        marker_title=marker_title,
-        raw_suffix=raw_suffix,
-        experiment_title=experiment_title,
-        empty_text=empty_text,
-        max_points=max_points,
-        height=height,
-        axis_format=axis_format,
-        highlight=highlight,
-        legend=legend,
-        note=note,
-        with_points=False,
-        arrow=arrow,
-    )
+    return _line_spec(long, options, markers=markers, with_points=False)
 
 
-def validation_chart_spec(
-    long: pl.DataFrame,
-    *,
-    title: str,
-    y_title: str,
-    colors: Mapping[str, str],
-    labels: Mapping[str, str],
-    x: XAxis = "step",
-    x_title: str | None = None,
-    percent: bool = False,
-    log_scale: bool = False,
-    value_format: str | None = None,
-    reference: float | None = None,
-    reference_label: str | None = None,
-    experiment_title: str = "experiment",
-    empty_text: str = "no data",
-    max_points: int = 2000,
-    height: int = PLOT_HEIGHT,
-    axis_format: str | None = None,
-    highlight: Sequence[str] = (),
-    arrow: bool = False,
-) -> dict[str, Any]:
+def validation_chart_spec(long: pl.DataFrame, options: ChartOptions) -> dict[str, Any]:
     """Validation scores at their test steps: a point per test step, joined per experiment.
 
     Only the rows where the key was logged are drawn, so the line joins consecutive test steps (every
     ``test_freq`` steps) rather than breaking at the steps in between. Same hover tooltip and legend
-    selection as :func:`metric_chart_spec`; parameters as there.
+    selection as :func:`metric_chart_spec`; ``options`` as there, without smoothing, legend or note.
 
     Returns
     -------
     dict
         The Vega-Lite spec.
     """
-    return _line_spec(
-        long,
-        title=title,
-        y_title=y_title,
-        colors=colors,
-        labels=labels,
-        smoothing=_NO_SMOOTHING,
-        x=x,
-        x_title=x_title,
-        log_scale=log_scale,
-        percent=percent,
-        value_format=value_format,
-        reference=reference,
-        reference_label=reference_label,
-        markers=None,
-        marker_title="",
-        raw_suffix="",
-        experiment_title=experiment_title,
-        empty_text=empty_text,
-        max_points=max_points,
-        height=height,
-        axis_format=axis_format,
-        highlight=highlight,
-        legend=False,
-        note=None,
-        with_points=True,
-        arrow=arrow,
-    )
+    unsmoothed = replace(options, smoothing=_NO_SMOOTHING, legend=False, note=None, marker_title="", raw_suffix="")
+    return _line_spec(long, unsmoothed, markers=None, with_points=True)
 
 
-def bar_chart_spec(
-    values: pl.DataFrame,
-    *,
-    title: str,
-    y_title: str,
-    colors: Mapping[str, str],
-    labels: Mapping[str, str],
-    value_format: str = ",.1f",
-    experiment_title: str = "experiment",
-    projected_title: str = "projected",
-    empty_text: str = "no data",
-    height: int = PLOT_HEIGHT,
-    highlight: Sequence[str] = (),
-    arrow: bool = False,
-) -> dict[str, Any]:
+def bar_chart_spec(values: pl.DataFrame, options: ChartOptions) -> dict[str, Any]:
     """One bar per experiment with its value written on it (e.g. total training hours).
 
     A bar whose row has a ``projected`` value (a run still going: its hours so far, and where it will end)
@@ -347,20 +277,10 @@ def bar_chart_spec(
         a finished run) and ``text`` (String: what is written over the bar, lines separated by ``\n``;
         default: the value in ``value_format``). Rows with a non-finite value are left out. An experiment
         listed twice gets its last row.
-    title, y_title
-        Chart and y-axis titles.
-    colors, labels
-        As in :func:`metric_chart_spec`; bars follow their order.
-    value_format
-        d3 format of the value in the tooltip (and over the bar without ``text``).
-    experiment_title, projected_title, empty_text
-        Tooltip titles of the experiment and of the projection; text shown when there is nothing to draw.
-    height
-        Height of the plot area in pixels.
-    highlight
-        Experiment ids drawn in full while the others are dimmed (see :func:`metric_chart_spec`).
-    arrow
-        Datasets as Arrow IPC stream bytes instead of lists of row dicts.
+    options
+        Its titles, colours and labels (bars follow their order), ``value_format`` (of the value in the tooltip
+        and over the bar without ``text``), ``experiment_title``, ``projected_title``, ``empty_text``,
+        ``height``, ``highlight`` and ``arrow`` (:class:`ChartOptions`).
 
     Returns
     -------
@@ -373,6 +293,14 @@ def bar_chart_spec(
     SettingError
         ``values`` lacks a column.
     """
+    title, y_title, colors, labels = options.title, options.y_title, options.colors, options.labels
+    value_format = options.value_format or ",.1f"
+    experiment_title, projected_title, empty_text = (
+        options.experiment_title,
+        options.projected_title,
+        options.empty_text,
+    )
+    height, highlight, arrow = options.height, options.highlight, options.arrow
     _require_columns(values, [EXPERIMENT, VALUE], "bar_chart")
     projected = pl.col("projected").cast(pl.Float64) if "projected" in values.columns else pl.lit(None, pl.Float64)
     bars = (
@@ -485,19 +413,10 @@ def bar_chart_spec(
 
 def stacked_area_chart_spec(
     long: pl.DataFrame,
+    options: ChartOptions,
     *,
-    title: str,
-    y_title: str,
     phase_labels: Mapping[str, str] | None = None,
     phase_colors: Mapping[str, str] | None = None,
-    x: XAxis = "step",
-    x_title: str | None = None,
-    value_format: str = ",.1f",
-    total_title: str = "total",
-    empty_text: str = "no data",
-    max_points: int = 2000,
-    height: int = PLOT_HEIGHT,
-    arrow: bool = False,
 ) -> dict[str, Any]:
     """Per-step time of one experiment, stacked by phase (``timing_s/gen``, ``timing_s/update_actor``, …).
 
@@ -509,21 +428,14 @@ def stacked_area_chart_spec(
     ----------
     long
         A long frame for one experiment; ``metric`` names the phase.
-    title, y_title, x_title
-        Chart and axis titles.
+    options
+        Its titles, ``x`` (``"step"`` or ``"hours"``), ``value_format`` (tooltip numbers), ``total_title``,
+        ``empty_text``, ``max_points`` (steps kept), ``height`` and ``arrow`` (:class:`ChartOptions`).
     phase_labels
         Metric key -> display label; its order is the stacking order (bottom first). Keys missing from it
         are labelled without their ``timing_s/`` prefix and stacked after, largest mean first.
     phase_colors
         Metric key -> hex colour; the others take :data:`DEFAULT_PALETTE` in order.
-    x
-        ``"step"`` or ``"hours"``.
-    value_format, total_title, empty_text
-        Tooltip number format, tooltip title of the per-step total, text shown when there is nothing to draw.
-    max_points, height
-        Downsampling bound (steps) and height in pixels.
-    arrow
-        Datasets as Arrow IPC stream bytes instead of lists of row dicts.
 
     Returns
     -------
@@ -535,6 +447,9 @@ def stacked_area_chart_spec(
     SettingError
         When the frame holds more than one experiment, or ``x`` is not ``step``/``hours``.
     """
+    title, y_title, x, x_title = options.title, options.y_title, options.x, options.x_title
+    value_format, total_title, empty_text = options.value_format or ",.1f", options.total_title, options.empty_text
+    max_points, height, arrow = options.max_points, options.height, options.arrow
     _check_x(x)
     frame = _prepare(long, x=x, log_scale=False)
     if frame.is_empty():
@@ -622,24 +537,34 @@ def stacked_area_chart_spec(
     )  # fmt: skip
 
 
-def metric_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
-    """:func:`metric_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
-    return _to_altair(metric_chart_spec(long, **options, arrow=False))
+def metric_chart(long: pl.DataFrame, options: ChartOptions, *, markers: pl.DataFrame | None = None) -> alt.LayerChart:
+    """:func:`metric_chart_spec` as an Altair chart (datasets as rows: ``arrow`` is left off)."""
+    return _to_altair(metric_chart_spec(long, replace(options, arrow=False), markers=markers))
 
 
-def validation_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
-    """:func:`validation_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
-    return _to_altair(validation_chart_spec(long, **options, arrow=False))
+def validation_chart(long: pl.DataFrame, options: ChartOptions) -> alt.LayerChart:
+    """:func:`validation_chart_spec` as an Altair chart (datasets as rows)."""
+    return _to_altair(validation_chart_spec(long, replace(options, arrow=False)))
 
 
-def bar_chart(values: pl.DataFrame, **options: Any) -> alt.LayerChart:
-    """:func:`bar_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
-    return _to_altair(bar_chart_spec(values, **options, arrow=False))
+def bar_chart(values: pl.DataFrame, options: ChartOptions) -> alt.LayerChart:
+    """:func:`bar_chart_spec` as an Altair chart (datasets as rows)."""
+    return _to_altair(bar_chart_spec(values, replace(options, arrow=False)))
 
 
-def stacked_area_chart(long: pl.DataFrame, **options: Any) -> alt.LayerChart:
-    """:func:`stacked_area_chart_spec` (same parameters, without ``arrow``) as an Altair chart."""
-    return _to_altair(stacked_area_chart_spec(long, **options, arrow=False))
+def stacked_area_chart(
+    long: pl.DataFrame,
+    options: ChartOptions,
+    *,
+    phase_labels: Mapping[str, str] | None = None,
+    phase_colors: Mapping[str, str] | None = None,
+) -> alt.LayerChart:
+    """:func:`stacked_area_chart_spec` as an Altair chart (datasets as rows)."""
+    return _to_altair(
+        stacked_area_chart_spec(
+            long, replace(options, arrow=False), phase_labels=phase_labels, phase_colors=phase_colors
+        )
+    )
 
 
 def with_renderer(spec: dict[str, Any], renderer: str) -> dict[str, Any]:
@@ -705,34 +630,20 @@ def sparkline_values(series: pl.Series, *, max_points: int = 60) -> list[float]:
 
 
 def _line_spec(
-    long: pl.DataFrame,
-    *,
-    title: str,
-    y_title: str,
-    colors: Mapping[str, str],
-    labels: Mapping[str, str],
-    smoothing: Smoothing,
-    x: XAxis,
-    x_title: str | None,
-    log_scale: bool,
-    percent: bool,
-    value_format: str | None,
-    reference: float | None,
-    reference_label: str | None,
-    markers: pl.DataFrame | None,
-    marker_title: str,
-    raw_suffix: str,
-    experiment_title: str,
-    empty_text: str,
-    max_points: int,
-    height: int,
-    axis_format: str | None,
-    highlight: Sequence[str],
-    legend: bool,
-    note: str | None,
-    with_points: bool,
-    arrow: bool,
+    long: pl.DataFrame, options: ChartOptions, *, markers: pl.DataFrame | None, with_points: bool
 ) -> dict[str, Any]:
+    title, y_title, colors, labels = options.title, options.y_title, options.colors, options.labels
+    smoothing, x, x_title, log_scale = options.smoothing, options.x, options.x_title, options.log_scale
+    percent, value_format, axis_format = options.percent, options.value_format, options.axis_format
+    reference, reference_label = options.reference, options.reference_label
+    marker_title, raw_suffix, experiment_title = options.marker_title, options.raw_suffix, options.experiment_title
+    empty_text, max_points, height, highlight = (
+        options.empty_text,
+        options.max_points,
+        options.height,
+        options.highlight,
+    )
+    legend, note, arrow = options.legend, options.note, options.arrow
     _check_x(x)
     frame = _prepare(long, x=x, log_scale=log_scale)
     if frame.is_empty():

@@ -4,8 +4,9 @@ A report holds what the app shows for the same experiments and view settings (la
 chosen metrics): the header (track, shared settings, progress), the experiments table, the written summary
 and the signals, the comparison charts, then one section per experiment (its paragraph and signals, numbers,
 source files, settings, training curves and validation charts), and a footer naming the log files and the
-time the report was made. The numbers and charts come from the app's own code (:mod:`rlmon.views.panels`,
-:mod:`rlmon.views.charts`, :mod:`rlmon.analysis.insights`, :mod:`rlmon.runs.headline`); this module only lays them out.
+time the report was made. The numbers and charts come from the app's own code (:mod:`rlmon.views.overview`,
+:mod:`rlmon.views.detail`, :mod:`rlmon.views.tables`, :mod:`rlmon.views.charts`, :mod:`rlmon.analysis.insights`,
+:mod:`rlmon.runs.headline`); this module only lays them out.
 
 Self-contained. The Vega, Vega-Lite and vega-embed JavaScript comes from ``vl-convert-python``'s bundle
 (:func:`vl_convert.javascript_bundle`, shipped in the wheel: nothing is downloaded) and is inlined with every
@@ -47,12 +48,12 @@ from rlmon.runs.loading import cache_color_book, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text import i18n
-from rlmon.views import charts, panels
+from rlmon.text.display import NAME_LIMIT, NO_PATHS, description_text, display_text, public_text
+from rlmon.views import charts, detail, model, overview, tables
 
 __all__ = [
     "ReportChart",
     "ReportError",
-    "ReportNumbers",
     "ReportOptions",
     "ReportSelection",
     "chart_file_name",
@@ -89,7 +90,7 @@ class ReportOptions:
     smoothing: Smoothing = field(default_factory=lambda: Smoothing("ema", weight=0.6))
     metrics: tuple[str, ...] | None = None
     """Comparison charts; None: the app's defaults for these experiments
-    (:func:`~rlmon.views.panels.default_metrics`)."""
+    (:func:`~rlmon.views.overview.default_metrics`)."""
     x: str = "step"
     log_scale: bool = False
     max_points: int = 2000
@@ -98,25 +99,11 @@ class ReportOptions:
     """``auto`` (each chart's own), ``svg`` or ``canvas``: :func:`rlmon.views.charts.with_renderer`."""
 
 
-ReportNumbers = panels.TableNumbers
-"""An experiment's headline numbers as the experiments table shows them."""
-
-
-@dataclass(frozen=True)
-class ReportInsights:
-    """Signals, the summary paragraphs and each experiment's paragraph (the fields of ``rlmon.app.ui.Insights``)."""
-
-    available: bool = True
-    signals: tuple[Any, ...] = ()
-    summary: tuple[str, ...] = ()
-    paragraphs: dict[str, str] = field(default_factory=dict)
-
-
 @dataclass(frozen=True)
 class ReportSelection:
     """What ``rlmon report`` draws: the experiments (in catalog order) and messages about the logs."""
 
-    views: tuple[panels.ExperimentView, ...]
+    views: tuple[model.ExperimentView, ...]
     problems: tuple[str, ...] = ()
 
 
@@ -133,13 +120,13 @@ class ReportChart:
 # ------------------------------------------------------------------------------------------------ numbers
 
 
-def report_numbers(view: panels.ExperimentView) -> ReportNumbers:
+def report_numbers(view: model.ExperimentView) -> model.TableNumbers:
     """First-5 / last-10 mean pass rate and best and last validation with their steps: the numbers the app's
-    experiments table shows (:func:`rlmon.views.panels.table_numbers`)."""
-    return panels.table_numbers(view)
+    experiments table shows (:func:`rlmon.views.model.table_numbers`)."""
+    return model.table_numbers(view)
 
 
-def report_insights(views: Sequence[panels.ExperimentView], settings: Settings, lang: str) -> ReportInsights:
+def report_insights(views: Sequence[model.ExperimentView], settings: Settings, lang: str) -> model.Insights:
     """Signals, the written summary and each experiment's paragraph, as the app computes them for the same
     experiments (named by the label the pages show)."""
     from rlmon.analysis.insights import detect_all, experiment_paragraph, write_summary
@@ -154,11 +141,11 @@ def report_insights(views: Sequence[panels.ExperimentView], settings: Settings, 
     summary = tuple(write_summary(experiments, list(signals), lang=lang, settings=settings))
     paragraphs = {
         experiment.id: experiment_paragraph(
-            experiment, [signal for signal in signals if panels.signal_experiment(signal) == experiment.id], lang=lang
+            experiment, [signal for signal in signals if signal.experiment == experiment.id], lang=lang
         )
         for experiment in experiments
     }
-    return ReportInsights(signals=signals, summary=summary, paragraphs=paragraphs)
+    return model.Insights(signals=signals, summary=summary, paragraphs=paragraphs)
 
 
 # ---------------------------------------------------------------------------------------------- selection
@@ -211,7 +198,7 @@ def read_selection(
     if not chosen:
         raise ReportError("no experiments to report on under the log root(s)")
     refs = {ref.id: ref for ref in catalog.experiments}
-    views = tuple(panels.view_of(refs[experiment.id], experiment, serial=index) for index, experiment in
+    views = tuple(model.view_of(refs[experiment.id], experiment, serial=index) for index, experiment in
                   enumerate(chosen, start=1))  # fmt: skip
     problems = [*catalog.problems]
     for view in views:
@@ -223,29 +210,29 @@ def read_selection(
 
 
 def report_charts(
-    views: Sequence[panels.ExperimentView], *, insights: Any, options: ReportOptions
+    views: Sequence[model.ExperimentView], *, insights: model.Insights, options: ReportOptions
 ) -> list[ReportChart]:
     """Every chart of the report, in page order: the comparison charts, then per experiment its training curves
-    and validation charts. Specs are the app's (:func:`rlmon.views.panels.comparison_charts`,
-    :func:`~rlmon.views.panels.detail_charts`, :func:`~rlmon.views.panels.validation_panels`) with their data as
+    and validation charts. Specs are the app's (:func:`rlmon.views.overview.comparison_charts`,
+    :func:`~rlmon.views.detail.detail_charts`, :func:`~rlmon.views.detail.validation_panels`) with their data as
     rows."""
     lang = options.lang
     metrics = options.metrics
     if metrics is None:
-        metrics = tuple(panels.default_metrics(panels.metric_options(views)))
-    signals = tuple(getattr(insights, "signals", ()))
+        metrics = tuple(overview.default_metrics(overview.metric_options(views)))
+    signals = insights.signals
     found: list[ReportChart] = []
-    plans = panels.comparison_charts(
+    plans = overview.comparison_charts(
         metrics, views, smoothing=options.smoothing, x=options.x, log_scale=options.log_scale, signals=signals,
         highlight=(), lang=lang, max_points=options.max_points,
     )  # fmt: skip
     found += [ReportChart("overview", plan.name, _plain_spec(plan.build(), options.renderer)) for plan in plans]
     for view in views:
-        details = panels.detail_charts(
+        details = detail.detail_charts(
             view, smoothing=options.smoothing, x=options.x, signals=signals, lang=lang, max_points=options.max_points
         )
         found += [ReportChart(view.id, plan.name, _plain_spec(plan.build(), options.renderer)) for plan in details]
-        for item in panels.validation_panels(view, x=options.x, lang=lang):
+        for item in detail.validation_panels(view, x=options.x, lang=lang):
             if item.chart is not None:
                 found.append(ReportChart(view.id, item.chart.name, _plain_spec(item.chart.build(), options.renderer)))
     return found
@@ -359,9 +346,9 @@ def _file_part(text: str) -> str:
 
 
 def _text(value: object) -> str:
-    """Log text as element text or an attribute value: bidi controls out (:func:`rlmon.views.panels.display_text`),
+    """Log text as element text or an attribute value: bidi controls out (:func:`rlmon.views.display_text`),
     then escaped."""
-    return html.escape(panels.display_text(str(value)), quote=True)
+    return html.escape(display_text(str(value)), quote=True)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, css: str = "") -> str:
@@ -390,12 +377,13 @@ def _smoothing_text(smoothing: Smoothing, lang: str) -> str:
 
 
 def render_report(
-    views: Sequence[panels.ExperimentView],
+    views: Sequence[model.ExperimentView],
     *,
-    numbers: Mapping[str, Any],
-    insights: Any,
+    numbers: Mapping[str, model.TableNumbers],
+    insights: model.Insights,
     options: ReportOptions,
     problems: Sequence[str] = (),
+    paths: Mapping[str, str] = NO_PATHS,
     made_at: float | None = None,
 ) -> str:
     """The report as one HTML document (see the module docstring).
@@ -412,6 +400,10 @@ def render_report(
         Language and view settings.
     problems
         Messages about the logs (files skipped...), listed in the footer.
+    paths
+        Folders to name by their public name where the report names files (the footer's messages, the log
+        files' notes): an object-storage mirror's folder as its ``s3://`` URL
+        (:class:`rlmon.sources.objstore.PublicPaths`).
     made_at
         When the report was made, seconds since the epoch (now when None).
     """
@@ -436,7 +428,7 @@ def render_report(
     moment = time.time() if made_at is None else made_at
     made = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(moment))
     tracks = list(dict.fromkeys(view.experiment.track for view in views))
-    title = " · ".join(panels.display_text(i18n.track_name(track, lang), limit=panels.NAME_LIMIT) for track in tracks)
+    title = " · ".join(display_text(i18n.track_name(track, lang), limit=NAME_LIMIT) for track in tracks)
     parts = [
         _header(views, title=title, made=made, options=options),
         _contents(views, lang),
@@ -445,8 +437,10 @@ def render_report(
         _comparison(views, charts_by_section.get("overview", []), lang),
     ]
     for index, view in enumerate(views, start=1):
-        parts.append(_experiment_section(view, index, numbers.get(view.id), insights, charts_by_section, lang))
-    parts.append(_footer(views, problems, made=made, lang=lang))
+        parts.append(
+            _experiment_section(view, index, numbers.get(view.id), insights, charts_by_section, lang, paths=paths)
+        )
+    parts.append(_footer(views, problems, made=made, lang=lang, paths=paths))
     payload = {
         "charts": chart_specs,
         "datasets": datasets,
@@ -488,9 +482,9 @@ def _columns(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"names": names, "columns": [[row.get(name) for row in rows] for name in names]}
 
 
-def _header(views: Sequence[panels.ExperimentView], *, title: str, made: str, options: ReportOptions) -> str:
+def _header(views: Sequence[model.ExperimentView], *, title: str, made: str, options: ReportOptions) -> str:
     lang = options.lang
-    line = panels.shared_settings_line(views, lang)
+    line = overview.shared_settings_line(views, lang)
     view_line = " · ".join(
         [
             i18n.t(
@@ -505,12 +499,12 @@ def _header(views: Sequence[panels.ExperimentView], *, title: str, made: str, op
     return (
         f'<header><p class="kicker">{_text(i18n.t("report_title", lang))}</p><h1>{html.escape(title)}</h1>'
         + (f'<p class="shared">{_text(line)}</p>' if line else "")
-        + f'<p class="muted">{_text(panels.progress_line(views, lang))}</p>'
+        + f'<p class="muted">{_text(overview.progress_line(views, lang))}</p>'
         + f'<p class="muted">{_text(i18n.t("report_made", lang, time=made))} · {_text(view_line)}</p></header>'
     )
 
 
-def _contents(views: Sequence[panels.ExperimentView], lang: str) -> str:
+def _contents(views: Sequence[model.ExperimentView], lang: str) -> str:
     links = "".join(
         f'<li><a href="#exp-{index}"><span class="dot" style="background:{_color(view.color)}"></span>'
         f"{_text(view.label)}</a></li>"
@@ -524,8 +518,10 @@ def _color(color: str) -> str:
     return color if re.fullmatch(r"#[0-9a-fA-F]{6}", color) else "#9ca3af"
 
 
-def _experiments_table(views: Sequence[panels.ExperimentView], numbers: Mapping[str, Any], lang: str) -> str:
-    frame = panels.experiments_frame(views, numbers, slugs={}, lang=lang)
+def _experiments_table(
+    views: Sequence[model.ExperimentView], numbers: Mapping[str, model.TableNumbers], lang: str
+) -> str:
+    frame = tables.experiments_frame(views, numbers, slugs={}, lang=lang)
     names = {
         "experiment": "col_experiment", "track": "col_track", "status": "col_status", "hours": "col_hours",
         "eta": "col_eta", "first5": "col_first5", "last10": "col_last10", "best_val": "col_best_val",
@@ -540,11 +536,11 @@ def _experiments_table(views: Sequence[panels.ExperimentView], numbers: Mapping[
     )
 
 
-def _summary(views: Sequence[panels.ExperimentView], insights: Any, lang: str) -> str:
+def _summary(views: Sequence[model.ExperimentView], insights: model.Insights, lang: str) -> str:
     from rlmon.analysis.insights import KINDS
 
-    paragraphs = "".join(f"<p>{_text(paragraph)}</p>" for paragraph in getattr(insights, "summary", ()))
-    signals = panels.signals_frame(views, getattr(insights, "signals", ()), kinds=KINDS, slugs={}, lang=lang)
+    paragraphs = "".join(f"<p>{_text(paragraph)}</p>" for paragraph in insights.summary)
+    signals = tables.signals_frame(views, insights.signals, kinds=KINDS, slugs={}, lang=lang)
     heading = f"<h3>{_text(i18n.t('signals_title', lang, count=signals.height))}</h3>"
     if signals.is_empty():
         table = f'<p class="muted">{_text(i18n.t("signals_none", lang))}</p>'
@@ -563,8 +559,8 @@ def _chart_divs(indices: Sequence[int], css: str) -> str:
     )
 
 
-def _comparison(views: Sequence[panels.ExperimentView], indices: Sequence[int], lang: str) -> str:
-    labels = panels.display_labels(views, lang)
+def _comparison(views: Sequence[model.ExperimentView], indices: Sequence[int], lang: str) -> str:
+    labels = model.display_labels(views, lang)
     chips = "".join(
         f'<button type="button" class="chip" data-experiment="{index}" aria-pressed="false">'
         f'<span class="dot" style="background:{_color(view.color)}"></span>{_text(labels[view.id])}</button>'
@@ -582,15 +578,17 @@ def _comparison(views: Sequence[panels.ExperimentView], indices: Sequence[int], 
 
 
 def _experiment_section(
-    view: panels.ExperimentView,
+    view: model.ExperimentView,
     index: int,
-    numbers: Any,
-    insights: Any,
+    numbers: model.TableNumbers | None,
+    insights: model.Insights,
     charts_by_section: Mapping[str, Sequence[int]],
     lang: str,
+    *,
+    paths: Mapping[str, str],
 ) -> str:
     experiment = view.experiment
-    status = f"{panels.STATUS_GLYPHS.get(view.status, '')} {i18n.t('status_' + view.status, lang)}"
+    status = f"{model.STATUS_GLYPHS.get(view.status, '')} {i18n.t('status_' + view.status, lang)}"
     track = i18n.track_name(experiment.track, lang)
     parts = [
         f'<section class="experiment" id="exp-{index}"><h2><span class="dot big" '
@@ -598,26 +596,28 @@ def _experiment_section(
         f'<p class="muted">{_text(experiment.algorithm.name)} · {_text(track)} · {_text(status)} · '
         f"{_text(experiment.progress_text)}</p>",
     ]
-    description = panels.description_text(experiment, lang)
+    description = description_text(
+        experiment.description,
+        algorithm=experiment.algorithm.key,
+        algorithm_description=experiment.algorithm.description,
+        lang=lang,
+    )
     if description:
         parts.append(f'<p class="description">{_description(description)}</p>')
-    paragraph = getattr(insights, "paragraphs", {}).get(view.id)
+    paragraph = insights.paragraphs.get(view.id)
     if paragraph:
         parts.append(
             f'<p class="paragraph"><b>{_text(i18n.t("exp_paragraph_title", lang))}</b> · {_text(paragraph)}</p>'
         )
-    own = [signal for signal in getattr(insights, "signals", ()) if panels.signal_experiment(signal) == view.id]
+    own = [signal for signal in insights.signals if signal.experiment == view.id]
     if own:
-        items = "".join(
-            f'<li class="{_text(getattr(signal, "severity", "info"))}">{_text(panels.signal_text(signal, lang))}</li>'
-            for signal in own
-        )
+        items = "".join(f'<li class="{_text(signal.severity)}">{_text(signal.text(lang))}</li>' for signal in own)
         parts.append(f'<ul class="signals">{items}</ul>')
     parts.append(_number_cells(view, numbers, lang))
     if experiment.failure:
-        frames = tuple(getattr(experiment, "failure_frames", ()) or ())
+        frames = experiment.failure_frames
         parts.append(f"<pre>{_text(chr(10).join([*frames, experiment.failure]))}</pre>")
-    parts.append(f"<h3>{_text(i18n.t('exp_sources', lang))}</h3>" + _sources(view, lang))
+    parts.append(f"<h3>{_text(i18n.t('exp_sources', lang))}</h3>" + _sources(view, lang, paths))
     parts.append(f"<h3>{_text(i18n.t('exp_settings', lang))}</h3>" + _settings(view, lang))
     indices = charts_by_section.get(view.id, [])
     parts.append(f"<h3>{_text(i18n.t('exp_charts', lang))}</h3>" + _chart_divs(indices, "detail"))
@@ -631,19 +631,20 @@ def _description(text: str) -> str:
     return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", _text(text))
 
 
-def _number_cells(view: panels.ExperimentView, numbers: Any, lang: str) -> str:
+def _number_cells(view: model.ExperimentView, numbers: model.TableNumbers | None, lang: str) -> str:
     experiment = view.experiment
-    best = getattr(numbers, "best_val", None)
+    numbers = numbers or model.TableNumbers()
+    best = numbers.best_val
     step_time = experiment.median_step_s
     cells = [
         (i18n.t("exp_elapsed", lang), i18n.format_duration(experiment.elapsed_h, lang)),
         (i18n.t("exp_eta", lang), i18n.format_duration(experiment.eta_h, lang)),
         (i18n.t("exp_step_time", lang), i18n.format_duration(step_time / 3600, lang) if step_time else "–"),
-        (i18n.t("col_first5", lang), i18n.format_percent(getattr(numbers, "first5_pass", None), lang)),
-        (i18n.t("col_last10", lang), i18n.format_percent(getattr(numbers, "last10_pass", None), lang)),
+        (i18n.t("col_first5", lang), i18n.format_percent(numbers.first5_pass, lang)),
+        (i18n.t("col_last10", lang), i18n.format_percent(numbers.last10_pass, lang)),
         (
             i18n.t("col_best_val", lang),
-            f"{i18n.format_score(best, lang)} @{getattr(numbers, 'best_val_step', '')}" if best is not None else "–",
+            f"{i18n.format_score(best, lang)} @{numbers.best_val_step}" if best is not None else "–",
         ),
     ]
     return (
@@ -653,12 +654,12 @@ def _number_cells(view: panels.ExperimentView, numbers: Any, lang: str) -> str:
     )
 
 
-def _sources(view: panels.ExperimentView, lang: str) -> str:
-    headers = [i18n.t("col_" + name, lang) for name in panels.SOURCE_COLUMNS]
-    return _table(headers, panels.sources_frame(view, lang).rows(), css="sources")
+def _sources(view: model.ExperimentView, lang: str, paths: Mapping[str, str]) -> str:
+    headers = [i18n.t("col_" + name, lang) for name in tables.SOURCE_COLUMNS]
+    return _table(headers, tables.sources_frame(view, lang, paths=paths).rows(), css="sources")
 
 
-def _settings(view: panels.ExperimentView, lang: str) -> str:
+def _settings(view: model.ExperimentView, lang: str) -> str:
     items = view.experiment.settings
     groups = [group for group in SETTING_GROUPS if any(item.group == group for item in items)]
     if not groups:
@@ -678,7 +679,9 @@ def _settings(view: panels.ExperimentView, lang: str) -> str:
     return '<div class="settings-grid">' + "".join(blocks) + "</div>"
 
 
-def _footer(views: Sequence[panels.ExperimentView], problems: Sequence[str], *, made: str, lang: str) -> str:
+def _footer(
+    views: Sequence[model.ExperimentView], problems: Sequence[str], *, made: str, lang: str, paths: Mapping[str, str]
+) -> str:
     # Named from the log root down (experiment id, file name): the file may leave the server, its folders need not.
     files = [f"{view.id}/{source.name}" for view in views for source in view.experiment.sources]
     items = "".join(f"<li><code>{_text(path)}</code></li>" for path in files)
@@ -686,7 +689,7 @@ def _footer(views: Sequence[panels.ExperimentView], problems: Sequence[str], *, 
     if problems:
         notes = (
             f"<h3>{_text(i18n.t('log_notes', lang, count=len(problems)))}</h3><ul>"
-            + "".join(f"<li>{_text(problem)}</li>" for problem in problems)
+            + "".join(f"<li>{_text(public_text(problem, paths))}</li>" for problem in problems)
             + "</ul>"
         )
     from rlmon import __version__

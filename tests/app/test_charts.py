@@ -16,7 +16,7 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
         import streamlit as st
 
         from rlmon.analysis.smoothing import Smoothing
-        from rlmon.views.charts import bar_chart, metric_chart, metric_chart_spec
+        from rlmon.views.charts import ChartOptions, bar_chart, metric_chart, metric_chart_spec
 
         n = 4_000
         long = pl.DataFrame(
@@ -30,19 +30,23 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
         )
         chart = metric_chart(
             long,
-            title="t",
-            y_title="y",
-            colors={"a": "#ff0000"},
-            labels={"a": "A"},
-            smoothing=Smoothing("ema"),
-            reference=16.0,
-            max_points=3_000,
+            ChartOptions(
+                title="t",
+                y_title="y",
+                colors={"a": "#ff0000"},
+                labels={"a": "A"},
+                smoothing=Smoothing("ema"),
+                reference=16.0,
+                max_points=3_000,
+            ),
         )
         st.altair_chart(chart, key="test_metric")
         hours = pl.DataFrame({"experiment": ["a", "b"], "value": [1.0, 2.0]})
-        st.altair_chart(bar_chart(hours, title="b", y_title="h", colors={}, labels={}), key="test_bars")
+        st.altair_chart(bar_chart(hours, ChartOptions(title="b", y_title="h", colors={}, labels={})), key="test_bars")
         # what the app draws: the spec with Arrow datasets, shipped as they are
-        spec = metric_chart_spec(long, title="s", y_title="y", colors={}, labels={}, max_points=3_000, arrow=True)
+        spec = metric_chart_spec(
+            long, ChartOptions(title="s", y_title="y", colors={}, labels={}, max_points=3_000, arrow=True)
+        )
         st.session_state["arrow_names"] = sorted(spec["datasets"])
         st.vega_lite_chart(spec=spec, width="stretch")
 

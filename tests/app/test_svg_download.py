@@ -15,7 +15,7 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import ui
 from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
-from rlmon.views import panels, report
+from rlmon.views import overview, report
 from tests.helpers.paths import APP
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -31,7 +31,7 @@ def _texts(svg: str) -> str:
                                                           ("zh", "通过率（%）", "pass_rate.svg")])  # fmt: skip
 def test_the_callable_returns_the_chart_as_svg(demo_root: Path, lang: str, title: str, file_name: str) -> None:
     views = report.read_selection([demo_root], settings=Settings(), cache=LogCache(None)).views
-    plan = panels.comparison_charts(
+    plan = overview.comparison_charts(
         ["pass_rate"], views, smoothing=Smoothing(), x="step", log_scale=False, signals=(), highlight=(),
         lang=lang, max_points=2_000,
     )[0]  # fmt: skip

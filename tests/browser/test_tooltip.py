@@ -21,7 +21,7 @@ APP = """
 import polars as pl
 import streamlit as st
 
-from rlmon.views.charts import metric_chart_spec
+from rlmon.views.charts import ChartOptions, metric_chart_spec
 from rlmon.analysis.smoothing import Smoothing
 
 n = 40
@@ -37,12 +37,14 @@ long = pl.DataFrame(
 )
 spec = metric_chart_spec(
     long,
-    title="pass rate",
-    y_title="%",
-    colors=COLORS,
-    labels=LABELS,
-    smoothing=Smoothing("ema", weight=0.6),
-    arrow=True,
+    ChartOptions(
+        title="pass rate",
+        y_title="%",
+        colors=COLORS,
+        labels=LABELS,
+        smoothing=Smoothing("ema", weight=0.6),
+        arrow=True,
+    ),
 )
 st.vega_lite_chart(spec=spec, width="stretch")
 """

@@ -22,6 +22,7 @@ from rlmon.settings import load_settings
 from rlmon.sources import objstore
 from rlmon.sources.discovery import discover_experiments
 from rlmon.sources.objstore import OVERLAP_BYTES, RootSyncer, sync_root
+from rlmon.text.display import public_text
 from tests.helpers.objstore_server import S3Server, aws_environment, step_lines
 
 _BUCKETS = itertools.count(1)
@@ -169,7 +170,8 @@ def test_mirror_paths_are_shown_as_s3_urls(s3_env: S3Server, bucket: str, cache_
     root = parse_object_url(f"s3://{bucket}/verl")
     mirror = objstore.mirror_folder(cache_dir, root)
     text = f"{mirror}/e1/train.log: line 3: cut short"
-    assert objstore.public_text(text) == f"s3://{bucket}/verl/e1/train.log: line 3: cut short"
+    paths = objstore.public_paths(cache_dir, [root])
+    assert public_text(text, paths) == f"s3://{bucket}/verl/e1/train.log: line 3: cut short"
 
 
 # ------------------------------------------------------------------------------------------- incremental

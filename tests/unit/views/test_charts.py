@@ -21,6 +21,7 @@ from rlmon.views.charts import (
     DEFAULT_PALETTE,
     PLOT_HEIGHT,
     SCHEMA_URL,
+    ChartOptions,
     bar_chart,
     bar_chart_spec,
     metric_chart,
@@ -100,7 +101,8 @@ def tooltip_expression(rule: dict[str, Any]) -> str:
 def simple_chart(long: pl.DataFrame, **kwargs: Any) -> dict[str, Any]:
     options: dict[str, Any] = {"title": "T", "y_title": "Y", "colors": COLORS, "labels": LABELS}
     options.update(kwargs)
-    return spec_of(metric_chart(long, **options))
+    markers = options.pop("markers", None)
+    return spec_of(metric_chart(long, ChartOptions(**options), markers=markers))
 
 
 # --- metric_chart ------------------------------------------------------------------------------------
@@ -191,22 +193,37 @@ def renderer_of(spec: dict[str, Any]) -> str:
 
 def test_line_and_area_charts_draw_on_a_canvas_bars_and_empty_charts_as_svg() -> None:
     long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [2.0, 1.0, 0.5]})
-    assert renderer_of(metric_chart_spec(long, title="t", y_title="y", colors=COLORS, labels=LABELS)) == "canvas"
-    assert renderer_of(validation_chart_spec(long, title="t", y_title="y", colors=COLORS, labels=LABELS)) == "canvas"
+    assert (
+        renderer_of(metric_chart_spec(long, ChartOptions(title="t", y_title="y", colors=COLORS, labels=LABELS)))
+        == "canvas"
+    )
+    assert (
+        renderer_of(validation_chart_spec(long, ChartOptions(title="t", y_title="y", colors=COLORS, labels=LABELS)))
+        == "canvas"
+    )
     phases = pl.concat([long_frame({"e1": [1.0, 2.0]}, metric="timing_s/gen"),
                         long_frame({"e1": [0.5, 0.5]}, metric="timing_s/update_actor")])  # fmt: skip
-    assert renderer_of(stacked_area_chart_spec(phases, title="t", y_title="s")) == "canvas"
+    assert renderer_of(stacked_area_chart_spec(phases, ChartOptions(title="t", y_title="s"))) == "canvas"
     bars = pl.DataFrame({"experiment": ["e1", "e2"], "value": [3.0, 4.0]})
-    assert renderer_of(bar_chart_spec(bars, title="t", y_title="h", colors=COLORS, labels=LABELS)) == "svg"
+    assert (
+        renderer_of(bar_chart_spec(bars, ChartOptions(title="t", y_title="h", colors=COLORS, labels=LABELS))) == "svg"
+    )
     empty = long_frame({"e1": [None, None]})
-    assert renderer_of(metric_chart_spec(empty, title="t", y_title="y", colors=COLORS, labels=LABELS)) == "svg"
+    assert (
+        renderer_of(metric_chart_spec(empty, ChartOptions(title="t", y_title="y", colors=COLORS, labels=LABELS)))
+        == "svg"
+    )
 
 
 @pytest.mark.parametrize("renderer", ["svg", "canvas"])
 def test_a_renderer_setting_other_than_auto_draws_every_chart_with_it(renderer: str) -> None:
-    line = metric_chart_spec(long_frame({"e1": [1.0, 2.0]}), title="t", y_title="y", colors=COLORS, labels=LABELS)
-    bars = bar_chart_spec(pl.DataFrame({"experiment": ["e1"], "value": [3.0]}), title="t", y_title="h",
-                          colors=COLORS, labels=LABELS)  # fmt: skip
+    line = metric_chart_spec(
+        long_frame({"e1": [1.0, 2.0]}), ChartOptions(title="t", y_title="y", colors=COLORS, labels=LABELS)
+    )
+    bars = bar_chart_spec(
+        pl.DataFrame({"experiment": ["e1"], "value": [3.0]}),
+        ChartOptions(title="t", y_title="h", colors=COLORS, labels=LABELS),
+    )
     for spec in (line, bars):
         before = renderer_of(spec)
         assert renderer_of(with_renderer(spec, renderer)) == renderer
@@ -215,7 +232,9 @@ def test_a_renderer_setting_other_than_auto_draws_every_chart_with_it(renderer: 
 
 
 def test_an_unknown_renderer_is_a_setting_error() -> None:
-    line = metric_chart_spec(long_frame({"e1": [1.0, 2.0]}), title="t", y_title="y", colors=COLORS, labels=LABELS)
+    line = metric_chart_spec(
+        long_frame({"e1": [1.0, 2.0]}), ChartOptions(title="t", y_title="y", colors=COLORS, labels=LABELS)
+    )
     with pytest.raises(SettingError, match="webgl"):
         with_renderer(line, "webgl")
 
@@ -477,16 +496,16 @@ def test_markers_missing_columns_is_a_setting_error() -> None:
 def test_empty_frame_gives_a_no_data_chart() -> None:
     empty = pl.DataFrame(schema=LONG_SCHEMA)
     for chart in (
-        metric_chart(empty, title="T", y_title="Y", colors=COLORS, labels=LABELS, empty_text="nothing yet"),
-        validation_chart(empty, title="T", y_title="Y", colors=COLORS, labels=LABELS, empty_text="nothing yet"),
-        stacked_area_chart(empty, title="T", y_title="s", empty_text="nothing yet"),
+        metric_chart(
+            empty, ChartOptions(title="T", y_title="Y", colors=COLORS, labels=LABELS, empty_text="nothing yet")
+        ),
+        validation_chart(
+            empty, ChartOptions(title="T", y_title="Y", colors=COLORS, labels=LABELS, empty_text="nothing yet")
+        ),
+        stacked_area_chart(empty, ChartOptions(title="T", y_title="s", empty_text="nothing yet")),
         bar_chart(
             pl.DataFrame({"experiment": ["e1"], "value": [math.nan]}),
-            title="T",
-            y_title="h",
-            colors=COLORS,
-            labels=LABELS,
-            empty_text="nothing yet",
+            ChartOptions(title="T", y_title="h", colors=COLORS, labels=LABELS, empty_text="nothing yet"),
         ),
     ):
         spec = spec_of(chart)
@@ -523,7 +542,9 @@ def test_validation_chart_joins_test_steps_only() -> None:
     rows = [("e1", step, step / 4, "val", (0.5 + step / 1000) if step % 25 == 0 else None) for step in range(1, 76)]
     rows += [("e2", 25, 6.0, "val", 0.6)]
     long = pl.DataFrame(rows, schema=LONG_SCHEMA, orient="row")
-    spec = spec_of(validation_chart(long, title="aime24", y_title="acc", colors=COLORS, labels=LABELS, percent=True))
+    spec = spec_of(
+        validation_chart(long, ChartOptions(title="aime24", y_title="acc", colors=COLORS, labels=LABELS, percent=True))
+    )
     assert [(row["experiment"], row["step"]) for row in main_rows(spec)] == [
         ("e1", 25),
         ("e1", 50),
@@ -545,7 +566,9 @@ def test_validation_chart_joins_test_steps_only() -> None:
 
 def test_bar_chart_one_bar_per_experiment_with_value_text() -> None:
     hours = pl.DataFrame({"experiment": ["e2", "e1", "e3"], "value": [32.55, 35.1, 37.2]})
-    spec = spec_of(bar_chart(hours, title="hours", y_title="h", colors=COLORS, labels=LABELS, value_format=".1f"))
+    spec = spec_of(
+        bar_chart(hours, ChartOptions(title="hours", y_title="h", colors=COLORS, labels=LABELS, value_format=".1f"))
+    )
     projection, bars, text = spec["layer"]
     assert bars["mark"]["type"] == "bar"
     assert projection["transform"] == [{"filter": "datum.running"}]
@@ -574,7 +597,7 @@ def test_a_running_run_bar_is_lighter_dashed_and_shows_its_projection() -> None:
             "text": ["35.1h", "4.4h running\n→ 33.0h"],
         }
     )
-    spec = spec_of(bar_chart(hours, title="hours", y_title="h", colors=COLORS, labels=LABELS))
+    spec = spec_of(bar_chart(hours, ChartOptions(title="hours", y_title="h", colors=COLORS, labels=LABELS)))
     projection, bars, _text = spec["layer"]
     rows = {row["experiment"]: row for row in main_rows(spec)}
     assert rows["e5"]["running"] is True and rows["e1"]["running"] is False
@@ -588,7 +611,7 @@ def test_a_running_run_bar_is_lighter_dashed_and_shows_its_projection() -> None:
 
 def test_bar_chart_requires_its_columns() -> None:
     with pytest.raises(SettingError, match="value"):
-        bar_chart(pl.DataFrame({"experiment": ["e1"]}), title="T", y_title="h", colors={}, labels={})
+        bar_chart(pl.DataFrame({"experiment": ["e1"]}), ChartOptions(title="T", y_title="h", colors={}, labels={}))
 
 
 # --- stacked_area_chart ------------------------------------------------------------------------------
@@ -609,8 +632,7 @@ def test_stacked_area_stacks_phases_and_fills_gaps_with_zero() -> None:
     spec = spec_of(
         stacked_area_chart(
             timing_frame(50),
-            title="time per step",
-            y_title="s",
+            ChartOptions(title="time per step", y_title="s"),
             phase_labels={"timing_s/gen": "generation"},
             phase_colors={"timing_s/testing": "#000000"},
         )
@@ -631,7 +653,9 @@ def test_stacked_area_stacks_phases_and_fills_gaps_with_zero() -> None:
 
 
 def test_stacked_area_downsampling_keeps_the_slow_step() -> None:
-    spec = spec_of(stacked_area_chart(timing_frame(5_000, slow_step=3_333), title="T", y_title="s", max_points=200))
+    spec = spec_of(
+        stacked_area_chart(timing_frame(5_000, slow_step=3_333), ChartOptions(title="T", y_title="s", max_points=200))
+    )
     steps = sorted({row["step"] for row in main_rows(spec)})
     assert len(steps) <= 200
     assert 3_333 in steps
@@ -641,11 +665,11 @@ def test_stacked_area_downsampling_keeps_the_slow_step() -> None:
 def test_stacked_area_is_for_one_experiment() -> None:
     two = pl.concat([timing_frame(3), timing_frame(3).with_columns(pl.lit("e2").alias("experiment"))])
     with pytest.raises(SettingError, match="one experiment"):
-        stacked_area_chart(two, title="T", y_title="s")
+        stacked_area_chart(two, ChartOptions(title="T", y_title="s"))
 
 
 def test_stacked_area_on_hours() -> None:
-    spec = spec_of(stacked_area_chart(timing_frame(10), title="T", y_title="s", x="hours"))
+    spec = spec_of(stacked_area_chart(timing_frame(10), ChartOptions(title="T", y_title="s", x="hours")))
     assert layers_with_mark(spec, "area")[0]["encoding"]["x"]["field"] == "hours"
     assert all(row["hours"] is not None for row in main_rows(spec))
 
@@ -688,12 +712,19 @@ def spec_cases() -> list[tuple[str, Callable[..., Any], Callable[..., Any], pl.D
     ]
 
 
+def drawn(builder: Callable[..., Any], frame: pl.DataFrame, options: dict[str, Any]) -> Any:
+    """``builder`` called on ``frame`` with ``options`` as its ChartOptions (markers passed on their own)."""
+    given = dict(options)
+    extra = {name: given.pop(name) for name in ("markers",) if name in given}
+    return builder(frame, ChartOptions(**given), **extra)
+
+
 @pytest.mark.parametrize("case", spec_cases(), ids=lambda case: case[0])
 def test_spec_function_equals_its_altair_chart(case: Any) -> None:
     _name, chart_of, spec_of_frame, frame, options = case
-    spec = spec_of_frame(frame, **options)
+    spec = drawn(spec_of_frame, frame, options)
     # to_dict() validates against Altair's Vega-Lite schema: the hand-written spec is valid Vega-Lite
-    assert chart_of(frame, **options).to_dict(validate=True) == spec
+    assert drawn(chart_of, frame, options).to_dict(validate=True) == spec
     assert spec["$schema"] == SCHEMA_URL
     json.dumps(spec, allow_nan=False)
 
@@ -709,8 +740,8 @@ def test_arrow_datasets_hold_the_json_rows(case: Any) -> None:
     import pyarrow as pa
 
     _name, _chart_of, spec_of_frame, frame, options = case
-    as_json = spec_of_frame(frame, **options)
-    as_arrow = spec_of_frame(frame, **options, arrow=True)
+    as_json = drawn(spec_of_frame, frame, options)
+    as_arrow = drawn(spec_of_frame, frame, {**options, "arrow": True})
     assert {key: value for key, value in as_arrow.items() if key != "datasets"} == {
         key: value for key, value in as_json.items() if key != "datasets"
     }
@@ -726,10 +757,10 @@ def test_arrow_datasets_hold_the_json_rows(case: Any) -> None:
 def test_a_smoothing_change_keeps_the_spec_and_the_raw_rows() -> None:
     long = long_frame({"e1": [1.0, 2.0, 3.0], "e2": [4.0, 5.0, 7.0]})
     options: dict[str, Any] = {"title": "T", "y_title": "Y", "colors": COLORS, "labels": LABELS}
-    first = metric_chart_spec(long, **options, smoothing=Smoothing("ema", weight=0.5))
-    again = metric_chart_spec(long, **options, smoothing=Smoothing("ema", weight=0.5))
+    first = metric_chart_spec(long, ChartOptions(**options, smoothing=Smoothing("ema", weight=0.5)))
+    again = metric_chart_spec(long, ChartOptions(**options, smoothing=Smoothing("ema", weight=0.5)))
     assert json.dumps(first) == json.dumps(again)
-    other = metric_chart_spec(long, **options, smoothing=Smoothing("moving_average", window=2))
+    other = metric_chart_spec(long, ChartOptions(**options, smoothing=Smoothing("moving_average", window=2)))
 
     def structure(spec: dict[str, Any]) -> str:
         return json.dumps({key: value for key, value in spec.items() if key != "datasets"}, sort_keys=True)
@@ -754,10 +785,10 @@ def test_a_smoothing_change_keeps_the_spec_and_the_raw_rows() -> None:
 
 def test_two_specs_share_no_mutable_part() -> None:
     long = long_frame({"e1": [1.0, 2.0]})
-    spec = metric_chart_spec(long, title="T", y_title="Y", colors=COLORS, labels=LABELS)
+    spec = metric_chart_spec(long, ChartOptions(title="T", y_title="Y", colors=COLORS, labels=LABELS))
     spec["layer"][0]["encoding"]["color"]["scale"]["domain"].append("x")
     spec["config"]["view"].clear()
-    fresh = metric_chart_spec(long, title="T", y_title="Y", colors=COLORS, labels=LABELS)
+    fresh = metric_chart_spec(long, ChartOptions(title="T", y_title="Y", colors=COLORS, labels=LABELS))
     assert fresh["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["E1 · GRPO"]
     assert fresh["config"]["view"] == {"continuousWidth": 300, "continuousHeight": 300}
     # within one spec too: the layers' colour scales are separate objects
@@ -769,7 +800,8 @@ def test_labels_and_titles_never_enter_vega_expressions() -> None:
     labels = {"e1": "a' + alert(1) + '", "e2": "<b>bold</b>"}
     long = long_frame({"e1": [1.0, 2.0], "e2": [3.0, 4.0]})
     spec = metric_chart_spec(
-        long, title="x", y_title="y", colors=COLORS, labels=labels, smoothing=Smoothing("ema"), raw_suffix="'"
+        long,
+        ChartOptions(title="x", y_title="y", colors=COLORS, labels=labels, smoothing=Smoothing("ema"), raw_suffix="'"),
     )
     expressions = [json.dumps(step) for layer in spec["layer"] for step in layer.get("transform", [])]
     assert expressions
@@ -782,9 +814,9 @@ def test_spec_functions_do_not_import_altair() -> None:
     # Importing Altair and building its objects is what made every widget change slow.
     code = (
         "import sys, polars as pl\n"
-        "from rlmon.views.charts import metric_chart_spec\n"
+        "from rlmon.views.charts import ChartOptions, metric_chart_spec\n"
         "long = pl.DataFrame({'experiment': ['a'], 'step': [1], 'hours': [0.1], 'metric': ['m'], 'value': [1.0]})\n"
-        "metric_chart_spec(long, title='t', y_title='y', colors={}, labels={}, arrow=True)\n"
+        "metric_chart_spec(long, ChartOptions(title='t', y_title='y', colors={}, labels={}, arrow=True))\n"
         "assert 'altair' not in sys.modules, 'altair imported'\n"
     )
     root = REPO_ROOT
@@ -828,7 +860,9 @@ def test_repeated_texts_go_as_arrow_dictionaries_and_row_texts_as_strings() -> N
     # 3 runs x 300 steps: each raw point carries its run's id and label (3 distinct values over 900 rows), sent
     # once per value; the hover table's heading is different on every row and stays a plain string.
     labels = {"e00": "E1 · GRPO", "e01": "E2 · DAPO", "e02": "E3 · RLOO"}
-    spec = metric_chart_spec(many_runs(3, 300), title="T", y_title="Y", colors={}, labels=labels, arrow=True)
+    spec = metric_chart_spec(
+        many_runs(3, 300), ChartOptions(title="T", y_title="Y", colors={}, labels=labels, arrow=True)
+    )
     tables = {name: pa.ipc.open_stream(io.BytesIO(data)).read_all() for name, data in spec["datasets"].items()}
     raw = tables["rlmon_raw"]
     assert pa.types.is_dictionary(raw.schema.field("experiment").type)
@@ -845,11 +879,7 @@ def test_smoothed_lines_of_many_runs_are_thinned_on_one_grid_of_steps() -> None:
     # last step, floor(step * 60 / 1999) telling the slice; the first step (0) is kept as well.
     spec = metric_chart_spec(
         many_runs(20, 2000),
-        title="T",
-        y_title="Y",
-        colors={},
-        labels={},
-        smoothing=Smoothing("moving_average", window=5),
+        ChartOptions(title="T", y_title="Y", colors={}, labels={}, smoothing=Smoothing("moving_average", window=5)),
     )
     rows = smoothed_rows(spec)
     by_label: dict[str, list[tuple[int, float]]] = {}
@@ -867,7 +897,8 @@ def test_smoothed_lines_of_many_runs_are_thinned_on_one_grid_of_steps() -> None:
 
 def test_few_runs_keep_every_smoothed_point() -> None:
     spec = metric_chart_spec(
-        many_runs(2, 500), title="T", y_title="Y", colors={}, labels={}, smoothing=Smoothing("ema", weight=0.5)
+        many_runs(2, 500),
+        ChartOptions(title="T", y_title="Y", colors={}, labels={}, smoothing=Smoothing("ema", weight=0.5)),
     )
     assert len(smoothed_rows(spec)) == 1000
 
@@ -876,11 +907,7 @@ def test_hover_dots_come_from_the_one_hover_row_in_each_runs_colour() -> None:
     colors = {f"e{r:02d}": DEFAULT_PALETTE[r] for r in range(3)}
     spec = metric_chart_spec(
         many_runs(3, 30),
-        title="T",
-        y_title="Y",
-        colors=colors,
-        labels={},
-        smoothing=Smoothing("moving_average", window=5),
+        ChartOptions(title="T", y_title="Y", colors=colors, labels={}, smoothing=Smoothing("moving_average", window=5)),
     )
     (dots,) = layers_with_mark(spec, "point")
     filtered, folded, colours = dots["transform"]
@@ -896,7 +923,7 @@ def test_hover_dots_come_from_the_one_hover_row_in_each_runs_colour() -> None:
     # at step 10 every run's dot sits on its smoothed line: (6 + 7 + 8 + 9 + 10) / 5
     assert [rows[10][f"y{i}"] for i in range(3)] == [8.0, 8.0, 8.0]
     # smoothing off: the dots sit on the raw values
-    plain = metric_chart_spec(many_runs(3, 30), title="T", y_title="Y", colors=colors, labels={})
+    plain = metric_chart_spec(many_runs(3, 30), ChartOptions(title="T", y_title="Y", colors=colors, labels={}))
     (plain_dots,) = layers_with_mark(plain, "point")
     assert {row["step"]: row["y1"] for row in rows_of(plain, plain_dots)}[10] == 10.0
 
@@ -908,7 +935,8 @@ def test_what_the_browser_runs_per_line_point_is_one_validity_test() -> None:
     import vl_convert
 
     spec = metric_chart_spec(
-        many_runs(3, 50), title="T", y_title="Y", colors={}, labels={}, smoothing=Smoothing("ema", weight=0.5)
+        many_runs(3, 50),
+        ChartOptions(title="T", y_title="Y", colors={}, labels={}, smoothing=Smoothing("ema", weight=0.5)),
     )
     vega = vl_convert.vegalite_to_vega(spec, vl_version="6.4")
     derived = {item["source"]: [] for item in vega["data"] if "source" in item}

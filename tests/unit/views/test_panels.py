@@ -1,37 +1,39 @@
-"""What the pages show (rlmon.views.panels): chart plans, tables and header lines, on hand-made views and on real logs
-from ``../shared/realdata/verl`` (read in place; skipped with the reason when that folder is absent)."""
+"""What the pages show (rlmon.views: model, tables, overview, detail): chart plans, tables and header lines, on
+hand-made views and on real logs from ``../shared/realdata/verl`` (read in place; skipped with the reason when that
+folder is absent)."""
 
 from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
+from rlmon.analysis.insights import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.logs.cache import LogCache
 from rlmon.runs.loading import load_experiment
 from rlmon.schema import STEP
 from rlmon.settings import load_settings
 from rlmon.sources.discovery import discover_experiments
-from rlmon.views import panels
+from rlmon.views import detail, model, overview, tables
 
 
-def real_view(realdata_dir: Path, tmp_path: Path, name: str) -> panels.ExperimentView:
+def real_view(realdata_dir: Path, tmp_path: Path, name: str) -> model.ExperimentView:
     """One real log as an experiment: its own folder under a root (a link to the file, nothing copied)."""
     folder = tmp_path / "root" / Path(name).stem
     folder.mkdir(parents=True)
     shutil.copy(realdata_dir / name, folder / name)  # a temporary copy: rlmon reads it like any log
     (ref,) = discover_experiments([tmp_path / "root"]).experiments
     settings = load_settings([], {})
-    return panels.view_of(ref, load_experiment(ref, LogCache(None), now=time.time(), settings=settings))
+    return model.view_of(ref, load_experiment(ref, LogCache(None), now=time.time(), settings=settings))
 
 
-def demo_views(tmp_path: Path) -> list[panels.ExperimentView]:
+def demo_views(tmp_path: Path) -> list[model.ExperimentView]:
     from rlmon.demo import write_demo_root
 
     root = tmp_path / "demo"
@@ -39,7 +41,7 @@ def demo_views(tmp_path: Path) -> list[panels.ExperimentView]:
     settings = load_settings([], {})
     cache = LogCache(None)
     refs = discover_experiments([root]).experiments
-    return [panels.view_of(ref, load_experiment(ref, cache, now=time.time(), settings=settings)) for ref in refs]
+    return [model.view_of(ref, load_experiment(ref, cache, now=time.time(), settings=settings)) for ref in refs]
 
 
 def dataset_rows(spec: dict[str, Any], name: str) -> list[dict[str, Any]]:
@@ -56,17 +58,17 @@ def spec_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_labels_say_the_track_when_several_tracks_are_in_view(tmp_path: Path) -> None:
     views = demo_views(tmp_path)
-    labels = panels.display_labels(views, "en")
+    labels = model.display_labels(views, "en")
     by_folder = {view.experiment.path.rsplit("/", 1)[-1]: labels[view.id] for view in views}
     assert by_folder["e1_grpo_2b"] == "E1 · GRPO · 2B"
     assert by_folder["e1_grpo_4b"] == "E1 · GRPO · 4B"
     four_b = [view for view in views if view.experiment.track == "Qwen3.5-4B"]
-    assert panels.display_labels(four_b, "en")[four_b[0].id] == "E1 · GRPO"
+    assert model.display_labels(four_b, "en")[four_b[0].id] == "E1 · GRPO"
 
 
 def test_progress_line_names_the_track_of_each_group_across_tracks(tmp_path: Path) -> None:
     views = demo_views(tmp_path)
-    line = panels.progress_line(views, "en")
+    line = overview.progress_line(views, "en")
     # demo: 4B E1–E4 finished 150/150, E5 running at 21/150; 2B E1–E4 finished 150/150 (seed page)
     assert "E1–E4 · 4B finished 150/150" in line
     assert "E1–E4 · 2B finished 150/150" in line
@@ -76,10 +78,10 @@ def test_progress_line_names_the_track_of_each_group_across_tracks(tmp_path: Pat
 def test_experiments_table_has_a_track_column_only_across_tracks(tmp_path: Path) -> None:
     views = demo_views(tmp_path)
     numbers: dict[str, Any] = {}
-    both = panels.experiments_frame(views, numbers, slugs={}, lang="en")
+    both = tables.experiments_frame(views, numbers, slugs={}, lang="en")
     assert both["track"].to_list().count("2B") == 4
     assert both["track"].to_list().count("4B") == 5
-    one = panels.experiments_frame([view for view in views if view.experiment.track == "Qwen3.5-2B"], numbers,
+    one = tables.experiments_frame([view for view in views if view.experiment.track == "Qwen3.5-2B"], numbers,
                                    slugs={}, lang="zh")  # fmt: skip
     assert "track" not in one.columns
     assert one["status"].to_list() == ["✓ 已完成 150/150"] * 4
@@ -87,8 +89,8 @@ def test_experiments_table_has_a_track_column_only_across_tracks(tmp_path: Path)
 
 def test_hours_bars_mark_a_running_run_and_project_its_end(tmp_path: Path) -> None:
     views = [view for view in demo_views(tmp_path) if view.experiment.track == "Qwen3.5-4B"]
-    (plan,) = panels.comparison_charts(
-        [panels.HOURS_TOTAL], views, smoothing=Smoothing(), x="step", log_scale=False, signals=[], highlight=[],
+    (plan,) = overview.comparison_charts(
+        [overview.HOURS_TOTAL], views, smoothing=Smoothing(), x="step", log_scale=False, signals=[], highlight=[],
         lang="en", max_points=2000,
     )  # fmt: skip
     rows = {row["experiment"].rsplit("/", 1)[-1]: row for row in spec_rows(plan.build())}
@@ -108,21 +110,21 @@ def test_hours_bars_mark_a_running_run_and_project_its_end(tmp_path: Path) -> No
 def test_entropy_chart_draws_the_older_entropy_loss_key(realdata_dir: Path, tmp_path: Path) -> None:
     view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log")
     assert "actor/entropy" not in view.steps.columns
-    long = panels.long_frame([view], "actor/entropy")
+    long = model.long_frame([view], "actor/entropy")
     # "step:1 - ... actor/entropy_loss:0.389 ..." and "step:2 - ... actor/entropy_loss:0.392 ..."
     assert long.filter(pl.col(STEP) <= 2)["value"].to_list() == [0.389, 0.392]
-    assert "actor/entropy" in panels.metric_options([view])
-    plans = panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang="en", max_points=2000)
+    assert "actor/entropy" in overview.metric_options([view])
+    plans = detail.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang="en", max_points=2000)
     entropy = next(plan for plan in plans if plan.name == "actor/entropy")
     assert [row["value"] for row in spec_rows(entropy.build())][:2] == [0.389, 0.392]
 
 
 def test_ppo_with_a_critic_gets_critic_charts(realdata_dir: Path, tmp_path: Path) -> None:
     view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log")
-    names = [plan.name for plan in panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
+    names = [plan.name for plan in detail.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
                                                         lang="zh", max_points=2000)]  # fmt: skip
     assert {"critic/vf_loss", "critic/vf_explained_var", "critic/grad_norm", "critic_values"} <= set(names)
-    english = panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang="en", max_points=2000)
+    english = detail.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang="en", max_points=2000)
     vf_loss = next(plan for plan in english if plan.name == "critic/vf_loss")
     # "step:1 - ... critic/vf_loss:0.161 ..."
     assert spec_rows(vf_loss.build())[0]["value"] == 0.161
@@ -131,7 +133,7 @@ def test_ppo_with_a_critic_gets_critic_charts(realdata_dir: Path, tmp_path: Path
 def test_grpo_gets_no_values_chart(realdata_dir: Path, tmp_path: Path) -> None:
     # a GRPO run logs critic/returns/mean (the advantage) but has no value model
     view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log")
-    names = [plan.name for plan in panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
+    names = [plan.name for plan in detail.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
                                                         lang="en", max_points=2000)]  # fmt: skip
     assert "critic_values" not in names
     assert "critic/vf_loss" not in names
@@ -140,27 +142,20 @@ def test_grpo_gets_no_values_chart(realdata_dir: Path, tmp_path: Path) -> None:
 # --- signals lead to their chart -------------------------------------------------------------------------
 
 
-@dataclass
-class Signal:
-    experiment: str
-    metric: str
-    step: int
-    kind: str = "spike"
-    severity: str = "warning"
-
-    def text(self, lang: str) -> str:
-        return f"{self.metric} spike at step {self.step}"
+def spike(experiment: str, metric: str, step: int) -> Signal:
+    text = f"{metric} spike at step {step}"
+    return Signal("spike", "warning", experiment, metric, step, step, values={}, message={"en": text, "zh": text})
 
 
 def test_a_signal_links_to_its_chart_with_the_step_marked(realdata_dir: Path, tmp_path: Path) -> None:
     view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log")
-    signal = Signal(view.id, "critic/vf_loss", 2)
-    assert panels.signal_link("ppo", signal) == "ppo?focus=critic%2Fvf_loss&at=2"
-    rows = panels.signals_frame([view], [signal], kinds={}, slugs={view.id: "ppo"}, lang="en")
+    signal = spike(view.id, "critic/vf_loss", 2)
+    assert model.signal_link("ppo", signal) == "ppo?focus=critic%2Fvf_loss&at=2"
+    rows = tables.signals_frame([view], [signal], kinds={}, slugs={view.id: "ppo"}, lang="en")
     assert rows["chart"].to_list() == ["ppo?focus=critic%2Fvf_loss&at=2"]
-    plans = panels.detail_charts(
+    plans = detail.detail_charts(
         view, smoothing=Smoothing(), x="step", signals=[], lang="en", max_points=2000,
-        focus=panels.Focus("critic/vf_loss", 2),
+        focus=model.Focus("critic/vf_loss", 2),
     )  # fmt: skip
     first = plans[0].build()
     assert first["title"] == "critic/vf_loss (from the signal)"
@@ -181,7 +176,7 @@ def test_a_signal_links_to_its_chart_with_the_step_marked(realdata_dir: Path, tm
 
 def test_explorer_filter_searches_every_family(tmp_path: Path) -> None:
     view = demo_views(tmp_path)[0]
-    found = panels.explorer(
+    found = detail.explorer(
         view, family="actor/", pattern="timing_s/(gen|update)", smoothing=Smoothing(), x="step", lang="en",
         max_points=2000,
     )  # fmt: skip
@@ -194,32 +189,32 @@ def test_explorer_filter_searches_every_family(tmp_path: Path) -> None:
 def test_a_catastrophic_pattern_cannot_hang_the_filter() -> None:
     keys = ["actor/" + "a/" * 40 + "x"] * 2000
     started = time.perf_counter()
-    matched, regex = panels.match_keys(keys, r"^([\w/]+)+#")
+    matched, regex = model.match_keys(keys, r"^([\w/]+)+#")
     assert time.perf_counter() - started < 1.0  # Python's re takes minutes on this (nested quantifiers)
     assert matched == [] and regex
 
 
 def test_an_invalid_pattern_is_matched_as_text() -> None:
-    assert panels.match_keys(["actor/lr(1e-4)", "critic/lr"], "LR(1E") == (["actor/lr(1e-4)"], False)
+    assert model.match_keys(["actor/lr(1e-4)", "critic/lr"], "LR(1E") == (["actor/lr(1e-4)"], False)
 
 
 def test_explorer_small_multiples_are_tall_enough(tmp_path: Path) -> None:
     view = demo_views(tmp_path)[0]
-    found = panels.explorer(view, family="actor/", pattern="", smoothing=Smoothing(), x="step", lang="en",
+    found = detail.explorer(view, family="actor/", pattern="", smoothing=Smoothing(), x="step", lang="en",
                             max_points=2000)  # fmt: skip
     spec = next(iter(found.groups.values()))[0].build()
-    assert spec["height"] == panels.EXPLORER_HEIGHT >= 110
+    assert spec["height"] == detail.EXPLORER_HEIGHT >= 110
     assert spec["autosize"]["type"] == "fit-x"
 
 
 def test_comparison_and_detail_plot_heights_meet_the_floor(tmp_path: Path) -> None:
     views = demo_views(tmp_path)
-    plans = panels.comparison_charts(
-        ["pass_rate", "val_score/aime24", panels.HOURS_TOTAL], views, smoothing=Smoothing("ema"), x="step",
+    plans = overview.comparison_charts(
+        ["pass_rate", "val_score/aime24", overview.HOURS_TOTAL], views, smoothing=Smoothing("ema"), x="step",
         log_scale=False, signals=[], highlight=[views[0].id], lang="en", max_points=2000,
     )  # fmt: skip
-    assert [plan.build()["height"] for plan in plans] == [panels.COMPARISON_HEIGHT] * 3
-    assert panels.COMPARISON_HEIGHT >= 200 and panels.DETAIL_HEIGHT >= 160
+    assert [plan.build()["height"] for plan in plans] == [overview.COMPARISON_HEIGHT] * 3
+    assert overview.COMPARISON_HEIGHT >= 200 and detail.DETAIL_HEIGHT >= 160
     # validation scores (accuracy 0–1) are shown in %, as the team's page did
     validation = plans[1].build()
     line = next(layer for layer in validation["layer"] if layer["mark"]["type"] == "line")
@@ -230,7 +225,7 @@ def test_mismatch_chart_says_when_the_log_has_three_decimals(tmp_path: Path) -> 
     view = demo_views(tmp_path)[0]
     three = replace(view, experiment=replace(view.experiment, three_decimals=True))  # type: ignore[call-arg]
     for candidate, noted in ((view, False), (three, True)):
-        plans = panels.detail_charts(candidate, smoothing=Smoothing(), x="step", signals=[], lang="en",
+        plans = detail.detail_charts(candidate, smoothing=Smoothing(), x="step", signals=[], lang="en",
                                      max_points=2000)  # fmt: skip
         spec = next(plan for plan in plans if plan.name == "rollout_mismatch").build()
         subtitle = spec["title"].get("subtitle") if isinstance(spec["title"], dict) else None
@@ -240,7 +235,7 @@ def test_mismatch_chart_says_when_the_log_has_three_decimals(tmp_path: Path) -> 
 def test_real_explorer_filter_searches_every_family(realdata_dir: Path, tmp_path: Path) -> None:
     view = real_view(realdata_dir, tmp_path, "amd-mi300-deepseek7b-ppo-gsm8k-2025-03.log")
     # "step:1 - ... timing_s/gen:... timing_s/update_critic:... timing_s/update_actor:..." (a v0.2 PPO log)
-    found = panels.explorer(
+    found = detail.explorer(
         view, family="actor/", pattern="timing_s/(gen|update)", smoothing=Smoothing(), x="step", lang="en",
         max_points=2000,
     )  # fmt: skip
@@ -254,7 +249,7 @@ def test_real_three_decimal_log_says_so_on_its_mismatch_chart(realdata_dir: Path
     view = real_view(realdata_dir, tmp_path, "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log")
     assert view.experiment.three_decimals
     for lang, words in (("en", "logged with 3 decimals"), ("zh", "日志只保留 3 位小数")):
-        plans = panels.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang=lang, max_points=2000)
+        plans = detail.detail_charts(view, smoothing=Smoothing(), x="step", signals=[], lang=lang, max_points=2000)
         spec = next(plan for plan in plans if plan.name == "rollout_mismatch").build()
         assert isinstance(spec["title"], dict) and words in spec["title"]["subtitle"]
         # mean |p_rollout - p_actor| x 1e4: 0.003 at step 1 reads 30
@@ -264,15 +259,15 @@ def test_real_three_decimal_log_says_so_on_its_mismatch_chart(realdata_dir: Path
 def test_the_charts_ahead_are_the_overviews_under_each_other_smoothing_method(tmp_path: Path) -> None:
     views = demo_views(tmp_path)
     lines = ["response_length/mean", "actor/entropy", "actor/grad_norm"]
-    assert set(lines) <= set(panels.metric_options(views))
-    metrics = [*lines, panels.HOURS_TOTAL]
+    assert set(lines) <= set(overview.metric_options(views))
+    metrics = [*lines, overview.HOURS_TOTAL]
     choices: dict[str, Any] = {
         "x": "step", "log_scale": False, "signals": (), "highlight": (), "lang": "en", "max_points": 300,
     }  # fmt: skip
     chosen = Smoothing("ema", weight=0.8, window=7)
-    ahead = panels.comparison_charts_ahead(metrics, views, smoothing=chosen, **choices)
+    ahead = overview.comparison_charts_ahead(metrics, views, smoothing=chosen, **choices)
     others = [
-        panels.comparison_charts(metrics, views, smoothing=Smoothing(method, weight=0.8, window=7), **choices)
+        overview.comparison_charts(metrics, views, smoothing=Smoothing(method, weight=0.8, window=7), **choices)
         for method in ("none", "moving_average")
     ]
     assert list(ahead) == metrics
@@ -280,7 +275,7 @@ def test_the_charts_ahead_are_the_overviews_under_each_other_smoothing_method(tm
         assert [plan.key for plan in ahead[key]] == [plans[index].key for plans in others], key
     # the line charts differ from the chosen method's; the hours bars do not depend on smoothing (the same key:
     # the memo has them already, nothing is built)
-    chosen_keys = {plan.key for plan in panels.comparison_charts(metrics, views, smoothing=chosen, **choices)}
+    chosen_keys = {plan.key for plan in overview.comparison_charts(metrics, views, smoothing=chosen, **choices)}
     assert {name for name, plans in ahead.items() if any(plan.key in chosen_keys for plan in plans)} == {
-        panels.HOURS_TOTAL
+        overview.HOURS_TOTAL
     }

@@ -17,7 +17,7 @@ from rlmon.app import ui
 from rlmon.cli import main
 from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
-from rlmon.views import panels, report
+from rlmon.views import model, overview, report, tables
 from tests.helpers.generated_roots import EXTERNAL, FOLDER_MARKUP, HOSTILE_KEYS, MARKUP, write_hostile_root
 
 TRACK_4B = "Qwen3.5-4B"
@@ -112,7 +112,7 @@ def test_lines_keep_at_most_the_apps_points_and_their_spikes(tmp_path: Path) -> 
     rows = pl.DataFrame({"step": list(range(1, steps + 1)), "actor/grad_norm": values})
     view = _view_of_frame(rows)
     options = report.ReportOptions(smoothing=Smoothing("none"), metrics=("actor/grad_norm",))
-    found = report.report_charts([view], insights=report.ReportInsights(), options=options)
+    found = report.report_charts([view], insights=model.Insights(), options=options)
     spec = found[0].spec
     lines = [rows for rows in spec["datasets"].values() if rows and "value" in rows[0] and "experiment" in rows[0]]
     assert lines
@@ -122,7 +122,7 @@ def test_lines_keep_at_most_the_apps_points_and_their_spikes(tmp_path: Path) -> 
         assert line[-1]["step"] == steps
 
 
-def _view_of_frame(rows: pl.DataFrame) -> panels.ExperimentView:
+def _view_of_frame(rows: pl.DataFrame) -> model.ExperimentView:
     """A one-experiment view of a hand-made step frame (the demo's first experiment, its steps replaced)."""
     import dataclasses
     import tempfile
@@ -135,7 +135,7 @@ def _view_of_frame(rows: pl.DataFrame) -> panels.ExperimentView:
     view = selection.views[0]
     steps = rows.with_columns(pl.col("step").cast(view.experiment.steps.schema["step"]))
     experiment = dataclasses.replace(view.experiment, steps=steps)
-    return panels.view_of(view.ref, experiment)
+    return model.view_of(view.ref, experiment)
 
 
 def test_the_numbers_are_the_apps(demo_root: Path) -> None:
@@ -165,14 +165,14 @@ def test_the_numbers_are_the_apps(demo_root: Path) -> None:
     options = report.ReportOptions(smoothing=smoothing, metrics=("pass_rate", "actor/entropy"))
     text = report.render_report(views, numbers=numbers, insights=insights, options=options, made_at=0)
     page = parse(text)
-    frame = panels.experiments_frame(views, numbers, slugs={}, lang="en")
+    frame = tables.experiments_frame(views, numbers, slugs={}, lang="en")
     cells = [cell.strip() for _tag, cell in _cells(text)]
     for row in frame.select("experiment", "status", "hours", "first5", "last10", "best_val", "last_val").rows():
         assert all(value in cells for value in row), row
     # e.g. E1 of the demo: 150 steps, best aime24 0.767 at step 125 (the log's val-core line at step 125)
     assert "0.767 @125" in cells
     # The comparison charts carry the app's own rows for the same metrics and smoothing.
-    plans = panels.comparison_charts(
+    plans = overview.comparison_charts(
         ["pass_rate", "actor/entropy"], views, smoothing=smoothing, x="step", log_scale=False,
         signals=insights.signals, highlight=(), lang="en", max_points=2000,
     )  # fmt: skip
@@ -336,7 +336,7 @@ def test_a_report_on_every_real_log(realdata_dir: Path, tmp_path: Path) -> None:
     assert len(sections) == 19
     assert page.data_block()["charts"], "charts of every experiment"
     cells = [cell for _tag, cell in _cells(text)]
-    frame = panels.experiments_frame(selection.views, numbers, slugs={}, lang="en")
+    frame = tables.experiments_frame(selection.views, numbers, slugs={}, lang="en")
     for row in frame.select("experiment", "status", "first5", "last10", "best_val").rows():
         assert all(value in cells for value in row), row
 

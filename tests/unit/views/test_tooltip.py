@@ -14,7 +14,7 @@ import pytest
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.schema import LONG_SCHEMA
 from rlmon.views import tooltip
-from rlmon.views.charts import metric_chart_spec, stacked_area_chart_spec, validation_chart_spec
+from rlmon.views.charts import ChartOptions, metric_chart_spec, stacked_area_chart_spec, validation_chart_spec
 
 HOSTILE = "<script>alert(1)</script>\"q' 9% #1 &\n](x)"
 
@@ -75,7 +75,7 @@ def test_rank_columns_by_hand_with_ties_and_nulls() -> None:
 def test_line_chart_ranks_by_smoothed_value_and_omits_runs_without_a_point() -> None:
     # e2 stops at step 2; at step 1 the values tie (e1, e3 = 5) behind e2
     long = long_frame({"e1": [5.0, 1.0, 1.0], "e2": [9.0, 0.0], "e3": [5.0, 7.0, 8.0]})
-    spec = metric_chart_spec(long, title="t", y_title="y", colors={}, labels={})
+    spec = metric_chart_spec(long, ChartOptions(title="t", y_title="y", colors={}, labels={}))
     rows = {row["step"]: row for row in hover_rows(spec)}
     assert (rows[1]["o0"], rows[1]["o1"], rows[1]["o2"], rows[1]["_n"]) == (1, 0, 2, 3)
     assert (rows[2]["o0"], rows[2]["o1"], rows[2]["o2"], rows[2]["_n"]) == (2, 0, 1, 3)
@@ -83,16 +83,20 @@ def test_line_chart_ranks_by_smoothed_value_and_omits_runs_without_a_point() -> 
     assert rows[3]["_head"] == "step 3 · 0.8 h"
     # the places' texts follow the ranks; past _n they are empty
     assert [rows[3][f"t0_{k}"] for k in range(3)] == ["8", "1", ""]
-    smoothed = metric_chart_spec(long, title="t", y_title="y", colors={}, labels={}, smoothing=Smoothing("ema"))
+    smoothed = metric_chart_spec(
+        long, ChartOptions(title="t", y_title="y", colors={}, labels={}, smoothing=Smoothing("ema"))
+    )
     assert "t1_0" in hover_rows(smoothed)[0]  # the raw value beside the smoothed one
 
 
 def test_heading_shows_the_spread_of_the_other_coordinate() -> None:
     e1 = long_frame({"e1": [1.0, 2.0]}, hours_per_step=1.0)
     e2 = long_frame({"e2": [1.0, 2.0]}, hours_per_step=1.5)
-    spec = metric_chart_spec(pl.concat([e1, e2]), title="t", y_title="y", colors={}, labels={}, x_title="Schritt")
+    spec = metric_chart_spec(
+        pl.concat([e1, e2]), ChartOptions(title="t", y_title="y", colors={}, labels={}, x_title="Schritt")
+    )
     assert [row["_head"] for row in hover_rows(spec)] == ["Schritt 1 · 1.0–1.5 h", "Schritt 2 · 2.0–3.0 h"]
-    on_hours = metric_chart_spec(e1, title="t", y_title="y", colors={}, labels={}, x="hours", x_title="h")
+    on_hours = metric_chart_spec(e1, ChartOptions(title="t", y_title="y", colors={}, labels={}, x="hours", x_title="h"))
     assert [row["_head"] for row in hover_rows(on_hours)] == ["h 1.0 · step 1", "h 2.0 · step 2"]
 
 
@@ -114,7 +118,10 @@ def test_expression_is_column_names_encoded_literals_and_formats(smoothing: Smoo
     labels = {"e1": HOSTILE, "e2": "](x) <img src=x onerror=alert(2)>"}
     colors = {"e1": "#AbCdEf", "e2": "red; background:url(x)"}
     spec = metric_chart_spec(
-        long, title="t", y_title="y", colors=colors, labels=labels, smoothing=smoothing, raw_suffix=" (raw) <i>'"
+        long,
+        ChartOptions(
+            title="t", y_title="y", colors=colors, labels=labels, smoothing=smoothing, raw_suffix=" (raw) <i>'"
+        ),
     )
     (expression,) = expressions_of(spec)
     # outside string literals: only fields, the functions used and numbers
@@ -148,16 +155,16 @@ def test_value_formats() -> None:
     long = long_frame({"e1": [0.5, 0.6, 1234567.0, -0.00001234, -2.0]})
     common: dict[str, Any] = {"title": "t", "colors": {}, "labels": {}}
     # 4 significant digits, thousands separated, tiny magnitudes in exponent form, d3's minus sign
-    assert first_texts(metric_chart_spec(long, y_title="loss", **common)) == [
+    assert first_texts(metric_chart_spec(long, ChartOptions(y_title="loss", **common))) == [
         "0.5", "0.6", "1,235,000", "\u22121.234e-5", "\u22122"
     ]  # fmt: skip
-    fraction = metric_chart_spec(long_frame({"e1": [0.5, 0.1234]}), y_title="acc", percent=True, **common)
+    fraction = metric_chart_spec(long_frame({"e1": [0.5, 0.1234]}), ChartOptions(y_title="acc", percent=True, **common))
     assert first_texts(fraction) == ["50.0%", "12.3%"]
-    points = metric_chart_spec(long_frame({"e1": [80.0, 1234.56]}), y_title="%", **common)
+    points = metric_chart_spec(long_frame({"e1": [80.0, 1234.56]}), ChartOptions(y_title="%", **common))
     assert first_texts(points) == ["80.0%", "1,234.6%"]
-    given = metric_chart_spec(long_frame({"e1": [0.5]}), y_title="%", value_format=".3f", **common)
+    given = metric_chart_spec(long_frame({"e1": [0.5]}), ChartOptions(y_title="%", value_format=".3f", **common))
     assert first_texts(given) == ["0.500"]
-    validation = validation_chart_spec(long, y_title="acc", **common)
+    validation = validation_chart_spec(long, ChartOptions(y_title="acc", **common))
     assert "t1_0" not in hover_rows(validation)[0]  # smoothing off: one value per row
 
 
@@ -201,7 +208,7 @@ def test_stacked_area_tooltip_sorts_phases_and_adds_a_total() -> None:
         rows.append(("e1", step, step / 60, "timing_s/old_log_prob", 20.0))
     long = pl.DataFrame(rows, schema=LONG_SCHEMA, orient="row")
     spec = stacked_area_chart_spec(
-        long, title="t", y_title="s", phase_labels={"timing_s/gen": "gen <&>"}, total_title="Σ 'total'"
+        long, ChartOptions(title="t", y_title="s", total_title="Σ 'total'"), phase_labels={"timing_s/gen": "gen <&>"}
     )
     table = {row["step"]: row for row in hover_rows(spec)}
     assert [table[1][f"o{k}"] for k in range(3)] == [0, 1, 2]

@@ -1,0 +1,150 @@
+"""The line charts both pages draw: one metric over experiments (smoothed, raw beneath, signal markers, the
+response cap) and validation scores at their test steps, with the axis titles and formats they share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import polars as pl
+
+from rlmon.analysis.insights import Signal
+from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key
+from rlmon.schema import EXPERIMENT, STEP, VALUE
+from rlmon.text import i18n
+from rlmon.views import charts
+from rlmon.views.charts import ChartOptions
+from rlmon.views.model import ExperimentView, long_frame, metric_name
+
+__all__ = [
+    "CAPPED_KEYS",
+    "Build",
+    "axis_title",
+    "is_fraction",
+    "line_builder",
+    "signal_markers",
+    "validation_builder",
+]
+
+Build = Callable[[], dict[str, Any]]
+"""A chart's builder: returns its Vega-Lite spec (:attr:`rlmon.views.model.ChartPlan.build`)."""
+
+
+CAPPED_KEYS = ("response_length/mean", "response_length/max")
+"""Charts drawn with the response cap as a dashed rule."""
+
+
+def axis_title(key: str, lang: str) -> str:
+    """A short y-axis title for a metric, in ``lang`` (the chart title says what the metric is)."""
+    if key == "pass_rate" or key.endswith("_pct"):
+        return "%"
+    if key.startswith("response_length/"):
+        return i18n.t("axis_tokens", lang)
+    if key.startswith(VALIDATION_PREFIX):
+        return i18n.t("axis_score", lang)
+    known = "axis_" + key.replace("/", "_")
+    if known in i18n.MESSAGES:
+        return i18n.t(known, lang)
+    return key.rsplit("/", 1)[-1]
+
+
+def _axis_format(key: str) -> str | None:
+    if key.startswith("response_length/") or key in ("perf/throughput", "perf/total_num_tokens"):
+        return "~s"
+    return None
+
+
+def is_fraction(long: pl.DataFrame) -> bool:
+    values = long.get_column(VALUE).filter(long.get_column(VALUE).is_finite())
+    return bool(values.len()) and float(values.min()) >= 0.0 and float(values.max()) <= 1.0  # type: ignore[arg-type]
+
+
+def _response_cap(views: Sequence[ExperimentView], lang: str) -> tuple[float | None, str | None]:
+    caps = [view.experiment.setting("max_response_length") for view in views]
+    known = [item for item in caps if item is not None and isinstance(item.value, int | float)]
+    if not known:
+        return None, None
+    top = max(known, key=lambda item: float(item.value))
+    return float(top.value), i18n.t("reference_cap", lang, cap=i18n.setting_display(top, lang))
+
+
+def signal_markers(
+    signals: Sequence[Signal],
+    metric: str,
+    views: Sequence[ExperimentView],
+    lang: str,
+    *,
+    focus: tuple[str, int] | None = None,
+) -> pl.DataFrame | None:
+    """Marker rows (experiment, step, value, text) for the signals about ``metric`` (or its older name), then
+    with ``focus`` (experiment id, step: where a link asked to look) a marker there, drawn like a signal's."""
+    marks = [
+        (signal.experiment, signal.step, signal.text(lang))
+        for signal in signals
+        if signal.metric is not None and alias_of(signal.metric) == alias_of(metric)
+    ]
+    if focus is not None:
+        marks.append((focus[0], focus[1], i18n.t("focus_marker", lang, step=focus[1])))
+    rows: list[dict[str, Any]] = []
+    by_id = {view.id: view for view in views}
+    for experiment, step, text in marks:
+        view = by_id.get(experiment)
+        column = None if view is None else resolve_key(metric, view.steps.columns)
+        if view is None or step is None or column is None:
+            continue
+        found = view.steps.filter(pl.col(STEP) == step).get_column(column)
+        value = found[0] if found.len() else None
+        if value is None:
+            continue
+        rows.append({EXPERIMENT: view.id, STEP: step, VALUE: float(value), "text": text})
+    if not rows:
+        return None
+    return pl.DataFrame(
+        rows, schema={EXPERIMENT: pl.String, STEP: pl.Int64, VALUE: pl.Float64, "text": pl.String}, orient="row"
+    )
+
+
+def validation_builder(key: str, views: Sequence[ExperimentView], options: ChartOptions, *, lang: str) -> Build:
+    """The builder of ``key``'s validation chart over ``views``: ``options`` (what the page's charts share) with
+    the metric's title, axis title and percent scale (for fractions)."""
+
+    def build() -> dict[str, Any]:
+        long = long_frame(views, key)
+        return charts.validation_chart_spec(
+            long,
+            replace(options, title=metric_name(key, lang), y_title=axis_title(key, lang), percent=is_fraction(long)),
+        )
+
+    return build
+
+
+def line_builder(
+    key: str,
+    views: Sequence[ExperimentView],
+    options: ChartOptions,
+    *,
+    signals: Sequence[Signal],
+    lang: str,
+    title: str | None = None,
+    focus: tuple[str, int] | None = None,
+) -> Build:
+    """The builder of ``key``'s line chart over ``views``: ``options`` (what the page's charts share: colours,
+    labels, axis, smoothing, points, size, tooltip texts) with the metric's title (``title``, else its name),
+    axis title and format, the response cap (:data:`CAPPED_KEYS`) and the markers of ``signals`` about it (and
+    of ``focus``, :func:`signal_markers`)."""
+
+    def build() -> dict[str, Any]:
+        reference, reference_label = _response_cap(views, lang) if key in CAPPED_KEYS else (None, None)
+        markers = signal_markers(signals, key, views, lang, focus=focus)
+        metric_options = replace(
+            options,
+            title=title or metric_name(key, lang),
+            y_title=axis_title(key, lang),
+            reference=reference,
+            reference_label=reference_label,
+            axis_format=_axis_format(key),
+        )
+        return charts.metric_chart_spec(long_frame(views, key), metric_options, markers=markers)
+
+    return build

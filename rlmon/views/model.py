@@ -1,0 +1,307 @@
+"""The view model the pages and the report share: an experiment ready to draw, chart plans, headline numbers.
+
+Pure (no streamlit). :class:`ExperimentView` (:func:`view_of`) is an experiment with the columns the charts
+draw; a chart comes as a :class:`ChartPlan`: its memo key (everything the chart is drawn from, so every visitor
+asking for the same chart shares one build) and a builder returning the Vega-Lite spec
+(:mod:`rlmon.views.charts`). :class:`TableNumbers` are the headline numbers the tables show.
+
+Names come from folders, ``rlmon.toml`` and log text, so every name shown passes
+:func:`rlmon.text.display.display_text`: bidi control characters are taken out (they would reverse the text
+around them) and a name longer than :data:`~rlmon.text.display.NAME_LIMIT` is cut (the experiment page shows an
+experiment's whole label, wrapped).
+
+Metric names are the current verl names; each experiment's column is found through
+:func:`rlmon.runs.metrics.resolve_key`, so an older log's ``actor/entropy_loss`` is drawn as its entropy.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from rlmon.analysis.insights import Signal
+from rlmon.runs.experiment import Experiment, short_track_names
+from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, resolve_key
+from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
+from rlmon.sources.discovery import ExperimentRef
+from rlmon.text import i18n
+from rlmon.text.display import NAME_LIMIT, display_text
+
+__all__ = [
+    "EAGER_CHARTS",
+    "STATUS_GLYPHS",
+    "ChartPlan",
+    "ExperimentView",
+    "Focus",
+    "Insights",
+    "TableNumbers",
+    "display_labels",
+    "family_of",
+    "is_validation_key",
+    "long_frame",
+    "match_keys",
+    "metric_name",
+    "shown_track_names",
+    "signal_link",
+    "table_numbers",
+    "view_of",
+]
+
+
+STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
+
+
+EAGER_CHARTS = 4
+"""Charts a page draws at once: its first two rows (see :func:`rlmon.views.overview.overview_eager`)."""
+
+
+@dataclass(frozen=True)
+class ExperimentView:
+    """An experiment ready for the pages: the summary plus its step frame with derived metrics and hours."""
+
+    ref: ExperimentRef
+    experiment: Experiment
+    steps: pl.DataFrame
+    """Step frame (schema.py) plus derived metrics (rlmon.runs.metrics) and ``hours`` (elapsed training hours)."""
+    logged_keys: tuple[str, ...]
+    derived_keys: tuple[str, ...]
+    serial: int = 0
+    """Unique per view object: a new version of an experiment gets a new serial (chart memo keys use it)."""
+    version: int = 0
+    """The serial of the read this view comes from, kept when only its colour changes: what is computed from the
+    data alone (headline numbers, signals) is keyed by it."""
+
+    @property
+    def id(self) -> str:
+        return self.experiment.id
+
+    @property
+    def label(self) -> str:
+        """The label as menus, chips, legends and tables show it (:func:`display_text`, cut at
+        :data:`NAME_LIMIT`)."""
+        return display_text(self.experiment.label, limit=NAME_LIMIT)
+
+    @property
+    def full_label(self) -> str:
+        """The whole label, bidi controls taken out (for the experiment page's title and tooltips)."""
+        return display_text(self.experiment.label)
+
+    @property
+    def color(self) -> str:
+        return self.experiment.color
+
+    @property
+    def status(self) -> str:
+        return self.experiment.status
+
+    @property
+    def code(self) -> str:
+        """The short code of the label (``E2`` of ``E2 · DAPO``)."""
+        return self.label.split(" · ")[0]
+
+
+def view_of(ref: ExperimentRef, experiment: Experiment, *, serial: int = 0) -> ExperimentView:
+    """The experiment ready for the pages: its derived metrics (:func:`rlmon.runs.metrics.add_derived_metrics`) and
+    an ``hours`` column (elapsed training hours; null when the log has no step times)."""
+    logged = tuple(name for name in experiment.steps.columns if name != STEP)
+    steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
+    derived = tuple(name for name in steps.columns if name != STEP and name not in logged)
+    hours = pl.col("elapsed_h") if "elapsed_h" in steps.columns else pl.lit(None, dtype=pl.Float64)
+    return ExperimentView(
+        ref=ref,
+        experiment=experiment,
+        steps=steps.with_columns(hours.alias(HOURS)),
+        logged_keys=logged,
+        derived_keys=derived,
+        serial=serial,
+        version=serial,
+    )
+
+
+@dataclass(frozen=True)
+class ChartPlan:
+    """One chart of a page: ``build()`` returns its Vega-Lite spec; ``key`` is everything it is drawn from."""
+
+    name: str
+    """What it shows (a metric key or a chart name); the page's anchor for links to it."""
+    key: tuple[Any, ...]
+    build: Callable[[], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Focus:
+    """A chart a link asked for: metric ``key`` of the experiment, with ``step`` marked (a signal's step)."""
+
+    key: str
+    step: int | None = None
+
+
+@dataclass(frozen=True)
+class Insights:
+    """What :mod:`rlmon.analysis.insights` says about a set of experiments: its signals, the written summary and
+    each experiment's paragraph (by experiment id); ``available`` is False when nothing could be said."""
+
+    available: bool = True
+    signals: tuple[Signal, ...] = ()
+    summary: tuple[str, ...] = ()
+    paragraphs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TableNumbers:
+    """The numbers the experiments table and the experiment header show (and a report's table)."""
+
+    first5_pass: float | None = None
+    last10_pass: float | None = None
+    best_val: float | None = None
+    best_val_step: int | None = None
+    last_val: float | None = None
+    last_val_step: int | None = None
+    val_source: str | None = None
+    pass_rate_series: tuple[float, ...] = ()
+    sparkline: tuple[float, ...] = ()
+    """The pass rate thinned for a table cell (spikes and the last value kept); set by the app."""
+
+
+def table_numbers(view: ExperimentView) -> TableNumbers:
+    """First-5 / last-10 mean pass rate, best validation (with its step) and last validation, from
+    :func:`rlmon.runs.headline.headline_numbers`; computed from the view's frame when that fails."""
+    from rlmon.errors import RlmonError
+    from rlmon.runs.headline import headline_numbers
+
+    try:
+        numbers = headline_numbers(view.experiment)
+    except RlmonError:
+        return _frame_numbers(view)
+    best = numbers.best()
+    last = numbers.last()
+    return TableNumbers(
+        first5_pass=numbers.pass_rate_start,
+        last10_pass=numbers.pass_rate_end,
+        best_val=None if best is None else best.value,
+        best_val_step=None if best is None else best.step,
+        last_val=None if last is None else last.value,
+        last_val_step=None if last is None else last.step,
+        val_source=numbers.validation_source,
+        pass_rate_series=tuple(numbers.pass_rate_series),
+    )
+
+
+def _frame_numbers(view: ExperimentView) -> TableNumbers:
+    steps = view.steps
+    first5 = last10 = None
+    if "pass_rate" in steps.columns:
+        rates = steps.filter(pl.col("pass_rate").is_not_null() & pl.col("pass_rate").is_finite())["pass_rate"]
+        if rates.len():
+            first5 = float(rates.head(5).mean())  # type: ignore[arg-type]
+            last10 = float(rates.tail(10).mean())  # type: ignore[arg-type]
+    val_columns = [name for name in steps.columns if name.startswith(VALIDATION_PREFIX)]
+    if not val_columns:
+        return TableNumbers(first5_pass=first5, last10_pass=last10)
+    column = val_columns[0]
+    source = column.removeprefix(VALIDATION_PREFIX)
+    points = steps.select(STEP, column).filter(pl.col(column).is_not_null() & pl.col(column).is_finite())
+    if not points.height:
+        return TableNumbers(first5_pass=first5, last10_pass=last10, val_source=source)
+    best_step, best = points.sort([column, STEP], descending=[True, False]).row(0)
+    last_step, last = points.sort(STEP).row(-1)
+    return TableNumbers(
+        first5_pass=first5, last10_pass=last10, best_val=float(best), best_val_step=int(best_step),
+        last_val=float(last), last_val_step=int(last_step), val_source=source,
+    )  # fmt: skip
+
+
+_VALIDATION = re.compile(r"^(val_score/|val-core/|val-aux/|val/|test_score/)")
+
+
+def is_validation_key(key: str) -> bool:
+    """Validation keys (logged every ``test_freq`` steps) are drawn as points joined per experiment."""
+    return bool(_VALIDATION.match(key))
+
+
+def match_keys(keys: Sequence[str], pattern: str) -> tuple[list[str], bool]:
+    """The keys matching ``pattern`` and whether it was used as a regular expression.
+
+    The pattern runs in polars' regex engine (linear time: no pattern a visitor types can hang the server);
+    one it rejects is matched as plain text, case-insensitively.
+
+    >>> match_keys(["actor/entropy", "timing_s/gen", "timing_s/update_actor"], "timing_s/(gen|update)")
+    (['timing_s/gen', 'timing_s/update_actor'], True)
+    >>> match_keys(["actor/lr(1e-4)"], "lr(1e")
+    (['actor/lr(1e-4)'], False)
+    """
+    series = pl.Series("key", list(keys), dtype=pl.String)
+    try:
+        found = series.str.contains(pattern)
+        regex = True
+    except pl.exceptions.PolarsError:
+        found = series.str.to_lowercase().str.contains(pattern.lower(), literal=True)
+        regex = False
+    return series.filter(found).to_list(), regex
+
+
+def family_of(key: str) -> str:
+    """``actor/entropy`` -> ``actor/``; a key without a slash is its own family."""
+    return key.split("/", 1)[0] + "/" if "/" in key else key
+
+
+def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
+    """The long frame (schema.py) of one metric over several experiments; rows without a value left out.
+
+    Each experiment's column is the metric's logged name there (:func:`rlmon.runs.metrics.resolve_key`).
+    """
+    parts = []
+    for view in views:
+        column = resolve_key(metric, view.steps.columns)
+        if column is None:
+            continue
+        parts.append(
+            view.steps.select(
+                pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
+                pl.col(STEP).cast(pl.Int64),
+                pl.col(HOURS).cast(pl.Float64),
+                pl.lit(metric, dtype=pl.String).alias(METRIC),
+                pl.col(column).cast(pl.Float64).alias(VALUE),
+            ).filter(pl.col(VALUE).is_not_null())
+        )
+    if not parts:
+        return pl.DataFrame(schema=LONG_SCHEMA)
+    return pl.concat(parts, how="vertical")
+
+
+def shown_track_names(tracks: Sequence[str], lang: str) -> dict[str, str]:
+    """Track -> the short name pages show it by in ``lang`` (:func:`rlmon.runs.experiment.short_track_names` of the
+    names :func:`rlmon.text.i18n.track_name` gives)."""
+    names = list(dict.fromkeys(tracks))
+    shown = {name: i18n.track_name(name, lang) for name in names}
+    short = short_track_names(list(shown.values()))
+    return {name: short[shown[name]] for name in names}
+
+
+def display_labels(views: Sequence[ExperimentView], lang: str) -> dict[str, str]:
+    """Experiment id -> label; ``E1 · GRPO · 2B`` (the short track) when the experiments span several tracks."""
+    tracks = [view.experiment.track for view in views]
+    if len(set(tracks)) <= 1:
+        return {view.id: view.label for view in views}
+    short = shown_track_names(tracks, lang)
+    return {view.id: f"{view.label} · {display_text(short[view.experiment.track], limit=NAME_LIMIT)}" for view in views}
+
+
+def metric_name(key: str, lang: str) -> str:
+    """A metric's title (:func:`rlmon.text.i18n.metric_title`) as a chart or a menu shows it (:func:`display_text`)."""
+    return display_text(i18n.metric_title(key, lang), limit=NAME_LIMIT)
+
+
+def signal_link(slug: str, signal: Signal) -> str:
+    """The link from a signal to its chart on the experiment page: ``<slug>?focus=<key>&at=<step>``."""
+    query: dict[str, str] = {}
+    if signal.metric:
+        query["focus"] = signal.metric
+    if signal.step is not None:
+        query["at"] = str(signal.step)
+    return slug + ("?" + urllib.parse.urlencode(query) if query else "")

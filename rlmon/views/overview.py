@@ -1,0 +1,305 @@
+"""The overview page: the metrics it offers, its comparison charts (one metric over every experiment in view)
+and its header lines (what every experiment shares, how far each has come)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import polars as pl
+
+from rlmon.analysis.insights import Signal
+from rlmon.analysis.smoothing import METHODS, Smoothing
+from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
+from rlmon.schema import EXPERIMENT, VALUE
+from rlmon.text import i18n
+from rlmon.text.display import NAME_LIMIT, display_text
+from rlmon.views import charts
+from rlmon.views.charts import ChartOptions
+from rlmon.views.lines import line_builder, validation_builder
+from rlmon.views.model import (
+    EAGER_CHARTS,
+    ChartPlan,
+    ExperimentView,
+    display_labels,
+    is_validation_key,
+    shown_track_names,
+)
+
+__all__ = [
+    "COMPARISON_HEIGHT",
+    "DEFAULT_METRICS",
+    "HOURS_TOTAL",
+    "comparison_charts",
+    "comparison_charts_ahead",
+    "default_metrics",
+    "line_points",
+    "metric_options",
+    "overview_eager",
+    "progress_line",
+    "shared_settings_line",
+]
+
+
+HOURS_TOTAL = "hours_total"
+"""Pseudo metric: one bar per experiment with its total training hours."""
+
+
+DEFAULT_METRICS = ("pass_rate", "response_length/mean", "actor/entropy", "actor/grad_norm", HOURS_TOTAL)
+
+
+COMPARISON_HEIGHT = 230
+"""Plot-area height of the overview's comparison charts (px)."""
+
+
+CHART_POINTS = 6_000
+"""Points one comparison chart ships at most, over all its lines: with many experiments each line gets fewer
+points (never more than the ``max_points`` setting, never fewer than :data:`MIN_LINE_POINTS`)."""
+
+
+MIN_LINE_POINTS = 200
+
+
+TALL_TABLE = 6
+"""Experiments above which the overview's table and summary fill a laptop's first screen."""
+
+
+def overview_eager(experiments: int) -> int:
+    """How many of the overview's charts are drawn at once, the rest coming as they near the view: its first two
+    rows (4), which a laptop's first screen shows under a table of a few experiments; none when more than
+    :data:`TALL_TABLE` experiments' rows and the summary fill that screen (drawing charts nobody sees yet only
+    delays the first screen: on 20 experiments, 3.4-6.5 s against 1.5-2.1 s in the browser)."""
+    return EAGER_CHARTS if experiments <= TALL_TABLE else 0
+
+
+def line_points(max_points: int, lines: int) -> int:
+    """Points per line for a chart of ``lines`` lines (downsampling keeps each bucket's min, max and last)."""
+    return max(min(max_points, MIN_LINE_POINTS), min(max_points, CHART_POINTS // max(1, lines)))
+
+
+def metric_options(views: Sequence[ExperimentView]) -> list[str]:
+    """Every chartable key of the experiments: derived metrics, the hours bars, then logged keys by their
+    current verl name."""
+    derived: dict[str, None] = {}
+    logged: dict[str, None] = {}
+    for view in views:
+        derived.update(dict.fromkeys(view.derived_keys))
+        logged.update(dict.fromkeys(alias_of(key) for key in view.logged_keys))
+    ordered = [key for key in derived if key != "elapsed_h"] + (["elapsed_h"] if "elapsed_h" in derived else [])
+    return [*ordered, HOURS_TOTAL, *sorted(logged)]
+
+
+def default_metrics(options: Sequence[str]) -> list[str]:
+    """The seed page's charts that the experiments allow, then their first two validation scores."""
+    chosen = [key for key in DEFAULT_METRICS if key in options]
+    chosen += [key for key in options if key.startswith(VALIDATION_PREFIX)][:2]
+    return chosen
+
+
+def _views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
+    return tuple((view.id, view.serial) for view in views)
+
+
+def _hours_bars(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame:
+    """One row per experiment with elapsed hours; a running run also gets its projected total and says so."""
+    rows = []
+    for view in views:
+        experiment = view.experiment
+        if experiment.elapsed_h is None:
+            continue
+        projected = None
+        text = i18n.format_hours(experiment.elapsed_h, lang)
+        if view.status in ("running", "stalled"):
+            if experiment.eta_h is not None:
+                projected = experiment.elapsed_h + experiment.eta_h
+                text = i18n.t("bar_running_projection", lang, hours=text, total=i18n.format_hours(projected, lang))
+            else:
+                text = i18n.t("bar_running", lang, hours=text)
+        rows.append({EXPERIMENT: view.id, VALUE: experiment.elapsed_h, "projected": projected, "text": text})
+    return pl.DataFrame(
+        rows,
+        schema={EXPERIMENT: pl.String, VALUE: pl.Float64, "projected": pl.Float64, "text": pl.String},
+        orient="row",
+    )
+
+
+def comparison_charts(
+    metrics: Sequence[str],
+    views: Sequence[ExperimentView],
+    *,
+    smoothing: Smoothing,
+    x: str,
+    log_scale: bool,
+    signals: Sequence[Signal],
+    highlight: Sequence[str],
+    lang: str,
+    max_points: int,
+) -> list[ChartPlan]:
+    """The overview's charts of ``metrics`` over ``views``: lines (smoothed, raw faded beneath, signal markers,
+    the response cap), validation points, or the hours bars for :data:`HOURS_TOTAL`."""
+    colors = {view.id: view.color for view in views}
+    labels = display_labels(views, lang)
+    points = line_points(max_points, len(views))
+    base = ChartOptions(
+        title="",
+        y_title="",
+        colors=colors,
+        labels=labels,
+        x=x,  # type: ignore[arg-type]
+        x_title=i18n.t("x_" + x, lang),
+        smoothing=smoothing,
+        log_scale=log_scale,
+        max_points=points,
+        height=COMPARISON_HEIGHT,
+        highlight=tuple(highlight),
+        experiment_title=i18n.t("col_experiment", lang),
+        raw_suffix=i18n.t("raw_suffix", lang),
+        marker_title=i18n.t("signal_marker", lang),
+        projected_title=i18n.t("bar_projected", lang),
+        empty_text=i18n.t("no_data", lang),
+        arrow=True,
+    )
+    identity = (_views_key(views), tuple(labels.values()), tuple(highlight), lang)
+    plans: list[ChartPlan] = []
+    for key in metrics:
+        if key == HOURS_TOTAL:
+            plans.append(
+                ChartPlan(
+                    key,
+                    ("overview", key, identity),
+                    lambda: charts.bar_chart_spec(
+                        _hours_bars(views, lang),
+                        replace(base, title=i18n.t("hours_chart", lang), y_title=i18n.t("hours_axis", lang)),
+                    ),
+                )
+            )
+            continue
+        marks = tuple(
+            (signal.experiment, signal.step, signal.text(lang))
+            for signal in signals
+            if signal.metric is not None and alias_of(signal.metric) == alias_of(key)
+        )
+        if is_validation_key(key):
+            validation = validation_builder(key, views, base, lang=lang)
+            plans.append(ChartPlan(key, ("overview", key, identity, x, log_scale, points), validation))
+            continue
+        plans.append(
+            ChartPlan(
+                key,
+                ("overview", key, identity, smoothing, x, log_scale, points, marks),
+                line_builder(key, views, base, signals=signals, lang=lang),
+            )
+        )  # fmt: skip
+    return plans
+
+
+def comparison_charts_ahead(
+    metrics: Sequence[str],
+    views: Sequence[ExperimentView],
+    *,
+    smoothing: Smoothing,
+    x: str,
+    log_scale: bool,
+    signals: Sequence[Signal],
+    highlight: Sequence[str],
+    lang: str,
+    max_points: int,
+) -> dict[str, list[ChartPlan]]:
+    """What a click on the smoothing control asks for next: by metric, the overview's chart of it
+    (:func:`comparison_charts`, the same choices) under each smoothing method but ``smoothing``'s, with its
+    window and weight."""
+    ahead: dict[str, list[ChartPlan]] = {key: [] for key in metrics}
+    for method in METHODS:
+        if method != smoothing.method:
+            plans = comparison_charts(
+                metrics, views, smoothing=replace(smoothing, method=method), x=x, log_scale=log_scale,
+                signals=signals, highlight=highlight, lang=lang, max_points=max_points,
+            )  # fmt: skip
+            for plan in plans:
+                ahead[plan.name].append(plan)
+    return ahead
+
+
+def _compress_codes(codes: Sequence[str]) -> str:
+    """``E1, E2, E3, E4`` -> ``E1–E4`` when the codes are consecutive numbers with one prefix."""
+    parsed = [re.fullmatch(r"([A-Za-z]+)(\d+)", code) for code in codes]
+    if len(codes) > 2 and all(parsed):
+        prefixes = {match.group(1) for match in parsed if match}
+        numbers = [int(match.group(2)) for match in parsed if match]
+        if len(prefixes) == 1 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+            return f"{codes[0]}–{codes[-1]}"
+    return ", ".join(codes)
+
+
+def shared_settings_line(views: Sequence[ExperimentView], lang: str) -> str:
+    """``4 GPUs · TP=4 · offload off · non-thinking · 16K response · 32×8/step``: what every experiment
+    shares; a setting they do not share is left out."""
+
+    def common(key: str) -> Any:
+        found = [view.experiment.setting(key) for view in views]
+        if any(item is None for item in found):
+            return None
+        values = {repr(item.value) for item in found if item is not None}
+        return found[0] if len(values) == 1 else None
+
+    parts: list[str] = []
+    gpus = common("gpus")
+    if gpus is not None:
+        parts.append(i18n.t("shared_gpus", lang, n=gpus.value))
+    tp = common("rollout_tp")
+    if tp is not None:
+        parts.append(f"TP={tp.value}")
+    known = [item for item in (common("param_offload"), common("optimizer_offload")) if item is not None]
+    if known:
+        on = any(bool(item.value) for item in known)
+        parts.append(i18n.t("shared_offload_on" if on else "shared_offload_off", lang))
+    thinking = common("thinking")
+    if thinking is not None:
+        parts.append(i18n.t("shared_thinking" if thinking.value else "shared_non_thinking", lang))
+    cap = common("max_response_length")
+    if cap is not None:
+        parts.append(i18n.t("shared_response", lang, cap=i18n.setting_display(cap, lang)))
+    batch = common("batch")
+    if batch is not None:
+        parts.append(i18n.t("shared_batch", lang, batch=i18n.setting_display(batch, lang)))
+    return " · ".join(parts)
+
+
+def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
+    """``E1–E4 finished 150/150 · E5 running 21/150 (4h23m, ETA 27h)``; codes carry the short track when the
+    experiments span several tracks (``E1 · 2B``)."""
+    tracks = [view.experiment.track for view in views]
+    short = shown_track_names(tracks, lang) if len(set(tracks)) > 1 else {}
+    groups: dict[tuple[str, str, str], list[ExperimentView]] = {}
+    parts: list[str] = []
+    for view in views:
+        track = display_text(short.get(view.experiment.track, ""), limit=NAME_LIMIT)
+        code = f"{view.code} · {track}" if track else view.code
+        if view.status in ("running", "stalled"):
+            elapsed = i18n.format_duration(view.experiment.elapsed_h, lang)
+            detail = (
+                elapsed
+                if view.experiment.eta_h is None
+                else i18n.t(
+                    "progress_detail", lang, elapsed=elapsed, eta=i18n.format_duration(view.experiment.eta_h, lang)
+                )
+            )
+            status = i18n.t("status_" + view.status, lang)
+            parts.append(f"{code} {status} {view.experiment.progress_text} ({detail})")
+            continue
+        groups.setdefault((track, view.status, view.experiment.progress_text), []).append(view)
+    grouped = []
+    for (track, status, progress), members in groups.items():
+        codes = _compress_codes([view.code for view in members])
+        grouped.append(
+            i18n.t(
+                "progress_group",
+                lang,
+                codes=f"{codes} · {track}" if track else codes,
+                status=i18n.t("status_" + status, lang),
+                progress=progress,
+            )
+        )
+    return " · ".join(grouped + parts)
