@@ -44,7 +44,7 @@ from rlmon.runs.headline import format_band, headline_numbers
 from rlmon.runs.loading import load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
-from rlmon.text import i18n
+from rlmon.text.messages import MESSAGES, t
 
 SETTINGS = Settings()
 
@@ -70,17 +70,18 @@ def _assert_bilingual(signals: list[Signal]) -> None:
 
 
 def test_every_insight_template_is_in_the_one_message_catalog() -> None:
-    """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of rlmon.text.i18n
-    (whose tests check both languages and the same fields), including the keys it builds from a prefix."""
+    """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of
+    rlmon.text.messages (whose tests check both languages and the same fields), including the keys it builds from a
+    prefix."""
     source = (Path(__file__).resolve().parent.parent / "rlmon" / "analysis" / "insights.py").read_text(encoding="utf-8")
     assert "MESSAGES: dict" not in source
     used = set(re.findall(r'\b_(?:fill|message|word)\(\s*"([a-z0-9_]+)"', source))
-    assert {"spike", "attention", "exp_pass", "and"} <= used
+    assert {"spike", "attention", "exp_pass"} <= used
     used |= {f"what_{what}" for what in ("length", "pass", "hours")}
     used |= {f"order_{what}_{rank}" for what in ("length", "pass", "hours") for rank in ("most", "least")}
-    missing = sorted(key for key in used if "insight_" + key not in i18n.MESSAGES)
+    missing = sorted(key for key in used if "insight_" + key not in MESSAGES)
     assert not missing
-    assert all(f"kind_{kind}" in i18n.MESSAGES for kind in KINDS)
+    assert all(f"kind_{kind}" in MESSAGES for kind in KINDS)
 
 
 def test_every_kind_is_named_in_both_languages() -> None:
@@ -999,7 +1000,7 @@ def test_real_summary_words_agree_with_the_signals(real_experiments: list[Experi
         own = [signal for signal in signals if signal.experiment in ids]
         for lang in LANGUAGES:
             summary = " ".join(write_summary(members, signals, lang=lang))
-            assert (i18n.t("insight_attention_none", lang) in summary) is (not own), (sorted(ids), lang)
+            assert (t("insight_attention_none", lang) in summary) is (not own), (sorted(ids), lang)
             for signal in own:
                 words = signal.text(lang) if signal.kind != "spike" else signal.metric.rsplit("/", 1)[-1]
                 assert f"{signal.experiment} " in summary and words in summary, (signal.experiment, signal.kind)

@@ -42,7 +42,8 @@ run); the numbers *reported* use the headline definitions (start = first 5 steps
 
 The summary (:func:`write_summary`, :func:`experiment_paragraph`) is plain text, generated only from the data,
 deterministic, in English or Chinese; every template is an ``insight_*`` (signal kinds: ``kind_*``) message of
-the app's one message catalog, :data:`rlmon.text.i18n.MESSAGES`.
+the app's one message catalog, :data:`rlmon.text.messages.MESSAGES`; punctuation between the pieces comes from
+:mod:`rlmon.text.lang`.
 """
 
 from __future__ import annotations
@@ -84,7 +85,17 @@ from rlmon.runs.headline import (
 from rlmon.runs.metrics import alias_of, resolve_key, validation_keys
 from rlmon.schema import STEP
 from rlmon.settings import Settings
-from rlmon.text import i18n
+from rlmon.text.lang import (
+    LANGUAGES,
+    join_clauses,
+    join_items,
+    join_list,
+    join_sentences,
+    join_steps,
+    join_values,
+    parenthesized,
+)
+from rlmon.text.messages import t, track_name
 
 __all__ = [
     "KINDS",
@@ -105,14 +116,13 @@ __all__ = [
 
 Severity = Literal["info", "warning", "critical"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "critical")
-LANGUAGES = i18n.LANGUAGES
 Lang = Literal["en", "zh"]
 
 # ------------------------------------------------------------------------------------------------ messages
 
 
 KINDS: dict[str, dict[str, str]] = {
-    kind: {lang: i18n.t("kind_" + kind, lang) for lang in LANGUAGES}
+    kind: {lang: t("kind_" + kind, lang) for lang in LANGUAGES}
     for kind in (
         "spike",
         "spikes",
@@ -130,7 +140,7 @@ KINDS: dict[str, dict[str, str]] = {
         "stalled",
     )
 }
-"""Signal kind -> display name per language (the names are ``kind_<kind>`` in :data:`rlmon.text.i18n.MESSAGES`)."""
+"""Signal kind -> display name per language (the names are ``kind_<kind>`` in :data:`rlmon.text.messages.MESSAGES`)."""
 
 
 # ------------------------------------------------------------------------------------------------- signals
@@ -174,7 +184,7 @@ def _message(key: str, **fields: str | dict[str, str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for lang in LANGUAGES:
         filled = {name: (value[lang] if isinstance(value, dict) else value) for name, value in fields.items()}
-        out[lang] = i18n.t("insight_" + key, lang, **filled)
+        out[lang] = t("insight_" + key, lang, **filled)
     return out
 
 
@@ -655,7 +665,7 @@ def _idle_text(idle_s: float) -> dict[str, str]:
     hours = idle_s / 3600.0
     if hours >= 48:
         days = f"{hours / 24:.0f}"
-        return {lang: i18n.t("insight_days", lang, days=days) for lang in LANGUAGES}
+        return {lang: t("insight_days", lang, days=days) for lang in LANGUAGES}
     text = format_duration(hours)
     return {"en": text, "zh": text}
 
@@ -767,13 +777,6 @@ def _code(experiment: Experiment) -> str:
     return experiment.label.partition(" · ")[0]
 
 
-def _join(items: Sequence[str], lang: str) -> str:
-    """``A, B and C`` / ``A、B、C``."""
-    if len(items) <= 1:
-        return "".join(items)
-    return _word("value_sep", lang).join(items[:-1]) + _word("and", lang) + items[-1]
-
-
 def _codes(experiments: Sequence[Experiment]) -> str:
     """``E1–E4`` for consecutive codes, else ``E1, E3``."""
     codes = [_code(experiment) for experiment in experiments]
@@ -795,8 +798,8 @@ def _codes(experiments: Sequence[Experiment]) -> str:
 
 
 def _fill(key: str, lang: str, **fields: str) -> str:
-    """Template ``insight_<key>`` of the message catalog (:data:`rlmon.text.i18n.MESSAGES`), filled."""
-    return i18n.t("insight_" + key, lang, **fields)
+    """Template ``insight_<key>`` of the message catalog (:data:`rlmon.text.messages.MESSAGES`), filled."""
+    return t("insight_" + key, lang, **fields)
 
 
 SUMMARY_ITEMS = 5
@@ -813,7 +816,7 @@ def _capped(items: list[str], more: str, lang: str) -> list[str]:
 
 def _word(key: str, lang: str) -> str:
     """Text ``insight_<key>`` of the message catalog, with no field."""
-    return i18n.t("insight_" + key, lang)
+    return t("insight_" + key, lang)
 
 
 def _band(values: Sequence[float | None]) -> tuple[float, float] | None:
@@ -880,15 +883,14 @@ def _status_sentence(track: _Track, lang: str) -> str:
         elif status == "running":
             states.append(_fill("state_running", lang, names=names, progress=progress_text))
         else:
-            status_text = i18n.t(f"status_{status}", lang)
+            status_text = t(f"status_{status}", lang)
             states.append(_fill("state_other", lang, names=names, status=status_text, progress=progress_text))
-    separator = _word("list_sep", lang)
     return _fill(
         "track_status",
         lang,
-        track=i18n.track_name(track.name, lang),
+        track=track_name(track.name, lang),
         names=_codes(track.experiments),
-        states=separator.join(states),
+        states=join_items(states, lang),
     )
 
 
@@ -920,9 +922,8 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
             _fill("best_item", lang, name=_name(experiment), value=format_score(best.value), step=str(best.step))
             for experiment, best in bests
         ]
-        separator = _word("list_sep", lang)
         sentences.append(
-            _fill("best_validation", lang, source=source, items=separator.join(_capped(items, "more_items", lang)))
+            _fill("best_validation", lang, source=source, items=join_items(_capped(items, "more_items", lang), lang))
         )
     lasts = []
     for experiment in track.compared:
@@ -940,7 +941,7 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
                 "leaders",
                 lang,
                 step=str(final_step),
-                names=_join([_name(item) for item in leaders], lang),
+                names=join_list([_name(item) for item in leaders], lang),
                 verb=verb,
                 value=format_score(top),
             )
@@ -965,7 +966,7 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
         )
     if drops:
         items = _capped(drops, "more_experiments", lang)
-        sentences.append(_fill("drops", lang, items=_word("sentence_sep", lang).join(items)))
+        sentences.append(_fill("drops", lang, items=join_clauses(items, lang)))
     return sentences
 
 
@@ -1048,14 +1049,12 @@ def _dynamics_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> 
         )
     ids = {experiment.id for experiment in track.experiments}
     rising = [
-        f"{_name(experiment)} ({_entropy_range(track.headlines[experiment.id])})"
-        if lang == "en"
-        else f"{_name(experiment)}（{_entropy_range(track.headlines[experiment.id])}）"
+        parenthesized(_name(experiment), _entropy_range(track.headlines[experiment.id]), lang)
         for experiment in track.experiments
         if any(s.kind == "entropy_rising" and s.experiment == experiment.id for s in signals) and experiment.id in ids
     ]
     if rising:
-        sentences.append(_fill("entropy_rises", lang, items=_join(rising, lang)))
+        sentences.append(_fill("entropy_rises", lang, items=join_list(rising, lang)))
     grad = _extremes(track, lambda headline: headline.grad_norm_p95)
     if grad is not None:
         lowest = grad[0]
@@ -1080,15 +1079,13 @@ def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
             steps = [str(item.step) for item in group]
             values = [format_value(item.values["value"]) for item in group]
             key = "spike_group" if len(group) > 1 else "spike_group_one"
-            step_joiner = _word("step_sep", lang)
-            value_joiner = _word("value_sep", lang)
             texts.append(
                 _fill(
                     key,
                     lang,
                     metric=_short_metric(signal.metric),
-                    steps=step_joiner.join(steps) if len(steps) <= 2 or lang == "zh" else _join(steps, lang),
-                    values=value_joiner.join(values),
+                    steps=join_steps(steps, lang),
+                    values=join_values(values, lang),
                     band=format_band(group[0].values["typical_low"], group[0].values["typical_high"]),
                 )
             )
@@ -1111,22 +1108,21 @@ def _attention_sentence(track: _Track, signals: Sequence[Signal], lang: str) -> 
             (notes, [s for s in mine if s.severity == "info"]),
         ):
             if chosen:
-                text = _word("sentence_sep", lang).join(_signal_texts(chosen, lang))
+                text = join_clauses(_signal_texts(chosen, lang), lang)
                 critical = any(s.severity == "critical" for s in chosen)
                 target.append((not critical, _fill("attention_item", lang, name=_name(experiment), text=text)))
     if not urgent and not notes:
         return _word("attention_none", lang)
-    separator = _word("item_sep", lang)
 
     def listed(items: list[tuple[bool, str]]) -> str:
-        return separator.join(
-            _capped([text for _, text in sorted(items, key=lambda item: item[0])], "more_experiments", lang)
+        return join_clauses(
+            _capped([text for _, text in sorted(items, key=lambda item: item[0])], "more_experiments", lang), lang
         )
 
     sentences = [_fill("attention", lang, items=listed(urgent))] if urgent else []
     if notes:
         sentences.append(_fill("attention_info", lang, items=listed(notes)))
-    return ("" if lang == "zh" else " ").join(sentences)
+    return join_sentences(sentences, lang)
 
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
@@ -1207,8 +1203,7 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
             )
     if not items:
         return None
-    separator = _word("item_sep", lang)
-    return _fill("tracks", lang, a=first.name, b=second.name, items=separator.join(items))
+    return _fill("tracks", lang, a=first.name, b=second.name, items=join_clauses(items, lang))
 
 
 def _rank(values: Mapping[str, float], shared: Sequence[str], algorithm: str) -> str | None:
@@ -1254,7 +1249,6 @@ def write_summary(
         # signals table beside them does.
         attention = [_attention_sentence(track, signals, lang) for track in tracks]
         return [_word("summary_empty", lang), *(text for text in attention if text != _word("attention_none", lang))]
-    space = " " if lang == "en" else ""
     paragraphs: list[str] = []
     for track in tracks:
         first = [_status_sentence(track, lang)]
@@ -1272,14 +1266,12 @@ def write_summary(
                     )
                 )
         first.extend(_validation_sentences(track, signals, lang))
-        paragraphs.append(space.join(first))
+        paragraphs.append(join_sentences(first, lang))
         # With several tracks in view, every paragraph says whose runs it is about, as the first one does.
-        follow = [space.join(dynamics)] if (dynamics := _dynamics_sentences(track, signals, lang)) else []
+        follow = [join_sentences(dynamics, lang)] if (dynamics := _dynamics_sentences(track, signals, lang)) else []
         follow.append(_attention_sentence(track, signals, lang))
         if len(tracks) > 1:
-            follow = [
-                _fill("track_prefix", lang, track=i18n.track_name(track.name, lang), text=text) for text in follow
-            ]
+            follow = [_fill("track_prefix", lang, track=track_name(track.name, lang), text=text) for text in follow]
         paragraphs.extend(follow)
     for first_track, second_track, common in _track_pairs(tracks):
         sentence = _comparison_sentence(first_track, second_track, common, lang)
@@ -1321,7 +1313,7 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
             "exp_status_other",
             lang,
             name=name,
-            status=i18n.t(f"status_{experiment.status}", lang),
+            status=t(f"status_{experiment.status}", lang),
             progress=experiment.progress_text,
         )
     facts: list[str] = []
@@ -1368,14 +1360,14 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
         facts.append(_fill("exp_next_val", lang, step=str(next_step), count=str(next_step - experiment.steps_done)))
     parts = [status]
     if facts:
-        parts.append(_fill("facts", lang, facts=_word("sentence_sep", lang).join(facts)))
+        parts.append(_fill("facts", lang, facts=join_clauses(facts, lang)))
     mine = [signal for signal in signals if signal.experiment == experiment.id]
     if mine:
         mine.sort(key=lambda s: (SEVERITIES.index(s.severity) * -1, _KIND_ORDER.get(s.kind, 99), s.step or 0))
-        parts.append(_fill("exp_signals", lang, items=_word("sentence_sep", lang).join(_signal_texts(mine, lang))))
+        parts.append(_fill("exp_signals", lang, items=join_clauses(_signal_texts(mine, lang), lang)))
     elif headline.steps > 0:
         parts.append(_word("exp_no_signals", lang))
-    return (" " if lang == "en" else "").join(parts)
+    return join_sentences(parts, lang)
 
 
 # --------------------------------------------------------------------------------------------------- CLI
@@ -1437,7 +1429,7 @@ def summary_for_root(
         where = "" if signal.step is None else f" @{signal.step}"
         if signal.step_end is not None and signal.step is not None and signal.step_end != signal.step:
             where = f" @{signal.step}–{signal.step_end}"
-        severity = i18n.t(f"severity_{signal.severity}", lang)
+        severity = t(f"severity_{signal.severity}", lang)
         lines.append(f"- [{severity}] {signal.label or signal.experiment}{where}: {signal.text(lang)}")
     return "\n".join(lines)
 

@@ -47,6 +47,7 @@ from rlmon.runs.loading import cache_color_book, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text import i18n
+from rlmon.text.lang import parenthesized
 from rlmon.views import charts, panels
 
 __all__ = [
@@ -385,7 +386,7 @@ def _smoothing_text(smoothing: Smoothing, lang: str) -> str:
         return f"{method} {smoothing.weight:g}"
     if smoothing.method == "moving_average":
         window = i18n.t("report_setting", lang, name=i18n.t("control_window", lang), value=smoothing.window)
-        return f"{method} ({window})" if lang == "en" else f"{method}（{window}）"
+        return parenthesized(method, window, lang)
     return method
 
 
