@@ -40,11 +40,12 @@ from rlmon.analysis.insights import (
 )
 from rlmon.logs.cache import LogCache
 from rlmon.runs.experiment import Experiment
-from rlmon.runs.headline import format_band, headline_numbers
+from rlmon.runs.headline import headline_numbers
 from rlmon.runs.loading import load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text.messages import MESSAGES, t
+from rlmon.text.numbers import format_band
 
 SETTINGS = Settings()
 
@@ -704,7 +705,7 @@ def test_demo_e2_spikes_at_43_and_59(demo: tuple[Path, list[Experiment], list[Si
     assert [(s.metric, s.step) for s in spikes] == [("actor/grad_norm", 43), ("actor/grad_norm", 59)]
     assert [s.values["value"] for s in spikes] == [pytest.approx(0.96, abs=0.005), pytest.approx(1.13, abs=0.005)]
     # "otherwise 0.1–0.3"
-    assert format_band(spikes[0].values["typical_low"], spikes[0].values["typical_high"]) == "0.1–0.3"
+    assert format_band(spikes[0].values["typical_low"], spikes[0].values["typical_high"], "en") == "0.1–0.3"
 
 
 def test_demo_no_spike_for_e1_e3_e4(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:

@@ -67,14 +67,6 @@ from rlmon.runs.headline import (
     Headline,
     end_mean,
     finite_series,
-    format_band,
-    format_count,
-    format_duration,
-    format_hours,
-    format_percent,
-    format_range,
-    format_score,
-    format_value,
     headline_numbers,
     metric_series,
     percentile,
@@ -96,6 +88,17 @@ from rlmon.text.lang import (
     parenthesized,
 )
 from rlmon.text.messages import t, track_name
+from rlmon.text.numbers import (
+    UNKNOWN,
+    format_band,
+    format_count,
+    format_duration,
+    format_hours,
+    format_percent,
+    format_range,
+    format_score,
+    format_value,
+)
 
 __all__ = [
     "KINDS",
@@ -106,10 +109,6 @@ __all__ = [
     "detect_all",
     "detect_signals",
     "experiment_paragraph",
-    "format_count",
-    "format_hours",
-    "format_percent",
-    "format_score",
     "summary_for_root",
     "write_summary",
 ]
@@ -117,6 +116,10 @@ __all__ = [
 Severity = Literal["info", "warning", "critical"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "critical")
 Lang = Literal["en", "zh"]
+
+_NUMBERS = "en"
+"""The language the numbers of signals and the summary are written in, whatever the text's language: a signal's
+texts are built once for every language from the same figures, so ``5.1k`` reads the same in both."""
 
 # ------------------------------------------------------------------------------------------------ messages
 
@@ -329,7 +332,7 @@ def _detect_spikes(context: _Context) -> None:
         # every range rlmon writes uses.
         low = min(rest) if rest else None
         high = max(rest) if rest else None
-        low_text, _, high_text = format_band(low, high).partition("–")
+        low_text, _, high_text = format_band(low, high, _NUMBERS).partition("–")
         metric = _short_metric(key)
         if len(spikes) > thresholds.max_spikes:
             peak = max(values[index] for index in spike_indices)
@@ -353,7 +356,7 @@ def _detect_spikes(context: _Context) -> None:
                     count=str(len(spikes)),
                     first=str(first),
                     last=str(last),
-                    max=format_value(peak),
+                    max=format_value(peak, _NUMBERS),
                     low=low_text,
                     high=high_text,
                 ),
@@ -379,8 +382,8 @@ def _detect_spikes(context: _Context) -> None:
                     "spike",
                     metric=metric,
                     step=str(steps[index]),
-                    value=format_value(value),
-                    ratio=format_value(ratio) if math.isfinite(ratio) else "∞",
+                    value=format_value(value, _NUMBERS),
+                    ratio=format_value(ratio, _NUMBERS) if math.isfinite(ratio) else "∞",
                     window=str(thresholds.spike_window),
                     low=low_text,
                     high=high_text,
@@ -418,7 +421,9 @@ def _detect_entropy(context: _Context) -> None:
                 step=steps[0],
                 step_end=steps[-1],
                 values=reported,
-                message=_message("entropy_rising", start=format_score(start), end=format_score(end)),
+                message=_message(
+                    "entropy_rising", start=format_score(start, _NUMBERS), end=format_score(end, _NUMBERS)
+                ),
             )
     elif first > 0 and last < first * thresholds.entropy_collapse_ratio:
         context.add(
@@ -428,7 +433,7 @@ def _detect_entropy(context: _Context) -> None:
             step=steps[0],
             step_end=steps[-1],
             values=reported,
-            message=_message("entropy_collapse", start=format_score(start), end=format_score(end)),
+            message=_message("entropy_collapse", start=format_score(start, _NUMBERS), end=format_score(end, _NUMBERS)),
         )
 
 
@@ -457,10 +462,10 @@ def _detect_validation(context: _Context) -> None:
                 message=_message(
                     "validation_drop",
                     source=source,
-                    value=format_score(last),
+                    value=format_score(last, _NUMBERS),
                     step=str(steps[-1]),
-                    previous=format_score(previous),
-                    best=format_score(best),
+                    previous=format_score(previous, _NUMBERS),
+                    best=format_score(best, _NUMBERS),
                     best_step=str(best_step),
                 ),
             )
@@ -471,7 +476,7 @@ def _detect_length(context: _Context) -> None:
     if context.count < thresholds.min_steps:
         return
     cap = response_cap(context.experiment)
-    cap_text = format_count(cap) if cap is not None else _word("unknown_cap", "en")
+    cap_text = format_count(cap, _NUMBERS) if cap is not None else _word("unknown_cap", "en")
     steps, clip = context.series("response_length/clip_ratio")
     if any(value < 0.0 or value > 1.0 for value in clip):
         # not a fraction of responses (a key of that name holding something else): no percent is made of it,
@@ -492,9 +497,9 @@ def _detect_length(context: _Context) -> None:
                 message=_message(
                     "length_cap",
                     cap=cap_text,
-                    clip=format_percent(last * 100),
+                    clip=format_percent(last * 100, _NUMBERS),
                     window=str(window),
-                    clip_start=format_percent(first * 100),
+                    clip_start=format_percent(first * 100, _NUMBERS),
                 ),
             )
     length_steps, length = context.series(RESPONSE_LENGTH_KEY)
@@ -511,7 +516,7 @@ def _detect_length(context: _Context) -> None:
                 step=max_steps[-window],
                 step_end=max_steps[-1],
                 values={"mean_end": mean_end, "cap": float(cap), "at_cap_steps": float(at_cap)},
-                message=_message("length_cap_max", cap=cap_text, mean=format_count(mean_end)),
+                message=_message("length_cap_max", cap=cap_text, mean=format_count(mean_end, _NUMBERS)),
             )
     if len(length) >= thresholds.min_steps:
         start = start_mean(length)
@@ -527,7 +532,10 @@ def _detect_length(context: _Context) -> None:
                 step_end=length_steps[-1],
                 values={"start": start, "end": end, "ratio": end / start},
                 message=_message(
-                    "length_growth", start=format_count(start), end=format_count(end), ratio=format_value(end / start)
+                    "length_growth",
+                    start=format_count(start, _NUMBERS),
+                    end=format_count(end, _NUMBERS),
+                    ratio=format_value(end / start, _NUMBERS),
                 ),
             )
 
@@ -547,7 +555,7 @@ def _detect_mismatch(context: _Context) -> None:
             step=steps[-window],
             step_end=steps[-1],
             values={"end": last, "start": first},
-            message=_message("mismatch_high", end=format_value(last), window=str(window)),
+            message=_message("mismatch_high", end=format_value(last, _NUMBERS), window=str(window)),
         )
     elif first > 0 and last >= 2.0 * first and last >= thresholds.mismatch_high / 4:
         context.add(
@@ -557,7 +565,7 @@ def _detect_mismatch(context: _Context) -> None:
             step=steps[0],
             step_end=steps[-1],
             values={"end": last, "start": first},
-            message=_message("mismatch_rising", start=format_value(first), end=format_value(last)),
+            message=_message("mismatch_rising", start=format_value(first, _NUMBERS), end=format_value(last, _NUMBERS)),
         )
 
 
@@ -618,9 +626,9 @@ def _detect_pass_rate(context: _Context) -> None:
             values={"end": last, "peak": peak, "peak_step": float(peak_step)},
             message=_message(
                 "pass_rate_collapse",
-                end=format_percent(last),
+                end=format_percent(last, _NUMBERS),
                 window=str(window),
-                peak=format_percent(peak),
+                peak=format_percent(peak, _NUMBERS),
                 peak_step=str(peak_step),
             ),
         )
@@ -653,10 +661,10 @@ def _detect_kl(context: _Context) -> None:
                 message=_message(
                     "kl_blowup",
                     metric=_short_metric(key),
-                    end=format_value(last),
+                    end=format_value(last, _NUMBERS),
                     window=str(window),
-                    ratio=format_value(ratio) if math.isfinite(ratio) else "∞",
-                    base=format_value(base),
+                    ratio=format_value(ratio, _NUMBERS) if math.isfinite(ratio) else "∞",
+                    base=format_value(base, _NUMBERS),
                 ),
             )
 
@@ -666,7 +674,7 @@ def _idle_text(idle_s: float) -> dict[str, str]:
     if hours >= 48:
         days = f"{hours / 24:.0f}"
         return {lang: t("insight_days", lang, days=days) for lang in LANGUAGES}
-    text = format_duration(hours)
+    text = format_duration(hours, _NUMBERS)
     return {"en": text, "zh": text}
 
 
@@ -828,14 +836,14 @@ def _band(values: Sequence[float | None]) -> tuple[float, float] | None:
 
 def _band_text(band: tuple[float, float] | None, *, kind: str) -> str:
     if band is None:
-        return "—"
+        return UNKNOWN
     low, high = band
     if kind == "%":
         if round(low, 1) == round(high, 1):
-            return format_percent(low)
-        return format_range(low, high, unit="%")
+            return format_percent(low, _NUMBERS)
+        return format_range(low, high, _NUMBERS, unit="%")
     if round(low, 1) == round(high, 1):
-        return format_hours(low)
+        return format_hours(low, _NUMBERS)
     return f"{low:.1f}–{high:.1f}h"
 
 
@@ -919,7 +927,9 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
     bests.sort(key=lambda item: (-round(item[1].value, 6), item[1].step, item[0].order))
     if bests:
         items = [
-            _fill("best_item", lang, name=_name(experiment), value=format_score(best.value), step=str(best.step))
+            _fill(
+                "best_item", lang, name=_name(experiment), value=format_score(best.value, _NUMBERS), step=str(best.step)
+            )
             for experiment, best in bests
         ]
         sentences.append(
@@ -943,7 +953,7 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
                 step=str(final_step),
                 names=join_list([_name(item) for item in leaders], lang),
                 verb=verb,
-                value=format_score(top),
+                value=format_score(top, _NUMBERS),
             )
         )
     by_id = {experiment.id: experiment for experiment in track.experiments}
@@ -958,9 +968,9 @@ def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -
                 "drop_item",
                 lang,
                 name=_name(by_id[signal.experiment]),
-                value=format_score(signal.values["value"]),
+                value=format_score(signal.values["value"], _NUMBERS),
                 step=str(signal.step),
-                best=format_score(signal.values["best"]),
+                best=format_score(signal.values["best"], _NUMBERS),
                 best_step=str(int(signal.values["best_step"])),
             )
         )
@@ -1001,15 +1011,16 @@ def _growth(headline: Headline) -> float | None:
 
 
 def _length_range(headline: Headline) -> str:
-    return f"{format_count(headline.response_length_start)}→{format_count(headline.response_length_end)}"
+    start, end = headline.response_length_start, headline.response_length_end
+    return f"{format_count(start, _NUMBERS)}→{format_count(end, _NUMBERS)}"
 
 
 def _entropy_range(headline: Headline) -> str:
-    return f"{format_score(headline.entropy_start)}→{format_score(headline.entropy_end)}"
+    return f"{format_score(headline.entropy_start, _NUMBERS)}→{format_score(headline.entropy_end, _NUMBERS)}"
 
 
 def _grad_range(headline: Headline) -> str:
-    return format_range(headline.grad_norm_min, headline.grad_norm_max)
+    return format_range(headline.grad_norm_min, headline.grad_norm_max, _NUMBERS)
 
 
 def _dynamics_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> list[str]:
@@ -1022,9 +1033,9 @@ def _dynamics_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> 
                 "speed",
                 lang,
                 fast=_name(fast),
-                fast_h=format_hours(fast.elapsed_h),
+                fast_h=format_hours(fast.elapsed_h, _NUMBERS),
                 slow=_name(slow),
-                slow_h=format_hours(slow.elapsed_h),
+                slow_h=format_hours(slow.elapsed_h, _NUMBERS),
             )
         )
     growth = _extremes(track, _growth)
@@ -1077,7 +1088,7 @@ def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
             done.add(signal.metric)
             group = spikes[signal.metric]
             steps = [str(item.step) for item in group]
-            values = [format_value(item.values["value"]) for item in group]
+            values = [format_value(item.values["value"], _NUMBERS) for item in group]
             key = "spike_group" if len(group) > 1 else "spike_group_one"
             texts.append(
                 _fill(
@@ -1086,7 +1097,7 @@ def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
                     metric=_short_metric(signal.metric),
                     steps=join_steps(steps, lang),
                     values=join_values(values, lang),
-                    band=format_band(group[0].values["typical_low"], group[0].values["typical_high"]),
+                    band=format_band(group[0].values["typical_low"], group[0].values["typical_high"], _NUMBERS),
                 )
             )
             continue
@@ -1302,11 +1313,15 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
     lang = lang if lang in LANGUAGES else "en"
     headline = headline_numbers(experiment)
     name = _name(experiment)
-    hours = format_duration(experiment.elapsed_h)
+    hours = format_duration(experiment.elapsed_h, _NUMBERS)
     if experiment.status == "finished":
         status = _fill("exp_status_finished", lang, name=name, progress=experiment.progress_text, hours=hours)
     elif experiment.status == "running":
-        eta = _fill("exp_eta", lang, eta=format_duration(experiment.eta_h)) if experiment.eta_h is not None else ""
+        eta = (
+            _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, _NUMBERS))
+            if experiment.eta_h is not None
+            else ""
+        )
         status = _fill("exp_status_running", lang, name=name, progress=experiment.progress_text, hours=hours, eta=eta)
     else:
         status = _fill(
@@ -1322,8 +1337,8 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
             _fill(
                 "exp_pass",
                 lang,
-                start=format_percent(headline.pass_rate_start),
-                end=format_percent(headline.pass_rate_end),
+                start=format_percent(headline.pass_rate_start, _NUMBERS),
+                end=format_percent(headline.pass_rate_end, _NUMBERS),
             )
         )
     if headline.response_length_start is not None:
@@ -1339,7 +1354,7 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
                 "exp_val_initial",
                 lang,
                 source=headline.validation_source,
-                value=format_score(last.value),
+                value=format_score(last.value, _NUMBERS),
                 step=str(last.step),
             )
         )
@@ -1349,9 +1364,9 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
                 "exp_val",
                 lang,
                 source=headline.validation_source,
-                best=format_score(best.value),
+                best=format_score(best.value, _NUMBERS),
                 best_step=str(best.step),
-                last=format_score(last.value),
+                last=format_score(last.value, _NUMBERS),
                 last_step=str(last.step),
             )
         )
