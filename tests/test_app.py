@@ -509,7 +509,7 @@ def test_every_message_key_used_by_the_app_exists() -> None:
 def test_messages_built_from_a_prefix_exist() -> None:
     from typing import get_args
 
-    from rlmon.analysis.insights import Severity
+    from rlmon.analysis.signals import Severity
     from rlmon.runs.experiment import SETTING_GROUPS, SourceRole, Status
 
     keys = [f"status_{status}" for status in get_args(Status)]

@@ -249,7 +249,8 @@ def test_old_entropy_name_on_a_real_log(realdata_dir: Path, tmp_path: Path) -> N
       0.022, 0.022, 0.023, 0.024, 0.022, 0.022 -> mean 0.226/10 = 0.0226;
     * ``actor/grad_norm`` over the 1119 training steps: lowest 0.008 (step 659), highest 19.057.
     """
-    from rlmon.analysis.insights import detect_signals, experiment_paragraph, write_summary
+    from rlmon.analysis.signals import detect_signals
+    from rlmon.analysis.summary import experiment_paragraph, write_summary
     from rlmon.logs.cache import LogCache
     from rlmon.runs.loading import load_experiment
     from rlmon.runs.metrics import resolve_key

@@ -28,22 +28,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_headline import make_experiment
 
-from rlmon.analysis.insights import (
-    KINDS,
-    LANGUAGES,
-    Signal,
-    detect_all,
-    detect_signals,
-    experiment_paragraph,
-    summary_for_root,
-    write_summary,
-)
+from rlmon.analysis.signals import KINDS, Signal, detect_all, detect_signals
+from rlmon.analysis.summary import experiment_paragraph, summary_for_root, write_summary
 from rlmon.logs.cache import LogCache
 from rlmon.runs.experiment import Experiment
 from rlmon.runs.headline import headline_numbers
 from rlmon.runs.loading import load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
+from rlmon.text.lang import LANGUAGES
 from rlmon.text.messages import MESSAGES, t
 from rlmon.text.numbers import format_band
 
@@ -71,10 +64,11 @@ def _assert_bilingual(signals: list[Signal]) -> None:
 
 
 def test_every_insight_template_is_in_the_one_message_catalog() -> None:
-    """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of
-    rlmon.text.messages (whose tests check both languages and the same fields), including the keys it builds from a
+    """signals.py and summary.py keep no catalog of their own: each template they name is an ``insight_*`` message
+    of rlmon.text.messages (whose tests check both languages and the same fields), including the keys built from a
     prefix."""
-    source = (Path(__file__).resolve().parent.parent / "rlmon" / "analysis" / "insights.py").read_text(encoding="utf-8")
+    analysis = Path(__file__).resolve().parent.parent / "rlmon" / "analysis"
+    source = "\n".join((analysis / name).read_text(encoding="utf-8") for name in ("signals.py", "summary.py"))
     assert "MESSAGES: dict" not in source
     used = set(re.findall(r'\b_(?:fill|message|word)\(\s*"([a-z0-9_]+)"', source))
     assert {"spike", "attention", "exp_pass"} <= used
