@@ -655,6 +655,29 @@ def test_experiment_paragraph_hand_made() -> None:
     assert experiment_paragraph(quiet, [], lang="zh").endswith("未见异常信号。")
 
 
+def test_durations_are_written_in_the_text_language() -> None:
+    # 4 h 23 min elapsed, 26 h 30 min to go; a log quiet for 7,200 s = 2 h 00 min
+    running = make_experiment(
+        {"actor/grad_norm": [0.2] * 21},
+        label="E5 · REINFORCE++",
+        algorithm="reinforce_pp",
+        status="running",
+        total_steps=150,
+        elapsed_h=4 + 23 / 60,
+        eta_h=26.5,
+    )
+    assert experiment_paragraph(running, [], lang="zh") == (
+        "E5 (REINFORCE++)：训练中，21/150，已用 4小时23分（预计还需 26小时30分）。grad_norm 0.2–0.2。未见异常信号。"
+    )
+    assert experiment_paragraph(running, [], lang="en") == (
+        "E5 (REINFORCE++): running, 21/150 after 4h23m (about 26h30m to go). grad_norm 0.2–0.2. No anomaly signal."
+    )
+    stalled = make_experiment({"actor/grad_norm": [0.2] * 3}, status="stalled", idle_s=7200.0, total_steps=150)
+    [signal] = detect_signals(stalled, settings=SETTINGS)
+    assert signal.text("zh") == "已停滞于 3/150：日志已 2小时00分 没有更新"
+    assert signal.text("en") == "stalled at 3/150: the log has not grown for 2h00m"
+
+
 def test_signal_json_and_text_fallback() -> None:
     signal = Signal(
         kind="spike",
@@ -810,7 +833,7 @@ def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Sig
     assert e2_en.startswith("E2 (DAPO): finished 150/150 in 32h33m.")
     assert "entropy 0.256→0.417" in e2_en and "steps 43 and 59" in e2_en
     e4_zh = experiment_paragraph(four_b["E4"], signals, lang="zh")
-    assert "35h47m" in e4_zh and "aime24 最高 0.833（step 125）" in e4_zh
+    assert "35小时47分" in e4_zh and "aime24 最高 0.833（step 125）" in e4_zh
     e5_en = experiment_paragraph(four_b["E5"], signals, lang="en")
     assert e5_en.startswith("E5 (REINFORCE++): running, 21/150 after 4h23m")
     assert e5_en.endswith("No anomaly signal.")

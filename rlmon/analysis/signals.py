@@ -109,7 +109,8 @@ Kind = Literal[
 
 NUMBERS_LANG = "en"
 """The language the figures of signals and of the summary are written in, whatever the text's language: a
-signal's texts are built once for every language from the same figures, so ``5.1k`` reads the same in both."""
+signal's texts are built once for every language from the same figures, so ``5.1k`` reads the same in both.
+Durations are words and follow the text's language (``4h23m`` / ``4小时23分``)."""
 
 KINDS: dict[str, dict[str, str]] = {
     kind: {lang: t("kind_" + kind, lang) for lang in LANGUAGES} for kind in get_args(Kind)
@@ -667,8 +668,8 @@ def _idle_text(idle_s: float) -> dict[str, str]:
     if hours >= 48:
         days = f"{hours / 24:.0f}"
         return {lang: t("insight_days", lang, days=days) for lang in LANGUAGES}
-    text = format_duration(hours, NUMBERS_LANG)
-    return {"en": text, "zh": text}
+    # a duration is words (4h23m / 4小时23分), not a figure: each language writes its own
+    return {lang: format_duration(hours, lang) for lang in LANGUAGES}
 
 
 def _detect_status(context: _Context, settings: Settings) -> None:

@@ -4,7 +4,8 @@ The summary (:func:`write_summary`, :func:`experiment_paragraph`; :func:`summary
 text, generated only from the data, deterministic, in English or Chinese. Every template is an ``insight_*``
 message (signal kinds: ``kind_*``) of the one message catalog, :data:`rlmon.text.messages.MESSAGES`; the
 punctuation between the pieces comes from :mod:`rlmon.text.lang`. Signals come from :mod:`rlmon.analysis.signals`;
-figures are written as the signals write them (:data:`~rlmon.analysis.signals.NUMBERS_LANG`).
+figures are written as the signals write them (:data:`~rlmon.analysis.signals.NUMBERS_LANG`), durations in the
+text's own language.
 """
 
 from __future__ import annotations
@@ -591,14 +592,12 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
     lang = lang if lang in LANGUAGES else "en"
     headline = headline_numbers(experiment)
     name = _name(experiment)
-    hours = format_duration(experiment.elapsed_h, NUMBERS_LANG)
+    hours = format_duration(experiment.elapsed_h, lang)
     if experiment.status == "finished":
         status = _fill("exp_status_finished", lang, name=name, progress=experiment.progress_text, hours=hours)
     elif experiment.status == "running":
         eta = (
-            _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, NUMBERS_LANG))
-            if experiment.eta_h is not None
-            else ""
+            _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, lang)) if experiment.eta_h is not None else ""
         )
         status = _fill("exp_status_running", lang, name=name, progress=experiment.progress_text, hours=hours, eta=eta)
     else:
