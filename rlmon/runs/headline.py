@@ -12,7 +12,7 @@ Definitions (the team's old page used the same ones):
   (:attr:`Headline.grad_norm_p05`/``p95``, linear interpolation) only rank runs ("lowest grad_norm") without
   letting one spike decide;
 * only training steps count (rows holding validation alone are left out), and only finite values
-  (NaN/inf are reported by the insights, not averaged);
+  (NaN/inf are reported by the signals, :mod:`rlmon.analysis.signals`, not averaged);
 * pass rate in % comes from the derived-metrics registry (:mod:`rlmon.runs.metrics`);
 * a metric verl renamed across versions (``actor/entropy`` was ``actor/entropy_loss``) is read under the name
   the run logged (:func:`rlmon.runs.metrics.resolve_key`), the same series its chart draws;
