@@ -68,7 +68,8 @@ def format_count(value: float | None, lang: str) -> str:
         return UNKNOWN
     size = abs(value)
     chosen: tuple[float, str] | None = None
-    # 0.5 below the first unit (a whole number rounds up to it), then 0.05 of the unit below (one decimal).
+    # Each unit starts half a last digit of the unit below short of it: 999.5 (whole numbers round up to 1000),
+    # then 999,950 (999.95k would read 1000.0k).
     precision = 1.0
     for unit, name in _COUNT_UNITS.get(lang, _COUNT_UNITS["en"]):
         if size < unit - precision / 2:
