@@ -237,7 +237,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    from rlmon.analysis.insights import summary_for_root
+    from rlmon.analysis.summary import summary_for_root
 
     root = Path(args.root)
     _require_logs(root)  # raises too when the root is missing or not a folder

@@ -30,7 +30,7 @@ import polars as pl
 from rlmon.runs.metrics import step_seconds_expr
 from rlmon.schema import NON_TRAINING_KEY, PALETTE, STEP, RunMeta
 from rlmon.sources.discovery import experiment_code
-from rlmon.text import i18n
+from rlmon.text import MESSAGES, t
 
 __all__ = [
     "ALGORITHMS",
@@ -105,11 +105,11 @@ class Setting:
     """JSON-ready value (bool, int, float, str, None)."""
     display: str
     """Short display form in English, e.g. ``16K``, ``32×8``, ``off`` (the CLI's); people see
-    :func:`rlmon.text.i18n.setting_display`, which follows their language."""
+    :func:`rlmon.text.setting_display`, which follows their language."""
     path: str = ""
     """Config path(s) it comes from, e.g. ``data.max_response_length``."""
     message: str = ""
-    """The language-neutral form of a display that holds words: a key of :data:`rlmon.text.i18n.MESSAGES`
+    """The language-neutral form of a display that holds words: a key of :data:`rlmon.text.MESSAGES`
     (``value_off``, ``value_gpus``, ...); empty when the display is a value shown as it is (``16K``, ``vllm``)."""
     fields: tuple[tuple[str, Any], ...] = ()
     """The fields of :attr:`message` (``(("n", 4),)``)."""
@@ -126,7 +126,7 @@ class SettingDiff:
     """Experiment id -> value (``None`` when that experiment lacks the setting)."""
     displays: dict[str, str]
     """Experiment id -> English display form (``—`` when absent); pages show
-    :func:`rlmon.text.i18n.setting_display` of each experiment's setting instead."""
+    :func:`rlmon.text.setting_display` of each experiment's setting instead."""
 
 
 @dataclass(frozen=True)
@@ -647,8 +647,8 @@ def extract_settings(config: Mapping[str, Any] | None, *, total_steps: int | Non
         """``display`` is either the value as shown or, when it names a message (``value_*``), the message
         filled with ``fields``: the English text becomes :attr:`Setting.display`."""
         # Config values never look like "value_on": only the calls below name a message this way.
-        if display.startswith("value_") and display in i18n.MESSAGES:
-            message, display = display, i18n.t(display, "en", **fields)
+        if display.startswith("value_") and display in MESSAGES:
+            message, display = display, t(display, "en", **fields)
         else:
             message = ""
         out.append(

@@ -1,4 +1,4 @@
-"""The headline numbers of one experiment, and the number formats rlmon shows people.
+"""The headline numbers of one experiment (people read them through :mod:`rlmon.text.numbers`).
 
 Pure: :func:`headline_numbers` takes an :class:`~rlmon.runs.experiment.Experiment` (already read) and returns a
 :class:`Headline`; nothing here touches files or the clock.
@@ -12,7 +12,7 @@ Definitions (the team's old page used the same ones):
   (:attr:`Headline.grad_norm_p05`/``p95``, linear interpolation) only rank runs ("lowest grad_norm") without
   letting one spike decide;
 * only training steps count (rows holding validation alone are left out), and only finite values
-  (NaN/inf are reported by the insights, not averaged);
+  (NaN/inf are reported by the signals, :mod:`rlmon.analysis.signals`, not averaged);
 * pass rate in % comes from the derived-metrics registry (:mod:`rlmon.runs.metrics`);
 * a metric verl renamed across versions (``actor/entropy`` was ``actor/entropy_loss``) is read under the name
   the run logged (:func:`rlmon.runs.metrics.resolve_key`), the same series its chart draws;
@@ -23,8 +23,8 @@ Definitions (the team's old page used the same ones):
 
 A metric the run did not log gives ``None``; nothing raises on a missing metric or an empty run.
 
->>> format_count(5123), format_hours(32.56), format_score(0.8333), format_percent(88.84)
-('5.1k', '32.6h', '0.833', '88.8%')
+>>> start_mean([10.0, 20.0, 30.0, 40.0, 50.0, 60.0]), percentile([1.0, 2.0, 3.0, 4.0], 0.5)
+(30.0, 2.5)
 """
 
 from __future__ import annotations
@@ -55,14 +55,6 @@ __all__ = [
     "ValidationPoint",
     "end_mean",
     "finite_series",
-    "format_band",
-    "format_count",
-    "format_duration",
-    "format_hours",
-    "format_percent",
-    "format_range",
-    "format_score",
-    "format_value",
     "headline_numbers",
     "metric_series",
     "percentile",
@@ -83,117 +75,6 @@ ENTROPY_KEY = "actor/entropy"
 """The policy entropy, by its current name; older logs call it ``actor/entropy_loss``."""
 ENTROPY_KEYS = METRIC_ALIASES[ENTROPY_KEY]
 """Every name the policy entropy had (:data:`rlmon.runs.metrics.METRIC_ALIASES`), newest first."""
-
-
-# -------------------------------------------------------------------------------------------- formatting
-
-
-def _strip(text: str) -> str:
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def format_count(value: float | None) -> str:
-    """A count for people: ``512``, ``5.1k``, ``16k``, ``1.2M``; ``—`` for None or non-finite.
-
-    Examples
-    --------
-    >>> format_count(5123), format_count(16384), format_count(512), format_count(1_234_567)
-    ('5.1k', '16.4k', '512', '1.2M')
-    """
-    if value is None or not math.isfinite(value):
-        return "—"
-    size = abs(value)
-    if size >= 999_950:
-        return f"{value / 1e6:.1f}M"
-    if size >= 999.5:
-        return f"{value / 1e3:.1f}k"
-    return f"{value:.0f}"
-
-
-def format_hours(hours: float | None) -> str:
-    """Hours with one decimal: ``32.6h``; ``—`` for None or non-finite."""
-    if hours is None or not math.isfinite(hours):
-        return "—"
-    return f"{hours:.1f}h"
-
-
-def format_duration(hours: float | None) -> str:
-    """Hours and minutes: ``32h33m``, ``4h23m``, ``45m``; ``—`` for None or non-finite."""
-    if hours is None or not math.isfinite(hours) or hours < 0:
-        return "—"
-    minutes = round(hours * 60)
-    whole, rest = divmod(minutes, 60)
-    return f"{whole}h{rest:02d}m" if whole else f"{rest}m"
-
-
-def format_score(value: float | None) -> str:
-    """A validation score or entropy with three decimals: ``0.833``; ``—`` for None or non-finite."""
-    if value is None or not math.isfinite(value):
-        return "—"
-    return f"{value:.3f}"
-
-
-def format_percent(value: float | None, *, decimals: int = 1) -> str:
-    """A value already in percent: ``88.8%``; ``—`` for None or non-finite."""
-    if value is None or not math.isfinite(value):
-        return "—"
-    return f"{value:.{decimals}f}%"
-
-
-def format_value(value: float | None) -> str:
-    """Any metric value, short: ``0.96``, ``1.13``, ``0.1``, ``0.0042``, ``37``, ``5.1k``, ``nan``, ``inf``.
-
-    Two decimals (trailing zeros dropped) between 0.01 and 100, two significant digits below,
-    :func:`format_count` from 1000 up.
-    """
-    if value is None:
-        return "—"
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    size = abs(value)
-    if size >= 999.5:
-        return format_count(value)
-    if size >= 100:
-        return f"{value:.0f}"
-    if size >= 0.01 or size == 0:
-        return _strip(f"{value:.2f}")
-    return f"{value:.2g}"
-
-
-def format_range(low: float | None, high: float | None, *, unit: str = "") -> str:
-    """``0.1–0.3``, ``88.8–91.1%`` (pass ``unit="%"`` and values in percent); ``—`` when a bound is missing.
-
-    Percent ranges use one decimal, other ranges :func:`format_value`.
-    """
-    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
-        return "—"
-    if unit == "%":
-        return f"{low:.1f}–{high:.1f}%"
-    return f"{format_value(low)}–{format_value(high)}{unit}"
-
-
-def _round_out(value: float, *, up: bool) -> str:
-    """``value`` rounded away from the band's inside at its own leading digit (0.13 down -> 0.1, 0.26 up -> 0.3)."""
-    if value == 0:
-        return "0"
-    exponent = math.floor(math.log10(abs(value)))
-    unit = 10.0**exponent
-    # The epsilon keeps 0.3 (stored as 0.30000000000000004) from rounding up to 0.4.
-    scaled = math.ceil(value / unit - 1e-9) if up else math.floor(value / unit + 1e-9)
-    return _strip(f"{scaled * unit:.{max(0, -exponent)}f}")
-
-
-def format_band(low: float | None, high: float | None) -> str:
-    """A typical range as a person would say it: each bound rounded outward at its leading digit.
-
-    Used for "otherwise 0.1–0.3": 0.13–0.26 reads ``0.1–0.3``, 2.3–6.02 ``2–7``, 0.003–0.07 ``0.003–0.07``,
-    0.58–2.09 ``0.5–3``. ``—`` when a bound is missing or non-finite.
-    """
-    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
-        return "—"
-    return f"{_round_out(low, up=False)}–{_round_out(high, up=True)}"
 
 
 # ---------------------------------------------------------------------------------------------- series

@@ -34,7 +34,7 @@ from rlmon.runs.overrides import config_from_command, merge_configs
 from rlmon.schema import STEP, RunMeta, empty_steps
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
-from rlmon.text.i18n import UNKNOWN_TRACK
+from rlmon.text.messages import UNKNOWN_TRACK
 
 __all__ = [
     "COLOR_BOOK_NAME",

@@ -1,1 +1,55 @@
-"""text."""
+"""Every word and number rlmon shows people, in English and Chinese.
+
+Three modules, one job each:
+
+* :mod:`rlmon.text.messages` — the message catalog (:data:`~rlmon.text.messages.MESSAGES`, grouped by where the
+  words appear) and :func:`t`, which fills a message in the visitor's language;
+* :mod:`rlmon.text.numbers` — the one ``format_*`` family (counts, hours, durations, percents, scores, sizes,
+  values, ranges, bands), one glyph for an unknown number (:data:`~rlmon.text.numbers.UNKNOWN`);
+* :mod:`rlmon.text.lang` — the languages and their punctuation (lists, sentences, parentheses, colons).
+
+>>> t("status_running", "zh"), format_duration(4.39, "en"), join_list(["E1", "E2", "E3"], "en")
+('运行中', '4h23m', 'E1, E2 and E3')
+"""
+
+from __future__ import annotations
+
+from rlmon.text.lang import LANGUAGE_NAMES, LANGUAGES, Lang, join_list, language_from_locale, parenthesized
+from rlmon.text.messages import MESSAGES, metric_title, setting_display, setting_label, t, track_name
+from rlmon.text.numbers import (
+    UNKNOWN,
+    format_band,
+    format_count,
+    format_duration,
+    format_hours,
+    format_percent,
+    format_range,
+    format_score,
+    format_size,
+    format_value,
+)
+
+__all__ = [
+    "LANGUAGES",
+    "LANGUAGE_NAMES",
+    "MESSAGES",
+    "UNKNOWN",
+    "Lang",
+    "format_band",
+    "format_count",
+    "format_duration",
+    "format_hours",
+    "format_percent",
+    "format_range",
+    "format_score",
+    "format_size",
+    "format_value",
+    "join_list",
+    "language_from_locale",
+    "metric_title",
+    "parenthesized",
+    "setting_display",
+    "setting_label",
+    "t",
+    "track_name",
+]

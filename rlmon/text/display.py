@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from rlmon.text import i18n
+from rlmon.text import MESSAGES, t
 
 __all__ = ["NAME_LIMIT", "NO_PATHS", "description_text", "display_text", "public_text"]
 
@@ -63,13 +63,13 @@ def display_text(text: str, *, limit: int | None = None, paths: Mapping[str, str
 
 def description_text(description: str, *, algorithm: str, algorithm_description: str, lang: str) -> str:
     """An experiment's description in ``lang``: the team's ``rlmon.toml`` text (``description``) as written,
-    else rlmon's own description of its ``algorithm`` (``algo_<key>`` in :mod:`rlmon.text.i18n`) in the
+    else rlmon's own description of its ``algorithm`` (``algo_<key>`` in :mod:`rlmon.text.messages`) in the
     reader's language; ``""`` when there is neither.
 
     ``algorithm_description`` is rlmon's English description of that algorithm: a ``description`` word for
     word that text is rlmon's own, and is translated.
     """
     key = f"algo_{algorithm}"
-    if description and description == algorithm_description and key in i18n.MESSAGES:
-        return i18n.t(key, lang)
+    if description and description == algorithm_description and key in MESSAGES:
+        return t(key, lang)
     return description

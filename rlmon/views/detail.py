@@ -9,11 +9,11 @@ from typing import Any
 
 import polars as pl
 
-from rlmon.analysis.insights import Signal
+from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
-from rlmon.text import i18n
+from rlmon.text import t
 from rlmon.text.display import NAME_LIMIT, display_text
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
@@ -120,15 +120,15 @@ def detail_charts(
         colors=colors,
         labels=labels,
         x=x,  # type: ignore[arg-type]
-        x_title=i18n.t("x_" + x, lang),
+        x_title=t("x_" + x, lang),
         smoothing=smoothing,
         max_points=max_points,
         height=DETAIL_HEIGHT,
-        experiment_title=i18n.t("col_experiment", lang),
-        raw_suffix=i18n.t("raw_suffix", lang),
-        marker_title=i18n.t("signal_marker", lang),
-        total_title=i18n.t("chart_step_total", lang),
-        empty_text=i18n.t("no_data", lang),
+        experiment_title=t("col_experiment", lang),
+        raw_suffix=t("raw_suffix", lang),
+        marker_title=t("signal_marker", lang),
+        total_title=t("chart_step_total", lang),
+        empty_text=t("no_data", lang),
         arrow=True,
     )
     signal_marks = tuple(
@@ -164,7 +164,7 @@ def detail_charts(
                 y_title=y_title,
                 colors=series_colors,
                 labels=present,
-                experiment_title=i18n.t("col_series", lang),
+                experiment_title=t("col_series", lang),
                 legend=True,
             )
             return charts.metric_chart_spec(_series_frame(view, present), series_options)
@@ -177,47 +177,47 @@ def detail_charts(
     three_decimals = view.experiment.three_decimals
     phase_keys = [key for phase in PHASES for key in (f"timing_s/{phase}", f"timing/{phase}") if key in columns]
     details: list[_Detail | None] = [
-        single("pass_rate", i18n.t("chart_pass_rate", lang)) if has("pass_rate") else None,
-        single("response_length/mean", i18n.t("chart_response_length", lang)) if has("response_length/mean") else None,
-        single("response_clip_pct", i18n.t("chart_response_clip", lang)) if has("response_clip_pct") else None,
-        single("actor/entropy", i18n.t("chart_entropy", lang)) if has("actor/entropy") else None,
-        single("actor/grad_norm", i18n.t("chart_grad_norm", lang)) if has("actor/grad_norm") else None,
+        single("pass_rate", t("chart_pass_rate", lang)) if has("pass_rate") else None,
+        single("response_length/mean", t("chart_response_length", lang)) if has("response_length/mean") else None,
+        single("response_clip_pct", t("chart_response_clip", lang)) if has("response_clip_pct") else None,
+        single("actor/entropy", t("chart_entropy", lang)) if has("actor/entropy") else None,
+        single("actor/grad_norm", t("chart_grad_norm", lang)) if has("actor/grad_norm") else None,
         multi(
             "clipfrac",
             {"pg_clipfrac_pct": "pg_clipfrac", "pg_clipfrac_lower_pct": "pg_clipfrac_lower"},
-            i18n.t("chart_clipfrac", lang),
+            t("chart_clipfrac", lang),
             "%",
         ),
-        single("actor/kl_loss", i18n.t("chart_kl_loss", lang)) if has("actor/kl_loss") else None,
+        single("actor/kl_loss", t("chart_kl_loss", lang)) if has("actor/kl_loss") else None,
         single(
             "rollout_mismatch",
-            i18n.t("chart_mismatch", lang),
-            note=i18n.t("note_three_decimals", lang) if three_decimals else None,
+            t("chart_mismatch", lang),
+            note=t("note_three_decimals", lang) if three_decimals else None,
         )
         if has("rollout_mismatch")
         else None,
-        single("critic/vf_loss", i18n.t("chart_vf_loss", lang)) if has("critic/vf_loss") else None,
-        single("critic/vf_explained_var", i18n.t("chart_vf_explained_var", lang))
+        single("critic/vf_loss", t("chart_vf_loss", lang)) if has("critic/vf_loss") else None,
+        single("critic/vf_explained_var", t("chart_vf_explained_var", lang))
         if has("critic/vf_explained_var")
         else None,
-        single("critic/grad_norm", i18n.t("chart_critic_grad_norm", lang)) if has("critic/grad_norm") else None,
+        single("critic/grad_norm", t("chart_critic_grad_norm", lang)) if has("critic/grad_norm") else None,
         # Every algorithm logs critic/returns/mean (for GRPO it is the advantage); values exist only with a
         # value model (PPO/GAE).
         multi(
             "critic_values",
             {"critic/vpred_mean": "vpred", "critic/values/mean": "values", "critic/returns/mean": "returns"},
-            i18n.t("chart_values_returns", lang),
-            i18n.t("axis_value", lang),
+            t("chart_values_returns", lang),
+            t("axis_value", lang),
         )
         if has("critic/vpred_mean") or has("critic/values/mean")
         else None,
         _Detail("phases", None, lambda: _phases_spec(view, phase_keys, base, lang=lang)) if phase_keys else None,
-        single("perf/throughput", i18n.t("chart_throughput", lang)) if has("perf/throughput") else None,
+        single("perf/throughput", t("chart_throughput", lang)) if has("perf/throughput") else None,
     ]
     drawn = [detail for detail in details if detail is not None]
     if focus is not None and has(focus.key):
         drawn = [detail for detail in drawn if detail.key is None or alias_of(detail.key) != alias_of(focus.key)]
-        title = i18n.t("chart_focus", lang, metric=metric_name(focus.key, lang))
+        title = t("chart_focus", lang, metric=metric_name(focus.key, lang))
         drawn.insert(0, single(focus.key, title, focus_step=focus.step))
     identity = (view.id, view.serial, smoothing, x, lang, max_points, signal_marks)
     return [
@@ -229,7 +229,7 @@ def detail_charts(
 def _phases_spec(view: ExperimentView, phase_keys: Sequence[str], base: ChartOptions, *, lang: str) -> dict[str, Any]:
     return charts.stacked_area_chart_spec(
         _series_frame(view, dict.fromkeys(phase_keys, "")).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
-        replace(base, title=i18n.t("chart_step_time", lang), y_title=i18n.t("axis_seconds", lang)),
+        replace(base, title=t("chart_step_time", lang), y_title=t("axis_seconds", lang)),
     )
 
 
@@ -266,16 +266,16 @@ def validation_panels(view: ExperimentView, *, x: str, lang: str) -> list[Valida
             def build(score: str = score, source: str = source) -> dict[str, Any]:
                 long = long_frame([view], score)
                 options = ChartOptions(
-                    title=i18n.t("chart_validation", lang, source=display_text(source, limit=NAME_LIMIT)),
+                    title=t("chart_validation", lang, source=display_text(source, limit=NAME_LIMIT)),
                     y_title=axis_title(score, lang),
                     colors={view.id: view.color},
                     labels={view.id: view.label},
                     x=x,  # type: ignore[arg-type]
-                    x_title=i18n.t("x_" + x, lang),
+                    x_title=t("x_" + x, lang),
                     percent=is_fraction(long),
                     height=DETAIL_HEIGHT,
-                    experiment_title=i18n.t("col_experiment", lang),
-                    empty_text=i18n.t("no_data", lang),
+                    experiment_title=t("col_experiment", lang),
+                    empty_text=t("no_data", lang),
                     arrow=True,
                 )
                 return charts.validation_chart_spec(long, options)
@@ -316,13 +316,13 @@ def explorer(
         colors={view.id: view.color},
         labels={view.id: view.label},
         x=x,  # type: ignore[arg-type]
-        x_title=i18n.t("x_" + x, lang),
+        x_title=t("x_" + x, lang),
         smoothing=smoothing,
         max_points=min(max_points, 500),
         height=EXPLORER_HEIGHT,
-        experiment_title=i18n.t("col_experiment", lang),
-        raw_suffix=i18n.t("raw_suffix", lang),
-        empty_text=i18n.t("no_data", lang),
+        experiment_title=t("col_experiment", lang),
+        raw_suffix=t("raw_suffix", lang),
+        empty_text=t("no_data", lang),
         arrow=True,
     )
     groups: dict[str, list[ChartPlan]] = {}

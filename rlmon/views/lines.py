@@ -9,10 +9,10 @@ from typing import Any
 
 import polars as pl
 
-from rlmon.analysis.insights import Signal
+from rlmon.analysis.signals import Signal
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key
 from rlmon.schema import EXPERIMENT, STEP, VALUE
-from rlmon.text import i18n
+from rlmon.text import MESSAGES, setting_display, t
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
 from rlmon.views.model import ExperimentView, long_frame, metric_name
@@ -40,12 +40,12 @@ def axis_title(key: str, lang: str) -> str:
     if key == "pass_rate" or key.endswith("_pct"):
         return "%"
     if key.startswith("response_length/"):
-        return i18n.t("axis_tokens", lang)
+        return t("axis_tokens", lang)
     if key.startswith(VALIDATION_PREFIX):
-        return i18n.t("axis_score", lang)
+        return t("axis_score", lang)
     known = "axis_" + key.replace("/", "_")
-    if known in i18n.MESSAGES:
-        return i18n.t(known, lang)
+    if known in MESSAGES:
+        return t(known, lang)
     return key.rsplit("/", 1)[-1]
 
 
@@ -66,7 +66,7 @@ def _response_cap(views: Sequence[ExperimentView], lang: str) -> tuple[float | N
     if not known:
         return None, None
     top = max(known, key=lambda item: float(item.value))
-    return float(top.value), i18n.t("reference_cap", lang, cap=i18n.setting_display(top, lang))
+    return float(top.value), t("reference_cap", lang, cap=setting_display(top, lang))
 
 
 def signal_markers(
@@ -85,7 +85,7 @@ def signal_markers(
         if signal.metric is not None and alias_of(signal.metric) == alias_of(metric)
     ]
     if focus is not None:
-        marks.append((focus[0], focus[1], i18n.t("focus_marker", lang, step=focus[1])))
+        marks.append((focus[0], focus[1], t("focus_marker", lang, step=focus[1])))
     rows: list[dict[str, Any]] = []
     by_id = {view.id: view for view in views}
     for experiment, step, text in marks:

@@ -24,12 +24,12 @@ from typing import Any
 
 import polars as pl
 
-from rlmon.analysis.insights import Signal
+from rlmon.analysis.signals import Signal
 from rlmon.runs.experiment import Experiment, short_track_names
 from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, resolve_key
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.sources.discovery import ExperimentRef
-from rlmon.text import i18n
+from rlmon.text import metric_title, track_name
 from rlmon.text.display import NAME_LIMIT, display_text
 
 __all__ = [
@@ -143,7 +143,7 @@ class Focus:
 
 @dataclass(frozen=True)
 class Insights:
-    """What :mod:`rlmon.analysis.insights` says about a set of experiments: its signals, the written summary and
+    """What :mod:`rlmon.analysis` says about a set of experiments: its signals, the written summary and
     each experiment's paragraph (by experiment id); ``available`` is False when nothing could be said."""
 
     available: bool = True
@@ -276,9 +276,9 @@ def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
 
 def shown_track_names(tracks: Sequence[str], lang: str) -> dict[str, str]:
     """Track -> the short name pages show it by in ``lang`` (:func:`rlmon.runs.experiment.short_track_names` of the
-    names :func:`rlmon.text.i18n.track_name` gives)."""
+    names :func:`rlmon.text.track_name` gives)."""
     names = list(dict.fromkeys(tracks))
-    shown = {name: i18n.track_name(name, lang) for name in names}
+    shown = {name: track_name(name, lang) for name in names}
     short = short_track_names(list(shown.values()))
     return {name: short[shown[name]] for name in names}
 
@@ -293,8 +293,8 @@ def display_labels(views: Sequence[ExperimentView], lang: str) -> dict[str, str]
 
 
 def metric_name(key: str, lang: str) -> str:
-    """A metric's title (:func:`rlmon.text.i18n.metric_title`) as a chart or a menu shows it (:func:`display_text`)."""
-    return display_text(i18n.metric_title(key, lang), limit=NAME_LIMIT)
+    """A metric's title (:func:`rlmon.text.metric_title`) as a chart or a menu shows it (:func:`display_text`)."""
+    return display_text(metric_title(key, lang), limit=NAME_LIMIT)
 
 
 def signal_link(slug: str, signal: Signal) -> str:

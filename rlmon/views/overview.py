@@ -10,11 +10,11 @@ from typing import Any
 
 import polars as pl
 
-from rlmon.analysis.insights import Signal
+from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import METHODS, Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
-from rlmon.text import i18n
+from rlmon.text import format_duration, format_hours, setting_display, t
 from rlmon.text.display import NAME_LIMIT, display_text
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
@@ -110,13 +110,13 @@ def _hours_bars(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame:
         if experiment.elapsed_h is None:
             continue
         projected = None
-        text = i18n.format_hours(experiment.elapsed_h, lang)
+        text = format_hours(experiment.elapsed_h, lang)
         if view.status in ("running", "stalled"):
             if experiment.eta_h is not None:
                 projected = experiment.elapsed_h + experiment.eta_h
-                text = i18n.t("bar_running_projection", lang, hours=text, total=i18n.format_hours(projected, lang))
+                text = t("bar_running_projection", lang, hours=text, total=format_hours(projected, lang))
             else:
-                text = i18n.t("bar_running", lang, hours=text)
+                text = t("bar_running", lang, hours=text)
         rows.append({EXPERIMENT: view.id, VALUE: experiment.elapsed_h, "projected": projected, "text": text})
     return pl.DataFrame(
         rows,
@@ -148,17 +148,17 @@ def comparison_charts(
         colors=colors,
         labels=labels,
         x=x,  # type: ignore[arg-type]
-        x_title=i18n.t("x_" + x, lang),
+        x_title=t("x_" + x, lang),
         smoothing=smoothing,
         log_scale=log_scale,
         max_points=points,
         height=COMPARISON_HEIGHT,
         highlight=tuple(highlight),
-        experiment_title=i18n.t("col_experiment", lang),
-        raw_suffix=i18n.t("raw_suffix", lang),
-        marker_title=i18n.t("signal_marker", lang),
-        projected_title=i18n.t("bar_projected", lang),
-        empty_text=i18n.t("no_data", lang),
+        experiment_title=t("col_experiment", lang),
+        raw_suffix=t("raw_suffix", lang),
+        marker_title=t("signal_marker", lang),
+        projected_title=t("bar_projected", lang),
+        empty_text=t("no_data", lang),
         arrow=True,
     )
     identity = (_views_key(views), tuple(labels.values()), tuple(highlight), lang)
@@ -171,7 +171,7 @@ def comparison_charts(
                     ("overview", key, identity),
                     lambda: charts.bar_chart_spec(
                         _hours_bars(views, lang),
-                        replace(base, title=i18n.t("hours_chart", lang), y_title=i18n.t("hours_axis", lang)),
+                        replace(base, title=t("hours_chart", lang), y_title=t("hours_axis", lang)),
                     ),
                 )
             )
@@ -247,23 +247,23 @@ def shared_settings_line(views: Sequence[ExperimentView], lang: str) -> str:
     parts: list[str] = []
     gpus = common("gpus")
     if gpus is not None:
-        parts.append(i18n.t("shared_gpus", lang, n=gpus.value))
+        parts.append(t("shared_gpus", lang, n=gpus.value))
     tp = common("rollout_tp")
     if tp is not None:
         parts.append(f"TP={tp.value}")
     known = [item for item in (common("param_offload"), common("optimizer_offload")) if item is not None]
     if known:
         on = any(bool(item.value) for item in known)
-        parts.append(i18n.t("shared_offload_on" if on else "shared_offload_off", lang))
+        parts.append(t("shared_offload_on" if on else "shared_offload_off", lang))
     thinking = common("thinking")
     if thinking is not None:
-        parts.append(i18n.t("shared_thinking" if thinking.value else "shared_non_thinking", lang))
+        parts.append(t("shared_thinking" if thinking.value else "shared_non_thinking", lang))
     cap = common("max_response_length")
     if cap is not None:
-        parts.append(i18n.t("shared_response", lang, cap=i18n.setting_display(cap, lang)))
+        parts.append(t("shared_response", lang, cap=setting_display(cap, lang)))
     batch = common("batch")
     if batch is not None:
-        parts.append(i18n.t("shared_batch", lang, batch=i18n.setting_display(batch, lang)))
+        parts.append(t("shared_batch", lang, batch=setting_display(batch, lang)))
     return " · ".join(parts)
 
 
@@ -278,15 +278,13 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
         track = display_text(short.get(view.experiment.track, ""), limit=NAME_LIMIT)
         code = f"{view.code} · {track}" if track else view.code
         if view.status in ("running", "stalled"):
-            elapsed = i18n.format_duration(view.experiment.elapsed_h, lang)
+            elapsed = format_duration(view.experiment.elapsed_h, lang)
             detail = (
                 elapsed
                 if view.experiment.eta_h is None
-                else i18n.t(
-                    "progress_detail", lang, elapsed=elapsed, eta=i18n.format_duration(view.experiment.eta_h, lang)
-                )
+                else t("progress_detail", lang, elapsed=elapsed, eta=format_duration(view.experiment.eta_h, lang))
             )
-            status = i18n.t("status_" + view.status, lang)
+            status = t("status_" + view.status, lang)
             parts.append(f"{code} {status} {view.experiment.progress_text} ({detail})")
             continue
         groups.setdefault((track, view.status, view.experiment.progress_text), []).append(view)
@@ -294,11 +292,11 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
     for (track, status, progress), members in groups.items():
         codes = _compress_codes([view.code for view in members])
         grouped.append(
-            i18n.t(
+            t(
                 "progress_group",
                 lang,
                 codes=f"{codes} · {track}" if track else codes,
-                status=i18n.t("status_" + status, lang),
+                status=t("status_" + status, lang),
                 progress=progress,
             )
         )

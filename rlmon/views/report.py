@@ -5,7 +5,7 @@ chosen metrics): the header (track, shared settings, progress), the experiments 
 and the signals, the comparison charts, then one section per experiment (its paragraph and signals, numbers,
 source files, settings, training curves and validation charts), and a footer naming the log files and the
 time the report was made. The numbers and charts come from the app's own code (:mod:`rlmon.views.overview`,
-:mod:`rlmon.views.detail`, :mod:`rlmon.views.tables`, :mod:`rlmon.views.charts`, :mod:`rlmon.analysis.insights`,
+:mod:`rlmon.views.detail`, :mod:`rlmon.views.tables`, :mod:`rlmon.views.charts`, :mod:`rlmon.analysis.summary`,
 :mod:`rlmon.runs.headline`); this module only lays them out.
 
 Self-contained. The Vega, Vega-Lite and vega-embed JavaScript comes from ``vl-convert-python``'s bundle
@@ -47,8 +47,9 @@ from rlmon.runs.experiment import SETTING_GROUPS, default_track
 from rlmon.runs.loading import cache_color_book, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
-from rlmon.text import i18n
+from rlmon.text import format_duration, format_percent, format_score, setting_display, setting_label, t, track_name
 from rlmon.text.display import NAME_LIMIT, NO_PATHS, description_text, display_text, public_text
+from rlmon.text.lang import parenthesized
 from rlmon.views import charts, detail, model, overview, tables
 
 __all__ = [
@@ -129,7 +130,8 @@ def report_numbers(view: model.ExperimentView) -> model.TableNumbers:
 def report_insights(views: Sequence[model.ExperimentView], settings: Settings, lang: str) -> model.Insights:
     """Signals, the written summary and each experiment's paragraph, as the app computes them for the same
     experiments (named by the label the pages show)."""
-    from rlmon.analysis.insights import detect_all, experiment_paragraph, write_summary
+    from rlmon.analysis.signals import detect_all
+    from rlmon.analysis.summary import experiment_paragraph, write_summary
 
     experiments = [
         view.experiment
@@ -367,12 +369,12 @@ def _json_for_script(value: Any) -> str:
 
 
 def _smoothing_text(smoothing: Smoothing, lang: str) -> str:
-    method = i18n.t("smoothing_" + smoothing.method, lang)
+    method = t("smoothing_" + smoothing.method, lang)
     if smoothing.method == "ema":
         return f"{method} {smoothing.weight:g}"
     if smoothing.method == "moving_average":
-        window = i18n.t("report_setting", lang, name=i18n.t("control_window", lang), value=smoothing.window)
-        return f"{method} ({window})" if lang == "en" else f"{method}（{window}）"
+        window = t("report_setting", lang, name=t("control_window", lang), value=smoothing.window)
+        return parenthesized(method, window, lang)
     return method
 
 
@@ -428,7 +430,7 @@ def render_report(
     moment = time.time() if made_at is None else made_at
     made = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(moment))
     tracks = list(dict.fromkeys(view.experiment.track for view in views))
-    title = " · ".join(display_text(i18n.track_name(track, lang), limit=NAME_LIMIT) for track in tracks)
+    title = " · ".join(display_text(track_name(track, lang), limit=NAME_LIMIT) for track in tracks)
     parts = [
         _header(views, title=title, made=made, options=options),
         _contents(views, lang),
@@ -445,18 +447,18 @@ def render_report(
         "charts": chart_specs,
         "datasets": datasets,
         "labels": {
-            "CLICK_TO_VIEW_ACTIONS": i18n.t("report_chart_menu", lang),
-            "PNG_ACTION": i18n.t("report_save_png", lang),
-            "SVG_ACTION": i18n.t("report_save_svg", lang),
+            "CLICK_TO_VIEW_ACTIONS": t("report_chart_menu", lang),
+            "PNG_ACTION": t("report_save_png", lang),
+            "SVG_ACTION": t("report_save_svg", lang),
         },
     }
     return _PAGE.format(
         lang="zh-CN" if lang == "zh" else "en",
         csp=_CSP,
-        title=_text(i18n.t("report_title", lang) + (" · " + title if title else "")),
+        title=_text(t("report_title", lang) + (" · " + title if title else "")),
         css=_CSS,
         body="\n".join(parts),
-        noscript=_text(i18n.t("report_noscript", lang)),
+        noscript=_text(t("report_noscript", lang)),
         data=_json_for_script(payload),
         bundle=_javascript_bundle(),
         script=_SCRIPT,
@@ -487,20 +489,20 @@ def _header(views: Sequence[model.ExperimentView], *, title: str, made: str, opt
     line = overview.shared_settings_line(views, lang)
     view_line = " · ".join(
         [
-            i18n.t(
+            t(
                 "report_setting",
                 lang,
-                name=i18n.t("control_smoothing", lang),
+                name=t("control_smoothing", lang),
                 value=_smoothing_text(options.smoothing, lang),
             ),
-            i18n.t("report_setting", lang, name=i18n.t("control_x", lang), value=i18n.t("x_" + options.x, lang)),
+            t("report_setting", lang, name=t("control_x", lang), value=t("x_" + options.x, lang)),
         ]
     )
     return (
-        f'<header><p class="kicker">{_text(i18n.t("report_title", lang))}</p><h1>{html.escape(title)}</h1>'
+        f'<header><p class="kicker">{_text(t("report_title", lang))}</p><h1>{html.escape(title)}</h1>'
         + (f'<p class="shared">{_text(line)}</p>' if line else "")
         + f'<p class="muted">{_text(overview.progress_line(views, lang))}</p>'
-        + f'<p class="muted">{_text(i18n.t("report_made", lang, time=made))} · {_text(view_line)}</p></header>'
+        + f'<p class="muted">{_text(t("report_made", lang, time=made))} · {_text(view_line)}</p></header>'
     )
 
 
@@ -510,7 +512,7 @@ def _contents(views: Sequence[model.ExperimentView], lang: str) -> str:
         f"{_text(view.label)}</a></li>"
         for index, view in enumerate(views, start=1)
     )
-    return f'<nav aria-label="{_text(i18n.t("report_contents", lang))}"><ul>{links}</ul></nav>'
+    return f'<nav aria-label="{_text(t("report_contents", lang))}"><ul>{links}</ul></nav>'
 
 
 def _color(color: str) -> str:
@@ -530,25 +532,25 @@ def _experiments_table(
     shown = [name for name in names if name in frame.columns]
     rows = frame.select(shown).rows()
     return (
-        f"<section><h2>{_text(i18n.t('table_title', lang))}</h2>"
-        + _table([i18n.t(names[name], lang) for name in shown], rows, css="experiments")
+        f"<section><h2>{_text(t('table_title', lang))}</h2>"
+        + _table([t(names[name], lang) for name in shown], rows, css="experiments")
         + "</section>"
     )
 
 
 def _summary(views: Sequence[model.ExperimentView], insights: model.Insights, lang: str) -> str:
-    from rlmon.analysis.insights import KINDS
+    from rlmon.analysis.signals import KINDS
 
     paragraphs = "".join(f"<p>{_text(paragraph)}</p>" for paragraph in insights.summary)
     signals = tables.signals_frame(views, insights.signals, kinds=KINDS, slugs={}, lang=lang)
-    heading = f"<h3>{_text(i18n.t('signals_title', lang, count=signals.height))}</h3>"
+    heading = f"<h3>{_text(t('signals_title', lang, count=signals.height))}</h3>"
     if signals.is_empty():
-        table = f'<p class="muted">{_text(i18n.t("signals_none", lang))}</p>'
+        table = f'<p class="muted">{_text(t("signals_none", lang))}</p>'
     else:
         columns = ("experiment", "severity", "kind", "step", "message")
-        table = _table([i18n.t("col_" + name, lang) for name in columns], signals.select(columns).rows(), css="signals")
-    caption = f'<p class="muted">{_text(i18n.t("summary_caption", lang))}</p>' if paragraphs else ""
-    return f"<section><h2>{_text(i18n.t('summary_title', lang))}</h2>{paragraphs}{caption}{heading}{table}</section>"
+        table = _table([t("col_" + name, lang) for name in columns], signals.select(columns).rows(), css="signals")
+    caption = f'<p class="muted">{_text(t("summary_caption", lang))}</p>' if paragraphs else ""
+    return f"<section><h2>{_text(t('summary_title', lang))}</h2>{paragraphs}{caption}{heading}{table}</section>"
 
 
 def _chart_divs(indices: Sequence[int], css: str) -> str:
@@ -568,9 +570,9 @@ def _comparison(views: Sequence[model.ExperimentView], indices: Sequence[int], l
     )
     ids = _json_for_script([view.id for view in views])
     return (
-        f"<section><h2>{_text(i18n.t('charts_title', lang))}</h2>"
-        f'<div class="legend" role="group" aria-label="{_text(i18n.t("report_legend_hint", lang))}">{chips}</div>'
-        f'<p class="muted">{_text(i18n.t("report_legend_hint", lang))}</p>'
+        f"<section><h2>{_text(t('charts_title', lang))}</h2>"
+        f'<div class="legend" role="group" aria-label="{_text(t("report_legend_hint", lang))}">{chips}</div>'
+        f'<p class="muted">{_text(t("report_legend_hint", lang))}</p>'
         f'<script type="application/json" id="rlmon-ids">{ids}</script>'
         + _chart_divs(indices, "comparison")
         + "</section>"
@@ -588,8 +590,8 @@ def _experiment_section(
     paths: Mapping[str, str],
 ) -> str:
     experiment = view.experiment
-    status = f"{model.STATUS_GLYPHS.get(view.status, '')} {i18n.t('status_' + view.status, lang)}"
-    track = i18n.track_name(experiment.track, lang)
+    status = f"{model.STATUS_GLYPHS.get(view.status, '')} {t('status_' + view.status, lang)}"
+    track = track_name(experiment.track, lang)
     parts = [
         f'<section class="experiment" id="exp-{index}"><h2><span class="dot big" '
         f'style="background:{_color(view.color)}"></span>{_text(view.full_label)}</h2>',
@@ -606,9 +608,7 @@ def _experiment_section(
         parts.append(f'<p class="description">{_description(description)}</p>')
     paragraph = insights.paragraphs.get(view.id)
     if paragraph:
-        parts.append(
-            f'<p class="paragraph"><b>{_text(i18n.t("exp_paragraph_title", lang))}</b> · {_text(paragraph)}</p>'
-        )
+        parts.append(f'<p class="paragraph"><b>{_text(t("exp_paragraph_title", lang))}</b> · {_text(paragraph)}</p>')
     own = [signal for signal in insights.signals if signal.experiment == view.id]
     if own:
         items = "".join(f'<li class="{_text(signal.severity)}">{_text(signal.text(lang))}</li>' for signal in own)
@@ -617,10 +617,10 @@ def _experiment_section(
     if experiment.failure:
         frames = experiment.failure_frames
         parts.append(f"<pre>{_text(chr(10).join([*frames, experiment.failure]))}</pre>")
-    parts.append(f"<h3>{_text(i18n.t('exp_sources', lang))}</h3>" + _sources(view, lang, paths))
-    parts.append(f"<h3>{_text(i18n.t('exp_settings', lang))}</h3>" + _settings(view, lang))
+    parts.append(f"<h3>{_text(t('exp_sources', lang))}</h3>" + _sources(view, lang, paths))
+    parts.append(f"<h3>{_text(t('exp_settings', lang))}</h3>" + _settings(view, lang))
     indices = charts_by_section.get(view.id, [])
-    parts.append(f"<h3>{_text(i18n.t('exp_charts', lang))}</h3>" + _chart_divs(indices, "detail"))
+    parts.append(f"<h3>{_text(t('exp_charts', lang))}</h3>" + _chart_divs(indices, "detail"))
     parts.append("</section>")
     return "".join(parts)
 
@@ -637,14 +637,14 @@ def _number_cells(view: model.ExperimentView, numbers: model.TableNumbers | None
     best = numbers.best_val
     step_time = experiment.median_step_s
     cells = [
-        (i18n.t("exp_elapsed", lang), i18n.format_duration(experiment.elapsed_h, lang)),
-        (i18n.t("exp_eta", lang), i18n.format_duration(experiment.eta_h, lang)),
-        (i18n.t("exp_step_time", lang), i18n.format_duration(step_time / 3600, lang) if step_time else "–"),
-        (i18n.t("col_first5", lang), i18n.format_percent(numbers.first5_pass, lang)),
-        (i18n.t("col_last10", lang), i18n.format_percent(numbers.last10_pass, lang)),
+        (t("exp_elapsed", lang), format_duration(experiment.elapsed_h, lang)),
+        (t("exp_eta", lang), format_duration(experiment.eta_h, lang)),
+        (t("exp_step_time", lang), format_duration(step_time / 3600, lang) if step_time else "–"),
+        (t("col_first5", lang), format_percent(numbers.first5_pass, lang)),
+        (t("col_last10", lang), format_percent(numbers.last10_pass, lang)),
         (
-            i18n.t("col_best_val", lang),
-            f"{i18n.format_score(best, lang)} @{numbers.best_val_step}" if best is not None else "–",
+            t("col_best_val", lang),
+            f"{format_score(best, lang)} @{numbers.best_val_step}" if best is not None else "–",
         ),
     ]
     return (
@@ -655,7 +655,7 @@ def _number_cells(view: model.ExperimentView, numbers: model.TableNumbers | None
 
 
 def _sources(view: model.ExperimentView, lang: str, paths: Mapping[str, str]) -> str:
-    headers = [i18n.t("col_" + name, lang) for name in tables.SOURCE_COLUMNS]
+    headers = [t("col_" + name, lang) for name in tables.SOURCE_COLUMNS]
     return _table(headers, tables.sources_frame(view, lang, paths=paths).rows(), css="sources")
 
 
@@ -663,17 +663,17 @@ def _settings(view: model.ExperimentView, lang: str) -> str:
     items = view.experiment.settings
     groups = [group for group in SETTING_GROUPS if any(item.group == group for item in items)]
     if not groups:
-        return f'<p class="muted">{_text(i18n.t("no_data", lang))}</p>'
+        return f'<p class="muted">{_text(t("no_data", lang))}</p>'
     blocks = []
     for group in groups:
         rows = [
-            (i18n.setting_label(item.key, item.label, lang), i18n.setting_display(item, lang))
+            (setting_label(item.key, item.label, lang), setting_display(item, lang))
             for item in items
             if item.group == group
         ]
         blocks.append(
-            f"<div><h4>{_text(i18n.t('group_' + group, lang))}</h4>"
-            + _table([i18n.t("col_setting", lang), i18n.t("col_value", lang)], rows, css="settings")
+            f"<div><h4>{_text(t('group_' + group, lang))}</h4>"
+            + _table([t("col_setting", lang), t("col_value", lang)], rows, css="settings")
             + "</div>"
         )
     return '<div class="settings-grid">' + "".join(blocks) + "</div>"
@@ -688,15 +688,15 @@ def _footer(
     notes = ""
     if problems:
         notes = (
-            f"<h3>{_text(i18n.t('log_notes', lang, count=len(problems)))}</h3><ul>"
+            f"<h3>{_text(t('log_notes', lang, count=len(problems)))}</h3><ul>"
             + "".join(f"<li>{_text(public_text(problem, paths))}</li>" for problem in problems)
             + "</ul>"
         )
     from rlmon import __version__
 
     return (
-        f'<footer><h2>{_text(i18n.t("report_logs", lang, count=len(files)))}</h2><ul class="files">{items}</ul>'
-        f'{notes}<p class="muted">{_text(i18n.t("report_footer", lang, version=__version__, time=made))}</p>'
+        f'<footer><h2>{_text(t("report_logs", lang, count=len(files)))}</h2><ul class="files">{items}</ul>'
+        f'{notes}<p class="muted">{_text(t("report_footer", lang, version=__version__, time=made))}</p>'
         "</footer>"
     )
 

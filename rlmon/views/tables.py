@@ -8,9 +8,20 @@ from typing import Any
 
 import polars as pl
 
-from rlmon.analysis.insights import Signal
+from rlmon.analysis.signals import Signal
 from rlmon.runs.experiment import SETTING_GROUPS, settings_diff
-from rlmon.text import i18n
+from rlmon.text import (
+    MESSAGES,
+    UNKNOWN,
+    format_duration,
+    format_hours,
+    format_percent,
+    format_score,
+    format_size,
+    setting_display,
+    setting_label,
+    t,
+)
 from rlmon.text.display import NAME_LIMIT, NO_PATHS, display_text
 from rlmon.views.model import (
     STATUS_GLYPHS,
@@ -44,27 +55,27 @@ def experiments_frame(
     tracks = [view.experiment.track for view in views]
     several = len(set(tracks)) > 1
     short = shown_track_names(tracks, lang)
-    unknown = i18n.t("fmt_unknown", lang)
+    unknown = UNKNOWN
     rows = []
     for view in views:
         experiment = view.experiment
         headline = numbers.get(view.id) or _NO_NUMBERS
         total = experiment.total_steps
         best_val = headline.best_val
-        best = f"{i18n.format_score(best_val, lang)} @{headline.best_val_step}" if best_val is not None else unknown
+        best = f"{format_score(best_val, lang)} @{headline.best_val_step}" if best_val is not None else unknown
         row: dict[str, Any] = {"experiment": view.label}
         if several:
             row["track"] = display_text(short[experiment.track], limit=NAME_LIMIT)
         row |= {
-            "status": f"{STATUS_GLYPHS.get(view.status, '')} {i18n.t('status_' + view.status, lang)} "
+            "status": f"{STATUS_GLYPHS.get(view.status, '')} {t('status_' + view.status, lang)} "
             f"{experiment.progress_text}",
             "progress": 100.0 * experiment.steps_done / total if total else None,
-            "hours": i18n.format_hours(experiment.elapsed_h, lang),
-            "eta": i18n.format_duration(experiment.eta_h, lang) if experiment.eta_h is not None else "",
-            "first5": i18n.format_percent(headline.first5_pass, lang),
-            "last10": i18n.format_percent(headline.last10_pass, lang),
+            "hours": format_hours(experiment.elapsed_h, lang),
+            "eta": format_duration(experiment.eta_h, lang) if experiment.eta_h is not None else "",
+            "first5": format_percent(headline.first5_pass, lang),
+            "last10": format_percent(headline.last10_pass, lang),
             "best_val": best,
-            "last_val": i18n.format_score(headline.last_val, lang),
+            "last_val": format_score(headline.last_val, lang),
             "spark": list(headline.sparkline),
             "page": slugs.get(view.id, ""),
         }
@@ -109,9 +120,7 @@ def signals_frame(
         rows.append(
             {
                 "experiment": labels[experiment],
-                "severity": i18n.t("severity_" + severity, lang)
-                if f"severity_{severity}" in i18n.MESSAGES
-                else severity,
+                "severity": t("severity_" + severity, lang) if f"severity_{severity}" in MESSAGES else severity,
                 "kind": kinds.get(kind, {}).get(lang, kind),
                 "step": where,
                 "message": display_text(signal.text(lang)),
@@ -129,17 +138,17 @@ def settings_diff_frame(views: Sequence[ExperimentView], lang: str) -> pl.DataFr
         return None
     diffs = settings_diff([view.experiment for view in views])
     labels = display_labels(views, lang)
-    group_names = {group: i18n.t("group_" + group, lang) for group in SETTING_GROUPS}
+    group_names = {group: t("group_" + group, lang) for group in SETTING_GROUPS}
     columns: dict[str, list[str]] = {
-        i18n.t("col_group", lang): [group_names.get(diff.group, diff.group) for diff in diffs],
-        i18n.t("col_setting", lang): [i18n.setting_label(diff.key, diff.label, lang) for diff in diffs],
+        t("col_group", lang): [group_names.get(diff.group, diff.group) for diff in diffs],
+        t("col_setting", lang): [setting_label(diff.key, diff.label, lang) for diff in diffs],
     }
     for view in views:
         # labels cut at NAME_LIMIT may meet: a column name must be unique
         name, count = labels[view.id], 2
         while name in columns:
             name, count = f"{labels[view.id]} ({count})", count + 1
-        columns[name] = [display_text(i18n.setting_display(view.experiment.setting(diff.key), lang)) for diff in diffs]
+        columns[name] = [display_text(setting_display(view.experiment.setting(diff.key), lang)) for diff in diffs]
     return pl.DataFrame(columns, schema={name: pl.String for name in columns})
 
 
@@ -159,9 +168,9 @@ def sources_frame(view: ExperimentView, lang: str, *, paths: Mapping[str, str] =
         rows.append(
             {
                 "file": display_text(source.name, paths=paths),
-                "size": i18n.format_size(source.size, lang),
+                "size": format_size(source.size, lang),
                 "range": span,
-                "role": i18n.t(role_key, lang) if role_key in i18n.MESSAGES else source.role,
+                "role": t(role_key, lang) if role_key in MESSAGES else source.role,
                 "note": display_text(source.note, paths=paths),
             }
         )

@@ -19,7 +19,17 @@ from streamlit.testing.v1 import AppTest
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import ui
 from rlmon.demo import write_demo_root
-from rlmon.text import i18n
+from rlmon.text import (
+    LANGUAGES,
+    MESSAGES,
+    format_count,
+    format_duration,
+    format_hours,
+    format_percent,
+    language_from_locale,
+    metric_title,
+    setting_label,
+)
 from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
 from tests.helpers.paths import APP, REPO_ROOT
 
@@ -272,7 +282,7 @@ def test_regex_filter_narrows_the_metric_choices(app_env: Path) -> None:
     at = run_app()
     at.text_input(key="overview_filter").set_value("^timing_s/").run()
     options = at.multiselect(key="overview_metrics").options  # as displayed
-    chosen = {i18n.metric_title(key, "en") for key in at.multiselect(key="overview_metrics").value}
+    chosen = {metric_title(key, "en") for key in at.multiselect(key="overview_metrics").value}
     assert all(option.startswith("timing_s/") or option in chosen for option in options)
     assert any(option.startswith("timing_s/") for option in options)
 
@@ -432,15 +442,15 @@ def test_bad_setting_is_a_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_every_message_has_every_language() -> None:
-    for key, templates in i18n.MESSAGES.items():
-        assert set(templates) == set(i18n.LANGUAGES), key
+    for key, templates in MESSAGES.items():
+        assert set(templates) == set(LANGUAGES), key
         assert all(text.strip() for text in templates.values()), key
 
 
 def test_messages_use_the_same_fields_in_every_language() -> None:
     import string
 
-    for key, templates in i18n.MESSAGES.items():
+    for key, templates in MESSAGES.items():
         fields = {
             lang: {name for _, name, _, _ in string.Formatter().parse(text) if name} for lang, text in templates.items()
         }
@@ -459,14 +469,14 @@ def test_every_message_key_used_by_the_app_exists() -> None:
     for path in sources:
         used |= set(re.findall(r"""\bt\(\s*["']([a-z0-9_ ./-]+)["']\s*[,)]""", path.read_text(encoding="utf-8")))
     assert used, "no message keys found"
-    missing = sorted(key for key in used if key not in i18n.MESSAGES)
+    missing = sorted(key for key in used if key not in MESSAGES)
     assert not missing
 
 
 def test_messages_built_from_a_prefix_exist() -> None:
     from typing import get_args
 
-    from rlmon.analysis.insights import Severity
+    from rlmon.analysis.signals import Severity
     from rlmon.runs.experiment import SETTING_GROUPS, SourceRole, Status
 
     keys = [f"status_{status}" for status in get_args(Status)]
@@ -475,38 +485,38 @@ def test_messages_built_from_a_prefix_exist() -> None:
     keys += [f"smoothing_{method}" for method in ui.SMOOTHING_METHODS.values()]
     keys += [f"x_{axis}" for axis in ui.X_AXES]
     keys += [f"severity_{severity}" for severity in get_args(Severity)]
-    assert sorted(key for key in keys if key not in i18n.MESSAGES) == []
+    assert sorted(key for key in keys if key not in MESSAGES) == []
 
 
 def test_every_algorithm_description_is_in_the_catalog_word_for_word() -> None:
     from rlmon.runs.experiment import ALGORITHMS
 
-    assert {key: i18n.MESSAGES[f"algo_{key}"]["en"] for key in ALGORITHMS} == {
+    assert {key: MESSAGES[f"algo_{key}"]["en"] for key in ALGORITHMS} == {
         key: description for key, (_, description) in ALGORITHMS.items()
     }
 
 
 def test_number_formats_follow_the_language() -> None:
-    assert i18n.format_duration(4 + 23 / 60, "en") == "4h23m"
-    assert i18n.format_duration(4 + 23 / 60, "zh") == "4小时23分"
-    assert i18n.format_hours(32.55, "en") == "32.6h" or i18n.format_hours(32.55, "en") == "32.5h"
-    assert i18n.format_hours(32.6, "zh") == "32.6 小时"
-    assert i18n.format_count(5100, "en") == "5.1k"
-    assert i18n.format_count(5100, "zh") == "5.1千"
-    assert i18n.format_count(51000, "zh") == "5.1万"
-    assert i18n.format_percent(88.84, "en") == "88.8%"
-    assert i18n.format_duration(None, "en") == "–"
-    assert i18n.language_from_locale("zh-TW") == "zh"
-    assert i18n.language_from_locale("fr-FR", default="en") == "en"
+    assert format_duration(4 + 23 / 60, "en") == "4h23m"
+    assert format_duration(4 + 23 / 60, "zh") == "4小时23分"
+    assert format_hours(32.55, "en") == "32.6h" or format_hours(32.55, "en") == "32.5h"
+    assert format_hours(32.6, "zh") == "32.6 小时"
+    assert format_count(5100, "en") == "5.1k"
+    assert format_count(5100, "zh") == "5.1千"
+    assert format_count(51000, "zh") == "5.1万"
+    assert format_percent(88.84, "en") == "88.8%"
+    assert format_duration(None, "en") == "–"
+    assert language_from_locale("zh-TW") == "zh"
+    assert language_from_locale("fr-FR", default="en") == "en"
 
 
 def test_every_setting_of_the_demo_has_a_translated_label(app_env: Path) -> None:
     at = run_app()
     keys = {item.key for view in at.session_state["_rlmon_app_state"].views for item in view.experiment.settings}
     assert "max_response_length" in keys
-    assert sorted(key for key in keys if f"setting_{key}" not in i18n.MESSAGES) == []
-    assert i18n.setting_label("kl_loss_coef", "KL loss coef", "zh") == "KL 损失系数"
-    assert i18n.setting_label("unheard_of", "unheard of", "zh") == "unheard of"
+    assert sorted(key for key in keys if f"setting_{key}" not in MESSAGES) == []
+    assert setting_label("kl_loss_coef", "KL loss coef", "zh") == "KL 损失系数"
+    assert setting_label("unheard_of", "unheard of", "zh") == "unheard of"
 
 
 # ------------------------------------------------------------------------------------------- live changes

@@ -27,23 +27,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rlmon.analysis.insights import (
-    KINDS,
-    LANGUAGES,
-    Signal,
-    detect_all,
-    detect_signals,
-    experiment_paragraph,
-    summary_for_root,
-    write_summary,
-)
+from rlmon.analysis.signals import KINDS, Signal, detect_all, detect_signals
+from rlmon.analysis.summary import experiment_paragraph, summary_for_root, write_summary
 from rlmon.logs.cache import LogCache
 from rlmon.runs.experiment import Experiment
-from rlmon.runs.headline import format_band, headline_numbers
+from rlmon.runs.headline import headline_numbers
 from rlmon.runs.loading import load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
-from rlmon.text import i18n
+from rlmon.text.lang import LANGUAGES
+from rlmon.text.messages import MESSAGES, t
+from rlmon.text.numbers import format_band
 from tests.helpers.experiments import make_experiment
 from tests.helpers.paths import REPO_ROOT
 
@@ -71,17 +65,19 @@ def _assert_bilingual(signals: list[Signal]) -> None:
 
 
 def test_every_insight_template_is_in_the_one_message_catalog() -> None:
-    """insights.py keeps no catalog of its own: each template it names is an ``insight_*`` message of rlmon.text.i18n
-    (whose tests check both languages and the same fields), including the keys it builds from a prefix."""
-    source = (REPO_ROOT / "rlmon" / "analysis" / "insights.py").read_text(encoding="utf-8")
+    """signals.py and summary.py keep no catalog of their own: each template they name is an ``insight_*`` message
+    of rlmon.text.messages (whose tests check both languages and the same fields), including the keys built from a
+    prefix."""
+    analysis = REPO_ROOT / "rlmon" / "analysis"
+    source = "\n".join((analysis / name).read_text(encoding="utf-8") for name in ("signals.py", "summary.py"))
     assert "MESSAGES: dict" not in source
     used = set(re.findall(r'\b_(?:fill|message|word)\(\s*"([a-z0-9_]+)"', source))
-    assert {"spike", "attention", "exp_pass", "and"} <= used
+    assert {"spike", "attention", "exp_pass"} <= used
     used |= {f"what_{what}" for what in ("length", "pass", "hours")}
     used |= {f"order_{what}_{rank}" for what in ("length", "pass", "hours") for rank in ("most", "least")}
-    missing = sorted(key for key in used if "insight_" + key not in i18n.MESSAGES)
+    missing = sorted(key for key in used if "insight_" + key not in MESSAGES)
     assert not missing
-    assert all(f"kind_{kind}" in i18n.MESSAGES for kind in KINDS)
+    assert all(f"kind_{kind}" in MESSAGES for kind in KINDS)
 
 
 def test_every_kind_is_named_in_both_languages() -> None:
@@ -660,6 +656,29 @@ def test_experiment_paragraph_hand_made() -> None:
     assert experiment_paragraph(quiet, [], lang="zh").endswith("未见异常信号。")
 
 
+def test_durations_are_written_in_the_text_language() -> None:
+    # 4 h 23 min elapsed, 26 h 30 min to go; a log quiet for 7,200 s = 2 h 00 min
+    running = make_experiment(
+        {"actor/grad_norm": [0.2] * 21},
+        label="E5 · REINFORCE++",
+        algorithm="reinforce_pp",
+        status="running",
+        total_steps=150,
+        elapsed_h=4 + 23 / 60,
+        eta_h=26.5,
+    )
+    assert experiment_paragraph(running, [], lang="zh") == (
+        "E5 (REINFORCE++)：训练中，21/150，已用 4小时23分（预计还需 26小时30分）。grad_norm 0.2–0.2。未见异常信号。"
+    )
+    assert experiment_paragraph(running, [], lang="en") == (
+        "E5 (REINFORCE++): running, 21/150 after 4h23m (about 26h30m to go). grad_norm 0.2–0.2. No anomaly signal."
+    )
+    stalled = make_experiment({"actor/grad_norm": [0.2] * 3}, status="stalled", idle_s=7200.0, total_steps=150)
+    [signal] = detect_signals(stalled, settings=SETTINGS)
+    assert signal.text("zh") == "已停滞于 3/150：日志已 2小时00分 没有更新"
+    assert signal.text("en") == "stalled at 3/150: the log has not grown for 2h00m"
+
+
 def test_signal_json_and_text_fallback() -> None:
     signal = Signal(
         kind="spike",
@@ -704,7 +723,7 @@ def test_demo_e2_spikes_at_43_and_59(demo: tuple[Path, list[Experiment], list[Si
     assert [(s.metric, s.step) for s in spikes] == [("actor/grad_norm", 43), ("actor/grad_norm", 59)]
     assert [s.values["value"] for s in spikes] == [pytest.approx(0.96, abs=0.005), pytest.approx(1.13, abs=0.005)]
     # "otherwise 0.1–0.3"
-    assert format_band(spikes[0].values["typical_low"], spikes[0].values["typical_high"]) == "0.1–0.3"
+    assert format_band(spikes[0].values["typical_low"], spikes[0].values["typical_high"], "en") == "0.1–0.3"
 
 
 def test_demo_no_spike_for_e1_e3_e4(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
@@ -815,7 +834,7 @@ def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Sig
     assert e2_en.startswith("E2 (DAPO): finished 150/150 in 32h33m.")
     assert "entropy 0.256→0.417" in e2_en and "steps 43 and 59" in e2_en
     e4_zh = experiment_paragraph(four_b["E4"], signals, lang="zh")
-    assert "35h47m" in e4_zh and "aime24 最高 0.833（step 125）" in e4_zh
+    assert "35小时47分" in e4_zh and "aime24 最高 0.833（step 125）" in e4_zh
     e5_en = experiment_paragraph(four_b["E5"], signals, lang="en")
     assert e5_en.startswith("E5 (REINFORCE++): running, 21/150 after 4h23m")
     assert e5_en.endswith("No anomaly signal.")
@@ -1000,7 +1019,7 @@ def test_real_summary_words_agree_with_the_signals(real_experiments: list[Experi
         own = [signal for signal in signals if signal.experiment in ids]
         for lang in LANGUAGES:
             summary = " ".join(write_summary(members, signals, lang=lang))
-            assert (i18n.t("insight_attention_none", lang) in summary) is (not own), (sorted(ids), lang)
+            assert (t("insight_attention_none", lang) in summary) is (not own), (sorted(ids), lang)
             for signal in own:
                 words = signal.text(lang) if signal.kind != "spike" else signal.metric.rsplit("/", 1)[-1]
                 assert f"{signal.experiment} " in summary and words in summary, (signal.experiment, signal.kind)

@@ -293,7 +293,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 def test_setting_values_follow_the_language() -> None:
     """Values that hold words are translated; the English (``Setting.display``, the CLI's) is unchanged."""
-    from rlmon.text.i18n import setting_display
+    from rlmon.text import setting_display
 
     config = config_4b(filter_groups={"enable": True})
     config["trainer"].update(nnodes=2, save_freq=-1)

@@ -16,65 +16,10 @@ import pytest
 from rlmon.runs.experiment import Experiment
 from rlmon.runs.headline import (
     Headline,
-    format_count,
-    format_duration,
-    format_hours,
-    format_percent,
-    format_range,
-    format_score,
-    format_value,
     headline_numbers,
     percentile,
 )
 from tests.helpers.experiments import make_experiment
-
-# --------------------------------------------------------------------------------------------- formats
-
-
-def test_format_count() -> None:
-    assert format_count(5123) == "5.1k"
-    assert format_count(9700) == "9.7k"
-    assert format_count(16384) == "16.4k"
-    assert format_count(512) == "512"
-    assert format_count(999.4) == "999"
-    assert format_count(999.6) == "1.0k"
-    assert format_count(1_234_567) == "1.2M"
-    assert format_count(None) == "—"
-    assert format_count(math.nan) == "—"
-
-
-def test_format_hours_and_duration() -> None:
-    assert format_hours(32.56) == "32.6h"
-    assert format_hours(21.2) == "21.2h"
-    assert format_hours(None) == "—"
-    # 32h33m = 32.55 h; 4h23m = 4.3833 h
-    assert format_duration(32 + 33 / 60) == "32h33m"
-    assert format_duration(4 + 23 / 60) == "4h23m"
-    assert format_duration(0.75) == "45m"
-    assert format_duration(None) == "—"
-
-
-def test_format_score_percent_value_range() -> None:
-    assert format_score(0.8333333) == "0.833"
-    assert format_score(0.6333) == "0.633"
-    assert format_score(0.048) == "0.048"
-    assert format_percent(88.84) == "88.8%"
-    assert format_percent(91.06) == "91.1%"
-    assert format_percent(None) == "—"
-    assert format_value(0.96) == "0.96"
-    assert format_value(1.13) == "1.13"
-    assert format_value(0.1) == "0.1"
-    assert format_value(0.30) == "0.3"
-    assert format_value(0.0042) == "0.0042"
-    assert format_value(0.0) == "0"
-    assert format_value(37.0) == "37"
-    assert format_value(5123.0) == "5.1k"
-    assert format_value(math.nan) == "nan"
-    assert format_value(-math.inf) == "-inf"
-    assert format_range(0.1, 0.3) == "0.1–0.3"
-    assert format_range(0.03, 0.23) == "0.03–0.23"
-    assert format_range(88.84, 91.06, unit="%") == "88.8–91.1%"
-    assert format_range(None, 1.0) == "—"
 
 
 def test_percentile_linear() -> None:
@@ -235,7 +180,8 @@ def test_old_entropy_name_on_a_real_log(realdata_dir: Path, tmp_path: Path) -> N
       0.022, 0.022, 0.023, 0.024, 0.022, 0.022 -> mean 0.226/10 = 0.0226;
     * ``actor/grad_norm`` over the 1119 training steps: lowest 0.008 (step 659), highest 19.057.
     """
-    from rlmon.analysis.insights import detect_signals, experiment_paragraph, write_summary
+    from rlmon.analysis.signals import detect_signals
+    from rlmon.analysis.summary import experiment_paragraph, write_summary
     from rlmon.logs.cache import LogCache
     from rlmon.runs.loading import load_experiment
     from rlmon.runs.metrics import resolve_key

@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from rlmon.analysis.insights import Signal
+from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.logs.cache import LogCache
 from rlmon.runs.loading import load_experiment

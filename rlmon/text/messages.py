@@ -1,43 +1,32 @@
-"""The message catalog of the app: every visible text in English and Chinese, and number formats per language.
+"""The message catalog: every word rlmon shows, in English and Chinese, grouped by where it appears.
 
 Each message is a key with one template per language (``str.format`` fields). :func:`t` picks the visitor's
 language and fills the fields; a missing language is a bug caught by the tests, a missing key raises.
-Numbers shown to people go through the ``format_*`` functions here, which follow the language too
-(``4h23m`` / ``4小时23分``, ``5.1k`` / ``5.1千``).
+Numbers are written by :mod:`rlmon.text.numbers`, punctuation between pieces of text by :mod:`rlmon.text.lang`.
 
 >>> t("status_running", "zh")
 '运行中'
->>> format_duration(4.39, "en")
-'4h23m'
+>>> t("exp_progress", "en", done=21, total=150)
+'21/150 steps'
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Protocol
 
 __all__ = [
-    "LANGUAGES",
-    "LANGUAGE_NAMES",
     "MESSAGES",
-    "format_count",
-    "format_duration",
-    "format_hours",
-    "format_percent",
-    "format_score",
-    "format_size",
-    "language_from_locale",
+    "UNKNOWN_TRACK",
+    "SettingWords",
     "metric_title",
     "setting_display",
     "setting_label",
     "t",
+    "track_name",
 ]
 
-LANGUAGES = ("en", "zh")
-LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
-
 MESSAGES: dict[str, dict[str, str]] = {
-    # --- frame, sidebar ---
+    # --- frame and sidebar: the title, the navigation, the sidebar's controls, the live badge ---
     "app_title": {"en": "rlmon", "zh": "rlmon"},
     "app_tagline": {"en": "verl RL training monitor", "zh": "verl 强化学习训练监控"},
     "nav_overview": {"en": "Overview", "zh": "总览"},
@@ -65,13 +54,23 @@ MESSAGES: dict[str, dict[str, str]] = {
     "live_badge": {"en": "live · every {seconds}s", "zh": "实时 · 每 {seconds} 秒"},
     "paused_badge": {"en": "live refresh off", "zh": "实时刷新已关闭"},
     "updated_at": {"en": "updated {time}", "zh": "更新于 {time}"},
-    # --- status ---
+    "nav_samples": {"en": "Samples", "zh": "样例"},
+    # --- statuses: of an experiment, of a signal, of a log file ---
     "status_finished": {"en": "finished", "zh": "已完成"},
     "status_running": {"en": "running", "zh": "运行中"},
     "status_stalled": {"en": "stalled", "zh": "停滞"},
     "status_crashed": {"en": "crashed", "zh": "崩溃"},
     "status_not started": {"en": "not started", "zh": "未开始"},
-    # --- empty and error states ---
+    "role_start-up only": {"en": "start-up only", "zh": "仅启动输出"},
+    "role_resumed": {"en": "resumed", "zh": "续训"},
+    "role_crashed attempt": {"en": "crashed attempt", "zh": "崩溃的尝试"},
+    "role_steps": {"en": "training steps", "zh": "训练步"},
+    "role_not RL": {"en": "not an RL log", "zh": "非 RL 日志"},
+    "role_unreadable": {"en": "unreadable", "zh": "无法读取"},
+    "severity_info": {"en": "info", "zh": "提示"},
+    "severity_warning": {"en": "warning", "zh": "警告"},
+    "severity_critical": {"en": "critical", "zh": "严重"},
+    # --- errors and notices: settings, roots, links, unreadable or hidden experiments, object storage, the cache ---
     "error_settings": {
         "en": "rlmon cannot start with these settings: {reason}",
         "zh": "rlmon 无法以这些设置启动：{reason}",
@@ -126,7 +125,33 @@ MESSAGES: dict[str, dict[str, str]] = {
     "log_notes": {"en": "Notes on the logs ({count})", "zh": "日志提示（{count}）"},
     "no_data": {"en": "no data", "zh": "无数据"},
     "no_steps_yet": {"en": "No training step logged yet.", "zh": "尚未记录任何训练步。"},
-    # --- overview header ---
+    "exp_unreadable": {
+        "en": "{path} could not be read ({reason}), so this experiment is left out; the other experiments are "
+        "shown. The server log has the details.",
+        "zh": "无法读取 {path}（{reason}），此实验未显示；其他实验照常显示。详情见服务器日志。",
+    },
+    "hidden_experiment": {
+        "en": "{id} is hidden: rlmon.toml marks it `hidden = true`, so it is not listed. To list it again, set "
+        "`hidden = false` in its table {table} in {toml}.",
+        "zh": "{id} 已隐藏：rlmon.toml 将其设为 `hidden = true`，因此不在列表中。如需重新列出，请在 {toml} 中"
+        "它的 {table} 表里设置 `hidden = false`。",
+    },
+    "unknown_metrics": {
+        "en": "The link asks for metrics that the selected experiments do not log; they are not drawn: {metrics}",
+        "zh": "链接中的以下指标在所选实验中没有记录，未绘制：{metrics}",
+    },
+    "object_missing_bucket": {"en": "the bucket does not exist", "zh": "存储桶不存在"},
+    "object_denied": {
+        "en": "access denied (check the credentials: AWS_* variables or ~/.aws)",
+        "zh": "访问被拒绝（请检查凭证：AWS_* 环境变量或 ~/.aws）",
+    },
+    "object_unreachable": {"en": "endpoint not reachable", "zh": "无法连接存储端点"},
+    "object_syncing": {"en": "Reading the logs from object storage…", "zh": "正在从对象存储读取日志…"},
+    "object_stale": {
+        "en": "{url}: {reason} since {since}; showing the data from {synced}.",
+        "zh": "{url}：自 {since} 起{reason}；显示的是 {synced} 时的数据。",
+    },
+    # --- overview: header, summary and signals, the experiments table, what changed, download ---
     "overview_title": {"en": "{tracks}", "zh": "{tracks}"},
     "overview_count": {"en": "{count} experiments", "zh": "{count} 个实验"},
     "progress_group": {"en": "{codes} {status} {progress}", "zh": "{codes} {status} {progress}"},
@@ -156,7 +181,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_message": {"en": "what", "zh": "内容"},
     "col_open": {"en": "page", "zh": "页面"},
     "open_link": {"en": "open ›", "zh": "打开 ›"},
-    # --- experiments table ---
     "table_title": {"en": "Experiments", "zh": "实验列表"},
     "col_experiment": {"en": "experiment", "zh": "实验"},
     "col_algorithm": {"en": "algorithm", "zh": "算法"},
@@ -178,7 +202,35 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Mean pass rate over the last 10 training steps.",
         "zh": "最后 10 个训练步的平均通过率。",
     },
-    # --- chart controls ---
+    "diff_title": {"en": "What changed", "zh": "设置差异"},
+    "diff_none": {
+        "en": "The selected experiments share every setting rlmon reads.",
+        "zh": "所选实验在 rlmon 读取的所有设置上都相同。",
+    },
+    "diff_single": {
+        "en": "Select two or more experiments to compare settings.",
+        "zh": "选择两个或以上实验以对比设置。",
+    },
+    "col_setting": {"en": "setting", "zh": "设置"},
+    "col_group": {"en": "group", "zh": "分组"},
+    "download_title": {"en": "Download", "zh": "下载"},
+    "download_caption": {
+        "en": "Per-step table of the selected experiments: logged and derived metrics, plus the smoothed "
+        "values of the charted metrics.",
+        "zh": "所选实验的逐步数据表：记录的和派生的指标，以及图中指标的平滑值。",
+    },
+    "download_csv": {"en": "CSV", "zh": "CSV"},
+    "download_parquet": {"en": "Parquet", "zh": "Parquet"},
+    "col_series": {"en": "series", "zh": "曲线"},
+    "col_track": {"en": "track", "zh": "赛道"},
+    "col_chart": {"en": "chart", "zh": "图表"},
+    "chart_link": {"en": "chart ›", "zh": "图表 ›"},
+    "legend_highlight": {"en": "Highlight", "zh": "突出显示"},
+    "legend_highlight_help": {
+        "en": "Click runs to draw them in full in every chart; the others are dimmed. Click again to undo.",
+        "zh": "点击实验使其在所有图表中突出显示，其余实验变淡；再次点击取消。",
+    },
+    # --- charts: controls, titles, axes, markers, saving a chart ---
     "charts_title": {"en": "Comparison charts", "zh": "对比图表"},
     "control_metrics": {"en": "Charts", "zh": "图表"},
     "control_metrics_help": {
@@ -212,27 +264,57 @@ MESSAGES: dict[str, dict[str, str]] = {
     "hours_chart": {"en": "Total training hours", "zh": "总训练耗时（小时）"},
     "hours_axis": {"en": "hours", "zh": "小时"},
     "chart_total": {"en": "total", "zh": "合计"},
-    # --- what changed, download ---
-    "diff_title": {"en": "What changed", "zh": "设置差异"},
-    "diff_none": {
-        "en": "The selected experiments share every setting rlmon reads.",
-        "zh": "所选实验在 rlmon 读取的所有设置上都相同。",
+    "chart_pass_rate": {"en": "Pass rate (%)", "zh": "通过率（%）"},
+    "chart_response_length": {"en": "Mean response length (tokens)", "zh": "平均响应长度（词元）"},
+    "chart_response_clip": {"en": "Responses cut at the cap (%)", "zh": "被截断的响应（%）"},
+    "chart_entropy": {"en": "Policy entropy", "zh": "策略熵"},
+    "chart_grad_norm": {"en": "Gradient norm (grad_norm)", "zh": "梯度范数（grad_norm）"},
+    "chart_clipfrac": {"en": "PPO clip fractions (%)", "zh": "PPO 裁剪比例（%）"},
+    "chart_kl_loss": {"en": "KL loss", "zh": "KL 损失"},
+    "chart_mismatch": {
+        "en": "Rollout↔training mismatch ((1−corr)×1e4)",
+        "zh": "rollout↔训练概率偏离度（(1−corr)×1e4）",
     },
-    "diff_single": {
-        "en": "Select two or more experiments to compare settings.",
-        "zh": "选择两个或以上实验以对比设置。",
+    "chart_step_time": {"en": "Time per step by phase (s)", "zh": "每步各阶段耗时（秒）"},
+    "chart_throughput": {"en": "Throughput (tokens/s per GPU)", "zh": "吞吐量（词元/秒/卡）"},
+    "chart_validation": {"en": "{source} validation", "zh": "{source} 验证"},
+    "chart_vf_loss": {"en": "Critic value loss (vf_loss)", "zh": "价值损失（vf_loss）"},
+    "chart_vf_explained_var": {"en": "Critic explained variance", "zh": "价值模型解释方差"},
+    "chart_critic_grad_norm": {"en": "Critic gradient norm", "zh": "价值模型梯度范数"},
+    "chart_values_returns": {"en": "Critic values vs returns", "zh": "价值估计与回报"},
+    "chart_focus": {"en": "{metric} (from the signal)", "zh": "{metric}（信号所指）"},
+    "focus_marker": {"en": "the signal's step {step}", "zh": "信号所在步 {step}"},
+    "note_three_decimals": {
+        "en": "logged with 3 decimals (verl ≤ 0.4): small values move in steps of 10",
+        "zh": "日志只保留 3 位小数（verl ≤ 0.4）：小数值呈 10 的阶梯",
     },
-    "col_setting": {"en": "setting", "zh": "设置"},
-    "col_group": {"en": "group", "zh": "分组"},
-    "download_title": {"en": "Download", "zh": "下载"},
-    "download_caption": {
-        "en": "Per-step table of the selected experiments: logged and derived metrics, plus the smoothed "
-        "values of the charted metrics.",
-        "zh": "所选实验的逐步数据表：记录的和派生的指标，以及图中指标的平滑值。",
+    "axis_tokens": {"en": "tokens", "zh": "词元数"},
+    "axis_score": {"en": "score", "zh": "分数"},
+    "axis_seconds": {"en": "seconds", "zh": "秒"},
+    "axis_value": {"en": "value", "zh": "数值"},
+    "axis_actor_entropy": {"en": "entropy", "zh": "熵"},
+    "axis_actor_grad_norm": {"en": "grad norm", "zh": "梯度范数"},
+    "axis_actor_kl_loss": {"en": "KL loss", "zh": "KL 损失"},
+    "axis_rollout_mismatch": {"en": "(1−corr)×1e4", "zh": "(1−相关系数)×1e4"},
+    "axis_step_time_min": {"en": "minutes", "zh": "分钟"},
+    "axis_elapsed_h": {"en": "hours", "zh": "小时"},
+    "axis_critic_vf_loss": {"en": "value loss", "zh": "价值损失"},
+    "axis_critic_vf_explained_var": {"en": "explained var.", "zh": "解释方差"},
+    "axis_critic_grad_norm": {"en": "grad norm", "zh": "梯度范数"},
+    "axis_perf_throughput": {"en": "tokens/s/GPU", "zh": "词元/秒/卡"},
+    "bar_running": {"en": "{hours}\nrunning", "zh": "{hours}\n运行中"},
+    "bar_running_projection": {"en": "{hours}\nrunning\n→ {total}", "zh": "{hours}\n运行中\n→ {total}"},
+    "bar_projected": {"en": "projected total", "zh": "预计总耗时"},
+    "chart_step_total": {"en": "step total", "zh": "单步合计"},
+    "series_upper": {"en": "pg_clipfrac", "zh": "pg_clipfrac"},
+    "series_lower": {"en": "pg_clipfrac_lower", "zh": "pg_clipfrac_lower"},
+    "chart_pending": {"en": "drawing…", "zh": "绘制中…"},
+    "svg_save": {"en": "SVG", "zh": "SVG"},
+    "svg_save_help": {
+        "en": "Save this chart as an SVG image (PNG: the chart's own menu, top right)",
+        "zh": "将此图表保存为 SVG 图片（PNG：图表右上角自带的菜单）",
     },
-    "download_csv": {"en": "CSV", "zh": "CSV"},
-    "download_parquet": {"en": "Parquet", "zh": "Parquet"},
-    # --- experiment page ---
+    # --- experiment page: progress, failure, source files, setting groups, the metric explorer ---
     "exp_progress": {"en": "{done}/{total} steps", "zh": "{done}/{total} 步"},
     "exp_elapsed": {"en": "Elapsed", "zh": "已用时间"},
     "exp_eta": {"en": "ETA", "zh": "预计剩余"},
@@ -275,72 +357,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_role": {"en": "role", "zh": "作用"},
     "col_note": {"en": "note", "zh": "说明"},
     "col_value": {"en": "value", "zh": "值"},
-    "role_start-up only": {"en": "start-up only", "zh": "仅启动输出"},
-    "role_resumed": {"en": "resumed", "zh": "续训"},
-    "role_crashed attempt": {"en": "crashed attempt", "zh": "崩溃的尝试"},
-    "role_steps": {"en": "training steps", "zh": "训练步"},
-    "role_not RL": {"en": "not an RL log", "zh": "非 RL 日志"},
-    "role_unreadable": {"en": "unreadable", "zh": "无法读取"},
     "group_model": {"en": "Model", "zh": "模型"},
     "group_hardware": {"en": "Hardware", "zh": "硬件"},
     "group_rollout": {"en": "Rollout", "zh": "采样"},
     "group_algorithm": {"en": "Algorithm", "zh": "算法"},
     "group_optimisation": {"en": "Optimisation", "zh": "优化"},
     "group_schedule": {"en": "Schedule", "zh": "日程"},
-    "chart_pass_rate": {"en": "Pass rate (%)", "zh": "通过率（%）"},
-    "chart_response_length": {"en": "Mean response length (tokens)", "zh": "平均响应长度（词元）"},
-    "chart_response_clip": {"en": "Responses cut at the cap (%)", "zh": "被截断的响应（%）"},
-    "chart_entropy": {"en": "Policy entropy", "zh": "策略熵"},
-    "chart_grad_norm": {"en": "Gradient norm (grad_norm)", "zh": "梯度范数（grad_norm）"},
-    "chart_clipfrac": {"en": "PPO clip fractions (%)", "zh": "PPO 裁剪比例（%）"},
-    "chart_kl_loss": {"en": "KL loss", "zh": "KL 损失"},
-    "chart_mismatch": {
-        "en": "Rollout↔training mismatch ((1−corr)×1e4)",
-        "zh": "rollout↔训练概率偏离度（(1−corr)×1e4）",
-    },
-    "chart_step_time": {"en": "Time per step by phase (s)", "zh": "每步各阶段耗时（秒）"},
-    "chart_throughput": {"en": "Throughput (tokens/s per GPU)", "zh": "吞吐量（词元/秒/卡）"},
-    "chart_validation": {"en": "{source} validation", "zh": "{source} 验证"},
-    "chart_vf_loss": {"en": "Critic value loss (vf_loss)", "zh": "价值损失（vf_loss）"},
-    "chart_vf_explained_var": {"en": "Critic explained variance", "zh": "价值模型解释方差"},
-    "chart_critic_grad_norm": {"en": "Critic gradient norm", "zh": "价值模型梯度范数"},
-    "chart_values_returns": {"en": "Critic values vs returns", "zh": "价值估计与回报"},
-    "chart_focus": {"en": "{metric} (from the signal)", "zh": "{metric}（信号所指）"},
-    "focus_marker": {"en": "the signal's step {step}", "zh": "信号所在步 {step}"},
-    "note_three_decimals": {
-        "en": "logged with 3 decimals (verl ≤ 0.4): small values move in steps of 10",
-        "zh": "日志只保留 3 位小数（verl ≤ 0.4）：小数值呈 10 的阶梯",
-    },
     "exp_validation_table": {"en": "{source}: every score per test step", "zh": "{source}：每个测试步的全部分数"},
     "exp_failure_at": {
         "en": "The run failed after step {step}. The last frames of the traceback and the error:",
         "zh": "训练在第 {step} 步之后失败。调用栈的最后几帧与错误：",
-    },
-    "axis_tokens": {"en": "tokens", "zh": "词元数"},
-    "axis_score": {"en": "score", "zh": "分数"},
-    "axis_seconds": {"en": "seconds", "zh": "秒"},
-    "axis_value": {"en": "value", "zh": "数值"},
-    "axis_actor_entropy": {"en": "entropy", "zh": "熵"},
-    "axis_actor_grad_norm": {"en": "grad norm", "zh": "梯度范数"},
-    "axis_actor_kl_loss": {"en": "KL loss", "zh": "KL 损失"},
-    "axis_rollout_mismatch": {"en": "(1−corr)×1e4", "zh": "(1−相关系数)×1e4"},
-    "axis_step_time_min": {"en": "minutes", "zh": "分钟"},
-    "axis_elapsed_h": {"en": "hours", "zh": "小时"},
-    "axis_critic_vf_loss": {"en": "value loss", "zh": "价值损失"},
-    "axis_critic_vf_explained_var": {"en": "explained var.", "zh": "解释方差"},
-    "axis_critic_grad_norm": {"en": "grad norm", "zh": "梯度范数"},
-    "axis_perf_throughput": {"en": "tokens/s/GPU", "zh": "词元/秒/卡"},
-    "bar_running": {"en": "{hours}\nrunning", "zh": "{hours}\n运行中"},
-    "bar_running_projection": {"en": "{hours}\nrunning\n→ {total}", "zh": "{hours}\n运行中\n→ {total}"},
-    "bar_projected": {"en": "projected total", "zh": "预计总耗时"},
-    "col_series": {"en": "series", "zh": "曲线"},
-    "col_track": {"en": "track", "zh": "赛道"},
-    "col_chart": {"en": "chart", "zh": "图表"},
-    "chart_link": {"en": "chart ›", "zh": "图表 ›"},
-    "legend_highlight": {"en": "Highlight", "zh": "突出显示"},
-    "legend_highlight_help": {
-        "en": "Click runs to draw them in full in every chart; the others are dimmed. Click again to undo.",
-        "zh": "点击实验使其在所有图表中突出显示，其余实验变淡；再次点击取消。",
     },
     "exp_explorer_matched": {
         "en": "{matched} of {total} keys match the filter, in every family",
@@ -350,10 +376,104 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "not a valid regular expression: matched as plain text",
         "zh": "不是有效的正则表达式：按普通文本匹配",
     },
-    "chart_step_total": {"en": "step total", "zh": "单步合计"},
-    "series_upper": {"en": "pg_clipfrac", "zh": "pg_clipfrac"},
-    "series_lower": {"en": "pg_clipfrac_lower", "zh": "pg_clipfrac_lower"},
-    # --- metric titles (derived metrics and well-known keys) ---
+    # --- samples page: what the model wrote ---
+    "samples_title": {"en": "What the model wrote", "zh": "模型写了什么"},
+    "samples_caption": {
+        "en": "The examples verl prints while it scores validation (and training, when the reward manager's "
+        "num_examine > 0), and the records of its generation dumps (trainer.rollout_data_dir, "
+        "trainer.validation_data_dir). Text is shown as written, never as HTML.",
+        "zh": "verl 在验证（以及 reward manager 的 num_examine > 0 时的训练）打分时打印的样例，以及生成转储"
+        "（trainer.rollout_data_dir、trainer.validation_data_dir）中的记录。文本按原样显示，从不作为 HTML 渲染。",
+    },
+    "samples_experiment": {"en": "Experiment", "zh": "实验"},
+    "samples_none": {
+        "en": "{name} has no samples: its logs hold no [prompt] / [response] prints and no generation dump "
+        "folder was found.",
+        "zh": "{name} 没有样例：日志中没有 [prompt] / [response] 打印，也未找到生成转储目录。",
+    },
+    "samples_no_experiments": {"en": "No experiment to show.", "zh": "没有可显示的实验。"},
+    "samples_tab_browse": {"en": "Browse", "zh": "浏览"},
+    "samples_tab_steps": {"en": "One prompt across steps", "zh": "同一提示词跨 step"},
+    "samples_tab_experiments": {"en": "One prompt across experiments", "zh": "同一提示词跨实验"},
+    "samples_step": {"en": "Step", "zh": "Step"},
+    "samples_all": {"en": "all", "zh": "全部"},
+    "samples_data_source": {"en": "Data source", "zh": "数据源"},
+    "samples_outcome": {"en": "Score", "zh": "得分"},
+    "samples_pass": {"en": "pass (> 0)", "zh": "通过（> 0）"},
+    "samples_fail": {"en": "fail", "zh": "未通过"},
+    "samples_search": {"en": "Search the text", "zh": "搜索文本"},
+    "samples_count": {"en": "{shown} of {total} samples", "zh": "{total} 条样例中的 {shown} 条"},
+    "samples_first": {
+        "en": "The first {limit} are shown; narrow the choice to see the others.",
+        "zh": "仅显示前 {limit} 条；缩小筛选范围以查看其余样例。",
+    },
+    "samples_prompt": {"en": "Prompt", "zh": "提示词"},
+    "samples_response": {"en": "Response", "zh": "回复"},
+    "samples_ground_truth": {"en": "Ground truth", "zh": "标准答案"},
+    "samples_score": {"en": "score {score}", "zh": "得分 {score}"},
+    "samples_tokens": {"en": "length {count} (tokens)", "zh": "长度 {count}（token）"},
+    "samples_chars": {"en": "length {count} (characters)", "zh": "长度 {count}（字符）"},
+    "samples_step_pending": {"en": "step pending", "zh": "step 待定"},
+    "samples_step_n": {"en": "step {step}", "zh": "step {step}"},
+    "samples_kind_validation": {"en": "validation", "zh": "验证"},
+    "samples_kind_training": {"en": "training", "zh": "训练"},
+    "samples_origin_log": {"en": "console print", "zh": "控制台打印"},
+    "samples_origin_dump": {"en": "generation dump", "zh": "生成转储"},
+    "samples_extra": {"en": "Other fields", "zh": "其他字段"},
+    "samples_markdown": {"en": "Render markdown and math", "zh": "渲染 Markdown 与公式"},
+    "samples_markdown_help": {
+        "en": "Off: the text exactly as written, in monospace. On: emphasis, lists and $math$ are rendered; links, "
+        "images and HTML never are.",
+        "zh": "关闭：按原样以等宽字体显示。开启：渲染强调、列表和 $公式$；链接、图片和 HTML 始终不渲染。",
+    },
+    "samples_pick_prompt": {"en": "Prompt", "zh": "提示词"},
+    "samples_left": {"en": "Left", "zh": "左侧"},
+    "samples_right": {"en": "Right", "zh": "右侧"},
+    "samples_other": {"en": "Compare with", "zh": "对比实验"},
+    "samples_no_other": {
+        "en": "No other experiment has a sample of a prompt this one has.",
+        "zh": "没有其他实验包含与本实验相同提示词的样例。",
+    },
+    "samples_one_step": {
+        "en": "This prompt was printed at one step only.",
+        "zh": "该提示词只在一个 step 中打印过。",
+    },
+    "samples_no_common_step": {
+        "en": "The two experiments have no step in common for this prompt; the nearest steps are shown.",
+        "zh": "两个实验在该提示词上没有共同的 step；显示最接近的 step。",
+    },
+    "samples_latest": {"en": "Latest samples", "zh": "最新样例"},
+    "samples_latest_link": {"en": "{label} · step {step}", "zh": "{label} · step {step}"},
+    # --- report: the HTML report and its download ---
+    "report_title": {"en": "rlmon report", "zh": "rlmon 报告"},
+    "report_setting": {"en": "{name}: {value}", "zh": "{name}：{value}"},
+    "report_made": {"en": "Made {time}", "zh": "生成于 {time}"},
+    "report_contents": {"en": "Experiments in this report", "zh": "本报告中的实验"},
+    "report_legend_hint": {
+        "en": "Click experiments to highlight them in every comparison chart; click again to clear.",
+        "zh": "点击实验可在所有对比图表中突出显示；再次点击取消。",
+    },
+    "report_logs": {"en": "Log files ({count})", "zh": "日志文件（{count}）"},
+    "report_footer": {
+        "en": "Made by rlmon {version} on {time} from the log files above. This file opens offline in any browser.",
+        "zh": "由 rlmon {version} 于 {time} 根据上列日志文件生成。此文件可离线在任何浏览器中打开。",
+    },
+    "report_noscript": {
+        "en": "The charts of this report need JavaScript; the tables and text are all here.",
+        "zh": "本报告的图表需要 JavaScript；表格和文字均可直接阅读。",
+    },
+    "report_chart_menu": {"en": "Save this chart", "zh": "保存此图表"},
+    "report_save_png": {"en": "Save as PNG", "zh": "保存为 PNG"},
+    "report_save_svg": {"en": "Save as SVG", "zh": "保存为 SVG"},
+    "report_download": {"en": "Download report (HTML)", "zh": "下载报告（HTML）"},
+    "report_download_help": {
+        "en": "One HTML file with this page's numbers, summary and charts (language, smoothing and charts as "
+        "chosen here) and a section per experiment. It opens offline by double-click and can be sent in chat "
+        "or email.",
+        "zh": "单个 HTML 文件，包含本页的数字、小结和图表（语言、平滑和图表与此处所选一致），以及每个实验的一节。"
+        "双击即可离线打开，可通过聊天或邮件发送。",
+    },
+    # --- metric titles: derived metrics and well-known keys (metric_title) ---
     "metric_pass_rate": {"en": "pass rate (%)", "zh": "通过率（%）"},
     "metric_rollout_mismatch": {"en": "rollout↔training mismatch (1e-4)", "zh": "rollout↔训练偏离度（1e-4）"},
     "metric_pg_clipfrac_pct": {"en": "pg_clipfrac (%)", "zh": "pg_clipfrac（%）"},
@@ -366,7 +486,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "metric_actor/entropy": {"en": "policy entropy", "zh": "策略熵"},
     "metric_actor/grad_norm": {"en": "grad_norm", "zh": "梯度范数 grad_norm"},
     "metric_validation": {"en": "{source} validation score", "zh": "{source} 验证分数"},
-    # --- setting labels (rlmon.runs.experiment.extract_settings keys) ---
+    # --- settings: labels (rlmon.runs.experiment.extract_settings keys), values that hold words (setting_display) ---
     "setting_model": {"en": "model", "zh": "模型"},
     "setting_thinking": {"en": "thinking", "zh": "思考模式"},
     "setting_gpus": {"en": "GPUs", "zh": "GPU 数"},
@@ -395,7 +515,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "setting_save_freq": {"en": "save every", "zh": "保存间隔"},
     "setting_total_epochs": {"en": "epochs", "zh": "轮数"},
     "setting_total_steps": {"en": "total steps", "zh": "总步数"},
-    # --- setting values that hold words (rlmon.runs.experiment.Setting.message; setting_display) ---
     "value_on": {"en": "on", "zh": "开启"},
     "value_off": {"en": "off", "zh": "关闭"},
     "value_on_detail": {"en": "on {detail}", "zh": "开启 {detail}"},
@@ -404,7 +523,52 @@ MESSAGES: dict[str, dict[str, str]] = {
     "value_thinking": {"en": "thinking", "zh": "思考模式"},
     "value_non_thinking": {"en": "non-thinking", "zh": "非思考模式"},
     "value_every_steps": {"en": "{n} steps", "zh": "每 {n} 步"},
-    # --- insights: signal kinds (rlmon.analysis.insights.KINDS) ---
+    # --- algorithms: rlmon's own descriptions (rlmon.runs.experiment.ALGORITHMS) ---
+    "algo_ppo": {
+        "en": "Actor-critic PPO: a learned value model (critic) gives GAE advantages.",
+        "zh": "行动者-评论家 PPO：由学习得到的价值模型（critic）给出 GAE 优势。",
+    },
+    "algo_grpo": {
+        "en": "Group-relative advantages: reward minus the group mean, divided by the group std.",
+        "zh": "组内相对优势：奖励减去组内均值，再除以组内标准差。",
+    },
+    "algo_dr_grpo": {
+        "en": "GRPO without the std division, loss summed per token and normalised by a constant (no length bias).",
+        "zh": "不除以标准差的 GRPO，损失按词元求和并除以常数归一（无长度偏差）。",
+    },
+    "algo_dapo": {
+        "en": "GRPO with clip-higher, dynamic sampling (drops all-right/all-wrong groups) and overlong reward shaping.",
+        "zh": "带 clip-higher、动态采样（丢弃全对/全错的组）和超长奖励塑形的 GRPO。",
+    },
+    "algo_rloo": {
+        "en": "Leave-one-out baseline: each sample is compared with the mean of the others in its group.",
+        "zh": "留一基线：每个样本与同组其他样本的均值比较。",
+    },
+    "algo_reinforce_pp": {
+        "en": "No group baseline: discounted returns whitened over the whole batch, with a KL penalty.",
+        "zh": "无组内基线：折扣回报在整个批次上白化，并带 KL 惩罚。",
+    },
+    "algo_reinforce_pp_baseline": {
+        "en": "REINFORCE++ with the group mean subtracted before whitening over the batch.",
+        "zh": "先减去组内均值、再在批次上白化的 REINFORCE++。",
+    },
+    "algo_gpg": {
+        "en": "Group Policy Gradient: plain policy gradient on group-relative advantages, no clipping or KL.",
+        "zh": "组策略梯度（GPG）：基于组内相对优势的普通策略梯度，无裁剪、无 KL。",
+    },
+    "algo_remax": {
+        "en": "REINFORCE with the reward of a greedy rollout as the baseline.",
+        "zh": "以贪心生成的奖励为基线的 REINFORCE。",
+    },
+    "algo_opo": {
+        "en": "On-policy RL with a length-weighted optimal reward baseline.",
+        "zh": "以按长度加权的最优奖励为基线的同策略强化学习。",
+    },
+    "algo_grpo_passk": {
+        "en": "GRPO variant that rewards the best sample of each group (optimises pass@k).",
+        "zh": "奖励每组最佳样本的 GRPO 变体（优化 pass@k）。",
+    },
+    # --- signals: kinds (rlmon.analysis.signals.KINDS) and what each signal says ---
     "kind_spike": {"en": "spike", "zh": "尖峰"},
     "kind_spikes": {"en": "repeated spikes", "zh": "多次尖峰"},
     "kind_entropy_rising": {"en": "entropy rising", "zh": "熵持续走高"},
@@ -419,7 +583,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_kl_blowup": {"en": "KL blow-up", "zh": "KL 失控"},
     "kind_crashed": {"en": "crashed", "zh": "已崩溃"},
     "kind_stalled": {"en": "stalled", "zh": "已停滞"},
-    # --- insights: signals and the written summary (rlmon.analysis.insights) ---
     "insight_spike": {
         "en": "{metric} spike at step {step}: {value} ({ratio}× the median of the {window} steps before; "
         "otherwise {low}–{high})",
@@ -491,6 +654,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "no training step yet and the log has not grown for {idle}",
         "zh": "尚无训练 step，日志已 {idle} 没有更新",
     },
+    "insight_days": {"en": "{days} days", "zh": "{days} 天"},
+    # --- summary: the written summary and an experiment's paragraph (rlmon.analysis.summary) ---
     "insight_track_status": {"en": "{track} ({names}): {states}.", "zh": "{track}（{names}）：{states}。"},
     "insight_track_prefix": {"en": "{track} · {text}", "zh": "{track} · {text}"},
     "insight_state_finished": {"en": "{names} finished {progress}", "zh": "{names} 已完成 {progress}"},
@@ -559,18 +724,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "insight_order_pass_least": {"en": "is lowest", "zh": "最低"},
     "insight_order_hours_most": {"en": "is longest", "zh": "最长"},
     "insight_order_hours_least": {"en": "is shortest", "zh": "最短"},
-    "insight_and": {"en": " and ", "zh": "、"},
-    "insight_list_sep": {"en": ", ", "zh": "，"},
     "insight_more_items": {"en": "and {count} more", "zh": "另有 {count} 个"},
     "insight_more_experiments": {
         "en": "and {count} more experiments (listed with the signals)",
         "zh": "另有 {count} 个实验（见信号列表）",
     },
-    "insight_value_sep": {"en": ", ", "zh": "、"},
-    "insight_step_sep": {"en": " and ", "zh": "/"},
-    "insight_item_sep": {"en": "; ", "zh": "；"},
     "insight_facts": {"en": "{facts}.", "zh": "{facts}。"},
-    "insight_days": {"en": "{days} days", "zh": "{days} 天"},
     "insight_unknown_cap": {"en": "?", "zh": "?"},
     "insight_lead_one": {"en": "leads", "zh": "最高"},
     "insight_lead_many": {"en": "lead", "zh": "并列最高"},
@@ -605,200 +764,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "insight_exp_signals": {"en": "Signals: {items}.", "zh": "信号：{items}。"},
     "insight_exp_no_signals": {"en": "No anomaly signal.", "zh": "未见异常信号。"},
-    "insight_sentence_sep": {"en": "; ", "zh": "；"},
     "insight_summary_empty": {"en": "No experiment with training steps yet.", "zh": "尚无包含训练 step 的实验。"},
     "insight_signals_heading": {"en": "Signals:", "zh": "信号："},
     "insight_signals_none": {"en": "No signals.", "zh": "无信号。"},
-    # --- severities ---
-    "severity_info": {"en": "info", "zh": "提示"},
-    "severity_warning": {"en": "warning", "zh": "警告"},
-    "severity_critical": {"en": "critical", "zh": "严重"},
-    # --- number formats ---
+    # --- number formats: the words of rlmon.text.numbers ---
     "fmt_hours": {"en": "{value}h", "zh": "{value} 小时"},
     "fmt_duration_hm": {"en": "{h}h{m:02d}m", "zh": "{h}小时{m:02d}分"},
     "fmt_duration_m": {"en": "{m}m", "zh": "{m}分钟"},
     "fmt_duration_s": {"en": "{s}s", "zh": "{s}秒"},
     "fmt_duration_d": {"en": "{d}d{h}h", "zh": "{d}天{h}小时"},
-    "fmt_unknown": {"en": "–", "zh": "–"},
-    # --- branch app10: unreadable experiments, hidden experiments, unknown metrics in a link ---
-    "exp_unreadable": {
-        "en": "{path} could not be read ({reason}), so this experiment is left out; the other experiments are "
-        "shown. The server log has the details.",
-        "zh": "无法读取 {path}（{reason}），此实验未显示；其他实验照常显示。详情见服务器日志。",
-    },
-    "hidden_experiment": {
-        "en": "{id} is hidden: rlmon.toml marks it `hidden = true`, so it is not listed. To list it again, set "
-        "`hidden = false` in its table {table} in {toml}.",
-        "zh": "{id} 已隐藏：rlmon.toml 将其设为 `hidden = true`，因此不在列表中。如需重新列出，请在 {toml} 中"
-        "它的 {table} 表里设置 `hidden = false`。",
-    },
-    "unknown_metrics": {
-        "en": "The link asks for metrics that the selected experiments do not log; they are not drawn: {metrics}",
-        "zh": "链接中的以下指标在所选实验中没有记录，未绘制：{metrics}",
-    },
-    # browser11: charts drawn when they come into view
-    "chart_pending": {"en": "drawing…", "zh": "绘制中…"},
-    # samples13: the samples page (what the model wrote) and the overview's links to it
-    "nav_samples": {"en": "Samples", "zh": "样例"},
-    "samples_title": {"en": "What the model wrote", "zh": "模型写了什么"},
-    "samples_caption": {
-        "en": "The examples verl prints while it scores validation (and training, when the reward manager's "
-        "num_examine > 0), and the records of its generation dumps (trainer.rollout_data_dir, "
-        "trainer.validation_data_dir). Text is shown as written, never as HTML.",
-        "zh": "verl 在验证（以及 reward manager 的 num_examine > 0 时的训练）打分时打印的样例，以及生成转储"
-        "（trainer.rollout_data_dir、trainer.validation_data_dir）中的记录。文本按原样显示，从不作为 HTML 渲染。",
-    },
-    "samples_experiment": {"en": "Experiment", "zh": "实验"},
-    "samples_none": {
-        "en": "{name} has no samples: its logs hold no [prompt] / [response] prints and no generation dump "
-        "folder was found.",
-        "zh": "{name} 没有样例：日志中没有 [prompt] / [response] 打印，也未找到生成转储目录。",
-    },
-    "samples_no_experiments": {"en": "No experiment to show.", "zh": "没有可显示的实验。"},
-    "samples_tab_browse": {"en": "Browse", "zh": "浏览"},
-    "samples_tab_steps": {"en": "One prompt across steps", "zh": "同一提示词跨 step"},
-    "samples_tab_experiments": {"en": "One prompt across experiments", "zh": "同一提示词跨实验"},
-    "samples_step": {"en": "Step", "zh": "Step"},
-    "samples_all": {"en": "all", "zh": "全部"},
-    "samples_data_source": {"en": "Data source", "zh": "数据源"},
-    "samples_outcome": {"en": "Score", "zh": "得分"},
-    "samples_pass": {"en": "pass (> 0)", "zh": "通过（> 0）"},
-    "samples_fail": {"en": "fail", "zh": "未通过"},
-    "samples_search": {"en": "Search the text", "zh": "搜索文本"},
-    "samples_count": {"en": "{shown} of {total} samples", "zh": "{total} 条样例中的 {shown} 条"},
-    "samples_first": {
-        "en": "The first {limit} are shown; narrow the choice to see the others.",
-        "zh": "仅显示前 {limit} 条；缩小筛选范围以查看其余样例。",
-    },
-    "samples_prompt": {"en": "Prompt", "zh": "提示词"},
-    "samples_response": {"en": "Response", "zh": "回复"},
-    "samples_ground_truth": {"en": "Ground truth", "zh": "标准答案"},
-    "samples_score": {"en": "score {score}", "zh": "得分 {score}"},
-    "samples_tokens": {"en": "length {count} (tokens)", "zh": "长度 {count}（token）"},
-    "samples_chars": {"en": "length {count} (characters)", "zh": "长度 {count}（字符）"},
-    "samples_step_pending": {"en": "step pending", "zh": "step 待定"},
-    "samples_step_n": {"en": "step {step}", "zh": "step {step}"},
-    "samples_kind_validation": {"en": "validation", "zh": "验证"},
-    "samples_kind_training": {"en": "training", "zh": "训练"},
-    "samples_origin_log": {"en": "console print", "zh": "控制台打印"},
-    "samples_origin_dump": {"en": "generation dump", "zh": "生成转储"},
-    "samples_extra": {"en": "Other fields", "zh": "其他字段"},
-    "samples_markdown": {"en": "Render markdown and math", "zh": "渲染 Markdown 与公式"},
-    "samples_markdown_help": {
-        "en": "Off: the text exactly as written, in monospace. On: emphasis, lists and $math$ are rendered; links, "
-        "images and HTML never are.",
-        "zh": "关闭：按原样以等宽字体显示。开启：渲染强调、列表和 $公式$；链接、图片和 HTML 始终不渲染。",
-    },
-    "samples_pick_prompt": {"en": "Prompt", "zh": "提示词"},
-    "samples_left": {"en": "Left", "zh": "左侧"},
-    "samples_right": {"en": "Right", "zh": "右侧"},
-    "samples_other": {"en": "Compare with", "zh": "对比实验"},
-    "samples_no_other": {
-        "en": "No other experiment has a sample of a prompt this one has.",
-        "zh": "没有其他实验包含与本实验相同提示词的样例。",
-    },
-    "samples_one_step": {
-        "en": "This prompt was printed at one step only.",
-        "zh": "该提示词只在一个 step 中打印过。",
-    },
-    "samples_no_common_step": {
-        "en": "The two experiments have no step in common for this prompt; the nearest steps are shown.",
-        "zh": "两个实验在该提示词上没有共同的 step；显示最接近的 step。",
-    },
-    "samples_latest": {"en": "Latest samples", "zh": "最新样例"},
-    "samples_latest_link": {"en": "{label} · step {step}", "zh": "{label} · step {step}"},
-    # --- branch report12: HTML reports and chart images ---
-    "report_title": {"en": "rlmon report", "zh": "rlmon 报告"},
-    "report_setting": {"en": "{name}: {value}", "zh": "{name}：{value}"},
-    "report_made": {"en": "Made {time}", "zh": "生成于 {time}"},
-    "report_contents": {"en": "Experiments in this report", "zh": "本报告中的实验"},
-    "report_legend_hint": {
-        "en": "Click experiments to highlight them in every comparison chart; click again to clear.",
-        "zh": "点击实验可在所有对比图表中突出显示；再次点击取消。",
-    },
-    "report_logs": {"en": "Log files ({count})", "zh": "日志文件（{count}）"},
-    "report_footer": {
-        "en": "Made by rlmon {version} on {time} from the log files above. This file opens offline in any browser.",
-        "zh": "由 rlmon {version} 于 {time} 根据上列日志文件生成。此文件可离线在任何浏览器中打开。",
-    },
-    "report_noscript": {
-        "en": "The charts of this report need JavaScript; the tables and text are all here.",
-        "zh": "本报告的图表需要 JavaScript；表格和文字均可直接阅读。",
-    },
-    "report_chart_menu": {"en": "Save this chart", "zh": "保存此图表"},
-    "report_save_png": {"en": "Save as PNG", "zh": "保存为 PNG"},
-    "report_save_svg": {"en": "Save as SVG", "zh": "保存为 SVG"},
-    "report_download": {"en": "Download report (HTML)", "zh": "下载报告（HTML）"},
-    "report_download_help": {
-        "en": "One HTML file with this page's numbers, summary and charts (language, smoothing and charts as "
-        "chosen here) and a section per experiment. It opens offline by double-click and can be sent in chat "
-        "or email.",
-        "zh": "单个 HTML 文件，包含本页的数字、小结和图表（语言、平滑和图表与此处所选一致），以及每个实验的一节。"
-        "双击即可离线打开，可通过聊天或邮件发送。",
-    },
-    # --- branch svg12: saving an app chart as SVG ---
-    "svg_save": {"en": "SVG", "zh": "SVG"},
-    "svg_save_help": {
-        "en": "Save this chart as an SVG image (PNG: the chart's own menu, top right)",
-        "zh": "将此图表保存为 SVG 图片（PNG：图表右上角自带的菜单）",
-    },
-    # --- branch s3: log roots on object storage ---
-    "object_missing_bucket": {"en": "the bucket does not exist", "zh": "存储桶不存在"},
-    "object_denied": {
-        "en": "access denied (check the credentials: AWS_* variables or ~/.aws)",
-        "zh": "访问被拒绝（请检查凭证：AWS_* 环境变量或 ~/.aws）",
-    },
-    "object_unreachable": {"en": "endpoint not reachable", "zh": "无法连接存储端点"},
-    "object_syncing": {"en": "Reading the logs from object storage…", "zh": "正在从对象存储读取日志…"},
-    "object_stale": {
-        "en": "{url}: {reason} since {since}; showing the data from {synced}.",
-        "zh": "{url}：自 {since} 起{reason}；显示的是 {synced} 时的数据。",
-    },
-    # --- branch audit9: rlmon's own algorithm descriptions (rlmon.runs.experiment.ALGORITHMS) ---
-    "algo_ppo": {
-        "en": "Actor-critic PPO: a learned value model (critic) gives GAE advantages.",
-        "zh": "行动者-评论家 PPO：由学习得到的价值模型（critic）给出 GAE 优势。",
-    },
-    "algo_grpo": {
-        "en": "Group-relative advantages: reward minus the group mean, divided by the group std.",
-        "zh": "组内相对优势：奖励减去组内均值，再除以组内标准差。",
-    },
-    "algo_dr_grpo": {
-        "en": "GRPO without the std division, loss summed per token and normalised by a constant (no length bias).",
-        "zh": "不除以标准差的 GRPO，损失按词元求和并除以常数归一（无长度偏差）。",
-    },
-    "algo_dapo": {
-        "en": "GRPO with clip-higher, dynamic sampling (drops all-right/all-wrong groups) and overlong reward shaping.",
-        "zh": "带 clip-higher、动态采样（丢弃全对/全错的组）和超长奖励塑形的 GRPO。",
-    },
-    "algo_rloo": {
-        "en": "Leave-one-out baseline: each sample is compared with the mean of the others in its group.",
-        "zh": "留一基线：每个样本与同组其他样本的均值比较。",
-    },
-    "algo_reinforce_pp": {
-        "en": "No group baseline: discounted returns whitened over the whole batch, with a KL penalty.",
-        "zh": "无组内基线：折扣回报在整个批次上白化，并带 KL 惩罚。",
-    },
-    "algo_reinforce_pp_baseline": {
-        "en": "REINFORCE++ with the group mean subtracted before whitening over the batch.",
-        "zh": "先减去组内均值、再在批次上白化的 REINFORCE++。",
-    },
-    "algo_gpg": {
-        "en": "Group Policy Gradient: plain policy gradient on group-relative advantages, no clipping or KL.",
-        "zh": "组策略梯度（GPG）：基于组内相对优势的普通策略梯度，无裁剪、无 KL。",
-    },
-    "algo_remax": {
-        "en": "REINFORCE with the reward of a greedy rollout as the baseline.",
-        "zh": "以贪心生成的奖励为基线的 REINFORCE。",
-    },
-    "algo_opo": {
-        "en": "On-policy RL with a length-weighted optimal reward baseline.",
-        "zh": "以按长度加权的最优奖励为基线的同策略强化学习。",
-    },
-    "algo_grpo_passk": {
-        "en": "GRPO variant that rewards the best sample of each group (optimises pass@k).",
-        "zh": "奖励每组最佳样本的 GRPO 变体（优化 pass@k）。",
-    },
 }
 """Message key -> language -> template."""
 
@@ -814,14 +788,6 @@ def t(key: str, lang: str, **fields: Any) -> str:
     templates = MESSAGES[key]
     template = templates.get(lang) or templates["en"]
     return template.format(**fields) if fields else template
-
-
-def language_from_locale(locale: str | None, *, default: str = "en") -> str:
-    """``zh`` for a Chinese browser locale (``zh-CN``, ``zh_TW``), ``en`` for English, else ``default``."""
-    if not locale:
-        return default
-    prefix = locale.replace("_", "-").split("-")[0].lower()
-    return prefix if prefix in LANGUAGES else default
 
 
 UNKNOWN_TRACK = "unknown model"
@@ -878,79 +844,3 @@ def setting_display(setting: SettingWords | None, lang: str) -> str:
     if setting.message and setting.message in MESSAGES:
         return t(setting.message, lang, **dict(setting.fields))
     return setting.display
-
-
-def _finite(value: float | None) -> bool:
-    return value is not None and isinstance(value, int | float) and math.isfinite(value)
-
-
-def format_hours(hours: float | None, lang: str) -> str:
-    """``32.6h`` / ``32.6 小时``; ``–`` when unknown."""
-    if hours is None or not _finite(hours):
-        return t("fmt_unknown", lang)
-    return t("fmt_hours", lang, value=f"{hours:.1f}")
-
-
-def format_duration(hours: float | None, lang: str) -> str:
-    """A duration for people: ``4h23m``, ``45m``, ``30s``, ``2d3h`` (``4小时23分`` ...); ``–`` when unknown."""
-    if hours is None or not _finite(hours):
-        return t("fmt_unknown", lang)
-    seconds = max(0, round(hours * 3600))
-    if seconds < 60:
-        return t("fmt_duration_s", lang, s=seconds)
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return t("fmt_duration_m", lang, m=minutes)
-    h, m = divmod(minutes, 60)
-    if h >= 48:
-        d, h = divmod(h, 24)
-        return t("fmt_duration_d", lang, d=d, h=h)
-    return t("fmt_duration_hm", lang, h=h, m=m)
-
-
-def format_count(value: float | None, lang: str) -> str:
-    """``5.1k`` / ``5.1千``, ``1.2M`` / ``120万``; small numbers as they are."""
-    if value is None or not _finite(value):
-        return t("fmt_unknown", lang)
-    size = abs(value)
-    if lang == "zh":
-        if size >= 1e8:
-            return f"{value / 1e8:.1f}亿"
-        if size >= 1e4:
-            return f"{value / 1e4:.1f}万"
-        if size >= 1e3:
-            return f"{value / 1e3:.1f}千"
-    else:
-        if size >= 1e9:
-            return f"{value / 1e9:.1f}G"
-        if size >= 1e6:
-            return f"{value / 1e6:.1f}M"
-        if size >= 1e3:
-            return f"{value / 1e3:.1f}k"
-    return f"{value:.0f}" if float(value).is_integer() else f"{value:.3g}"
-
-
-def format_percent(value: float | None, lang: str, *, digits: int = 1) -> str:
-    """A value already in percent: ``88.8%``."""
-    if value is None or not _finite(value):
-        return t("fmt_unknown", lang)
-    return f"{value:.{digits}f}%"
-
-
-def format_score(value: float | None, lang: str) -> str:
-    """A validation score: ``0.833``."""
-    if value is None or not _finite(value):
-        return t("fmt_unknown", lang)
-    return f"{value:.3f}"
-
-
-def format_size(size: int | None, lang: str) -> str:
-    """A file size: ``512 B``, ``12.3 KB``, ``4.5 MB``."""
-    if size is None:
-        return t("fmt_unknown", lang)
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"  # pragma: no cover - loop always returns

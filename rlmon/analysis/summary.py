@@ -1,0 +1,732 @@
+"""The written summary: a few paragraphs about the experiments in view, and one about each experiment.
+
+The summary (:func:`write_summary`, :func:`experiment_paragraph`; :func:`summary_for_root` for the CLI) is plain
+text, generated only from the data, deterministic, in English or Chinese. Every template is an ``insight_*``
+message (signal kinds: ``kind_*``) of the one message catalog, :data:`rlmon.text.messages.MESSAGES`; the
+punctuation between the pieces comes from :mod:`rlmon.text.lang`. Signals come from :mod:`rlmon.analysis.signals`;
+figures are written as the signals write them (:data:`~rlmon.analysis.signals.NUMBERS_LANG`), durations in the
+text's own language.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rlmon.analysis.signals import KINDS, NUMBERS_LANG, SEVERITIES, Signal, detect_all, short_metric
+from rlmon.logs.cache import LogCache
+from rlmon.runs.experiment import Experiment
+from rlmon.runs.headline import Headline, headline_numbers
+from rlmon.runs.metrics import validation_keys
+from rlmon.settings import Settings
+from rlmon.text.lang import (
+    LANGUAGES,
+    join_clauses,
+    join_items,
+    join_list,
+    join_sentences,
+    join_steps,
+    join_values,
+    parenthesized,
+)
+from rlmon.text.messages import t, track_name
+from rlmon.text.numbers import (
+    UNKNOWN,
+    format_band,
+    format_count,
+    format_duration,
+    format_hours,
+    format_percent,
+    format_range,
+    format_score,
+    format_value,
+)
+
+__all__ = ["SUMMARY_ITEMS", "experiment_paragraph", "summary_for_root", "write_summary"]
+
+
+_KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
+"""Kinds in the order of :data:`~rlmon.analysis.signals.KINDS`: the order signals are told in."""
+
+
+def _name(experiment: Experiment | Headline) -> str:
+    """``E2 (DAPO)`` from the label ``E2 · DAPO``; other labels as they are."""
+    code, sep, algorithm = experiment.label.partition(" · ")
+    return f"{code} ({algorithm})" if sep else experiment.label
+
+
+def _code(experiment: Experiment) -> str:
+    return experiment.label.partition(" · ")[0]
+
+
+def _codes(experiments: Sequence[Experiment]) -> str:
+    """``E1–E4`` for consecutive codes, else ``E1, E3``."""
+    codes = [_code(experiment) for experiment in experiments]
+    numbers = []
+    for code in codes:
+        digits = "".join(char for char in code if char.isdigit())
+        prefix = code.rstrip("0123456789")
+        numbers.append((prefix, int(digits) if digits and code.endswith(digits) else None))
+    prefixes = {prefix for prefix, _ in numbers}
+    values = [number for _, number in numbers]
+    if (
+        len(codes) > 2
+        and len(prefixes) == 1
+        and all(number is not None for number in values)
+        and values == list(range(values[0] or 0, (values[0] or 0) + len(values)))
+    ):
+        return f"{codes[0]}–{codes[-1]}"
+    return ", ".join(codes)
+
+
+def _fill(key: str, lang: str, **fields: str) -> str:
+    """Template ``insight_<key>`` of the message catalog (:data:`rlmon.text.messages.MESSAGES`), filled."""
+    return t("insight_" + key, lang, **fields)
+
+
+SUMMARY_ITEMS = 5
+"""Experiments a summary sentence names one by one (best scores, drops, signals); past that it says how many
+more there are. The experiments table and the signals list beside the summary name every one."""
+
+
+def _capped(items: list[str], more: str, lang: str) -> list[str]:
+    """The first :data:`SUMMARY_ITEMS` of ``items``, then ``insight_<more>`` saying how many are left out."""
+    if len(items) <= SUMMARY_ITEMS:
+        return items
+    return [*items[:SUMMARY_ITEMS], _fill(more, lang, count=str(len(items) - SUMMARY_ITEMS))]
+
+
+def _word(key: str, lang: str) -> str:
+    """Text ``insight_<key>`` of the message catalog, with no field."""
+    return t("insight_" + key, lang)
+
+
+def _band(values: Sequence[float | None]) -> tuple[float, float] | None:
+    present = [value for value in values if value is not None and math.isfinite(value)]
+    if not present:
+        return None
+    return min(present), max(present)
+
+
+def _band_text(band: tuple[float, float] | None, *, kind: str) -> str:
+    if band is None:
+        return UNKNOWN
+    low, high = band
+    if kind == "%":
+        if round(low, 1) == round(high, 1):
+            return format_percent(low, NUMBERS_LANG)
+        return format_range(low, high, NUMBERS_LANG, unit="%")
+    if round(low, 1) == round(high, 1):
+        return format_hours(low, NUMBERS_LANG)
+    return f"{low:.1f}–{high:.1f}h"
+
+
+@dataclass
+class _Track:
+    name: str
+    experiments: list[Experiment]
+    headlines: dict[str, Headline]
+    compared: list[Experiment]
+    """The experiments compared with each other: the finished ones when two or more are, else all with steps."""
+
+
+def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Track]:
+    min_steps = settings.min_steps
+    groups: dict[str, list[Experiment]] = {}
+    for experiment in sorted(experiments, key=lambda item: (item.order, item.id)):
+        if experiment.hidden:
+            continue
+        groups.setdefault(experiment.track, []).append(experiment)
+    tracks: list[_Track] = []
+    # The track with the newest activity first (the one being watched), then by name.
+    newest = {
+        name: max((item.last_modified or 0.0 for item in members), default=0.0) for name, members in groups.items()
+    }
+    for name in sorted(groups, key=lambda track: (-newest[track], track)):
+        members = groups[name]
+        headlines = {experiment.id: headline_numbers(experiment) for experiment in members}
+        finished = [item for item in members if item.status == "finished" and headlines[item.id].steps >= min_steps]
+        with_steps = [item for item in members if headlines[item.id].steps > 0]
+        tracks.append(_Track(name, members, headlines, finished if len(finished) >= 2 else with_steps))
+    return tracks
+
+
+def _status_sentence(track: _Track, lang: str) -> str:
+    by_state: dict[str, list[Experiment]] = {}
+    for experiment in track.experiments:
+        by_state.setdefault(experiment.status, []).append(experiment)
+    states: list[str] = []
+    for status, members in by_state.items():
+        progress = sorted({member.progress_text for member in members})
+        progress_text = ", ".join(progress)
+        names = _codes(members)
+        if status == "finished":
+            states.append(_fill("state_finished", lang, names=names, progress=progress_text))
+        elif status == "running":
+            states.append(_fill("state_running", lang, names=names, progress=progress_text))
+        else:
+            status_text = t(f"status_{status}", lang)
+            states.append(_fill("state_other", lang, names=names, status=status_text, progress=progress_text))
+    return _fill(
+        "track_status",
+        lang,
+        track=track_name(track.name, lang),
+        names=_codes(track.experiments),
+        states=join_items(states, lang),
+    )
+
+
+def _track_source(track: _Track) -> str | None:
+    counts: dict[str, int] = {}
+    for headline in track.headlines.values():
+        if headline.validation_source is not None:
+            counts[headline.validation_source] = counts.get(headline.validation_source, 0) + 1
+    if not counts:
+        return None
+    return sorted(counts, key=lambda source: (-counts[source], source))[0]
+
+
+def _validation_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> list[str]:
+    source = _track_source(track)
+    if source is None:
+        return []
+    sentences: list[str] = []
+    bests = []
+    for experiment in track.experiments:
+        best = track.headlines[experiment.id].best(source)
+        last = track.headlines[experiment.id].last(source)
+        # A run validated only before training (step 0) has no checkpoint score to rank yet.
+        if best is not None and last is not None and last.step > 0:
+            bests.append((experiment, best))
+    bests.sort(key=lambda item: (-round(item[1].value, 6), item[1].step, item[0].order))
+    if bests:
+        items = [
+            _fill(
+                "best_item",
+                lang,
+                name=_name(experiment),
+                value=format_score(best.value, NUMBERS_LANG),
+                step=str(best.step),
+            )
+            for experiment, best in bests
+        ]
+        sentences.append(
+            _fill("best_validation", lang, source=source, items=join_items(_capped(items, "more_items", lang), lang))
+        )
+    lasts = []
+    for experiment in track.compared:
+        last = track.headlines[experiment.id].last(source)
+        if last is not None:
+            lasts.append((experiment, last))
+    if len(lasts) >= 2:
+        final_step = max(last.step for _, last in lasts)
+        at_final = [(experiment, last) for experiment, last in lasts if last.step == final_step]
+        top = max(round(last.value, 6) for _, last in at_final)
+        leaders = [experiment for experiment, last in at_final if round(last.value, 6) == top]
+        verb = _word("lead_one" if len(leaders) == 1 else "lead_many", lang)
+        sentences.append(
+            _fill(
+                "leaders",
+                lang,
+                step=str(final_step),
+                names=join_list([_name(item) for item in leaders], lang),
+                verb=verb,
+                value=format_score(top, NUMBERS_LANG),
+            )
+        )
+    by_id = {experiment.id: experiment for experiment in track.experiments}
+    drops = []
+    for signal in signals:
+        if signal.kind != "validation_drop" or signal.experiment not in by_id:
+            continue
+        if signal.metric != validation_keys([signal.metric or ""]).get(source):
+            continue
+        drops.append(
+            _fill(
+                "drop_item",
+                lang,
+                name=_name(by_id[signal.experiment]),
+                value=format_score(signal.values["value"], NUMBERS_LANG),
+                step=str(signal.step),
+                best=format_score(signal.values["best"], NUMBERS_LANG),
+                best_step=str(int(signal.values["best_step"])),
+            )
+        )
+    if drops:
+        items = _capped(drops, "more_experiments", lang)
+        sentences.append(_fill("drops", lang, items=join_clauses(items, lang)))
+    return sentences
+
+
+def _finished(track: _Track) -> list[Experiment]:
+    """The compared experiments that finished: wall-clock hours compare only between complete runs."""
+    return [experiment for experiment in track.compared if experiment.status == "finished"]
+
+
+def _extremes(
+    track: _Track, value: Callable[[Headline], float | None], *, among: Sequence[Experiment] | None = None
+) -> tuple[Experiment, Experiment] | None:
+    """(lowest, highest) of ``value`` over ``among`` (default: the compared experiments); None with fewer
+    than two values or when all are equal."""
+    scored = []
+    for experiment in track.compared if among is None else among:
+        number = value(track.headlines[experiment.id])
+        if number is not None and math.isfinite(number):
+            scored.append((number, experiment.order, experiment))
+    if len(scored) < 2:
+        return None
+    scored.sort(key=lambda item: (item[0], item[1]))
+    if scored[0][0] == scored[-1][0]:
+        return None
+    return scored[0][2], scored[-1][2]
+
+
+def _growth(headline: Headline) -> float | None:
+    start, end = headline.response_length_start, headline.response_length_end
+    if start is None or end is None or start <= 0:
+        return None
+    return end / start
+
+
+def _length_range(headline: Headline) -> str:
+    start, end = headline.response_length_start, headline.response_length_end
+    return f"{format_count(start, NUMBERS_LANG)}→{format_count(end, NUMBERS_LANG)}"
+
+
+def _entropy_range(headline: Headline) -> str:
+    return f"{format_score(headline.entropy_start, NUMBERS_LANG)}→{format_score(headline.entropy_end, NUMBERS_LANG)}"
+
+
+def _grad_range(headline: Headline) -> str:
+    return format_range(headline.grad_norm_min, headline.grad_norm_max, NUMBERS_LANG)
+
+
+def _dynamics_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> list[str]:
+    sentences: list[str] = []
+    hours = _extremes(track, lambda headline: headline.elapsed_h, among=_finished(track))
+    if hours is not None:
+        fast, slow = hours
+        sentences.append(
+            _fill(
+                "speed",
+                lang,
+                fast=_name(fast),
+                fast_h=format_hours(fast.elapsed_h, NUMBERS_LANG),
+                slow=_name(slow),
+                slow_h=format_hours(slow.elapsed_h, NUMBERS_LANG),
+            )
+        )
+    growth = _extremes(track, _growth)
+    # "grows most/least" only reads right when every compared run grew.
+    if growth is not None and (_growth(track.headlines[growth[0].id]) or 0.0) > 1.0:
+        least, most = growth
+        sentences.append(
+            _fill(
+                "length",
+                lang,
+                most=_name(most),
+                most_range=_length_range(track.headlines[most.id]),
+                least=_name(least),
+                least_range=_length_range(track.headlines[least.id]),
+            )
+        )
+    entropy = _extremes(track, lambda headline: headline.entropy_end)
+    if entropy is not None:
+        lowest = entropy[0]
+        sentences.append(
+            _fill("entropy_lowest", lang, name=_name(lowest), range=_entropy_range(track.headlines[lowest.id]))
+        )
+    ids = {experiment.id for experiment in track.experiments}
+    rising = [
+        parenthesized(_name(experiment), _entropy_range(track.headlines[experiment.id]), lang)
+        for experiment in track.experiments
+        if any(s.kind == "entropy_rising" and s.experiment == experiment.id for s in signals) and experiment.id in ids
+    ]
+    if rising:
+        sentences.append(_fill("entropy_rises", lang, items=join_list(rising, lang)))
+    grad = _extremes(track, lambda headline: headline.grad_norm_p95)
+    if grad is not None:
+        lowest = grad[0]
+        sentences.append(_fill("grad_lowest", lang, name=_name(lowest), range=_grad_range(track.headlines[lowest.id])))
+    return sentences
+
+
+def _signal_texts(experiment_signals: Sequence[Signal], lang: str) -> list[str]:
+    """Signal texts of one experiment, with its spikes of one metric grouped into one phrase."""
+    texts: list[str] = []
+    spikes: dict[str, list[Signal]] = {}
+    for signal in experiment_signals:
+        if signal.kind == "spike" and signal.metric is not None:
+            spikes.setdefault(signal.metric, []).append(signal)
+    done: set[str] = set()
+    for signal in experiment_signals:
+        if signal.kind == "spike" and signal.metric is not None:
+            if signal.metric in done:
+                continue
+            done.add(signal.metric)
+            group = spikes[signal.metric]
+            steps = [str(item.step) for item in group]
+            values = [format_value(item.values["value"], NUMBERS_LANG) for item in group]
+            key = "spike_group" if len(group) > 1 else "spike_group_one"
+            texts.append(
+                _fill(
+                    key,
+                    lang,
+                    metric=short_metric(signal.metric),
+                    steps=join_steps(steps, lang),
+                    values=join_values(values, lang),
+                    band=format_band(group[0].values["typical_low"], group[0].values["typical_high"], NUMBERS_LANG),
+                )
+            )
+            continue
+        texts.append(signal.text(lang))
+    return texts
+
+
+def _attention_sentence(track: _Track, signals: Sequence[Signal], lang: str) -> str:
+    """What the track's signals say: the warnings and critical ones ("Worth attention: ..."), then the info ones
+    ("Also noted: ..."); "No signal worth attention." only when the track has no signal at all, so the sentence
+    never contradicts the signals table beside it."""
+    urgent: list[tuple[bool, str]] = []  # (no critical signal, text): experiments with a critical one come first
+    notes: list[tuple[bool, str]] = []
+    for experiment in track.experiments:
+        mine = [s for s in signals if s.experiment == experiment.id]
+        mine.sort(key=lambda s: (s.severity != "critical", _KIND_ORDER.get(s.kind, 99), s.step or 0))
+        for target, chosen in (
+            (urgent, [s for s in mine if s.severity in ("warning", "critical")]),
+            (notes, [s for s in mine if s.severity == "info"]),
+        ):
+            if chosen:
+                text = join_clauses(_signal_texts(chosen, lang), lang)
+                critical = any(s.severity == "critical" for s in chosen)
+                target.append((not critical, _fill("attention_item", lang, name=_name(experiment), text=text)))
+    if not urgent and not notes:
+        return _word("attention_none", lang)
+
+    def listed(items: list[tuple[bool, str]]) -> str:
+        return join_clauses(
+            _capped([text for _, text in sorted(items, key=lambda item: item[0])], "more_experiments", lang), lang
+        )
+
+    sentences = [_fill("attention", lang, items=listed(urgent))] if urgent else []
+    if notes:
+        sentences.append(_fill("attention_info", lang, items=listed(notes)))
+    return join_sentences(sentences, lang)
+
+
+def _track_pairs(tracks: Sequence[_Track]) -> list[tuple[_Track, _Track, list[str]]]:
+    """Pairs of tracks holding at least two of the same algorithms, with those algorithm keys."""
+    pairs = []
+    for index, first in enumerate(tracks):
+        for second in tracks[index + 1 :]:
+            keys_a = {item.algorithm.key for item in first.compared if item.algorithm.key != "unknown"}
+            keys_b = {item.algorithm.key for item in second.compared if item.algorithm.key != "unknown"}
+            common = sorted(keys_a & keys_b)
+            if len(common) >= 2:
+                pairs.append((first, second, common))
+    return pairs
+
+
+def _by_algorithm(
+    track: _Track,
+    common: Sequence[str],
+    value: Callable[[Headline], float | None],
+    *,
+    among: Sequence[Experiment] | None = None,
+) -> dict[str, float]:
+    """Algorithm key -> ``value`` of its first experiment in ``among`` (default: the compared ones)."""
+    out: dict[str, float] = {}
+    for experiment in track.compared if among is None else among:
+        if experiment.algorithm.key in common and experiment.algorithm.key not in out:
+            number = value(track.headlines[experiment.id])
+            if number is not None and math.isfinite(number):
+                out[experiment.algorithm.key] = number
+    return out
+
+
+def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], lang: str) -> str | None:
+    items: list[str] = []
+    band_a = _band([first.headlines[item.id].pass_rate_start for item in first.compared])
+    band_b = _band([second.headlines[item.id].pass_rate_start for item in second.compared])
+    if band_a and band_b:
+        items.append(
+            _fill("tracks_pass", lang, a_band=_band_text(band_a, kind="%"), b_band=_band_text(band_b, kind="%"))
+        )
+    hours_a = _band([item.elapsed_h for item in _finished(first)])
+    hours_b = _band([item.elapsed_h for item in _finished(second)])
+    if hours_a and hours_b:
+        items.append(
+            _fill("tracks_hours", lang, a_band=_band_text(hours_a, kind="h"), b_band=_band_text(hours_b, kind="h"))
+        )
+    names = {item.algorithm.key: item.algorithm.name for item in first.compared + second.compared}
+    measures: tuple[tuple[str, Callable[[Headline], float | None]], ...] = (
+        ("length", _growth),
+        ("pass", lambda headline: headline.pass_rate_end),
+        ("hours", lambda headline: headline.elapsed_h),
+    )
+    for what, value in measures:
+        values_a = _by_algorithm(first, common, value, among=_finished(first) if what == "hours" else None)
+        values_b = _by_algorithm(second, common, value, among=_finished(second) if what == "hours" else None)
+        shared = sorted(set(values_a) & set(values_b))
+        if len(shared) < 2:
+            continue
+        for algorithm in shared:
+            a_rank = _rank(values_a, shared, algorithm)
+            b_rank = _rank(values_b, shared, algorithm)
+            if a_rank is None or b_rank is None or a_rank == b_rank:
+                continue
+            items.append(
+                _fill(
+                    "reversal",
+                    lang,
+                    a=first.name,
+                    b=second.name,
+                    algorithm=names[algorithm],
+                    what=_word(f"what_{what}", lang),
+                    a_order=_word(f"order_{what}_{a_rank}", lang),
+                    b_order=_word(f"order_{what}_{b_rank}", lang),
+                )
+            )
+    if not items:
+        return None
+    return _fill("tracks", lang, a=first.name, b=second.name, items=join_clauses(items, lang))
+
+
+def _rank(values: Mapping[str, float], shared: Sequence[str], algorithm: str) -> str | None:
+    """``most`` / ``least`` when ``algorithm`` is the unique top / bottom among ``shared``, else None."""
+    numbers = [values[key] for key in shared]
+    mine = values[algorithm]
+    if mine == max(numbers) and numbers.count(mine) == 1:
+        return "most"
+    if mine == min(numbers) and numbers.count(mine) == 1:
+        return "least"
+    return None
+
+
+def write_summary(
+    experiments: Sequence[Experiment],
+    signals: Sequence[Signal],
+    *,
+    lang: str = "en",
+    settings: Settings | None = None,
+) -> list[str]:
+    """The written summary: a few short paragraphs per track, then one per pair of comparable tracks.
+
+    Parameters
+    ----------
+    experiments
+        Loaded experiments (hidden ones are left out).
+    signals
+        From :func:`detect_all` on the same experiments.
+    lang
+        ``en`` or ``zh``.
+    settings
+        Only the ``min_steps`` setting matters (which runs count as comparable); default settings when None.
+
+    Returns
+    -------
+    list[str]
+        Plain-text paragraphs (no markup; log-derived names appear as they are).
+    """
+    lang = lang if lang in LANGUAGES else "en"
+    tracks = _tracks(experiments, settings or Settings())
+    if not any(track.compared for track in tracks):
+        # Runs that crashed or stalled before their first step still have signals: the words name them, as the
+        # signals table beside them does.
+        attention = [_attention_sentence(track, signals, lang) for track in tracks]
+        return [_word("summary_empty", lang), *(text for text in attention if text != _word("attention_none", lang))]
+    paragraphs: list[str] = []
+    for track in tracks:
+        first = [_status_sentence(track, lang)]
+        if track.compared:
+            start = _band([track.headlines[item.id].pass_rate_start for item in track.compared])
+            end = _band([track.headlines[item.id].pass_rate_end for item in track.compared])
+            if start and end:
+                first.append(
+                    _fill(
+                        "pass_bands",
+                        lang,
+                        start=_band_text(start, kind="%"),
+                        end=_band_text(end, kind="%"),
+                        names=_codes(track.compared),
+                    )
+                )
+        first.extend(_validation_sentences(track, signals, lang))
+        paragraphs.append(join_sentences(first, lang))
+        # With several tracks in view, every paragraph says whose runs it is about, as the first one does.
+        follow = [join_sentences(dynamics, lang)] if (dynamics := _dynamics_sentences(track, signals, lang)) else []
+        follow.append(_attention_sentence(track, signals, lang))
+        if len(tracks) > 1:
+            follow = [_fill("track_prefix", lang, track=track_name(track.name, lang), text=text) for text in follow]
+        paragraphs.extend(follow)
+    for first_track, second_track, common in _track_pairs(tracks):
+        sentence = _comparison_sentence(first_track, second_track, common, lang)
+        if sentence is not None:
+            paragraphs.append(sentence)
+    return paragraphs
+
+
+def _next_validation(experiment: Experiment) -> int | None:
+    """The step of the next validation of a running experiment (``trainer.test_freq``), if any."""
+    frequency = experiment.setting("test_freq")
+    if experiment.status != "running" or frequency is None:
+        return None
+    every = frequency.value
+    if not isinstance(every, int) or isinstance(every, bool) or every <= 0:
+        return None
+    upcoming = (experiment.steps_done // every + 1) * every
+    if experiment.total_steps is not None and upcoming > experiment.total_steps:
+        return None
+    return upcoming
+
+
+def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, lang: str = "en") -> str:
+    """One paragraph about one experiment for its page: status, start→end numbers, validation, signals.
+
+    ``signals`` may hold other experiments' signals; only this experiment's are used.
+    """
+    lang = lang if lang in LANGUAGES else "en"
+    headline = headline_numbers(experiment)
+    name = _name(experiment)
+    hours = format_duration(experiment.elapsed_h, lang)
+    if experiment.status == "finished":
+        status = _fill("exp_status_finished", lang, name=name, progress=experiment.progress_text, hours=hours)
+    elif experiment.status == "running":
+        eta = (
+            _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, lang)) if experiment.eta_h is not None else ""
+        )
+        status = _fill("exp_status_running", lang, name=name, progress=experiment.progress_text, hours=hours, eta=eta)
+    else:
+        status = _fill(
+            "exp_status_other",
+            lang,
+            name=name,
+            status=t(f"status_{experiment.status}", lang),
+            progress=experiment.progress_text,
+        )
+    facts: list[str] = []
+    if headline.pass_rate_start is not None:
+        facts.append(
+            _fill(
+                "exp_pass",
+                lang,
+                start=format_percent(headline.pass_rate_start, NUMBERS_LANG),
+                end=format_percent(headline.pass_rate_end, NUMBERS_LANG),
+            )
+        )
+    if headline.response_length_start is not None:
+        facts.append(_fill("exp_length", lang, range=_length_range(headline)))
+    if headline.entropy_start is not None:
+        facts.append(_fill("exp_entropy", lang, range=_entropy_range(headline)))
+    if headline.grad_norm_min is not None:
+        facts.append(_fill("exp_grad", lang, range=_grad_range(headline)))
+    best, last = headline.best(), headline.last()
+    if last is not None and last.step <= 0 and headline.validation_source is not None:
+        facts.append(
+            _fill(
+                "exp_val_initial",
+                lang,
+                source=headline.validation_source,
+                value=format_score(last.value, NUMBERS_LANG),
+                step=str(last.step),
+            )
+        )
+    elif best is not None and last is not None and headline.validation_source is not None:
+        facts.append(
+            _fill(
+                "exp_val",
+                lang,
+                source=headline.validation_source,
+                best=format_score(best.value, NUMBERS_LANG),
+                best_step=str(best.step),
+                last=format_score(last.value, NUMBERS_LANG),
+                last_step=str(last.step),
+            )
+        )
+    next_step = _next_validation(experiment)
+    if next_step is not None:
+        facts.append(_fill("exp_next_val", lang, step=str(next_step), count=str(next_step - experiment.steps_done)))
+    parts = [status]
+    if facts:
+        parts.append(_fill("facts", lang, facts=join_clauses(facts, lang)))
+    mine = [signal for signal in signals if signal.experiment == experiment.id]
+    if mine:
+        mine.sort(key=lambda s: (SEVERITIES.index(s.severity) * -1, _KIND_ORDER.get(s.kind, 99), s.step or 0))
+        parts.append(_fill("exp_signals", lang, items=join_clauses(_signal_texts(mine, lang), lang)))
+    elif headline.steps > 0:
+        parts.append(_word("exp_no_signals", lang))
+    return join_sentences(parts, lang)
+
+
+def summary_for_root(
+    roots: Sequence[Path],
+    *,
+    lang: str = "en",
+    as_json: bool = False,
+    cache: LogCache | None = None,
+    settings: Settings | None = None,
+    now: float | None = None,
+) -> str:
+    """The text ``rlmon summary ROOT`` prints: the summary paragraphs, then the signals (or JSON with both).
+
+    Parameters
+    ----------
+    roots
+        Log roots.
+    lang
+        ``en`` or ``zh``.
+    as_json
+        Return JSON: ``{"summary": [...], "signals": [...], "experiments": [headline, ...], "problems": [...]}``.
+    cache
+        The per-log cache (memory-only when None).
+    settings
+        Default settings when None.
+    now
+        Current time for stall detection (``time.time()`` when None).
+
+    Raises
+    ------
+    CatalogError
+        A root is missing or cannot be listed.
+    """
+    from rlmon.runs.loading import load_experiment
+    from rlmon.sources.discovery import discover_experiments
+
+    settings = settings or Settings()
+    cache = cache or LogCache(None)
+    moment = time.time() if now is None else now
+    catalog = discover_experiments(roots)
+    experiments = [load_experiment(ref, cache, now=moment, settings=settings) for ref in catalog.experiments]
+    signals = detect_all(experiments, settings=settings)
+    paragraphs = write_summary(experiments, signals, lang=lang, settings=settings)
+    if as_json:
+        payload = {
+            "summary": paragraphs,
+            "signals": [signal.to_json_dict() for signal in signals],
+            "experiments": [headline_numbers(experiment).to_json_dict() for experiment in experiments],
+            "problems": list(catalog.problems),
+        }
+        return json.dumps(payload, indent=2, ensure_ascii=False)
+    lines = [*_paragraph_lines(paragraphs), "", _word("signals_heading", lang)]
+    if not signals:
+        lines.append(_word("signals_none", lang))
+    for signal in signals:
+        where = "" if signal.step is None else f" @{signal.step}"
+        if signal.step_end is not None and signal.step is not None and signal.step_end != signal.step:
+            where = f" @{signal.step}–{signal.step_end}"
+        severity = t(f"severity_{signal.severity}", lang)
+        lines.append(f"- [{severity}] {signal.label or signal.experiment}{where}: {signal.text(lang)}")
+    return "\n".join(lines)
+
+
+def _paragraph_lines(paragraphs: Sequence[str]) -> list[str]:
+    lines: list[str] = []
+    for index, paragraph in enumerate(paragraphs):
+        if index:
+            lines.append("")
+        lines.append(paragraph)
+    return lines
