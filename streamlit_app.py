@@ -19,7 +19,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from rlmon.app import ui
+from rlmon.app import guards, loaders, markup, navigation, server, sidebar, state, url
 from rlmon.errors import ObjectStoreError, RlmonError
 from rlmon.runs import experiment as experiment_tracks
 from rlmon.text import i18n
@@ -50,7 +50,7 @@ def _serve_without_the_pages_folder_mode() -> None:
 
 if __name__ != "__main__":
     _serve_without_the_pages_folder_mode()
-    ui.read_at_start(sys.argv, os.environ)  # the logs are read while the server starts, not at the first visit
+    loaders.read_at_start(sys.argv, os.environ)  # the logs are read while the server starts, not at the first visit
     app = st.App(__file__)
 else:
     st.set_page_config(page_title="rlmon", page_icon=str(ICON), layout="wide")
@@ -67,35 +67,35 @@ SAMPLES_PATH = "generations"
 def _pick_language(settings_language: str) -> str:
     if "app_lang" not in st.session_state:
         st.session_state["app_lang"] = i18n.language_from_locale(st.context.locale, default=settings_language)
-    return ui.lang()
+    return state.lang()
 
 
 def main() -> None:
     try:
-        settings = ui.app_settings(sys.argv, os.environ)
+        settings = server.app_settings(sys.argv, os.environ)
     except RlmonError as error:
-        st.error(i18n.t("error_settings", "en", reason=ui.escape_markdown(error.describe())))
+        st.error(i18n.t("error_settings", "en", reason=guards.escape_markdown(error.describe())))
         st.stop()
         return
     lang_default = i18n.language_from_locale(st.context.locale, default=settings.language)
-    lang_field = ui.choice_field("app_lang", "lang", i18n.LANGUAGES, lang_default)
-    ui.read_url([lang_field])
+    lang_field = url.choice_field("app_lang", "lang", i18n.LANGUAGES, lang_default)
+    url.read_url([lang_field])
     lang = _pick_language(settings.language)
 
     demo = not settings.log_roots
-    resolved = ui.ResolvedRoots(roots=())
+    resolved = server.ResolvedRoots(roots=())
     try:
         # s3:// roots -> their mirrors in the cache folder (the first sync downloads every log: say so)
-        with st.spinner(i18n.t("object_syncing", lang)) if ui.has_object_roots(settings) else nullcontext():
-            resolved = ui.configured_roots(settings)
+        with st.spinner(i18n.t("object_syncing", lang)) if server.has_object_roots(settings) else nullcontext():
+            resolved = server.configured_roots(settings)
     except (RlmonError, OSError) as error:
         if not demo:
             raise
-        st.error(i18n.t("error_demo_unwritable", lang, path=ui.escape_markdown(str(settings.cache_dir)),
-                        reason=ui.escape_markdown(str(error))))  # fmt: skip
+        st.error(i18n.t("error_demo_unwritable", lang, path=guards.escape_markdown(str(settings.cache_dir)),
+                        reason=guards.escape_markdown(str(error))))  # fmt: skip
     roots = resolved.roots
-    loaded = ui.load_catalog(roots)
-    views_loaded = ui.load_views(loaded.catalog, settings)
+    loaded = loaders.load_catalog(roots)
+    views_loaded = loaders.load_views(loaded.catalog, settings)
     views = views_loaded.views
     # Hidden (rlmon.toml) means not listed; a link to one says so (the pages check hidden_ids first).
     hidden_ids = tuple(ref.id for ref in loaded.catalog.experiments if ref.overrides.hidden)
@@ -110,9 +110,9 @@ def main() -> None:
 
     # URL -> state (experiments first: they decide the track when a link names them).
     raw_ids = st.query_params.get_all("exp")
-    exp_field = ui.list_field("app_experiments", "exp", lambda value: value in ids)
+    exp_field = url.list_field("app_experiments", "exp", lambda value: value in ids)
     seen_before = st.session_state.get("_rlmon_url_seen", {}).get("exp")
-    ui.read_url([exp_field])
+    url.read_url([exp_field])
     if raw_ids and raw_ids != seen_before:
         known = {*hidden_ids, *(item.id for item in unreadable)}
         st.session_state["_rlmon_unknown_ids"] = [value for value in raw_ids if value not in ids and value not in known]
@@ -121,8 +121,8 @@ def main() -> None:
         chosen_tracks = {view.experiment.track for view in chosen}
         if chosen:
             st.session_state["app_track"] = chosen_tracks.pop() if len(chosen_tracks) == 1 else ALL_TRACKS
-    track_field = ui.choice_field("app_track", "track", track_choices, default_track)
-    ui.read_url([track_field])
+    track_field = url.choice_field("app_track", "track", track_choices, default_track)
+    url.read_url([track_field])
     if st.session_state.get("app_track") not in track_choices:
         st.session_state["app_track"] = default_track
 
@@ -163,20 +163,20 @@ def main() -> None:
         url_path=SAMPLES_PATH,
     )
     sections[""].append(samples_page)
-    slugs = ui.page_slugs([*(view.id for view in visible), *(item.id for item in unreadable), *hidden_ids])
+    slugs = navigation.page_slugs([*(view.id for view in visible), *(item.id for item in unreadable), *hidden_ids])
     pages: dict[str, st.Page] = {}
     for view in visible:
         slug = slugs[view.id]
         # The menu renders titles and section names as markdown: names from folders and logs are escaped.
         page = st.Page(
             str(HERE / "pages" / "experiment.py"),
-            title=ui.escape_markdown(view.label),
-            icon=ui.STATUS_ICONS.get(view.status),
+            title=guards.escape_markdown(view.label),
+            icon=navigation.STATUS_ICONS.get(view.status),
             url_path=slug,
         )
         pages[view.id] = page
         track_name = i18n.track_name(view.experiment.track, lang)
-        sections.setdefault(ui.escape_markdown(track_name, limit=panels.NAME_LIMIT), []).append(page)
+        sections.setdefault(guards.escape_markdown(track_name, limit=panels.NAME_LIMIT), []).append(page)
     generic = st.Page(
         str(HERE / "pages" / "experiment.py"),
         title=i18n.t("nav_experiment", lang),
@@ -195,7 +195,7 @@ def main() -> None:
         )
     # A page asked to open an experiment (a click in the overview's table): switch before any widget of
     # this run exists, so the sidebar keeps its state.
-    goto = st.session_state.pop(ui.GOTO_KEY, None)
+    goto = st.session_state.pop(state.GOTO_KEY, None)
     if goto in pages:
         st.switch_page(pages[goto])
 
@@ -241,37 +241,37 @@ def main() -> None:
             value for value in st.session_state["app_experiments"] if value in options
         ]
         # One labelling for chips, legend, charts and tables: "E1 · GRPO", plus " · 2B" over several tracks.
-        chip_labels = ui.display_labels([by_id[value] for value in options], lang)
+        chip_labels = panels.display_labels([by_id[value] for value in options], lang)
         picked = st.multiselect(
             i18n.t("sidebar_experiments", lang),
             options,
             key="app_experiments",
             format_func=lambda value: (
-                f"{chip_labels.get(value, value)} {ui.STATUS_GLYPHS.get(by_id[value].status, '')}"
+                f"{chip_labels.get(value, value)} {panels.STATUS_GLYPHS.get(by_id[value].status, '')}"
             ),
             help=i18n.t("sidebar_experiments_help", lang),
             on_change=on_experiments_change,
             persist_state="session",
         )
         formatted = {
-            value: f"{chip_labels[value]} {ui.STATUS_GLYPHS.get(by_id[value].status, '')}" for value in options
+            value: f"{chip_labels[value]} {panels.STATUS_GLYPHS.get(by_id[value].status, '')}" for value in options
         }
-        css = ui.chip_css([by_id[value] for value in options], formatted)
+        css = markup.chip_css([by_id[value] for value in options], formatted)
         if css:
             st.html(f"<style>{css}</style>")
         selected = tuple(view for view in visible if view.id in picked)
 
         any_running = any(view.status == "running" for view in selected)
-        live_field = ui.flag_field("app_live", "live", default=any_running)
-        every_field = ui.number_field(
+        live_field = url.flag_field("app_live", "live", default=any_running)
+        every_field = url.number_field(
             "app_refresh_s", "every", low=2, high=3600, default=settings.refresh_s, integer=True
         )
-        ui.read_url([live_field, every_field])
+        url.read_url([live_field, every_field])
         st.session_state.setdefault("app_live", any_running)
         st.session_state.setdefault("app_refresh_s", settings.refresh_s)
         # The legend redraws itself with every live refresh (the rest of the sidebar waits for a full run).
         legend_every = int(st.session_state["app_refresh_s"]) if st.session_state["app_live"] else None
-        ui.live_legend(
+        sidebar.live_legend(
             roots, settings, [view.id for view in selected], lang, labels=chip_labels, refresh_s=legend_every
         )
         st.divider()
@@ -295,9 +295,9 @@ def main() -> None:
             disabled=not live, persist_state="session",
         )  # fmt: skip
         st.divider()
-        cache_problem = ui.log_cache(settings.cache_dir).write_problem
+        cache_problem = server.log_cache(settings.cache_dir).write_problem
         if cache_problem:
-            st.warning(i18n.t("notice_cache_unwritable", lang, problem=ui.escape_markdown(cache_problem)))
+            st.warning(i18n.t("notice_cache_unwritable", lang, problem=guards.escape_markdown(cache_problem)))
         if demo:
             st.caption(i18n.t("sidebar_demo", lang))
         else:
@@ -305,8 +305,8 @@ def main() -> None:
             st.html(f'<div style="font-size:0.8rem;color:#6b7280;overflow-wrap:anywhere">'
                     f'{html.escape(i18n.t("sidebar_roots", lang))}:<br><code>{root_list}</code></div>')  # fmt: skip
 
-    ui.set_app_state(
-        ui.AppState(
+    state.set_app_state(
+        state.AppState(
             settings=settings,
             roots=roots,
             demo=demo,
@@ -321,7 +321,7 @@ def main() -> None:
             pages=pages,
             root_errors=(
                 *(
-                    ObjectStoreError(ui.object_reason(error, lang), path=error.path, kind=error.kind)
+                    ObjectStoreError(server.object_reason(error, lang), path=error.path, kind=error.kind)
                     for error in resolved.errors
                 ),
                 *loaded.root_errors,
@@ -336,10 +336,10 @@ def main() -> None:
         )
     )
     # All experiments of the track is the default selection: it stays out of the URL.
-    exp_field = ui.list_field("app_experiments", "exp", lambda value: value in ids, default=in_track(track))
-    ui.write_url([lang_field, track_field, exp_field, live_field, every_field])
+    exp_field = url.list_field("app_experiments", "exp", lambda value: value in ids, default=in_track(track))
+    url.write_url([lang_field, track_field, exp_field, live_field, every_field])
     for result in resolved.stale:  # an object-storage root that cannot be read now: its last good data, marked
-        st.warning(ui.stale_notice(result, lang), icon=":material/cloud_off:")
+        st.warning(server.stale_notice(result, lang), icon=":material/cloud_off:")
     current.run()
 
 

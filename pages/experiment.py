@@ -15,7 +15,7 @@ import polars as pl
 import streamlit as st
 
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import ui
+from rlmon.app import charts, digests, guards, live, markup, state, url, widgets
 from rlmon.runs.experiment import SETTING_GROUPS
 from rlmon.runs.metrics import resolve_key
 from rlmon.text import i18n
@@ -23,14 +23,14 @@ from rlmon.views import panels, report
 
 STATUS_COLORS = {"finished": "green", "running": "blue", "stalled": "orange", "crashed": "red", "not started": "gray"}
 
-app = ui.app_state()
-lang = ui.lang()
+app = state.app_state()
+lang = state.lang()
 settings = app.settings
 
 
-def title_block(view: ui.ExperimentView) -> None:
+def title_block(view: panels.ExperimentView) -> None:
     experiment = view.experiment
-    chip = ui.color_dot(view.color).replace("0.75em", "1.1em")
+    chip = markup.color_dot(view.color).replace("0.75em", "1.1em")
     # Wrapped anywhere (a name without spaces must not widen the page), cut when very long: the whole label is
     # the title's tooltip.
     title = panels.display_text(view.full_label, limit=2 * panels.NAME_LIMIT)
@@ -44,7 +44,7 @@ def title_block(view: ui.ExperimentView) -> None:
     )
     status = i18n.t("status_" + view.status, lang)
     st.badge(
-        f"{ui.STATUS_GLYPHS.get(view.status, '')} {status} · {experiment.progress_text}",
+        f"{panels.STATUS_GLYPHS.get(view.status, '')} {status} · {experiment.progress_text}",
         color=STATUS_COLORS.get(view.status, "gray"),
     )
     description = panels.description_text(experiment, lang)
@@ -57,7 +57,7 @@ def title_block(view: ui.ExperimentView) -> None:
             min(1.0, experiment.steps_done / total),
             text=i18n.t("exp_progress", lang, done=experiment.steps_done, total=total),
         )
-    numbers = ui.headline(view)
+    numbers = digests.headline(view)
     cells = [
         (i18n.t("exp_elapsed", lang), i18n.format_duration(experiment.elapsed_h, lang)),
         (i18n.t("exp_eta", lang), i18n.format_duration(experiment.eta_h, lang)),
@@ -100,24 +100,24 @@ def title_block(view: ui.ExperimentView) -> None:
         st.info(i18n.t("no_steps_yet", lang))
 
 
-def paragraph_and_signals(view: ui.ExperimentView, peers: Sequence[ui.ExperimentView]) -> None:
-    insights = ui.insights_for(peers, settings, lang)
+def paragraph_and_signals(view: panels.ExperimentView, peers: Sequence[panels.ExperimentView]) -> None:
+    insights = digests.insights_for(peers, settings, lang)
     if not insights.available:
         return
     paragraph = insights.paragraphs.get(view.id)
-    own = [signal for signal in insights.signals if ui.signal_experiment(signal) == view.id]
+    own = [signal for signal in insights.signals if panels.signal_experiment(signal) == view.id]
     if not paragraph and not own:
         return
     with st.container(border=True):
         if paragraph:
-            st.markdown(f"**{i18n.t('exp_paragraph_title', lang)}** · " + ui.escape_markdown(paragraph))
+            st.markdown(f"**{i18n.t('exp_paragraph_title', lang)}** · " + guards.escape_markdown(paragraph))
         for signal in own:
             severity = str(getattr(signal, "severity", "info"))
             icon = {"critical": ":material/error:", "warning": ":material/warning:"}.get(severity, ":material/info:")
-            st.markdown(f"{icon} {ui.escape_markdown(ui.signal_text(signal, lang))}")
+            st.markdown(f"{icon} {guards.escape_markdown(panels.signal_text(signal, lang))}")
 
 
-def settings_block(view: ui.ExperimentView) -> None:
+def settings_block(view: panels.ExperimentView) -> None:
     st.markdown(f"#### {i18n.t('exp_settings', lang)}")
     groups = [group for group in SETTING_GROUPS if any(item.group == group for item in view.experiment.settings)]
     if not groups:
@@ -146,7 +146,7 @@ def settings_block(view: ui.ExperimentView) -> None:
                 )
 
 
-def sources_block(view: ui.ExperimentView) -> None:
+def sources_block(view: panels.ExperimentView) -> None:
     st.markdown(f"#### {i18n.t('exp_sources', lang)}")
     st.dataframe(
         panels.sources_frame(view, lang),
@@ -163,7 +163,7 @@ def sources_block(view: ui.ExperimentView) -> None:
     )
 
 
-def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Any]) -> None:
+def curves(view: panels.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Any]) -> None:
     focus = focused(view)
     plans = panels.detail_charts(
         view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
@@ -171,10 +171,12 @@ def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Seque
     # The header, numbers, summary and settings fill a laptop's first screen: the curves below are drawn as they
     # near the view, not while that screen is being built; a link to one chart (a signal's) draws it at once.
     eager = panels.EAGER_CHARTS if focus is not None else 0
-    ui.chart_grid(plans, key="experiment_grid", lang=lang, eager=eager, height=panels.DETAIL_HEIGHT, settings=settings)
+    charts.chart_grid(
+        plans, key="experiment_grid", lang=lang, eager=eager, height=panels.DETAIL_HEIGHT, settings=settings
+    )
 
 
-def focused(view: ui.ExperimentView) -> panels.Focus | None:
+def focused(view: panels.ExperimentView) -> panels.Focus | None:
     """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when the experiment logs it."""
     key = st.query_params.get("focus")
     if not key or resolve_key(key, view.steps.columns) is None:
@@ -183,23 +185,23 @@ def focused(view: ui.ExperimentView) -> panels.Focus | None:
     return panels.Focus(key=key, step=int(at) if at.isdigit() else None)
 
 
-def validation_block(view: ui.ExperimentView, x: str) -> None:
+def validation_block(view: panels.ExperimentView, x: str) -> None:
     st.markdown(f"#### {i18n.t('exp_validation', lang)}")
     found = panels.validation_panels(view, x=x, lang=lang)
     if not found:
         st.caption(i18n.t("exp_validation_none", lang))
         return
-    ui.chart_grid(
+    charts.chart_grid(
         [item.chart for item in found if item.chart is not None], key="experiment_validation", lang=lang,
         height=panels.DETAIL_HEIGHT, settings=settings,
     )  # fmt: skip
     for index, item in enumerate(found):
-        source = ui.escape_markdown(item.source, limit=panels.NAME_LIMIT)
+        source = guards.escape_markdown(item.source, limit=panels.NAME_LIMIT)
         with st.expander(i18n.t("exp_validation_table", lang, source=source)):
             st.dataframe(item.table, hide_index=True, width="stretch", key=f"experiment_validation_{index}")
 
 
-def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
+def explorer(view: panels.ExperimentView, smoothing: Smoothing, x: str) -> None:
     st.markdown(f"#### {i18n.t('exp_explorer', lang)}")
     families = list(dict.fromkeys(panels.family_of(key) for key in sorted(view.logged_keys)))
     all_label = "*"
@@ -239,8 +241,8 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
             note += " · " + i18n.t("exp_explorer_literal", lang)
     st.caption(note)
     for index, (name, plans) in enumerate(found.groups.items()):
-        st.markdown(f"**{ui.escape_markdown(name, limit=panels.NAME_LIMIT)}**")
-        ui.chart_grid(
+        st.markdown(f"**{guards.escape_markdown(name, limit=panels.NAME_LIMIT)}**")
+        charts.chart_grid(
             plans, key=f"experiment_explorer_{index}", lang=lang, wide=4, height=panels.EXPLORER_HEIGHT,
             settings=settings,
         )  # fmt: skip
@@ -248,14 +250,14 @@ def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
         st.caption(i18n.t("exp_explorer_more", lang, shown=panels.EXPLORER_LIMIT))
 
 
-def report_download(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
+def report_download(view: panels.ExperimentView, smoothing: Smoothing, x: str) -> None:
     options = report.ReportOptions(
         lang=lang, smoothing=smoothing, x=x, max_points=settings.max_points, renderer=settings.chart_renderer
     )
 
     def as_html() -> bytes:
-        insights = ui.insights_for([view], settings, lang)
-        numbers = {view.id: ui.headline(view)}
+        insights = digests.insights_for([view], settings, lang)
+        numbers = {view.id: digests.headline(view)}
         return report.render_report([view], numbers=numbers, insights=insights, options=options).encode("utf-8")
 
     st.download_button(
@@ -266,45 +268,45 @@ def report_download(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> No
 
 
 FIELDS = [
-    *ui.view_fields("experiment", settings),
-    ui.UrlField(
+    *widgets.view_fields("experiment", settings),
+    url.UrlField(
         "experiment_filter", "f", parse=lambda values: values[-1][:200], render=lambda value: [value], default=""
     ),
-    ui.UrlField("experiment_family", "fam", parse=lambda values: values[-1][:200], render=lambda value: [value]),
+    url.UrlField("experiment_family", "fam", parse=lambda values: values[-1][:200], render=lambda value: [value]),
 ]
 
 
 def body() -> None:
     experiment_id = app.current_experiment
-    all_views, _selected = ui.fresh_views(app)
+    all_views, _selected = live.fresh_views(app)
     view = next((item for item in all_views if item.id == experiment_id), None)
     if view is None:
         st.warning(
-            i18n.t("unknown_experiment", lang, id=ui.escape_markdown(str(experiment_id), limit=panels.NAME_LIMIT)),
+            i18n.t("unknown_experiment", lang, id=guards.escape_markdown(str(experiment_id), limit=panels.NAME_LIMIT)),
             icon=":material/link_off:",
         )
         return
     peers = [
         item for item in all_views if item.experiment.track == view.experiment.track and not item.experiment.hidden
     ]
-    ui.guarded(lambda: title_block(view), lang=lang)
-    ui.guarded(lambda: paragraph_and_signals(view, peers), lang=lang)
-    ui.guarded(lambda: settings_block(view), lang=lang)
-    ui.guarded(lambda: sources_block(view), lang=lang)
+    guards.guarded(lambda: title_block(view), lang=lang)
+    guards.guarded(lambda: paragraph_and_signals(view, peers), lang=lang)
+    guards.guarded(lambda: settings_block(view), lang=lang)
+    guards.guarded(lambda: sources_block(view), lang=lang)
     # A fragment of its own: a change of smoothing or axis reruns the charts, not the blocks above.
     st.fragment(charts_section, key="experiment_charts")(view, peers)
 
 
-def charts_section(view: ui.ExperimentView, peers: Sequence[ui.ExperimentView]) -> None:
+def charts_section(view: panels.ExperimentView, peers: Sequence[panels.ExperimentView]) -> None:
     """The experiment's charts with their choices, the report of those choices, and the log's notes."""
     st.markdown(f"#### {i18n.t('exp_charts', lang)}")
-    smoothing, x, _log = ui.view_controls("experiment", settings, lang, with_log=False)
-    ui.write_url(FIELDS)
-    ui.guarded(lambda: report_download(view, smoothing, x), lang=lang)
-    insights = ui.insights_for(peers, settings, lang)
-    ui.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang)
-    ui.guarded(lambda: validation_block(view, x), lang=lang)
-    ui.guarded(lambda: explorer(view, smoothing, x), lang=lang)
+    smoothing, x, _log = widgets.view_controls("experiment", settings, lang, with_log=False)
+    url.write_url(FIELDS)
+    guards.guarded(lambda: report_download(view, smoothing, x), lang=lang)
+    insights = digests.insights_for(peers, settings, lang)
+    guards.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang)
+    guards.guarded(lambda: validation_block(view, x), lang=lang)
+    guards.guarded(lambda: explorer(view, smoothing, x), lang=lang)
     if view.experiment.problems:
         with st.expander(i18n.t("log_notes", lang, count=len(view.experiment.problems)), icon=":material/info:"):
             st.text("\n".join(panels.display_text(problem) for problem in view.experiment.problems))
@@ -320,19 +322,21 @@ def page() -> None:
     unreadable = app.unreadable(app.current_experiment)
     if unreadable is not None:
         st.error(
-            i18n.t("exp_unreadable", lang, path=ui.escape_markdown(unreadable.path),
-                   reason=ui.escape_markdown(unreadable.reason)),
+            i18n.t("exp_unreadable", lang, path=guards.escape_markdown(unreadable.path),
+                   reason=guards.escape_markdown(unreadable.reason)),
             icon=":material/error:",
         )  # fmt: skip
         return
     if app.view(app.current_experiment) is None:
         st.warning(
-            i18n.t("unknown_experiment", lang, id=ui.escape_markdown(app.current_experiment, limit=panels.NAME_LIMIT)),
+            i18n.t(
+                "unknown_experiment", lang, id=guards.escape_markdown(app.current_experiment, limit=panels.NAME_LIMIT)
+            ),
             icon=":material/link_off:",
         )
         return
-    ui.read_url(FIELDS)
-    ui.live_fragment(body, app, key="experiment_live")
+    url.read_url(FIELDS)
+    live.live_fragment(body, app, key="experiment_live")
 
 
-ui.guarded(page, lang=lang)
+guards.guarded(page, lang=lang)

@@ -17,14 +17,15 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from rlmon.app import ui
+from rlmon.app import guards, state
+from rlmon.app.samples import experiment_samples
 from rlmon.errors import RlmonError
 from rlmon.logs.samples import filter_samples, samples_for_prompt, to_safe_markdown
 from rlmon.text import i18n
 from rlmon.views import panels
 
-app = ui.app_state()
-lang = ui.lang()
+app = state.app_state()
+lang = state.lang()
 settings = app.settings
 ALL = "\x00all"
 """The "all" choice of a filter (None would show as no choice at all once the page reruns)."""
@@ -34,9 +35,9 @@ CODE_HEIGHT = 360
 """Pixels a long prompt or response takes before it scrolls."""
 
 
-def samples_of(view: ui.ExperimentView) -> pl.DataFrame:
+def samples_of(view: panels.ExperimentView) -> pl.DataFrame:
     """The experiment's samples (raises RlmonError when a log cannot be read)."""
-    return ui.experiment_samples(view, settings)
+    return experiment_samples(view, settings)
 
 
 def step_text(step: int | None) -> str:
@@ -84,7 +85,7 @@ def sample_card(row: dict[str, Any], *, markdown: bool, key: str) -> None:
         if row["score"] is not None and not passed:
             icon = ":red[:material/cancel:]"
         # the header is rlmon's own words and numbers; the file name is escaped
-        where = ui.escape_markdown(f"{Path(row['file']).name}:{row['line']}", limit=panels.NAME_LIMIT)
+        where = guards.escape_markdown(f"{Path(row['file']).name}:{row['line']}", limit=panels.NAME_LIMIT)
         st.markdown(f"{icon} **{header_text(row)}** · {where}")
         with st.expander(i18n.t("samples_prompt", lang)):
             st.code(
@@ -173,7 +174,7 @@ def side_by_side(
     columns = st.columns(2)
     for column, row, title, side in zip(columns, (left, right), titles, ("left", "right"), strict=True):
         with column:
-            st.markdown(f"**{ui.escape_markdown(title)}**")
+            st.markdown(f"**{guards.escape_markdown(title)}**")
             sample_card(row, markdown=markdown, key=f"{key}_{side}")
 
 
@@ -198,7 +199,7 @@ def across_steps(samples: pl.DataFrame, markdown: bool) -> None:
     )
 
 
-def across_experiments(view: ui.ExperimentView, samples: pl.DataFrame, markdown: bool) -> None:
+def across_experiments(view: panels.ExperimentView, samples: pl.DataFrame, markdown: bool) -> None:
     mine = set(samples.get_column("prompt").to_list())
     others: dict[str, pl.DataFrame] = {}
     for other in app.views:
@@ -279,18 +280,18 @@ def page() -> None:
     samples = samples_of(view)
     if samples.is_empty():
         st.info(
-            i18n.t("samples_none", lang, name=ui.escape_markdown(view.label)), icon=":material/chat_bubble_outline:"
+            i18n.t("samples_none", lang, name=guards.escape_markdown(view.label)), icon=":material/chat_bubble_outline:"
         )
         return
     browse_tab, steps_tab, experiments_tab = st.tabs(
         [i18n.t("samples_tab_browse", lang), i18n.t("samples_tab_steps", lang), i18n.t("samples_tab_experiments", lang)]
     )
     with browse_tab:
-        ui.guarded(lambda: browse(samples, markdown), lang=lang)
+        guards.guarded(lambda: browse(samples, markdown), lang=lang)
     with steps_tab:
-        ui.guarded(lambda: across_steps(samples, markdown), lang=lang)
+        guards.guarded(lambda: across_steps(samples, markdown), lang=lang)
     with experiments_tab:
-        ui.guarded(lambda: across_experiments(view, samples, markdown), lang=lang)
+        guards.guarded(lambda: across_experiments(view, samples, markdown), lang=lang)
 
 
-ui.guarded(page, lang=lang)
+guards.guarded(page, lang=lang)

@@ -52,7 +52,7 @@ from browser_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, serve
 from streamlit.testing.v1 import AppTest
 from test_app import TRACK_4B, charts, open_page, run_app, texts, unescape
 
-from rlmon.app import ui
+from rlmon.app import guards, loaders, navigation
 from rlmon.demo import write_demo_root
 from rlmon.errors import LogReadError
 from rlmon.logs.cache import LogCache
@@ -188,7 +188,7 @@ def test_load_views_keeps_the_other_experiments(
     found = discover_experiments([demo_root])
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
     calls: list[str] = []
-    real = ui.load_experiment
+    real = loaders.load_experiment
 
     def failing(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         calls.append(ref.id)
@@ -196,40 +196,40 @@ def test_load_views_keeps_the_other_experiments(
             raise RuntimeError("a bug")
         return real(ref, *args, **kwargs)
 
-    monkeypatch.setattr(ui, "load_experiment", failing)
-    loaded = ui.load_views(found, settings)
+    monkeypatch.setattr(loaders, "load_experiment", failing)
+    loaded = loaders.load_views(found, settings)
     assert [view.id for view in loaded.views] == [ref.id for ref in found.experiments if ref.id != "4b/e3_drgrpo_4b"]
     (unreadable,) = loaded.errors
     assert unreadable.id == "4b/e3_drgrpo_4b"
     assert unreadable.path == str(demo_root / "4b" / "e3_drgrpo_4b")
     assert unreadable.reason == "RuntimeError"
     # a failure in assembling the view (after the summary was read) is caught the same way
-    monkeypatch.setattr(ui, "load_experiment", real)
+    monkeypatch.setattr(loaders, "load_experiment", real)
 
     def broken_view(*args: Any, **kwargs: Any) -> Any:
         raise pl.exceptions.ShapeError("shapes")
 
     monkeypatch.setattr(panels, "view_of", broken_view)
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache2")})
-    loaded = ui.load_views(found, settings)
+    loaded = loaders.load_views(found, settings)
     assert loaded.views == ()
     assert {item.reason for item in loaded.errors} == {"ShapeError"}
     # the failure is kept until the files change: no re-read on every run
-    monkeypatch.setattr(ui, "load_experiment", failing)
+    monkeypatch.setattr(loaders, "load_experiment", failing)
     calls.clear()
-    ui.load_views(found, settings)
+    loaders.load_views(found, settings)
     assert calls == []
 
 
 def test_the_app_keeps_working_around_an_unreadable_experiment(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = ui.load_experiment
+    real = loaders.load_experiment
 
     def failing(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         if ref.id == "4b/e2_dapo_4b":
             raise MemoryError()
         return real(ref, *args, **kwargs)
 
-    monkeypatch.setattr(ui, "load_experiment", failing)
+    monkeypatch.setattr(loaders, "load_experiment", failing)
     folder = str(app_env / "4b" / "e2_dapo_4b")
     at = run_app()
     assert not at.exception, [item.value for item in at.exception]
@@ -287,7 +287,7 @@ def test_a_log_replaced_with_the_same_size_and_mtime_shows_the_new_numbers(
     after = log.stat()
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     assert after.st_ino != before.st_ino
-    time.sleep(ui.CATALOG_TTL_S + 0.2)
+    time.sleep(loaders.CATALOG_TTL_S + 0.2)
     at.run()
     assert not at.exception
     table = next(item for item in at.dataframe if "first5" in item.value.columns).value
@@ -377,11 +377,11 @@ def test_display_text_neutralises_bidi_controls_and_cuts() -> None:
     cut = panels.display_text(long, limit=panels.NAME_LIMIT)
     assert len(cut) == panels.NAME_LIMIT and cut.endswith("…") and long.startswith(cut[:-1])
     # the escaping helper neutralises them too
-    assert ui.escape_markdown(f"a\u202eb{BIDI}") == "ab"
+    assert guards.escape_markdown(f"a\u202eb{BIDI}") == "ab"
 
 
 def test_escape_markdown_keeps_text_literal() -> None:
-    escaped = ui.escape_markdown("![t](http://h/p.png) <img src=x> **b** $x$ `c` :material/home: :smile: a&#58;b")
+    escaped = guards.escape_markdown("![t](http://h/p.png) <img src=x> **b** $x$ `c` :material/home: :smile: a&#58;b")
     # every markdown, HTML and LaTeX character is backslash-escaped
     assert escaped.startswith("\\!\\[t\\]\\(http\\://h/p\\.png\\) \\<img src=x\\> \\*\\*b\\*\\* \\$x\\$ \\`c\\`")
     # a colon that could start an icon or emoji shortcode is followed by an invisible word joiner (Streamlit
@@ -389,7 +389,7 @@ def test_escape_markdown_keeps_text_literal() -> None:
     assert "\\:\u2060material/home\\:" in escaped and "\\:\u2060smile\\:" in escaped
     assert escaped.endswith("a\\&\\#58;b")
     assert "http\\://h" in escaped  # not followed by a word character: left as it is
-    assert ui.escape_markdown("x" * 200, limit=10) == "x" * 9 + "…"
+    assert guards.escape_markdown("x" * 200, limit=10) == "x" * 9 + "…"
 
 
 # --------------------------------------------------------------------------- 6, 7, 12: in a real browser
@@ -455,13 +455,13 @@ class Visit:
 def shown(page: Any, text: str) -> bool:
     """Whether ``text`` is on the page as it is (markdown or HTML that was rendered would not read the same).
 
-    A colon may be followed by the invisible word joiner :func:`rlmon.app.ui.escape_markdown` puts after it."""
+    A colon may be followed by the invisible word joiner :func:`rlmon.app.guards.escape_markdown` puts after it."""
     pattern = re.compile("".join(re.escape(char) + ("\u2060?" if char == ":" else "") for char in text))
     return bool(page.get_by_text(pattern).count())
 
 
 def page_slug(experiment_id: str) -> str:
-    return ui.experiment_slug(experiment_id)
+    return navigation.experiment_slug(experiment_id)
 
 
 @pytest.mark.browser

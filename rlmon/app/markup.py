@@ -1,0 +1,70 @@
+"""The HTML and CSS rlmon writes itself: colour chips, the sidebar legend. Colours are validated and every
+other interpolated string is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+
+from rlmon.text import i18n
+from rlmon.views import panels
+from rlmon.views.panels import ExperimentView
+
+__all__ = ["chip_css", "color_dot", "css_color", "legend_html"]
+
+
+def chip_css(views: Sequence[ExperimentView], labels: Mapping[str, str]) -> str:
+    """CSS colouring the experiment picker's chips with each experiment's colour.
+
+    ``labels`` maps experiment id -> the text its chip shows. Every interpolated string is CSS-escaped;
+    colours are validated ``#rrggbb``.
+    """
+    rules: list[str] = []
+    for view in views:
+        color = css_color(view.color)
+        label = labels.get(view.id)
+        if label is None:
+            continue
+        title = _css_string(label)
+        rules.append(
+            f'[data-testid="stSidebar"] span[data-tag][aria-label="{title}"]'
+            f" {{ background-color: {color}; color: #ffffff; }}"
+        )
+    return "\n".join(rules)
+
+
+def css_color(color: str) -> str:
+    """``color`` when it is a hex colour (``#rgb`` / ``#rrggbb``), else grey: the only colour text put in CSS."""
+    return color if re.fullmatch(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?", color) else "#888888"
+
+
+def _css_string(text: str) -> str:
+    return "".join(char if char.isalnum() or char in " ·-_.,/" else f"\\{ord(char):x} " for char in text)
+
+
+def color_dot(color: str) -> str:
+    """An HTML coloured dot (the colour is validated, nothing else is interpolated)."""
+    safe = css_color(color)
+    return f'<span style="display:inline-block;width:0.75em;height:0.75em;border-radius:2px;background:{safe}"></span>'
+
+
+def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[str, str] | None = None) -> str:
+    """Colour chip, label, status glyph and progress of each experiment as HTML (labels escaped).
+
+    ``labels`` maps id -> label (default :func:`display_labels` of ``views``)."""
+    names = panels.display_labels(views, lang) if labels is None else labels
+    items = []
+    for view in views:
+        status = i18n.t("status_" + view.status, lang)
+        # A long name wraps anywhere (a name without spaces would widen the sidebar); the whole label is its
+        # tooltip; unicode-bidi keeps right-to-left text from reordering the progress beside it.
+        items.append(
+            f'<div style="display:flex;gap:0.45em;align-items:center;font-size:0.86rem;line-height:1.5">'
+            f'{color_dot(view.color)}<span style="min-width:0;overflow-wrap:anywhere;unicode-bidi:isolate" '
+            f'title="{html.escape(view.full_label)}">{html.escape(names.get(view.id, view.label))}</span>'
+            f'<span style="margin-left:auto;color:#6b7280;white-space:nowrap" title="{html.escape(status)}">'
+            f"{panels.STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
+        )
+    return "".join(items)

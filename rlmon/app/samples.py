@@ -1,0 +1,92 @@
+"""Samples (what the model wrote) read through one cache per server; the overview's links to the latest."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import polars as pl
+import streamlit as st
+
+from rlmon.app import server
+from rlmon.app.guards import LOG
+from rlmon.errors import RlmonError
+from rlmon.logs.samples import SampleCache, read_samples
+from rlmon.schema import STEP
+from rlmon.settings import Settings
+from rlmon.text import i18n
+from rlmon.views.panels import ExperimentView
+
+__all__ = ["experiment_samples", "latest_sample_step", "latest_samples_links", "sample_cache"]
+
+
+@st.cache_resource(show_spinner=False)
+def sample_cache(cache_dir: Path) -> SampleCache:
+    """The per-log sample cache every session reads through (one per cache folder): the text of a log's
+    samples is held once per server, not in each session."""
+    return SampleCache(cache_dir if cache_dir.is_dir() else None)
+
+
+def experiment_samples(view: ExperimentView, settings: Settings) -> pl.DataFrame:
+    """An experiment's samples (:mod:`rlmon.logs.samples`); raises :class:`RlmonError` when a log cannot be read."""
+    return read_samples(
+        [item.path for item in view.ref.files],
+        folder=view.ref.path,
+        config=view.experiment.config,
+        cache=sample_cache(settings.cache_dir),
+    )
+
+
+_SAMPLE_SCANS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlmon-samples")
+_SAMPLE_SCANS_PENDING: set[str] = set()
+_SAMPLE_SCANS_LOCK = threading.Lock()
+
+
+def _scan_samples(view: ExperimentView, settings: Settings) -> None:
+    try:
+        server.WORK.wait()
+        experiment_samples(view, settings)
+    except Exception:  # a log that cannot be read shows on its own page; the overview only waits for no scan
+        LOG.warning("samples of %s could not be read", view.id, exc_info=True)
+    finally:
+        with _SAMPLE_SCANS_LOCK:
+            _SAMPLE_SCANS_PENDING.discard(view.id)
+
+
+def latest_sample_step(view: ExperimentView, settings: Settings) -> int | None:
+    """The latest step with samples, when the experiment's logs have been scanned for samples and have not
+    changed since; otherwise None, and the scan is started in the background (the overview never waits for
+    it: the link shows at the next refresh)."""
+    cache = sample_cache(settings.cache_dir)
+    paths = [item.path for item in view.ref.files if not str(item.path).lower().endswith((".jsonl", ".ndjson"))]
+    if not all(cache.is_current(path) for path in paths):
+        with _SAMPLE_SCANS_LOCK:
+            if view.id in _SAMPLE_SCANS_PENDING:
+                return None
+            _SAMPLE_SCANS_PENDING.add(view.id)
+        _SAMPLE_SCANS.submit(_scan_samples, view, settings)
+        return None
+    try:
+        steps = experiment_samples(view, settings).get_column(STEP).drop_nulls()
+    except RlmonError:
+        return None
+    return int(steps.max()) if steps.len() else None  # type: ignore[arg-type]
+
+
+def latest_samples_links(views: Sequence[ExperimentView], settings: Settings, lang: str) -> None:
+    """One small link per experiment that has samples, to the samples page at its latest step."""
+    latest = [(view, step) for view in views if (step := latest_sample_step(view, settings)) is not None]
+    if not latest:
+        return
+    st.caption(i18n.t("samples_latest", lang))
+    columns = st.columns(min(len(latest), 4))
+    for index, (view, step) in enumerate(latest):
+        with columns[index % len(columns)]:
+            st.page_link(
+                "pages/samples.py",
+                label=i18n.t("samples_latest_link", lang, label=view.label, step=step),
+                icon=":material/chat:",
+                query_params={"id": view.id, "step": str(step)},
+            )
