@@ -11,7 +11,7 @@ import streamlit as st
 
 from rlmon.analysis.insights import KINDS
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import charts, digests, guards, live, samples, state, tables, url, widgets
+from rlmon.app import charts, digests, guards, live, navigation, samples, state, tables, url, widgets
 from rlmon.text import i18n
 from rlmon.views import panels, report
 
@@ -66,7 +66,7 @@ def experiments_table(views: Sequence[panels.ExperimentView]) -> None:
     opened = tables.show_experiments_table(frame, key="overview_table", lang=lang)
     if opened is not None and views[opened].id in app.pages:
         # Switching pages from inside the fragment would lose the sidebar's state: let the frame do it.
-        st.session_state[state.GOTO_KEY] = views[opened].id
+        st.session_state[navigation.GOTO_KEY] = views[opened].id
         st.rerun(scope="app")
 
 

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,17 +24,36 @@ import streamlit as st
 
 from rlmon.app import server
 from rlmon.app.digests import digest, headlines, view_signals
-from rlmon.app.guards import LOG
-from rlmon.app.server import app_settings, configured_roots, log_cache, on_readers, warm_table_modules
+from rlmon.app.guards import LOG, escape_markdown
+from rlmon.app.server import (
+    ResolvedRoots,
+    app_settings,
+    configured_roots,
+    has_object_roots,
+    log_cache,
+    on_readers,
+    warm_table_modules,
+)
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.logs.cache import LogCache
 from rlmon.runs.loading import COLOR_BOOK_NAME, ColorBook, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
+from rlmon.text import i18n
 from rlmon.views import panels
 from rlmon.views.panels import ExperimentView
 
-__all__ = ["CATALOG_TTL_S", "LoadedCatalog", "LoadedViews", "Unreadable", "load_catalog", "load_views", "read_at_start"]
+__all__ = [
+    "CATALOG_TTL_S",
+    "LoadedCatalog",
+    "LoadedViews",
+    "Unreadable",
+    "Visit",
+    "load_catalog",
+    "load_views",
+    "read_at_start",
+    "read_visit",
+]
 
 CATALOG_TTL_S = 3.0
 """Discovery is repeated at most this often; a new experiment or file shows within this time."""
@@ -340,3 +360,65 @@ def _digested(found: ExperimentView | Unreadable, settings: Settings) -> Experim
         except Exception:  # the page meets (and shows) the same problem
             LOG.debug("looking at %s after reading it failed", found.id, exc_info=True)
     return found
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What one run of the frame reads: the roots as folders, their catalog and views, and what is listed.
+
+    Hidden experiments (``rlmon.toml``) are not listed; a link to one says so (the pages check ``hidden_ids``
+    first). Unreadable ones are listed by their page only (a link to one says why).
+    """
+
+    settings: Settings
+    resolved: ResolvedRoots
+    loaded: LoadedCatalog
+    views: LoadedViews
+    hidden_ids: tuple[str, ...]
+    unreadable: tuple[Unreadable, ...]
+    """The experiments that could not be read, hidden ones left out."""
+    visible: tuple[ExperimentView, ...]
+    """The experiments listed in the menu and the sidebar, in catalog order."""
+
+    @property
+    def demo(self) -> bool:
+        return not self.settings.log_roots
+
+    @property
+    def ids(self) -> list[str]:
+        return [view.id for view in self.visible]
+
+    @property
+    def by_id(self) -> dict[str, ExperimentView]:
+        return {view.id: view for view in self.visible}
+
+
+def read_visit(settings: Settings, lang: str) -> Visit:
+    """Resolve the roots (saying so while object storage syncs), list and read them through the shared loaders.
+
+    A demo that cannot be written to the cache folder is said on the page (the visit goes on without it); any
+    other failure to resolve configured roots is raised.
+    """
+    demo = not settings.log_roots
+    resolved = ResolvedRoots(roots=())
+    try:
+        # s3:// roots -> their mirrors in the cache folder (the first sync downloads every log: say so)
+        with st.spinner(i18n.t("object_syncing", lang)) if has_object_roots(settings) else nullcontext():
+            resolved = configured_roots(settings)
+    except (RlmonError, OSError) as error:
+        if not demo:
+            raise
+        st.error(i18n.t("error_demo_unwritable", lang, path=escape_markdown(str(settings.cache_dir)),
+                        reason=escape_markdown(str(error))))  # fmt: skip
+    loaded = load_catalog(resolved.roots)
+    views = load_views(loaded.catalog, settings)
+    hidden_ids = tuple(ref.id for ref in loaded.catalog.experiments if ref.overrides.hidden)
+    return Visit(
+        settings=settings,
+        resolved=resolved,
+        loaded=loaded,
+        views=views,
+        hidden_ids=hidden_ids,
+        unreadable=tuple(item for item in views.errors if item.id not in hidden_ids),
+        visible=tuple(view for view in views.views if view.id not in hidden_ids),
+    )

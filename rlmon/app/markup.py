@@ -12,7 +12,7 @@ from rlmon.text import i18n
 from rlmon.views import panels
 from rlmon.views.panels import ExperimentView
 
-__all__ = ["chip_css", "color_dot", "css_color", "legend_html"]
+__all__ = ["chip_css", "color_dot", "css_color", "legend_html", "roots_html"]
 
 
 def chip_css(views: Sequence[ExperimentView], labels: Mapping[str, str]) -> str:
@@ -68,3 +68,10 @@ def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[s
             f"{panels.STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
         )
     return "".join(items)
+
+
+def roots_html(labels: Sequence[str], title: str) -> str:
+    """The sidebar's note of where the logs come from: ``title``, then each root (all text escaped)."""
+    root_list = "<br>".join(html.escape(panels.display_text(label)) for label in labels)
+    return (f'<div style="font-size:0.8rem;color:#6b7280;overflow-wrap:anywhere">'
+            f"{html.escape(title)}:<br><code>{root_list}</code></div>")  # fmt: skip

@@ -22,7 +22,7 @@ from typing import Any
 import streamlit as st
 
 from rlmon.app.guards import LOG, escape_markdown
-from rlmon.errors import ObjectStoreError
+from rlmon.errors import ObjectStoreError, RlmonError
 from rlmon.logs.cache import LogCache
 from rlmon.roots import ObjectRoot
 from rlmon.settings import Settings, load_settings
@@ -43,6 +43,7 @@ __all__ = [
     "on_readers",
     "resolve_log_roots",
     "script_argv",
+    "settings_or_stop",
     "stale_notice",
     "start_demo",
     "warm_table_modules",
@@ -80,6 +81,16 @@ def app_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
         )
     )
     return _settings_for(tuple(script_argv(argv)), relevant)
+
+
+def settings_or_stop(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
+    """:func:`app_settings`; a setting that cannot take its value is said on the page, which stops there."""
+    try:
+        return app_settings(argv, env)
+    except RlmonError as error:
+        st.error(i18n.t("error_settings", "en", reason=escape_markdown(error.describe())))
+        st.stop()
+        raise  # st.stop() ends the run by raising; this line is never reached
 
 
 @st.cache_resource(show_spinner=False)

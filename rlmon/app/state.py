@@ -1,7 +1,9 @@
-"""What the frame hands to the page for this run (:class:`AppState`), and the visitor's session state."""
+"""What the frame hands to the page for this run (:class:`AppState`, built by :func:`frame_state`), and the
+visitor's session state."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,15 +11,16 @@ from typing import Any
 import streamlit as st
 
 from rlmon.app.guards import escape_markdown
-from rlmon.app.loaders import Unreadable
-from rlmon.errors import RlmonError
+from rlmon.app.loaders import Unreadable, Visit
+from rlmon.app.server import object_reason
+from rlmon.errors import ObjectStoreError, RlmonError
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog
 from rlmon.sources.rlmon_toml import CONFIG_NAME
 from rlmon.text import i18n
 from rlmon.views.panels import ExperimentView
 
-__all__ = ["GOTO_KEY", "AppState", "app_state", "lang", "page_state", "set_app_state", "state"]
+__all__ = ["AppState", "app_state", "frame_state", "lang", "page_state", "set_app_state", "state"]
 
 
 def state() -> Any:
@@ -83,8 +86,6 @@ class AppState:
 
 
 _APP_STATE_KEY = "_rlmon_app_state"
-GOTO_KEY = "_rlmon_goto"
-"""Session key a page sets to an experiment id to have the frame open that experiment's page."""
 
 
 def set_app_state(app: AppState) -> None:
@@ -104,3 +105,44 @@ def app_state() -> AppState:
     if not isinstance(value, AppState):
         raise RuntimeError("the page was run outside streamlit_app.py's navigation")
     return value
+
+
+def frame_state(
+    visit: Visit,
+    *,
+    lang: str,
+    selected: tuple[ExperimentView, ...],
+    slugs: dict[str, str],
+    pages: dict[str, Any],
+    link_notes: tuple[tuple[str, ...], tuple[str, ...]],
+    live: bool,
+    refresh_s: int,
+    current_experiment: str | None,
+) -> AppState:
+    """The :class:`AppState` of this run: what the frame read (``visit``), and what the sidebar, the navigation
+    and the last link (``link_notes``: unknown and hidden experiment ids it asked for) chose."""
+    resolved, loaded = visit.resolved, visit.loaded
+    catalog = loaded.catalog
+    if resolved.notes:
+        catalog = dataclasses.replace(catalog, problems=(*resolved.notes, *catalog.problems))
+    object_errors = (
+        ObjectStoreError(object_reason(error, lang), path=error.path, kind=error.kind) for error in resolved.errors
+    )
+    return AppState(
+        settings=visit.settings,
+        roots=resolved.roots,
+        demo=visit.demo,
+        catalog=catalog,
+        views=visit.views.views,
+        selected=selected,
+        slugs=slugs,
+        pages=pages,
+        root_errors=(*object_errors, *loaded.root_errors),
+        view_errors=visit.unreadable,
+        unknown_ids=link_notes[0],
+        hidden_ids=visit.hidden_ids,
+        hidden_requested=link_notes[1],
+        live=live,
+        refresh_s=refresh_s,
+        current_experiment=current_experiment,
+    )
