@@ -7,15 +7,13 @@ Every experiment page in the navigation runs this module; the frame says which e
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import Any
 
-import polars as pl
 import streamlit as st
 
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import charts, digests, guards, live, markup, state, url, widgets
+from rlmon.app import charts, digests, guards, live, markup, state, tables, url, widgets
 from rlmon.runs.experiment import SETTING_GROUPS
 from rlmon.runs.metrics import resolve_key
 from rlmon.text import i18n
@@ -30,18 +28,7 @@ settings = app.settings
 
 def title_block(view: panels.ExperimentView) -> None:
     experiment = view.experiment
-    chip = markup.color_dot(view.color).replace("0.75em", "1.1em")
-    # Wrapped anywhere (a name without spaces must not widen the page), cut when very long: the whole label is
-    # the title's tooltip.
-    title = panels.display_text(view.full_label, limit=2 * panels.NAME_LIMIT)
-    track = panels.display_text(i18n.track_name(experiment.track, lang))
-    st.html(
-        f'<div style="display:flex;flex-wrap:wrap;align-items:center;gap:0.6rem;margin:0.2rem 0 0.1rem 0">{chip}'
-        f'<span style="font-size:2rem;font-weight:700;line-height:1.2;min-width:0;overflow-wrap:anywhere;'
-        f'unicode-bidi:isolate" title="{html.escape(view.full_label)}">{html.escape(title)}</span>'
-        f'<span style="color:#6b7280;font-size:1.05rem;min-width:0;overflow-wrap:anywhere">'
-        f"{html.escape(experiment.algorithm.name)} · {html.escape(track)}</span></div>"
-    )
+    st.html(markup.title_html(view, lang))
     status = i18n.t("status_" + view.status, lang)
     st.badge(
         f"{panels.STATUS_GLYPHS.get(view.status, '')} {status} · {experiment.progress_text}",
@@ -130,16 +117,7 @@ def settings_block(view: panels.ExperimentView) -> None:
             with column:
                 st.caption(i18n.t("group_" + group, lang))
                 st.dataframe(
-                    pl.DataFrame(
-                        {
-                            i18n.t("col_setting", lang): [
-                                panels.display_text(i18n.setting_label(item.key, item.label, lang)) for item in rows
-                            ],
-                            i18n.t("col_value", lang): [
-                                panels.display_text(i18n.setting_display(item, lang)) for item in rows
-                            ],
-                        }
-                    ),
+                    tables.settings_frame(rows, lang),
                     hide_index=True,
                     width="stretch",
                     key=f"experiment_settings_{group}",
@@ -210,13 +188,10 @@ def explorer(view: panels.ExperimentView, smoothing: Smoothing, x: str) -> None:
     if st.session_state["experiment_family"] not in [all_label, *families]:
         st.session_state["experiment_family"] = all_label
     left, right = st.columns([1, 2], vertical_alignment="bottom")
-    text = right.text_input(
-        i18n.t("exp_explorer_filter", lang),
-        key="experiment_filter",
-        placeholder="actor/ · timing_s/(gen|update)",
-        help=i18n.t("exp_explorer_filter_help", lang),
-        persist_state="session",
-    )
+    text = widgets.metric_filter(
+        right, key="experiment_filter", label=i18n.t("exp_explorer_filter", lang),
+        help=i18n.t("exp_explorer_filter_help", lang), placeholder="actor/ · timing_s/(gen|update)",
+    )  # fmt: skip
     family = left.selectbox(
         i18n.t("exp_explorer_family", lang),
         [all_label, *families],
@@ -234,12 +209,11 @@ def explorer(view: panels.ExperimentView, smoothing: Smoothing, x: str) -> None:
         max_points=settings.max_points,
     )  # fmt: skip
     shown = sum(len(plans) for plans in found.groups.values())
-    note = i18n.t("exp_explorer_count", lang, shown=shown, total=found.total)
     if text:
         note = i18n.t("exp_explorer_matched", lang, matched=found.matched, total=found.total)
-        if not found.regex:
-            note += " · " + i18n.t("exp_explorer_literal", lang)
-    st.caption(note)
+        widgets.filter_note(st, note, regex=found.regex, lang=lang)
+    else:
+        st.caption(i18n.t("exp_explorer_count", lang, shown=shown, total=found.total))
     for index, (name, plans) in enumerate(found.groups.items()):
         st.markdown(f"**{guards.escape_markdown(name, limit=panels.NAME_LIMIT)}**")
         charts.chart_grid(
@@ -269,9 +243,7 @@ def report_download(view: panels.ExperimentView, smoothing: Smoothing, x: str) -
 
 FIELDS = [
     *widgets.view_fields("experiment", settings),
-    url.UrlField(
-        "experiment_filter", "f", parse=lambda values: values[-1][:200], render=lambda value: [value], default=""
-    ),
+    widgets.filter_field("experiment_filter"),
     url.UrlField("experiment_family", "fam", parse=lambda values: values[-1][:200], render=lambda value: [value]),
 ]
 

@@ -81,22 +81,16 @@ def metric_controls(views: Sequence[panels.ExperimentView]) -> list[str]:
         more = " …" if len(unknown) > 20 else ""
         st.warning(i18n.t("unknown_metrics", lang, metrics=", ".join(shown) + more), icon=":material/link_off:")
     pick, search = st.columns([3, 1], vertical_alignment="bottom")
-    pattern = search.text_input(
-        i18n.t("control_filter", lang),
-        key="overview_filter",
+    pattern = widgets.metric_filter(
+        search, key="overview_filter", label=i18n.t("control_filter", lang), help=i18n.t("control_filter_help", lang),
         placeholder="^actor/|clip",
-        help=i18n.t("control_filter_help", lang),
-        persist_state="session",
-    )
+    )  # fmt: skip
     shown = options
     if pattern:
         matched, regex = panels.match_keys(options, pattern)
         chosen = set(st.session_state["overview_metrics"])
         shown = [key for key in options if key in chosen or key in set(matched)]
-        note = i18n.t("control_filter_count", lang, count=len(matched))
-        if not regex:
-            note += " · " + i18n.t("exp_explorer_literal", lang)
-        search.caption(note)
+        widgets.filter_note(search, i18n.t("control_filter_count", lang, count=len(matched)), regex=regex, lang=lang)
     metrics = pick.multiselect(
         i18n.t("control_metrics", lang),
         shown,
@@ -172,9 +166,7 @@ LINKED_METRICS = "_overview_linked_metrics"
 """Session key: the metric names the last link asked for (``?m=``), until the visitor picks metrics."""
 FIELDS = [
     url.list_field("overview_metrics", "m", lambda value: bool(value) and len(value) < 300),
-    url.UrlField(
-        "overview_filter", "f", parse=lambda values: values[-1][:200], render=lambda value: [value], default=""
-    ),
+    widgets.filter_field("overview_filter"),
     *widgets.view_fields("overview", settings),
     url.flag_field("overview_log", "log", default=False),
 ]

@@ -12,17 +12,19 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import streamlit as st
 
 from rlmon.app import guards, state
-from rlmon.app.samples import experiment_samples
+from rlmon.app import samples as sample_rows
 from rlmon.errors import RlmonError
-from rlmon.logs.samples import filter_samples, samples_for_prompt, to_safe_markdown
+from rlmon.logs.samples import to_safe_markdown
 from rlmon.text import i18n
 from rlmon.views import panels
+
+if TYPE_CHECKING:  # the page holds the samples' frames, the app's functions look into them
+    import polars as pl
 
 app = state.app_state()
 lang = state.lang()
@@ -37,7 +39,7 @@ CODE_HEIGHT = 360
 
 def samples_of(view: panels.ExperimentView) -> pl.DataFrame:
     """The experiment's samples (raises RlmonError when a log cannot be read)."""
-    return experiment_samples(view, settings)
+    return sample_rows.experiment_samples(view, settings)
 
 
 def step_text(step: int | None) -> str:
@@ -120,13 +122,9 @@ def prompt_label(prompt: str) -> str:
     return panels.display_text(text) or "–"
 
 
-def steps_of(samples: pl.DataFrame) -> list[int]:
-    return sorted({int(step) for step in samples.get_column("step").drop_nulls().to_list()}, reverse=True)
-
-
 def browse(samples: pl.DataFrame, markdown: bool) -> None:
-    steps = steps_of(samples)
-    sources = sorted(set(samples.get_column("data_source").drop_nulls().to_list()))
+    steps = sample_rows.sample_steps(samples)
+    sources = sample_rows.sample_sources(samples)
     step_col, source_col, outcome_col, search_col = st.columns([1, 1, 1, 2], vertical_alignment="bottom")
     linked = st.session_state.pop("_samples_linked_step", None)
     if linked is not None and linked.isdigit() and int(linked) in steps:
@@ -151,16 +149,14 @@ def browse(samples: pl.DataFrame, markdown: bool) -> None:
         )  # fmt: skip
     with search_col:
         text = st.text_input(i18n.t("samples_search", lang), key="samples_search", max_chars=200)
-    chosen = filter_samples(
+    rows, total = sample_rows.browse_rows(
         samples, step=None if step == ALL else step, data_source=None if source == ALL else source,
-        outcome=None if outcome == ALL else outcome, text=text or "",
+        outcome=None if outcome == ALL else outcome, text=text or "", limit=LIMIT,
     )  # fmt: skip
-    # newest first: the latest step is what a team asks about
-    chosen = chosen.with_row_index("_order").sort(["step", "_order"], descending=[True, False], nulls_last=False)
-    st.caption(i18n.t("samples_count", lang, shown=min(chosen.height, LIMIT), total=chosen.height))
-    for index, row in enumerate(chosen.head(LIMIT).iter_rows(named=True)):
+    st.caption(i18n.t("samples_count", lang, shown=min(total, LIMIT), total=total))
+    for index, row in enumerate(rows):
         sample_card(row, markdown=markdown, key=f"samples_card_{index}")
-    if chosen.height > LIMIT:
+    if total > LIMIT:
         st.caption(i18n.t("samples_first", lang, limit=LIMIT))
 
 
@@ -179,28 +175,24 @@ def side_by_side(
 
 
 def across_steps(samples: pl.DataFrame, markdown: bool) -> None:
-    stepped = samples.filter(pl.col("step").is_not_null())
-    counts = stepped.group_by("prompt").agg(pl.col("step").n_unique().alias("steps")).filter(pl.col("steps") > 1)
-    prompts = counts.sort("steps", descending=True, maintain_order=True).get_column("prompt").to_list()
+    prompts = sample_rows.prompts_at_several_steps(samples)
     if not prompts:
         st.info(i18n.t("samples_one_step", lang))
         return
     prompt = prompt_picker(prompts, "samples_steps_prompt")
-    rows = samples_for_prompt(stepped, prompt)
-    steps = sorted(set(rows.get_column("step").to_list()))
+    steps = sample_rows.prompt_steps(samples, prompt)
     left_col, right_col = st.columns(2)
     with left_col:
         left = st.selectbox(i18n.t("samples_left", lang), steps, index=0, key="samples_steps_left")
     with right_col:
         right = st.selectbox(i18n.t("samples_right", lang), steps, index=len(steps) - 1, key="samples_steps_right")
-    pick = [samples_for_prompt(rows, prompt, step=step).row(0, named=True) for step in (left, right)]
+    pick = [sample_rows.sample_at(samples, prompt, step) for step in (left, right)]
     side_by_side(
         pick[0], pick[1], markdown=markdown, titles=(step_text(left), step_text(right)), key="samples_steps_card"
     )
 
 
 def across_experiments(view: panels.ExperimentView, samples: pl.DataFrame, markdown: bool) -> None:
-    mine = set(samples.get_column("prompt").to_list())
     others: dict[str, pl.DataFrame] = {}
     for other in app.views:
         if other.id == view.id or other.id in app.hidden_ids:
@@ -209,8 +201,8 @@ def across_experiments(view: panels.ExperimentView, samples: pl.DataFrame, markd
             theirs = samples_of(other)
         except RlmonError:
             continue
-        shared = theirs.filter(pl.col("prompt").is_in(list(mine)) & pl.col("step").is_not_null())
-        if shared.height:
+        shared = sample_rows.shared_samples(samples, theirs)
+        if shared is not None:
             others[other.id] = shared
     if not others:
         st.info(i18n.t("samples_no_other", lang))
@@ -224,13 +216,9 @@ def across_experiments(view: panels.ExperimentView, samples: pl.DataFrame, markd
     )
     theirs = others[other_id]
     # the prompts both printed, latest first
-    latest = theirs.group_by("prompt", maintain_order=True).agg(pl.col("step").max().alias("latest"))
-    prompts = latest.sort("latest", descending=True, maintain_order=True).get_column("prompt").to_list()
-    prompt = prompt_picker(prompts, "samples_other_prompt")
-    my_rows = samples_for_prompt(samples.filter(pl.col("step").is_not_null()), prompt)
-    their_rows = samples_for_prompt(theirs, prompt)
-    my_steps = set(my_rows.get_column("step").to_list())
-    their_steps = set(their_rows.get_column("step").to_list())
+    prompt = prompt_picker(sample_rows.prompts_latest_first(theirs), "samples_other_prompt")
+    my_steps = set(sample_rows.prompt_steps(samples, prompt))
+    their_steps = set(sample_rows.prompt_steps(theirs, prompt))
     common = sorted(my_steps & their_steps)
     if common:
         step = st.selectbox(i18n.t("samples_step", lang), common, index=len(common) - 1, key="samples_other_step")
@@ -239,8 +227,8 @@ def across_experiments(view: panels.ExperimentView, samples: pl.DataFrame, markd
         st.caption(i18n.t("samples_no_common_step", lang))
         my_step = max(my_steps)
         their_step = min(their_steps, key=lambda value: abs(value - my_step))
-    left = samples_for_prompt(my_rows, prompt, step=my_step).row(0, named=True)
-    right = samples_for_prompt(their_rows, prompt, step=their_step).row(0, named=True)
+    left = sample_rows.sample_at(samples, prompt, my_step)
+    right = sample_rows.sample_at(theirs, prompt, their_step)
     side_by_side(
         left, right, markdown=markdown,
         titles=(f"{view.label} · {step_text(my_step)}", f"{labels.get(other_id, other_id)} · {step_text(their_step)}"),

@@ -12,7 +12,7 @@ from rlmon.text import i18n
 from rlmon.views import panels
 from rlmon.views.panels import ExperimentView
 
-__all__ = ["chip_css", "color_dot", "css_color", "legend_html", "roots_html"]
+__all__ = ["chip_css", "color_dot", "css_color", "legend_html", "roots_html", "title_html"]
 
 
 def chip_css(views: Sequence[ExperimentView], labels: Mapping[str, str]) -> str:
@@ -75,3 +75,22 @@ def roots_html(labels: Sequence[str], title: str) -> str:
     root_list = "<br>".join(html.escape(panels.display_text(label)) for label in labels)
     return (f'<div style="font-size:0.8rem;color:#6b7280;overflow-wrap:anywhere">'
             f"{html.escape(title)}:<br><code>{root_list}</code></div>")  # fmt: skip
+
+
+def title_html(view: ExperimentView, lang: str) -> str:
+    """An experiment page's title: its colour chip, its label and its algorithm and track (text escaped).
+
+    Wrapped anywhere (a name without spaces must not widen the page), cut when very long: the whole label is
+    the title's tooltip.
+    """
+    experiment = view.experiment
+    chip = color_dot(view.color).replace("0.75em", "1.1em")
+    title = panels.display_text(view.full_label, limit=2 * panels.NAME_LIMIT)
+    track = panels.display_text(i18n.track_name(experiment.track, lang))
+    return (
+        f'<div style="display:flex;flex-wrap:wrap;align-items:center;gap:0.6rem;margin:0.2rem 0 0.1rem 0">{chip}'
+        f'<span style="font-size:2rem;font-weight:700;line-height:1.2;min-width:0;overflow-wrap:anywhere;'
+        f'unicode-bidi:isolate" title="{html.escape(view.full_label)}">{html.escape(title)}</span>'
+        f'<span style="color:#6b7280;font-size:1.05rem;min-width:0;overflow-wrap:anywhere">'
+        f"{html.escape(experiment.algorithm.name)} · {html.escape(track)}</span></div>"
+    )

@@ -8,12 +8,13 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from rlmon.runs.experiment import Setting
 from rlmon.schema import EXPERIMENT, STEP
 from rlmon.text import i18n
 from rlmon.views import panels
 from rlmon.views.panels import ExperimentView
 
-__all__ = ["download_frame", "show_experiments_table", "show_signals_table"]
+__all__ = ["download_frame", "settings_frame", "show_experiments_table", "show_signals_table"]
 
 
 def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
@@ -118,3 +119,16 @@ def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[s
             maintain_order="left",
         )
     return table
+
+
+def settings_frame(settings: Sequence[Setting], lang: str) -> pl.DataFrame:
+    """One group of an experiment's settings as a two-column table: the setting's name and its value, in ``lang``
+    (columns named by ``col_setting`` and ``col_value``)."""
+    return pl.DataFrame(
+        {
+            i18n.t("col_setting", lang): [
+                panels.display_text(i18n.setting_label(item.key, item.label, lang)) for item in settings
+            ],
+            i18n.t("col_value", lang): [panels.display_text(i18n.setting_display(item, lang)) for item in settings],
+        }
+    )

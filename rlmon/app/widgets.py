@@ -10,7 +10,15 @@ from rlmon.app.url import UrlField, choice_field, number_field
 from rlmon.settings import Settings
 from rlmon.text import i18n
 
-__all__ = ["SMOOTHING_METHODS", "X_AXES", "view_controls", "view_fields"]
+__all__ = [
+    "SMOOTHING_METHODS",
+    "X_AXES",
+    "filter_field",
+    "filter_note",
+    "metric_filter",
+    "view_controls",
+    "view_fields",
+]
 
 SMOOTHING_METHODS = {"none": "none", "ma": "moving_average", "ema": "ema"}
 """URL value -> :class:`~rlmon.analysis.smoothing.Smoothing` method."""
@@ -82,3 +90,22 @@ def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool)
         log_scale = bool(columns[3].toggle(i18n.t("control_log", lang), key=f"{prefix}_log", persist_state="session"))
     smoothing = Smoothing(SMOOTHING_METHODS[method], weight=min(max(weight, 0.0), 0.99), window=max(1, window))  # type: ignore[arg-type]
     return smoothing, x, log_scale
+
+
+def filter_field(key: str) -> UrlField:
+    """The URL field (``f``) of a metric filter keyed ``key``."""
+    return UrlField(key, "f", parse=lambda values: values[-1][:200], render=lambda value: [value], default="")
+
+
+def metric_filter(where: Any, *, key: str, label: str, help: str, placeholder: str) -> str:
+    """The one metric filter: a text box in ``where`` (a column) for a regular expression over metric keys
+    (matched as plain text when it is not one, :func:`rlmon.views.panels.match_keys`). Returns the pattern."""
+    pattern = where.text_input(label, key=key, placeholder=placeholder, help=help, persist_state="session")
+    return str(pattern or "")
+
+
+def filter_note(where: Any, text: str, *, regex: bool, lang: str) -> None:
+    """What a metric filter matched, in ``where``, and that its pattern was read as plain text when so."""
+    if not regex:
+        text += " · " + i18n.t("exp_explorer_literal", lang)
+    where.caption(text)
