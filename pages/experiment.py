@@ -8,10 +8,11 @@ Every experiment page in the navigation runs this module; the frame says which e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal
 
 import streamlit as st
 
+from rlmon.analysis.insights import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import charts, digests, guards, live, markup, state, tables, url, widgets
 from rlmon.runs.experiment import SETTING_GROUPS
@@ -19,7 +20,14 @@ from rlmon.runs.metrics import resolve_key
 from rlmon.text import i18n
 from rlmon.views import panels, report
 
-STATUS_COLORS = {"finished": "green", "running": "blue", "stalled": "orange", "crashed": "red", "not started": "gray"}
+BadgeColor = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
+STATUS_COLORS: dict[str, BadgeColor] = {
+    "finished": "green",
+    "running": "blue",
+    "stalled": "orange",
+    "crashed": "red",
+    "not started": "gray",
+}
 
 app = state.app_state()
 lang = state.lang()
@@ -66,16 +74,14 @@ def title_block(view: panels.ExperimentView) -> None:
         for column, (label, value) in zip(st.columns(3), cells[start : start + 3], strict=False):
             column.metric(label, value)
     if experiment.failure:
-        failure_step = getattr(experiment, "failure_step", None)
         st.error(
-            i18n.t("exp_failure_at", lang, step=failure_step)
-            if failure_step is not None
+            i18n.t("exp_failure_at", lang, step=experiment.failure_step)
+            if experiment.failure_step is not None
             else i18n.t("exp_failure", lang),
             icon=":material/error:",
         )
-        frames = tuple(getattr(experiment, "failure_frames", ()) or ())
         st.code(
-            "\n".join(panels.display_text(line) for line in [*frames, experiment.failure]),
+            "\n".join(panels.display_text(line) for line in [*experiment.failure_frames, experiment.failure]),
             language=None,
             wrap_lines=True,
         )
@@ -92,16 +98,17 @@ def paragraph_and_signals(view: panels.ExperimentView, peers: Sequence[panels.Ex
     if not insights.available:
         return
     paragraph = insights.paragraphs.get(view.id)
-    own = [signal for signal in insights.signals if panels.signal_experiment(signal) == view.id]
+    own = [signal for signal in insights.signals if signal.experiment == view.id]
     if not paragraph and not own:
         return
     with st.container(border=True):
         if paragraph:
             st.markdown(f"**{i18n.t('exp_paragraph_title', lang)}** · " + guards.escape_markdown(paragraph))
         for signal in own:
-            severity = str(getattr(signal, "severity", "info"))
-            icon = {"critical": ":material/error:", "warning": ":material/warning:"}.get(severity, ":material/info:")
-            st.markdown(f"{icon} {guards.escape_markdown(panels.signal_text(signal, lang))}")
+            icon = {"critical": ":material/error:", "warning": ":material/warning:"}.get(
+                signal.severity, ":material/info:"
+            )
+            st.markdown(f"{icon} {guards.escape_markdown(signal.text(lang))}")
 
 
 def settings_block(view: panels.ExperimentView) -> None:
@@ -141,7 +148,7 @@ def sources_block(view: panels.ExperimentView) -> None:
     )
 
 
-def curves(view: panels.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Any]) -> None:
+def curves(view: panels.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Signal]) -> None:
     focus = focused(view)
     plans = panels.detail_charts(
         view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus

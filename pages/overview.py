@@ -203,17 +203,20 @@ def chart_views(views: Sequence[panels.ExperimentView], insights: digests.Insigh
     smoothing, x, log_scale = widgets.view_controls("overview", settings, lang, with_log=True)
     url.write_url(FIELDS)
     highlight = charts.highlight_legend(views, key="overview_highlight", lang=lang)
-    choices = dict(
-        x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight, lang=lang,
-        max_points=settings.max_points,
+    plans = panels.comparison_charts(
+        metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
+        lang=lang, max_points=settings.max_points,
     )  # fmt: skip
-    plans = panels.comparison_charts(metrics, views, smoothing=smoothing, **choices)
+    ahead = panels.comparison_charts_ahead(
+        metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
+        lang=lang, max_points=settings.max_points,
+    )  # fmt: skip
     # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
     # Each drawn chart is built ahead under the other smoothing methods: a click there waits only for the browser.
     charts.chart_grid(
         plans, key="overview_grid", lang=lang, eager=panels.overview_eager(len(views)),
         height=panels.COMPARISON_HEIGHT, settings=settings,
-        ahead=panels.comparison_charts_ahead(metrics, views, smoothing=smoothing, **choices),
+        ahead=ahead,
     )  # fmt: skip
     left, right = st.columns([3, 2])
     with left:

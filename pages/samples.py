@@ -150,7 +150,7 @@ def browse(samples: pl.DataFrame, markdown: bool) -> None:
     with search_col:
         text = st.text_input(i18n.t("samples_search", lang), key="samples_search", max_chars=200)
     rows, total = sample_rows.browse_rows(
-        samples, step=None if step == ALL else step, data_source=None if source == ALL else source,
+        samples, step=step if isinstance(step, int) else None, data_source=None if source == ALL else source,
         outcome=None if outcome == ALL else outcome, text=text or "", limit=LIMIT,
     )  # fmt: skip
     st.caption(i18n.t("samples_count", lang, shown=min(total, LIMIT), total=total))

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -19,6 +19,10 @@ from rlmon.app.server import on_readers
 from rlmon.settings import Settings
 from rlmon.views import panels
 from rlmon.views.panels import ExperimentView, TableNumbers
+
+if TYPE_CHECKING:  # the insights module is imported when first asked for
+    from rlmon.analysis.insights import Signal
+    from rlmon.runs.experiment import Experiment
 
 __all__ = ["Insights", "digest", "headline", "headlines", "insights_for", "view_signals", "views_key"]
 
@@ -88,10 +92,11 @@ def views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
 
 @dataclass(frozen=True)
 class Insights:
-    """What :mod:`rlmon.analysis.insights` says about a set of experiments (empty when that module is absent)."""
+    """What :mod:`rlmon.analysis.insights` says about a set of experiments."""
 
     available: bool
-    signals: tuple[Any, ...] = ()
+    """Always True here (the overview says when a summary is not there yet)."""
+    signals: tuple[Signal, ...] = ()
     summary: tuple[str, ...] = ()
     paragraphs: dict[str, str] = field(default_factory=dict)
 
@@ -106,7 +111,7 @@ _SIGNALS = _Memo(limit=4096)
 _DETECT_LOCK = threading.Lock()
 
 
-def _as_shown(view: ExperimentView) -> Any:
+def _as_shown(view: ExperimentView) -> Experiment:
     """The view's experiment under the label the page shows (cut, bidi controls out), not a 3,000-character one:
     what the signals and the summary name it by."""
     if view.label == view.experiment.label:
@@ -118,22 +123,22 @@ def _signal_key(view: ExperimentView, settings: Settings) -> tuple[Any, ...]:
     return (view.id, view.version, view.label, settings)
 
 
-def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Any, ...]:
+def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...]:
     from rlmon.analysis import insights
 
     return tuple(insights.detect_signals(_as_shown(view), settings=settings))
 
 
-def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tuple[Any, ...]]:
+def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tuple[Signal, ...]]:
     """Each experiment's signals (:func:`rlmon.analysis.insights.detect_signals`), computed once per experiment version
     (its view's ``version``: the same when only its colour changes), whatever selection it is part of; the
     missing ones in parallel, one per core (their polars work runs outside the GIL)."""
     keys = [_signal_key(view, settings) for view in views]
 
-    def known() -> list[tuple[Any, ...] | None]:
+    def known() -> list[tuple[Signal, ...] | None]:
         return [_SIGNALS.get(key) for key in keys]
 
-    def detect(index: int) -> tuple[Any, ...]:
+    def detect(index: int) -> tuple[Signal, ...]:
         return _detect_signals(views[index], settings)
 
     found = known()
@@ -152,27 +157,18 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
 def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str) -> Insights:
     """Signals, the written summary and each experiment's paragraph, computed once per set of experiment
     versions and language and shared by every session."""
-    try:
-        from rlmon.analysis import insights
-    except ImportError:
-        return Insights(available=False)
-    if getattr(insights, "detect_signals", None) is None:  # (what view_signals calls)
-        return Insights(available=False)
+    from rlmon.analysis import insights
+
     key = (views_key(views), lang)
 
     def build() -> Insights:
         experiments = [_as_shown(view) for view in views]
         signals = tuple(itertools.chain.from_iterable(view_signals(views, settings)))
-        summary: tuple[str, ...] = ()
-        writer = getattr(insights, "write_summary", None)
-        if writer is not None:
-            summary = tuple(writer(experiments, list(signals), lang=lang, settings=settings))
+        summary = tuple(insights.write_summary(experiments, list(signals), lang=lang, settings=settings))
         paragraphs: dict[str, str] = {}
-        paragraph = getattr(insights, "experiment_paragraph", None)
-        if paragraph is not None:
-            for experiment in experiments:
-                own = [signal for signal in signals if panels.signal_experiment(signal) == experiment.id]
-                paragraphs[experiment.id] = paragraph(experiment, own, lang=lang)
+        for experiment in experiments:
+            own = [signal for signal in signals if signal.experiment == experiment.id]
+            paragraphs[experiment.id] = insights.experiment_paragraph(experiment, own, lang=lang)
         return Insights(available=True, signals=signals, summary=summary, paragraphs=paragraphs)
 
     insights_now: Insights = _insight_memo().get_or_build(key, build)

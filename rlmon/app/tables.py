@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import streamlit as st
@@ -13,6 +13,9 @@ from rlmon.schema import EXPERIMENT, STEP
 from rlmon.text import i18n
 from rlmon.views import panels
 from rlmon.views.panels import ExperimentView
+
+if TYPE_CHECKING:  # imported where it is used
+    from rlmon.analysis.smoothing import Smoothing
 
 __all__ = ["download_frame", "settings_frame", "show_experiments_table", "show_signals_table"]
 
@@ -85,7 +88,9 @@ def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
     )
 
 
-def download_frame(views: Sequence[ExperimentView], smoothed_metrics: Sequence[str], smoothing: Any) -> pl.DataFrame:
+def download_frame(
+    views: Sequence[ExperimentView], smoothed_metrics: Sequence[str], smoothing: Smoothing
+) -> pl.DataFrame:
     """The per-step table of ``views`` for download.
 
     Columns: ``experiment`` (id), ``label``, ``step``, every logged and derived column, ``hours``, and - when

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from rlmon.app.url import UrlField, choice_field, number_field
 from rlmon.settings import Settings
 from rlmon.text import i18n
+
+if TYPE_CHECKING:  # imported where it is used
+    from rlmon.analysis.smoothing import Smoothing
 
 __all__ = [
     "SMOOTHING_METHODS",
@@ -36,7 +39,7 @@ def view_fields(prefix: str, settings: Settings) -> list[UrlField]:
     ]
 
 
-def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool) -> tuple[Any, str, bool]:
+def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool) -> tuple[Smoothing, str, bool]:
     """Smoothing (none / moving average window / EMA weight), x axis and log scale, keyed ``<prefix>_*``.
 
     Returns
