@@ -30,7 +30,7 @@ press reload in between), so a time is late by at most one poll plus one round t
 What "the first screen is drawn" means:
 
 - rlmon, the overview (``/``): rlmon draws the charts near the view and holds a placeholder the chart's size
-  for each of the others (``[class*="st-key-rlmon_pending_"]``, see rlmon.app.ui.chart_grid); a chart element or a
+  for each of the others (``[class*="st-key-rlmon_pending_"]``, see rlmon.app.charts.chart_grid); a chart element or a
   placeholder is a "slot". Drawn = the page holds at least as many slots as the settled overview does (counted
   once before the measured runs: the page structure is there), and every slot whose box meets the viewport (as
   for TensorBoard's cards below) is a ``[data-testid="stVegaLiteChart"]`` holding a Vega ``svg.marks`` with at
@@ -63,7 +63,7 @@ too); a fresh server process for every repeat:
    with whatever runs had arrived (1a), the reload presses (1b) and the page reloads (1c).
 2. First screen, server warm: the same server right after 1., a new context; from ``page.goto`` to drawn.
 3. rlmon's experiment page opened by its URL (``/<slug>``, the page path rlmon gives the first experiment:
-   rlmon.app.ui.experiment_slug), server warm: from ``page.goto`` to its first screen drawn (as above, with the
+   rlmon.app.navigation.experiment_slug), server warm: from ``page.goto`` to its first screen drawn (as above, with the
    settled count of that page). Also recorded: the bytes of the websocket frames the page received until drawn
    and when the last of them arrived (3a; 2a for the overview; charts below the first screen keep arriving as
    rlmon draws the charts within a screen of the view).
@@ -132,7 +132,7 @@ Tool = Literal["rlmon", "tb"]
 # --------------------------------------------------------------------------------------- page predicates
 
 # rlmon draws the charts near the view and holds a placeholder of the chart's size for the others
-# (rlmon.app.ui.chart_grid):
+# (rlmon.app.charts.chart_grid):
 # a "slot" is a chart element or such a placeholder. A slot is in view when its box meets the viewport, as for
 # TensorBoard's cards below.
 _RLMON_SLOTS = """
@@ -500,7 +500,7 @@ def prepare_data(data: Path, sizes: Sizes, *, tb_venv: Path | None) -> tuple[Pat
 def first_experiment_slug(log_root: Path) -> str:
     """The page path rlmon gives the first generated experiment (``e1_grpo_big`` -> ``e1-grpo-big``).
 
-    The experiment id is the folder's path under the root; the slug rule is rlmon.app.ui.experiment_slug's (not
+    The experiment id is the folder's path under the root; the slug rule is rlmon.app.navigation.experiment_slug's (not
     imported: that module imports streamlit). The measurement checks that the page drew more charts than the
     overview, so a wrong slug (Streamlit would fall back to the overview) fails loudly."""
     import re

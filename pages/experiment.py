@@ -7,47 +7,48 @@ Every experiment page in the navigation runs this module; the frame says which e
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal
 
-import polars as pl
 import streamlit as st
 
+from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import ui
+from rlmon.app import charts, digests, guards, live, markup, state, tables, url, widgets
 from rlmon.runs.experiment import SETTING_GROUPS
 from rlmon.runs.metrics import resolve_key
-from rlmon.text import i18n
-from rlmon.views import panels, report
+from rlmon.text import display, format_duration, format_percent, format_score, t
+from rlmon.views import detail, model, report
+from rlmon.views import tables as view_tables
 
-STATUS_COLORS = {"finished": "green", "running": "blue", "stalled": "orange", "crashed": "red", "not started": "gray"}
+BadgeColor = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
+STATUS_COLORS: dict[str, BadgeColor] = {
+    "finished": "green",
+    "running": "blue",
+    "stalled": "orange",
+    "crashed": "red",
+    "not started": "gray",
+}
 
-app = ui.app_state()
-lang = ui.lang()
+app = state.app_state()
+lang = state.lang()
 settings = app.settings
 
 
-def title_block(view: ui.ExperimentView) -> None:
+def title_block(view: model.ExperimentView) -> None:
     experiment = view.experiment
-    chip = ui.color_dot(view.color).replace("0.75em", "1.1em")
-    # Wrapped anywhere (a name without spaces must not widen the page), cut when very long: the whole label is
-    # the title's tooltip.
-    title = panels.display_text(view.full_label, limit=2 * panels.NAME_LIMIT)
-    track = panels.display_text(i18n.track_name(experiment.track, lang))
-    st.html(
-        f'<div style="display:flex;flex-wrap:wrap;align-items:center;gap:0.6rem;margin:0.2rem 0 0.1rem 0">{chip}'
-        f'<span style="font-size:2rem;font-weight:700;line-height:1.2;min-width:0;overflow-wrap:anywhere;'
-        f'unicode-bidi:isolate" title="{html.escape(view.full_label)}">{html.escape(title)}</span>'
-        f'<span style="color:#6b7280;font-size:1.05rem;min-width:0;overflow-wrap:anywhere">'
-        f"{html.escape(experiment.algorithm.name)} · {html.escape(track)}</span></div>"
-    )
-    status = i18n.t("status_" + view.status, lang)
+    st.html(markup.title_html(view, lang))
+    status = t("status_" + view.status, lang)
     st.badge(
-        f"{ui.STATUS_GLYPHS.get(view.status, '')} {status} · {experiment.progress_text}",
+        f"{model.STATUS_GLYPHS.get(view.status, '')} {status} · {experiment.progress_text}",
         color=STATUS_COLORS.get(view.status, "gray"),
     )
-    description = panels.description_text(experiment, lang)
+    description = display.description_text(
+        experiment.description,
+        algorithm=experiment.algorithm.key,
+        algorithm_description=experiment.algorithm.description,
+        lang=lang,
+    )
     if description:
         # rlmon.toml is the team's own text (markdown); the fallback is rlmon's algorithm description.
         st.markdown(description)
@@ -55,23 +56,21 @@ def title_block(view: ui.ExperimentView) -> None:
     if total:
         st.progress(
             min(1.0, experiment.steps_done / total),
-            text=i18n.t("exp_progress", lang, done=experiment.steps_done, total=total),
+            text=t("exp_progress", lang, done=experiment.steps_done, total=total),
         )
-    numbers = ui.headline(view)
+    numbers = digests.headline(view)
     cells = [
-        (i18n.t("exp_elapsed", lang), i18n.format_duration(experiment.elapsed_h, lang)),
-        (i18n.t("exp_eta", lang), i18n.format_duration(experiment.eta_h, lang)),
+        (t("exp_elapsed", lang), format_duration(experiment.elapsed_h, lang)),
+        (t("exp_eta", lang), format_duration(experiment.eta_h, lang)),
         (
-            i18n.t("exp_step_time", lang),
-            i18n.format_duration((experiment.median_step_s or 0) / 3600, lang) if experiment.median_step_s else "–",
+            t("exp_step_time", lang),
+            format_duration((experiment.median_step_s or 0) / 3600, lang) if experiment.median_step_s else "–",
         ),
-        (i18n.t("col_first5", lang), i18n.format_percent(numbers.first5_pass, lang)),
-        (i18n.t("col_last10", lang), i18n.format_percent(numbers.last10_pass, lang)),
+        (t("col_first5", lang), format_percent(numbers.first5_pass, lang)),
+        (t("col_last10", lang), format_percent(numbers.last10_pass, lang)),
         (
-            i18n.t("col_best_val", lang),
-            f"{i18n.format_score(numbers.best_val, lang)} @{numbers.best_val_step}"
-            if numbers.best_val is not None
-            else "–",
+            t("col_best_val", lang),
+            f"{format_score(numbers.best_val, lang)} @{numbers.best_val_step}" if numbers.best_val is not None else "–",
         ),
     ]
     # Two rows of three: each number has room to be read whole, in either language.
@@ -79,240 +78,226 @@ def title_block(view: ui.ExperimentView) -> None:
         for column, (label, value) in zip(st.columns(3), cells[start : start + 3], strict=False):
             column.metric(label, value)
     if experiment.failure:
-        failure_step = getattr(experiment, "failure_step", None)
         st.error(
-            i18n.t("exp_failure_at", lang, step=failure_step)
-            if failure_step is not None
-            else i18n.t("exp_failure", lang),
+            t("exp_failure_at", lang, step=experiment.failure_step)
+            if experiment.failure_step is not None
+            else t("exp_failure", lang),
             icon=":material/error:",
         )
-        frames = tuple(getattr(experiment, "failure_frames", ()) or ())
         st.code(
-            "\n".join(panels.display_text(line) for line in [*frames, experiment.failure]),
+            "\n".join(display.display_text(line) for line in [*experiment.failure_frames, experiment.failure]),
             language=None,
             wrap_lines=True,
         )
     if experiment.missing_steps:
         shown = ", ".join(str(step) for step in experiment.missing_steps[:20])
         more = " …" if len(experiment.missing_steps) > 20 else ""
-        st.warning(i18n.t("exp_missing_steps", lang, count=len(experiment.missing_steps), steps=shown + more))
+        st.warning(t("exp_missing_steps", lang, count=len(experiment.missing_steps), steps=shown + more))
     if not experiment.steps_done:
-        st.info(i18n.t("no_steps_yet", lang))
+        st.info(t("no_steps_yet", lang))
 
 
-def paragraph_and_signals(view: ui.ExperimentView, peers: Sequence[ui.ExperimentView]) -> None:
-    insights = ui.insights_for(peers, settings, lang)
+def paragraph_and_signals(view: model.ExperimentView, peers: Sequence[model.ExperimentView]) -> None:
+    insights = digests.insights_for(peers, settings, lang)
     if not insights.available:
         return
     paragraph = insights.paragraphs.get(view.id)
-    own = [signal for signal in insights.signals if ui.signal_experiment(signal) == view.id]
+    own = [signal for signal in insights.signals if signal.experiment == view.id]
     if not paragraph and not own:
         return
     with st.container(border=True):
         if paragraph:
-            st.markdown(f"**{i18n.t('exp_paragraph_title', lang)}** · " + ui.escape_markdown(paragraph))
+            st.markdown(f"**{t('exp_paragraph_title', lang)}** · " + guards.escape_markdown(paragraph))
         for signal in own:
-            severity = str(getattr(signal, "severity", "info"))
-            icon = {"critical": ":material/error:", "warning": ":material/warning:"}.get(severity, ":material/info:")
-            st.markdown(f"{icon} {ui.escape_markdown(ui.signal_text(signal, lang))}")
+            icon = {"critical": ":material/error:", "warning": ":material/warning:"}.get(
+                signal.severity, ":material/info:"
+            )
+            st.markdown(f"{icon} {guards.escape_markdown(signal.text(lang))}")
 
 
-def settings_block(view: ui.ExperimentView) -> None:
-    st.markdown(f"#### {i18n.t('exp_settings', lang)}")
+def settings_block(view: model.ExperimentView) -> None:
+    st.markdown(f"#### {t('exp_settings', lang)}")
     groups = [group for group in SETTING_GROUPS if any(item.group == group for item in view.experiment.settings)]
     if not groups:
-        st.caption(i18n.t("no_data", lang))
+        st.caption(t("no_data", lang))
         return
     for start in range(0, len(groups), 3):
         columns = st.columns(3)
         for column, group in zip(columns, groups[start : start + 3], strict=False):
             rows = [item for item in view.experiment.settings if item.group == group]
             with column:
-                st.caption(i18n.t("group_" + group, lang))
+                st.caption(t("group_" + group, lang))
                 st.dataframe(
-                    pl.DataFrame(
-                        {
-                            i18n.t("col_setting", lang): [
-                                panels.display_text(i18n.setting_label(item.key, item.label, lang)) for item in rows
-                            ],
-                            i18n.t("col_value", lang): [
-                                panels.display_text(i18n.setting_display(item, lang)) for item in rows
-                            ],
-                        }
-                    ),
+                    tables.settings_frame(rows, lang),
                     hide_index=True,
                     width="stretch",
                     key=f"experiment_settings_{group}",
                 )
 
 
-def sources_block(view: ui.ExperimentView) -> None:
-    st.markdown(f"#### {i18n.t('exp_sources', lang)}")
+def sources_block(view: model.ExperimentView) -> None:
+    st.markdown(f"#### {t('exp_sources', lang)}")
     st.dataframe(
-        panels.sources_frame(view, lang),
+        view_tables.sources_frame(view, lang, paths=app.paths),
         hide_index=True,
         width="stretch",
         key="experiment_sources",
         column_config={
-            "file": st.column_config.TextColumn(i18n.t("col_file", lang)),
-            "size": st.column_config.TextColumn(i18n.t("col_size", lang), width="small"),
-            "range": st.column_config.TextColumn(i18n.t("col_range", lang), width="small"),
-            "role": st.column_config.TextColumn(i18n.t("col_role", lang), width="small"),
-            "note": st.column_config.TextColumn(i18n.t("col_note", lang)),
+            "file": st.column_config.TextColumn(t("col_file", lang)),
+            "size": st.column_config.TextColumn(t("col_size", lang), width="small"),
+            "range": st.column_config.TextColumn(t("col_range", lang), width="small"),
+            "role": st.column_config.TextColumn(t("col_role", lang), width="small"),
+            "note": st.column_config.TextColumn(t("col_note", lang)),
         },
     )
 
 
-def curves(view: ui.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Any]) -> None:
+def curves(view: model.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Signal]) -> None:
     focus = focused(view)
-    plans = panels.detail_charts(
+    plans = detail.detail_charts(
         view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
     )
     # The header, numbers, summary and settings fill a laptop's first screen: the curves below are drawn as they
     # near the view, not while that screen is being built; a link to one chart (a signal's) draws it at once.
-    eager = panels.EAGER_CHARTS if focus is not None else 0
-    ui.chart_grid(plans, key="experiment_grid", lang=lang, eager=eager, height=panels.DETAIL_HEIGHT, settings=settings)
+    eager = model.EAGER_CHARTS if focus is not None else 0
+    charts.chart_grid(
+        plans, key="experiment_grid", lang=lang, eager=eager, height=detail.DETAIL_HEIGHT, settings=settings
+    )
 
 
-def focused(view: ui.ExperimentView) -> panels.Focus | None:
+def focused(view: model.ExperimentView) -> model.Focus | None:
     """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when the experiment logs it."""
     key = st.query_params.get("focus")
     if not key or resolve_key(key, view.steps.columns) is None:
         return None
     at = st.query_params.get("at", "")
-    return panels.Focus(key=key, step=int(at) if at.isdigit() else None)
+    return model.Focus(key=key, step=int(at) if at.isdigit() else None)
 
 
-def validation_block(view: ui.ExperimentView, x: str) -> None:
-    st.markdown(f"#### {i18n.t('exp_validation', lang)}")
-    found = panels.validation_panels(view, x=x, lang=lang)
+def validation_block(view: model.ExperimentView, x: str) -> None:
+    st.markdown(f"#### {t('exp_validation', lang)}")
+    found = detail.validation_panels(view, x=x, lang=lang)
     if not found:
-        st.caption(i18n.t("exp_validation_none", lang))
+        st.caption(t("exp_validation_none", lang))
         return
-    ui.chart_grid(
+    charts.chart_grid(
         [item.chart for item in found if item.chart is not None], key="experiment_validation", lang=lang,
-        height=panels.DETAIL_HEIGHT, settings=settings,
+        height=detail.DETAIL_HEIGHT, settings=settings,
     )  # fmt: skip
     for index, item in enumerate(found):
-        source = ui.escape_markdown(item.source, limit=panels.NAME_LIMIT)
-        with st.expander(i18n.t("exp_validation_table", lang, source=source)):
+        source = guards.escape_markdown(item.source, limit=display.NAME_LIMIT)
+        with st.expander(t("exp_validation_table", lang, source=source)):
             st.dataframe(item.table, hide_index=True, width="stretch", key=f"experiment_validation_{index}")
 
 
-def explorer(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
-    st.markdown(f"#### {i18n.t('exp_explorer', lang)}")
-    families = list(dict.fromkeys(panels.family_of(key) for key in sorted(view.logged_keys)))
+def explorer(view: model.ExperimentView, smoothing: Smoothing, x: str) -> None:
+    st.markdown(f"#### {t('exp_explorer', lang)}")
+    families = list(dict.fromkeys(model.family_of(key) for key in sorted(view.logged_keys)))
     all_label = "*"
     # Start on the actor's keys (what the team reads first) rather than drawing every key at once.
     st.session_state.setdefault("experiment_family", "actor/" if "actor/" in families else all_label)
     if st.session_state["experiment_family"] not in [all_label, *families]:
         st.session_state["experiment_family"] = all_label
     left, right = st.columns([1, 2], vertical_alignment="bottom")
-    text = right.text_input(
-        i18n.t("exp_explorer_filter", lang),
-        key="experiment_filter",
-        placeholder="actor/ · timing_s/(gen|update)",
-        help=i18n.t("exp_explorer_filter_help", lang),
-        persist_state="session",
-    )
+    text = widgets.metric_filter(
+        right, key="experiment_filter", label=t("exp_explorer_filter", lang),
+        help=t("exp_explorer_filter_help", lang), placeholder="actor/ · timing_s/(gen|update)",
+    )  # fmt: skip
     family = left.selectbox(
-        i18n.t("exp_explorer_family", lang),
+        t("exp_explorer_family", lang),
         [all_label, *families],
         key="experiment_family",
         format_func=lambda value: (
-            i18n.t("exp_explorer_all", lang)
-            if value == all_label
-            else panels.display_text(value, limit=panels.NAME_LIMIT)
+            t("exp_explorer_all", lang) if value == all_label else display.display_text(value, limit=display.NAME_LIMIT)
         ),
         persist_state="session",
         disabled=bool(text),
     )
-    found = panels.explorer(
+    found = detail.explorer(
         view, family=None if family == all_label else family, pattern=text, smoothing=smoothing, x=x, lang=lang,
         max_points=settings.max_points,
     )  # fmt: skip
     shown = sum(len(plans) for plans in found.groups.values())
-    note = i18n.t("exp_explorer_count", lang, shown=shown, total=found.total)
     if text:
-        note = i18n.t("exp_explorer_matched", lang, matched=found.matched, total=found.total)
-        if not found.regex:
-            note += " · " + i18n.t("exp_explorer_literal", lang)
-    st.caption(note)
+        note = t("exp_explorer_matched", lang, matched=found.matched, total=found.total)
+        widgets.filter_note(st, note, regex=found.regex, lang=lang)
+    else:
+        st.caption(t("exp_explorer_count", lang, shown=shown, total=found.total))
     for index, (name, plans) in enumerate(found.groups.items()):
-        st.markdown(f"**{ui.escape_markdown(name, limit=panels.NAME_LIMIT)}**")
-        ui.chart_grid(
-            plans, key=f"experiment_explorer_{index}", lang=lang, wide=4, height=panels.EXPLORER_HEIGHT,
+        st.markdown(f"**{guards.escape_markdown(name, limit=display.NAME_LIMIT)}**")
+        charts.chart_grid(
+            plans, key=f"experiment_explorer_{index}", lang=lang, wide=4, height=detail.EXPLORER_HEIGHT,
             settings=settings,
         )  # fmt: skip
     if found.limited:
-        st.caption(i18n.t("exp_explorer_more", lang, shown=panels.EXPLORER_LIMIT))
+        st.caption(t("exp_explorer_more", lang, shown=detail.EXPLORER_LIMIT))
 
 
-def report_download(view: ui.ExperimentView, smoothing: Smoothing, x: str) -> None:
+def report_download(view: model.ExperimentView, smoothing: Smoothing, x: str) -> None:
     options = report.ReportOptions(
         lang=lang, smoothing=smoothing, x=x, max_points=settings.max_points, renderer=settings.chart_renderer
     )
 
     def as_html() -> bytes:
-        insights = ui.insights_for([view], settings, lang)
-        numbers = {view.id: ui.headline(view)}
-        return report.render_report([view], numbers=numbers, insights=insights, options=options).encode("utf-8")
+        insights = digests.insights_for([view], settings, lang)
+        numbers = {view.id: digests.headline(view)}
+        return report.render_report(
+            [view], numbers=numbers, insights=insights, options=options, paths=app.paths
+        ).encode("utf-8")
 
     st.download_button(
-        i18n.t("report_download", lang), as_html, file_name="rlmon-report.html", mime="text/html",
+        t("report_download", lang), as_html, file_name="rlmon-report.html", mime="text/html",
         key="experiment_report", icon=":material/description:", on_click="ignore",
-        help=i18n.t("report_download_help", lang),
+        help=t("report_download_help", lang),
     )  # fmt: skip
 
 
 FIELDS = [
-    *ui.view_fields("experiment", settings),
-    ui.UrlField(
-        "experiment_filter", "f", parse=lambda values: values[-1][:200], render=lambda value: [value], default=""
-    ),
-    ui.UrlField("experiment_family", "fam", parse=lambda values: values[-1][:200], render=lambda value: [value]),
+    *widgets.view_fields("experiment", settings),
+    widgets.filter_field("experiment_filter"),
+    url.UrlField("experiment_family", "fam", parse=lambda values: values[-1][:200], render=lambda value: [value]),
 ]
 
 
 def body() -> None:
     experiment_id = app.current_experiment
-    all_views, _selected = ui.fresh_views(app)
+    all_views, _selected = live.fresh_views(app)
     view = next((item for item in all_views if item.id == experiment_id), None)
     if view is None:
         st.warning(
-            i18n.t("unknown_experiment", lang, id=ui.escape_markdown(str(experiment_id), limit=panels.NAME_LIMIT)),
+            t("unknown_experiment", lang, id=guards.escape_markdown(str(experiment_id), limit=display.NAME_LIMIT)),
             icon=":material/link_off:",
         )
         return
     peers = [
         item for item in all_views if item.experiment.track == view.experiment.track and not item.experiment.hidden
     ]
-    ui.guarded(lambda: title_block(view), lang=lang)
-    ui.guarded(lambda: paragraph_and_signals(view, peers), lang=lang)
-    ui.guarded(lambda: settings_block(view), lang=lang)
-    ui.guarded(lambda: sources_block(view), lang=lang)
+    guards.guarded(lambda: title_block(view), lang=lang, paths=app.paths)
+    guards.guarded(lambda: paragraph_and_signals(view, peers), lang=lang, paths=app.paths)
+    guards.guarded(lambda: settings_block(view), lang=lang, paths=app.paths)
+    guards.guarded(lambda: sources_block(view), lang=lang, paths=app.paths)
     # A fragment of its own: a change of smoothing or axis reruns the charts, not the blocks above.
     st.fragment(charts_section, key="experiment_charts")(view, peers)
 
 
-def charts_section(view: ui.ExperimentView, peers: Sequence[ui.ExperimentView]) -> None:
+def charts_section(view: model.ExperimentView, peers: Sequence[model.ExperimentView]) -> None:
     """The experiment's charts with their choices, the report of those choices, and the log's notes."""
-    st.markdown(f"#### {i18n.t('exp_charts', lang)}")
-    smoothing, x, _log = ui.view_controls("experiment", settings, lang, with_log=False)
-    ui.write_url(FIELDS)
-    ui.guarded(lambda: report_download(view, smoothing, x), lang=lang)
-    insights = ui.insights_for(peers, settings, lang)
-    ui.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang)
-    ui.guarded(lambda: validation_block(view, x), lang=lang)
-    ui.guarded(lambda: explorer(view, smoothing, x), lang=lang)
+    st.markdown(f"#### {t('exp_charts', lang)}")
+    smoothing, x, _log = widgets.view_controls("experiment", settings, lang, with_log=False)
+    url.write_url(FIELDS)
+    guards.guarded(lambda: report_download(view, smoothing, x), lang=lang, paths=app.paths)
+    insights = digests.insights_for(peers, settings, lang)
+    guards.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang, paths=app.paths)
+    guards.guarded(lambda: validation_block(view, x), lang=lang, paths=app.paths)
+    guards.guarded(lambda: explorer(view, smoothing, x), lang=lang, paths=app.paths)
     if view.experiment.problems:
-        with st.expander(i18n.t("log_notes", lang, count=len(view.experiment.problems)), icon=":material/info:"):
-            st.text("\n".join(panels.display_text(problem) for problem in view.experiment.problems))
+        with st.expander(t("log_notes", lang, count=len(view.experiment.problems)), icon=":material/info:"):
+            st.text("\n".join(display.display_text(problem, paths=app.paths) for problem in view.experiment.problems))
 
 
 def page() -> None:
     if not app.current_experiment:
-        st.info(i18n.t("no_experiment_given", lang), icon=":material/info:")
+        st.info(t("no_experiment_given", lang), icon=":material/info:")
         return
     if app.current_experiment in app.hidden_ids:
         st.info(app.hidden_notice(app.current_experiment, lang), icon=":material/visibility_off:")
@@ -320,19 +305,19 @@ def page() -> None:
     unreadable = app.unreadable(app.current_experiment)
     if unreadable is not None:
         st.error(
-            i18n.t("exp_unreadable", lang, path=ui.escape_markdown(unreadable.path),
-                   reason=ui.escape_markdown(unreadable.reason)),
+            t("exp_unreadable", lang, path=guards.escape_markdown(unreadable.path, paths=app.paths),
+                   reason=guards.escape_markdown(unreadable.reason, paths=app.paths)),
             icon=":material/error:",
         )  # fmt: skip
         return
     if app.view(app.current_experiment) is None:
         st.warning(
-            i18n.t("unknown_experiment", lang, id=ui.escape_markdown(app.current_experiment, limit=panels.NAME_LIMIT)),
+            t("unknown_experiment", lang, id=guards.escape_markdown(app.current_experiment, limit=display.NAME_LIMIT)),
             icon=":material/link_off:",
         )
         return
-    ui.read_url(FIELDS)
-    ui.live_fragment(body, app, key="experiment_live")
+    url.read_url(FIELDS)
+    live.live_fragment(body, app, key="experiment_live")
 
 
-ui.guarded(page, lang=lang)
+guards.guarded(page, lang=lang, paths=app.paths)

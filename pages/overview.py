@@ -9,246 +9,243 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from rlmon.analysis.insights import KINDS
+from rlmon.analysis.signals import KINDS
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import ui
-from rlmon.text import i18n
-from rlmon.views import panels, report
+from rlmon.app import charts, digests, guards, live, navigation, samples, state, tables, url, widgets
+from rlmon.text import UNKNOWN, display, t, track_name
+from rlmon.views import model, overview, report
+from rlmon.views import tables as view_tables
 
-app = ui.app_state()
-lang = ui.lang()
+app = state.app_state()
+lang = state.lang()
 settings = app.settings
 
 
-def header(views: Sequence[ui.ExperimentView]) -> None:
+def header(views: Sequence[model.ExperimentView]) -> None:
     tracks = list(dict.fromkeys(view.experiment.track for view in views))
     left, right = st.columns([4, 1], vertical_alignment="center")
     left.markdown(
         "## "
-        + " · ".join(ui.escape_markdown(i18n.track_name(track, lang), limit=panels.NAME_LIMIT) for track in tracks)
+        + " · ".join(guards.escape_markdown(track_name(track, lang), limit=display.NAME_LIMIT) for track in tracks)
     )
     if app.live:
-        right.badge(i18n.t("live_badge", lang, seconds=app.refresh_s), icon=":material/sync:", color="green")
+        right.badge(t("live_badge", lang, seconds=app.refresh_s), icon=":material/sync:", color="green")
     else:
-        right.badge(i18n.t("paused_badge", lang), icon=":material/pause:", color="gray")
-    line = panels.shared_settings_line(views, lang)
+        right.badge(t("paused_badge", lang), icon=":material/pause:", color="gray")
+    line = overview.shared_settings_line(views, lang)
     if line:
-        st.markdown(f"**{ui.escape_markdown(line)}**")
+        st.markdown(f"**{guards.escape_markdown(line)}**")
     st.caption(
-        ui.escape_markdown(panels.progress_line(views, lang))
+        guards.escape_markdown(overview.progress_line(views, lang))
         + " · "
-        + i18n.t("updated_at", lang, time=time.strftime("%H:%M:%S"))
+        + t("updated_at", lang, time=time.strftime("%H:%M:%S"))
     )
 
 
-def summary_and_signals(views: Sequence[ui.ExperimentView], insights: ui.Insights) -> None:
+def summary_and_signals(views: Sequence[model.ExperimentView], insights: model.Insights) -> None:
     with st.container(border=True):
-        st.markdown(f"#### {i18n.t('summary_title', lang)}")
+        st.markdown(f"#### {t('summary_title', lang)}")
         if not insights.available:
-            st.caption(i18n.t("summary_pending", lang))
+            st.caption(t("summary_pending", lang))
             return
         for paragraph in insights.summary:
-            st.markdown(ui.escape_markdown(paragraph))
+            st.markdown(guards.escape_markdown(paragraph))
         if insights.summary:
-            st.caption(i18n.t("summary_caption", lang))
-        rows = panels.signals_frame(views, insights.signals, kinds=KINDS, slugs=app.slugs, lang=lang)
-        with st.expander(i18n.t("signals_title", lang, count=rows.height), expanded=0 < rows.height <= 6):
+            st.caption(t("summary_caption", lang))
+        rows = view_tables.signals_frame(views, insights.signals, kinds=KINDS, slugs=app.slugs, lang=lang)
+        with st.expander(t("signals_title", lang, count=rows.height), expanded=0 < rows.height <= 6):
             if rows.is_empty():
-                st.caption(i18n.t("signals_none", lang))
+                st.caption(t("signals_none", lang))
                 return
-            ui.show_signals_table(rows, key="overview_signals", lang=lang)
+            tables.show_signals_table(rows, key="overview_signals", lang=lang)
 
 
-def experiments_table(views: Sequence[ui.ExperimentView]) -> None:
-    st.markdown(f"#### {i18n.t('table_title', lang)}")
-    numbers = ui.headlines(views)
-    frame = panels.experiments_frame(views, numbers, slugs=app.slugs, lang=lang)
-    opened = ui.show_experiments_table(frame, key="overview_table", lang=lang)
+def experiments_table(views: Sequence[model.ExperimentView]) -> None:
+    st.markdown(f"#### {t('table_title', lang)}")
+    numbers = digests.headlines(views)
+    frame = view_tables.experiments_frame(views, numbers, slugs=app.slugs, lang=lang)
+    opened = tables.show_experiments_table(frame, key="overview_table", lang=lang)
     if opened is not None and views[opened].id in app.pages:
         # Switching pages from inside the fragment would lose the sidebar's state: let the frame do it.
-        st.session_state[ui.GOTO_KEY] = views[opened].id
+        st.session_state[navigation.GOTO_KEY] = views[opened].id
         st.rerun(scope="app")
 
 
-def metric_controls(views: Sequence[ui.ExperimentView]) -> list[str]:
-    options = panels.metric_options(views)
-    st.session_state.setdefault("overview_metrics", panels.default_metrics(options))
+def metric_controls(views: Sequence[model.ExperimentView]) -> list[str]:
+    options = overview.metric_options(views)
+    st.session_state.setdefault("overview_metrics", overview.default_metrics(options))
     st.session_state["overview_metrics"] = [key for key in st.session_state["overview_metrics"] if key in options]
     known = set(options)
     unknown = [key for key in st.session_state.get(LINKED_METRICS, []) if key not in known]
     if unknown:
-        shown = [ui.escape_markdown(key, limit=panels.NAME_LIMIT) for key in unknown[:20]]
+        shown = [guards.escape_markdown(key, limit=display.NAME_LIMIT) for key in unknown[:20]]
         more = " …" if len(unknown) > 20 else ""
-        st.warning(i18n.t("unknown_metrics", lang, metrics=", ".join(shown) + more), icon=":material/link_off:")
+        st.warning(t("unknown_metrics", lang, metrics=", ".join(shown) + more), icon=":material/link_off:")
     pick, search = st.columns([3, 1], vertical_alignment="bottom")
-    pattern = search.text_input(
-        i18n.t("control_filter", lang),
-        key="overview_filter",
+    pattern = widgets.metric_filter(
+        search, key="overview_filter", label=t("control_filter", lang), help=t("control_filter_help", lang),
         placeholder="^actor/|clip",
-        help=i18n.t("control_filter_help", lang),
-        persist_state="session",
-    )
+    )  # fmt: skip
     shown = options
     if pattern:
-        matched, regex = panels.match_keys(options, pattern)
+        matched, regex = model.match_keys(options, pattern)
         chosen = set(st.session_state["overview_metrics"])
         shown = [key for key in options if key in chosen or key in set(matched)]
-        note = i18n.t("control_filter_count", lang, count=len(matched))
-        if not regex:
-            note += " · " + i18n.t("exp_explorer_literal", lang)
-        search.caption(note)
+        widgets.filter_note(search, t("control_filter_count", lang, count=len(matched)), regex=regex, lang=lang)
     metrics = pick.multiselect(
-        i18n.t("control_metrics", lang),
+        t("control_metrics", lang),
         shown,
         key="overview_metrics",
-        format_func=lambda key: panels.metric_name(key, lang),
-        help=i18n.t("control_metrics_help", lang),
+        format_func=lambda key: model.metric_name(key, lang),
+        help=t("control_metrics_help", lang),
         persist_state="session",
         on_change=lambda: st.session_state.pop(LINKED_METRICS, None),
     )
     return list(metrics)
 
 
-def what_changed(views: Sequence[ui.ExperimentView]) -> None:
-    st.markdown(f"#### {i18n.t('diff_title', lang)}")
-    table = panels.settings_diff_frame(views, lang)
+def what_changed(views: Sequence[model.ExperimentView]) -> None:
+    st.markdown(f"#### {t('diff_title', lang)}")
+    table = view_tables.settings_diff_frame(views, lang)
     if table is None:
-        st.caption(i18n.t("diff_single", lang))
+        st.caption(t("diff_single", lang))
     elif table.is_empty():
-        st.caption(i18n.t("diff_none", lang))
+        st.caption(t("diff_none", lang))
     else:
         st.dataframe(table, hide_index=True, width="stretch", key="overview_diff")
 
 
-def downloads(views: Sequence[ui.ExperimentView], metrics: Sequence[str], smoothing: Smoothing) -> None:
-    st.markdown(f"#### {i18n.t('download_title', lang)}")
-    st.caption(i18n.t("download_caption", lang))
-    lines = [key for key in metrics if key != panels.HOURS_TOTAL and not panels.is_validation_key(key)]
+def downloads(views: Sequence[model.ExperimentView], metrics: Sequence[str], smoothing: Smoothing) -> None:
+    st.markdown(f"#### {t('download_title', lang)}")
+    st.caption(t("download_caption", lang))
+    lines = [key for key in metrics if key != overview.HOURS_TOTAL and not model.is_validation_key(key)]
 
     def as_csv() -> bytes:
-        return ui.download_frame(views, lines, smoothing).write_csv().encode("utf-8")
+        return tables.download_frame(views, lines, smoothing).write_csv().encode("utf-8")
 
     def as_parquet() -> bytes:
         buffer = io.BytesIO()
-        ui.download_frame(views, lines, smoothing).write_parquet(buffer)
+        tables.download_frame(views, lines, smoothing).write_parquet(buffer)
         return buffer.getvalue()
 
     left, right = st.columns(2)
     left.download_button(
-        i18n.t("download_csv", lang), as_csv, file_name="rlmon-steps.csv", mime="text/csv",
+        t("download_csv", lang), as_csv, file_name="rlmon-steps.csv", mime="text/csv",
         key="overview_csv", icon=":material/download:", on_click="ignore", width="stretch",
     )  # fmt: skip
     right.download_button(
-        i18n.t("download_parquet", lang), as_parquet, file_name="rlmon-steps.parquet",
+        t("download_parquet", lang), as_parquet, file_name="rlmon-steps.parquet",
         mime="application/vnd.apache.parquet", key="overview_parquet", icon=":material/download:",
         on_click="ignore", width="stretch",
     )  # fmt: skip
 
 
-def report_download(views: Sequence[ui.ExperimentView], options: report.ReportOptions) -> None:
+def report_download(views: Sequence[model.ExperimentView], options: report.ReportOptions) -> None:
     def as_html() -> bytes:
-        numbers = ui.headlines(views)
-        insights = ui.insights_for(views, settings, lang)
-        return report.render_report(views, numbers=numbers, insights=insights, options=options).encode("utf-8")
+        numbers = digests.headlines(views)
+        insights = digests.insights_for(views, settings, lang)
+        page = report.render_report(views, numbers=numbers, insights=insights, options=options, paths=app.paths)
+        return page.encode("utf-8")
 
     st.download_button(
-        i18n.t("report_download", lang), as_html, file_name="rlmon-report.html", mime="text/html",
+        t("report_download", lang), as_html, file_name="rlmon-report.html", mime="text/html",
         key="overview_report", icon=":material/description:", on_click="ignore", width="stretch",
-        help=i18n.t("report_download_help", lang),
+        help=t("report_download_help", lang),
     )  # fmt: skip
 
 
-def notes(views: Sequence[ui.ExperimentView]) -> None:
+def notes(views: Sequence[model.ExperimentView]) -> None:
     lines = [*app.catalog.problems]
     lines += [f"{item.path}: {item.reason}" for item in app.view_errors]
     for view in views:
         lines += [f"{view.label}: {problem}" for problem in view.experiment.problems]
     if lines:
-        with st.expander(i18n.t("log_notes", lang, count=len(lines)), icon=":material/info:"):
-            st.text("\n".join(panels.display_text(line) for line in lines))
+        with st.expander(t("log_notes", lang, count=len(lines)), icon=":material/info:"):
+            st.text("\n".join(display.display_text(line, paths=app.paths) for line in lines))
 
 
 LINKED_METRICS = "_overview_linked_metrics"
 """Session key: the metric names the last link asked for (``?m=``), until the visitor picks metrics."""
 FIELDS = [
-    ui.list_field("overview_metrics", "m", lambda value: bool(value) and len(value) < 300),
-    ui.UrlField(
-        "overview_filter", "f", parse=lambda values: values[-1][:200], render=lambda value: [value], default=""
-    ),
-    *ui.view_fields("overview", settings),
-    ui.flag_field("overview_log", "log", default=False),
+    url.list_field("overview_metrics", "m", lambda value: bool(value) and len(value) < 300),
+    widgets.filter_field("overview_filter"),
+    *widgets.view_fields("overview", settings),
+    url.flag_field("overview_log", "log", default=False),
 ]
 
 
 def body() -> None:
-    _all_views, views = ui.fresh_views(app)
+    _all_views, views = live.fresh_views(app)
     if not views:
-        st.info(i18n.t("no_selection", lang), icon=":material/checklist:")
+        st.info(t("no_selection", lang), icon=":material/checklist:")
         return
-    ui.guarded(lambda: header(views), lang=lang)
-    insights = ui.insights_for(views, settings, lang)
-    ui.guarded(lambda: summary_and_signals(views, insights), lang=lang)
-    ui.guarded(lambda: experiments_table(views), lang=lang)
-    ui.guarded(lambda: ui.latest_samples_links(views, settings, lang), lang=lang)
+    guards.guarded(lambda: header(views), lang=lang, paths=app.paths)
+    insights = digests.insights_for(views, settings, lang)
+    guards.guarded(lambda: summary_and_signals(views, insights), lang=lang, paths=app.paths)
+    guards.guarded(lambda: experiments_table(views), lang=lang, paths=app.paths)
+    guards.guarded(lambda: samples.latest_samples_links(views, settings, lang), lang=lang, paths=app.paths)
     # A fragment of its own: a change of metric, smoothing or axis reruns the charts, not the table above.
     st.fragment(charts_section, key="overview_charts")(views, insights)
 
 
-def charts_section(views: Sequence[ui.ExperimentView], insights: ui.Insights) -> None:
+def charts_section(views: Sequence[model.ExperimentView], insights: model.Insights) -> None:
     """The comparison charts' metric choice, then the charts in a fragment of their own."""
-    st.markdown(f"#### {i18n.t('charts_title', lang)}")
+    st.markdown(f"#### {t('charts_title', lang)}")
     metrics = metric_controls(views)
     # Default metrics depend on the experiments; keep them out of the URL unless changed.
-    FIELDS[0] = ui.list_field(
+    FIELDS[0] = url.list_field(
         "overview_metrics", "m", lambda value: bool(value) and len(value) < 300,
-        default=panels.default_metrics(panels.metric_options(views)),
+        default=overview.default_metrics(overview.metric_options(views)),
     )  # fmt: skip
     st.fragment(chart_views, key="overview_chart_views")(views, insights, metrics)
 
 
-def chart_views(views: Sequence[ui.ExperimentView], insights: ui.Insights, metrics: list[str]) -> None:
+def chart_views(views: Sequence[model.ExperimentView], insights: model.Insights, metrics: list[str]) -> None:
     """Smoothing, axis and highlight choices, the charts, and what follows from those choices."""
-    smoothing, x, log_scale = ui.view_controls("overview", settings, lang, with_log=True)
-    ui.write_url(FIELDS)
-    highlight = ui.highlight_legend(views, key="overview_highlight", lang=lang)
-    choices = dict(
-        x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight, lang=lang,
-        max_points=settings.max_points,
+    smoothing, x, log_scale = widgets.view_controls("overview", settings, lang, with_log=True)
+    url.write_url(FIELDS)
+    highlight = charts.highlight_legend(views, key="overview_highlight", lang=lang)
+    plans = overview.comparison_charts(
+        metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
+        lang=lang, max_points=settings.max_points,
     )  # fmt: skip
-    plans = panels.comparison_charts(metrics, views, smoothing=smoothing, **choices)
+    ahead = overview.comparison_charts_ahead(
+        metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
+        lang=lang, max_points=settings.max_points,
+    )  # fmt: skip
     # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
     # Each drawn chart is built ahead under the other smoothing methods: a click there waits only for the browser.
-    ui.chart_grid(
-        plans, key="overview_grid", lang=lang, eager=panels.overview_eager(len(views)),
-        height=panels.COMPARISON_HEIGHT, settings=settings,
-        ahead=panels.comparison_charts_ahead(metrics, views, smoothing=smoothing, **choices),
+    charts.chart_grid(
+        plans, key="overview_grid", lang=lang, eager=overview.overview_eager(len(views)),
+        height=overview.COMPARISON_HEIGHT, settings=settings,
+        ahead=ahead,
     )  # fmt: skip
     left, right = st.columns([3, 2])
     with left:
-        ui.guarded(lambda: what_changed(views), lang=lang)
+        guards.guarded(lambda: what_changed(views), lang=lang, paths=app.paths)
     with right:
-        ui.guarded(lambda: downloads(views, metrics, smoothing), lang=lang)
+        guards.guarded(lambda: downloads(views, metrics, smoothing), lang=lang, paths=app.paths)
         options = report.ReportOptions(
             lang=lang, smoothing=smoothing, metrics=tuple(metrics), x=x, log_scale=log_scale,
             max_points=settings.max_points, renderer=settings.chart_renderer,
         )  # fmt: skip
-        ui.guarded(lambda: report_download(views, options), lang=lang)
+        guards.guarded(lambda: report_download(views, options), lang=lang, paths=app.paths)
     notes(views)
 
 
 def page() -> None:
     for error in app.root_errors:
         st.error(
-            i18n.t("error_root_missing", lang, path=ui.escape_markdown(error.path or ""),
-                   reason=ui.escape_markdown(error.reason)),
+            t("error_root_missing", lang, path=guards.escape_markdown(error.path or "", paths=app.paths),
+                   reason=guards.escape_markdown(error.reason, paths=app.paths)),
             icon=":material/folder_off:",
         )  # fmt: skip
     if app.unknown_ids:
         st.warning(
-            i18n.t(
+            t(
                 "unknown_experiments",
                 lang,
-                ids=", ".join(ui.escape_markdown(value, limit=panels.NAME_LIMIT) for value in app.unknown_ids),
+                ids=", ".join(guards.escape_markdown(value, limit=display.NAME_LIMIT) for value in app.unknown_ids),
             ),
             icon=":material/link_off:",
         )
@@ -256,20 +253,25 @@ def page() -> None:
         st.info(app.hidden_notice(experiment_id, lang), icon=":material/visibility_off:")
     for item in app.view_errors:
         st.warning(
-            i18n.t("exp_unreadable", lang, path=ui.escape_markdown(item.path), reason=ui.escape_markdown(item.reason)),
+            t(
+                "exp_unreadable",
+                lang,
+                path=guards.escape_markdown(item.path, paths=app.paths),
+                reason=guards.escape_markdown(item.reason, paths=app.paths),
+            ),
             icon=":material/error:",
         )
     if not app.views:
         if not app.root_errors:
-            roots = ", ".join(ui.escape_markdown(str(root)) for root in app.roots) or "—"
-            st.info(i18n.t("empty_root", lang, roots=roots), icon=":material/folder_open:")
+            roots = ", ".join(guards.escape_markdown(str(root), paths=app.paths) for root in app.roots) or UNKNOWN
+            st.info(t("empty_root", lang, roots=roots), icon=":material/folder_open:")
         return
     linked = st.query_params.get_all("m")
     if linked and linked != st.session_state.get("_rlmon_url_seen", {}).get("m"):
         # A link's metrics: those the experiments do not log are named above the charts (read_url drops them).
         st.session_state[LINKED_METRICS] = linked
-    ui.read_url(FIELDS)
-    ui.live_fragment(body, app, key="overview_live")
+    url.read_url(FIELDS)
+    live.live_fragment(body, app, key="overview_live")
 
 
-ui.guarded(page, lang=lang)
+guards.guarded(page, lang=lang, paths=app.paths)

@@ -12,19 +12,22 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import streamlit as st
 
-from rlmon.app import ui
+from rlmon.app import guards, state
+from rlmon.app import samples as sample_rows
 from rlmon.errors import RlmonError
-from rlmon.logs.samples import filter_samples, samples_for_prompt, to_safe_markdown
-from rlmon.text import i18n
-from rlmon.views import panels
+from rlmon.logs.samples import to_safe_markdown
+from rlmon.text import display, t
+from rlmon.views import model
 
-app = ui.app_state()
-lang = ui.lang()
+if TYPE_CHECKING:  # the page holds the samples' frames, the app's functions look into them
+    import polars as pl
+
+app = state.app_state()
+lang = state.lang()
 settings = app.settings
 ALL = "\x00all"
 """The "all" choice of a filter (None would show as no choice at all once the page reruns)."""
@@ -34,30 +37,30 @@ CODE_HEIGHT = 360
 """Pixels a long prompt or response takes before it scrolls."""
 
 
-def samples_of(view: ui.ExperimentView) -> pl.DataFrame:
+def samples_of(view: model.ExperimentView) -> pl.DataFrame:
     """The experiment's samples (raises RlmonError when a log cannot be read)."""
-    return ui.experiment_samples(view, settings)
+    return sample_rows.experiment_samples(view, settings)
 
 
 def step_text(step: int | None) -> str:
-    return i18n.t("samples_step_pending", lang) if step is None else i18n.t("samples_step_n", lang, step=step)
+    return t("samples_step_pending", lang) if step is None else t("samples_step_n", lang, step=step)
 
 
 def length_text(row: dict[str, Any]) -> str:
     if row["response_tokens"] is not None:
-        return i18n.t("samples_tokens", lang, count=f"{row['response_tokens']:,}")
-    return i18n.t("samples_chars", lang, count=f"{len(row['response']):,}")
+        return t("samples_tokens", lang, count=f"{row['response_tokens']:,}")
+    return t("samples_chars", lang, count=f"{len(row['response']):,}")
 
 
 def header_text(row: dict[str, Any]) -> str:
     score = "–" if row["score"] is None else f"{row['score']:g}"
     parts = [step_text(row["step"])]
     if row["kind"]:
-        parts.append(i18n.t(f"samples_kind_{row['kind']}", lang))
+        parts.append(t(f"samples_kind_{row['kind']}", lang))
     parts += [
-        i18n.t("samples_score", lang, score=score),
+        t("samples_score", lang, score=score),
         length_text(row),
-        i18n.t(f"samples_origin_{row['origin']}", lang),
+        t(f"samples_origin_{row['origin']}", lang),
     ]
     return " · ".join(parts)
 
@@ -84,22 +87,22 @@ def sample_card(row: dict[str, Any], *, markdown: bool, key: str) -> None:
         if row["score"] is not None and not passed:
             icon = ":red[:material/cancel:]"
         # the header is rlmon's own words and numbers; the file name is escaped
-        where = ui.escape_markdown(f"{Path(row['file']).name}:{row['line']}", limit=panels.NAME_LIMIT)
+        where = guards.escape_markdown(f"{Path(row['file']).name}:{row['line']}", limit=display.NAME_LIMIT)
         st.markdown(f"{icon} **{header_text(row)}** · {where}")
-        with st.expander(i18n.t("samples_prompt", lang)):
+        with st.expander(t("samples_prompt", lang)):
             st.code(
                 row["prompt"],
                 language=None,
                 wrap_lines=True,
                 height=CODE_HEIGHT if len(row["prompt"]) > 2000 else "content",
             )
-        st.caption(i18n.t("samples_response", lang))
+        st.caption(t("samples_response", lang))
         show_text(row["response"], markdown=markdown, key=f"{key}_md")
-        st.caption(i18n.t("samples_ground_truth", lang))
+        st.caption(t("samples_ground_truth", lang))
         st.code(row["ground_truth"] if row["ground_truth"] is not None else "–", language=None, wrap_lines=True)
         extra = extra_fields(row["extra"])
         if extra:
-            st.caption(i18n.t("samples_extra", lang))
+            st.caption(t("samples_extra", lang))
             st.code("\n".join(f"{name}: {value}" for name, value in extra), language=None, wrap_lines=True)
 
 
@@ -116,16 +119,12 @@ def prompt_label(prompt: str) -> str:
     lines = [line.strip() for line in prompt.splitlines() if line.strip()]
     tail = [line for line in lines if line.lower() not in ("assistant", "user", "system")]
     text = " ".join(tail[-2:] if tail else lines)[:120]
-    return panels.display_text(text) or "–"
-
-
-def steps_of(samples: pl.DataFrame) -> list[int]:
-    return sorted({int(step) for step in samples.get_column("step").drop_nulls().to_list()}, reverse=True)
+    return display.display_text(text) or "–"
 
 
 def browse(samples: pl.DataFrame, markdown: bool) -> None:
-    steps = steps_of(samples)
-    sources = sorted(set(samples.get_column("data_source").drop_nulls().to_list()))
+    steps = sample_rows.sample_steps(samples)
+    sources = sample_rows.sample_sources(samples)
     step_col, source_col, outcome_col, search_col = st.columns([1, 1, 1, 2], vertical_alignment="bottom")
     linked = st.session_state.pop("_samples_linked_step", None)
     if linked is not None and linked.isdigit() and int(linked) in steps:
@@ -134,37 +133,35 @@ def browse(samples: pl.DataFrame, markdown: bool) -> None:
         st.session_state["samples_step"] = ALL
 
     def all_or(value: Any) -> str:
-        return i18n.t("samples_all", lang) if value == ALL else panels.display_text(str(value))
+        return t("samples_all", lang) if value == ALL else display.display_text(str(value))
 
     with step_col:
-        step = st.selectbox(i18n.t("samples_step", lang), [ALL, *steps], key="samples_step", format_func=all_or)
+        step = st.selectbox(t("samples_step", lang), [ALL, *steps], key="samples_step", format_func=all_or)
     with source_col:
         source = st.selectbox(
-            i18n.t("samples_data_source", lang), [ALL, *sources], key="samples_source", disabled=not sources,
+            t("samples_data_source", lang), [ALL, *sources], key="samples_source", disabled=not sources,
             format_func=all_or,
         )  # fmt: skip
     with outcome_col:
         outcome = st.selectbox(
-            i18n.t("samples_outcome", lang), [ALL, "pass", "fail"], key="samples_outcome",
-            format_func=lambda value: i18n.t("samples_all" if value == ALL else f"samples_{value}", lang),
+            t("samples_outcome", lang), [ALL, "pass", "fail"], key="samples_outcome",
+            format_func=lambda value: t("samples_all" if value == ALL else f"samples_{value}", lang),
         )  # fmt: skip
     with search_col:
-        text = st.text_input(i18n.t("samples_search", lang), key="samples_search", max_chars=200)
-    chosen = filter_samples(
-        samples, step=None if step == ALL else step, data_source=None if source == ALL else source,
-        outcome=None if outcome == ALL else outcome, text=text or "",
+        text = st.text_input(t("samples_search", lang), key="samples_search", max_chars=200)
+    rows, total = sample_rows.browse_rows(
+        samples, step=step if isinstance(step, int) else None, data_source=None if source == ALL else source,
+        outcome=None if outcome == ALL else outcome, text=text or "", limit=LIMIT,
     )  # fmt: skip
-    # newest first: the latest step is what a team asks about
-    chosen = chosen.with_row_index("_order").sort(["step", "_order"], descending=[True, False], nulls_last=False)
-    st.caption(i18n.t("samples_count", lang, shown=min(chosen.height, LIMIT), total=chosen.height))
-    for index, row in enumerate(chosen.head(LIMIT).iter_rows(named=True)):
+    st.caption(t("samples_count", lang, shown=min(total, LIMIT), total=total))
+    for index, row in enumerate(rows):
         sample_card(row, markdown=markdown, key=f"samples_card_{index}")
-    if chosen.height > LIMIT:
-        st.caption(i18n.t("samples_first", lang, limit=LIMIT))
+    if total > LIMIT:
+        st.caption(t("samples_first", lang, limit=LIMIT))
 
 
 def prompt_picker(prompts: Sequence[str], key: str) -> str:
-    return str(st.selectbox(i18n.t("samples_pick_prompt", lang), list(prompts), key=key, format_func=prompt_label))
+    return str(st.selectbox(t("samples_pick_prompt", lang), list(prompts), key=key, format_func=prompt_label))
 
 
 def side_by_side(
@@ -173,33 +170,29 @@ def side_by_side(
     columns = st.columns(2)
     for column, row, title, side in zip(columns, (left, right), titles, ("left", "right"), strict=True):
         with column:
-            st.markdown(f"**{ui.escape_markdown(title)}**")
+            st.markdown(f"**{guards.escape_markdown(title)}**")
             sample_card(row, markdown=markdown, key=f"{key}_{side}")
 
 
 def across_steps(samples: pl.DataFrame, markdown: bool) -> None:
-    stepped = samples.filter(pl.col("step").is_not_null())
-    counts = stepped.group_by("prompt").agg(pl.col("step").n_unique().alias("steps")).filter(pl.col("steps") > 1)
-    prompts = counts.sort("steps", descending=True, maintain_order=True).get_column("prompt").to_list()
+    prompts = sample_rows.prompts_at_several_steps(samples)
     if not prompts:
-        st.info(i18n.t("samples_one_step", lang))
+        st.info(t("samples_one_step", lang))
         return
     prompt = prompt_picker(prompts, "samples_steps_prompt")
-    rows = samples_for_prompt(stepped, prompt)
-    steps = sorted(set(rows.get_column("step").to_list()))
+    steps = sample_rows.prompt_steps(samples, prompt)
     left_col, right_col = st.columns(2)
     with left_col:
-        left = st.selectbox(i18n.t("samples_left", lang), steps, index=0, key="samples_steps_left")
+        left = st.selectbox(t("samples_left", lang), steps, index=0, key="samples_steps_left")
     with right_col:
-        right = st.selectbox(i18n.t("samples_right", lang), steps, index=len(steps) - 1, key="samples_steps_right")
-    pick = [samples_for_prompt(rows, prompt, step=step).row(0, named=True) for step in (left, right)]
+        right = st.selectbox(t("samples_right", lang), steps, index=len(steps) - 1, key="samples_steps_right")
+    pick = [sample_rows.sample_at(samples, prompt, step) for step in (left, right)]
     side_by_side(
         pick[0], pick[1], markdown=markdown, titles=(step_text(left), step_text(right)), key="samples_steps_card"
     )
 
 
-def across_experiments(view: ui.ExperimentView, samples: pl.DataFrame, markdown: bool) -> None:
-    mine = set(samples.get_column("prompt").to_list())
+def across_experiments(view: model.ExperimentView, samples: pl.DataFrame, markdown: bool) -> None:
     others: dict[str, pl.DataFrame] = {}
     for other in app.views:
         if other.id == view.id or other.id in app.hidden_ids:
@@ -208,38 +201,34 @@ def across_experiments(view: ui.ExperimentView, samples: pl.DataFrame, markdown:
             theirs = samples_of(other)
         except RlmonError:
             continue
-        shared = theirs.filter(pl.col("prompt").is_in(list(mine)) & pl.col("step").is_not_null())
-        if shared.height:
+        shared = sample_rows.shared_samples(samples, theirs)
+        if shared is not None:
             others[other.id] = shared
     if not others:
-        st.info(i18n.t("samples_no_other", lang))
+        st.info(t("samples_no_other", lang))
         return
     labels = {item.id: item.label for item in app.views}
     other_id = st.selectbox(
-        i18n.t("samples_other", lang),
+        t("samples_other", lang),
         list(others),
         key="samples_other",
         format_func=lambda value: labels.get(value, value),
     )
     theirs = others[other_id]
     # the prompts both printed, latest first
-    latest = theirs.group_by("prompt", maintain_order=True).agg(pl.col("step").max().alias("latest"))
-    prompts = latest.sort("latest", descending=True, maintain_order=True).get_column("prompt").to_list()
-    prompt = prompt_picker(prompts, "samples_other_prompt")
-    my_rows = samples_for_prompt(samples.filter(pl.col("step").is_not_null()), prompt)
-    their_rows = samples_for_prompt(theirs, prompt)
-    my_steps = set(my_rows.get_column("step").to_list())
-    their_steps = set(their_rows.get_column("step").to_list())
+    prompt = prompt_picker(sample_rows.prompts_latest_first(theirs), "samples_other_prompt")
+    my_steps = set(sample_rows.prompt_steps(samples, prompt))
+    their_steps = set(sample_rows.prompt_steps(theirs, prompt))
     common = sorted(my_steps & their_steps)
     if common:
-        step = st.selectbox(i18n.t("samples_step", lang), common, index=len(common) - 1, key="samples_other_step")
+        step = st.selectbox(t("samples_step", lang), common, index=len(common) - 1, key="samples_other_step")
         my_step = their_step = step
     else:
-        st.caption(i18n.t("samples_no_common_step", lang))
+        st.caption(t("samples_no_common_step", lang))
         my_step = max(my_steps)
         their_step = min(their_steps, key=lambda value: abs(value - my_step))
-    left = samples_for_prompt(my_rows, prompt, step=my_step).row(0, named=True)
-    right = samples_for_prompt(their_rows, prompt, step=their_step).row(0, named=True)
+    left = sample_rows.sample_at(samples, prompt, my_step)
+    right = sample_rows.sample_at(theirs, prompt, their_step)
     side_by_side(
         left, right, markdown=markdown,
         titles=(f"{view.label} · {step_text(my_step)}", f"{labels.get(other_id, other_id)} · {step_text(their_step)}"),
@@ -250,7 +239,7 @@ def across_experiments(view: ui.ExperimentView, samples: pl.DataFrame, markdown:
 def page() -> None:
     listed = [view for view in app.views if view.id not in app.hidden_ids]
     if not listed:
-        st.info(i18n.t("samples_no_experiments", lang))
+        st.info(t("samples_no_experiments", lang))
         return
     ids = [view.id for view in listed]
     asked = st.query_params.get("id")
@@ -264,33 +253,29 @@ def page() -> None:
         current = app.selected[0].id if app.selected else ids[0]
         st.session_state["samples_experiment"] = current
     labels = {view.id: view.label for view in listed}
-    st.markdown(f"## {i18n.t('samples_title', lang)}")
-    st.caption(i18n.t("samples_caption", lang))
+    st.markdown(f"## {t('samples_title', lang)}")
+    st.caption(t("samples_caption", lang))
     pick_col, markdown_col = st.columns([3, 2], vertical_alignment="bottom")
     with pick_col:
         chosen_id = st.selectbox(
-            i18n.t("samples_experiment", lang), ids, key="samples_experiment", format_func=lambda value: labels[value]
+            t("samples_experiment", lang), ids, key="samples_experiment", format_func=lambda value: labels[value]
         )
     with markdown_col:
-        markdown = st.toggle(
-            i18n.t("samples_markdown", lang), key="samples_markdown", help=i18n.t("samples_markdown_help", lang)
-        )
+        markdown = st.toggle(t("samples_markdown", lang), key="samples_markdown", help=t("samples_markdown_help", lang))
     view = next(item for item in listed if item.id == chosen_id)
     samples = samples_of(view)
     if samples.is_empty():
-        st.info(
-            i18n.t("samples_none", lang, name=ui.escape_markdown(view.label)), icon=":material/chat_bubble_outline:"
-        )
+        st.info(t("samples_none", lang, name=guards.escape_markdown(view.label)), icon=":material/chat_bubble_outline:")
         return
     browse_tab, steps_tab, experiments_tab = st.tabs(
-        [i18n.t("samples_tab_browse", lang), i18n.t("samples_tab_steps", lang), i18n.t("samples_tab_experiments", lang)]
+        [t("samples_tab_browse", lang), t("samples_tab_steps", lang), t("samples_tab_experiments", lang)]
     )
     with browse_tab:
-        ui.guarded(lambda: browse(samples, markdown), lang=lang)
+        guards.guarded(lambda: browse(samples, markdown), lang=lang, paths=app.paths)
     with steps_tab:
-        ui.guarded(lambda: across_steps(samples, markdown), lang=lang)
+        guards.guarded(lambda: across_steps(samples, markdown), lang=lang, paths=app.paths)
     with experiments_tab:
-        ui.guarded(lambda: across_experiments(view, samples, markdown), lang=lang)
+        guards.guarded(lambda: across_experiments(view, samples, markdown), lang=lang, paths=app.paths)
 
 
-ui.guarded(page, lang=lang)
+guards.guarded(page, lang=lang, paths=app.paths)

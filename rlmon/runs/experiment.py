@@ -30,7 +30,7 @@ import polars as pl
 from rlmon.runs.metrics import step_seconds_expr
 from rlmon.schema import NON_TRAINING_KEY, PALETTE, STEP, RunMeta
 from rlmon.sources.discovery import experiment_code
-from rlmon.text import MESSAGES, t
+from rlmon.text import MESSAGES, UNKNOWN, t
 
 __all__ = [
     "ALGORITHMS",
@@ -816,7 +816,7 @@ def settings_diff(experiments: Sequence[Experiment]) -> list[SettingDiff]:
         for experiment in experiments:
             found = experiment.setting(key)
             values[experiment.id] = None if found is None else found.value
-            displays[experiment.id] = "—" if found is None else found.display
+            displays[experiment.id] = UNKNOWN if found is None else found.display
         distinct = {repr(value) for value in values.values()}
         if len(distinct) > 1:
             diffs.append(SettingDiff(key=key, label=first.label, group=first.group, values=values, displays=displays))

@@ -5,7 +5,7 @@ Three modules, one job each:
 * :mod:`rlmon.text.messages` — the message catalog (:data:`~rlmon.text.messages.MESSAGES`, grouped by where the
   words appear) and :func:`t`, which fills a message in the visitor's language;
 * :mod:`rlmon.text.numbers` — the one ``format_*`` family (counts, hours, durations, percents, scores, sizes,
-  values, ranges, bands), one glyph for an unknown number (:data:`~rlmon.text.numbers.UNKNOWN`);
+  values, ranges, bands), one glyph for anything unknown (:data:`~rlmon.text.messages.UNKNOWN`);
 * :mod:`rlmon.text.lang` — the languages and their punctuation (lists, sentences, parentheses, colons).
 
 >>> t("status_running", "zh"), format_duration(4.39, "en"), join_list(["E1", "E2", "E3"], "en")
@@ -15,9 +15,8 @@ Three modules, one job each:
 from __future__ import annotations
 
 from rlmon.text.lang import LANGUAGE_NAMES, LANGUAGES, Lang, join_list, language_from_locale, parenthesized
-from rlmon.text.messages import MESSAGES, metric_title, setting_display, setting_label, t, track_name
+from rlmon.text.messages import MESSAGES, UNKNOWN, metric_title, setting_display, setting_label, t, track_name
 from rlmon.text.numbers import (
-    UNKNOWN,
     format_band,
     format_count,
     format_duration,

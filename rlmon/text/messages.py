@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 __all__ = [
     "MESSAGES",
+    "UNKNOWN",
     "UNKNOWN_TRACK",
     "SettingWords",
     "metric_title",
@@ -790,6 +791,11 @@ def t(key: str, lang: str, **fields: Any) -> str:
     return template.format(**fields) if fields else template
 
 
+UNKNOWN = "–"
+"""What rlmon shows for anything unknown: a number that is missing or not finite (every ``format_*`` function), a
+setting an experiment lacks, a source file without steps.
+"""
+
 UNKNOWN_TRACK = "unknown model"
 """The track of runs whose model rlmon cannot find (no model path in the config, launch command or environment) and
 no ``rlmon.toml`` track: an identity (addresses, selection, colour order), shown as :func:`track_name` words it."""
@@ -831,8 +837,9 @@ class SettingWords(Protocol):
 
 def setting_display(setting: SettingWords | None, lang: str) -> str:
     """The value of a setting as people read it in ``lang``: ``4 GPUs`` / ``4 卡``, ``off`` / ``关闭``,
-    ``25 steps`` / ``每 25 步``; values that hold no word (``16K``, ``32×8``, ``vllm``) as they are; ``—`` for a
-    setting an experiment lacks (None). :attr:`Setting.display <rlmon.runs.experiment.Setting.display>` is the English.
+    ``25 steps`` / ``每 25 步``; values that hold no word (``16K``, ``32×8``, ``vllm``) as they are;
+    :data:`UNKNOWN` for a setting an experiment lacks (None). :attr:`Setting.display
+    <rlmon.runs.experiment.Setting.display>` is the English.
 
     >>> from rlmon.runs.experiment import extract_settings
     >>> gpus = extract_settings({"trainer": {"n_gpus_per_node": 4, "nnodes": 1}})[0]
@@ -840,7 +847,7 @@ def setting_display(setting: SettingWords | None, lang: str) -> str:
     ('4 卡', '4 GPUs', '4 GPUs')
     """
     if setting is None:
-        return "—"
+        return UNKNOWN
     if setting.message and setting.message in MESSAGES:
         return t(setting.message, lang, **dict(setting.fields))
     return setting.display

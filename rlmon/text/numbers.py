@@ -2,7 +2,7 @@
 
 Rules every function here keeps:
 
-* a missing or non-finite number reads :data:`UNKNOWN` (``–``), in every language;
+* a missing or non-finite number reads :data:`~rlmon.text.messages.UNKNOWN` (``–``), in every language;
 * a count moves up a unit once its figure in the smaller unit would round to the bigger one, so 999.6 reads
   ``1.0k`` (not ``1000``) and 999,950 reads ``1.0M`` (not ``1000.0k``); English counts in k/M/G, Chinese in
   千/万/亿;
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from rlmon.text.messages import t
+from rlmon.text.messages import UNKNOWN, t
 
 __all__ = [
     "UNKNOWN",
@@ -33,8 +33,6 @@ __all__ = [
     "format_value",
 ]
 
-UNKNOWN = "–"
-"""What every ``format_*`` function writes for a number that is missing (None) or not finite."""
 
 _COUNT_UNITS: dict[str, tuple[tuple[float, str], ...]] = {
     "en": ((1e3, "k"), (1e6, "M"), (1e9, "G")),

@@ -297,7 +297,7 @@ def write_chart_images(
 
 
 def chart_svg(spec: dict[str, Any]) -> str:
-    """An app chart (a spec as :func:`rlmon.app.ui.show_chart` draws it, Arrow datasets and all) as an SVG image,
+    """An app chart (a spec as :func:`rlmon.app.charts.show_chart` draws it, Arrow datasets and all) as an SVG image,
     drawn as :func:`write_chart_images` draws it: 800 px wide, with its own colour legend. ``spec`` is left as
     it is (the app's specs are shared, read only)."""
     return _svg(_static_spec(_with_rows(spec)))
@@ -395,9 +395,9 @@ def render_report(
     views
         The experiments, in the order the app lists them.
     numbers
-        Experiment id -> headline numbers (:func:`report_numbers`, or the app's ``rlmon.app.ui.headline``).
+        Experiment id -> headline numbers (:func:`report_numbers`, or the app's ``rlmon.app.digests.headline``).
     insights
-        Signals, summary and paragraphs (:func:`report_insights`, or the app's ``rlmon.app.ui.insights_for``).
+        Signals, summary and paragraphs (:func:`report_insights`, or the app's ``rlmon.app.digests.insights_for``).
     options
         Language and view settings.
     problems

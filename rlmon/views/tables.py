@@ -159,7 +159,7 @@ def sources_frame(view: ExperimentView, lang: str, *, paths: Mapping[str, str] =
     rows = []
     for source in view.experiment.sources:
         if source.first_step is None:
-            span = "—"
+            span = UNKNOWN
         elif source.first_step == source.last_step:
             span = str(source.first_step)
         else:

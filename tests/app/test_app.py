@@ -17,7 +17,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import ui
+from rlmon.app import charts as app_charts
+from rlmon.app import digests, loaders, markup, sidebar, state, tables, widgets
 from rlmon.demo import write_demo_root
 from rlmon.text import (
     LANGUAGES,
@@ -206,21 +207,21 @@ def test_the_overview_builds_its_charts_ahead_under_the_other_smoothing_methods(
 ) -> None:
     # Once the server is quiet, each drawn chart is built under the other smoothing methods: picking one then
     # builds none of this page's charts, and draws what that method gives.
-    monkeypatch.setattr(ui, "AHEAD_QUIET_S", 0.2)
+    monkeypatch.setattr(app_charts, "AHEAD_QUIET_S", 0.2)
     built: list[tuple[Any, ...]] = []  # keys of the overview's charts built (other tests' builds may run too)
-    real_get = ui._SpecMemo.get
+    real_get = app_charts._SpecMemo.get
 
     def recording_get(memo: Any, key: tuple[Any, ...], build: Any) -> Any:
         if key[0] == "overview" and not memo.has(key):
             built.append(key)
         return real_get(memo, key, build)
 
-    monkeypatch.setattr(ui._SpecMemo, "get", recording_get)
+    monkeypatch.setattr(app_charts._SpecMemo, "get", recording_get)
     at = run_app({"smooth": "ema"})
     assert not at.exception
-    by_id = {view.id: view for view in at.session_state[ui._APP_STATE_KEY].views}
+    by_id = {view.id: view for view in at.session_state[state._APP_STATE_KEY].views}
     assert at.multiselect(key="app_experiments").value == TRACK_4B
-    mine = ui.views_key([by_id[experiment] for experiment in TRACK_4B])  # the experiments the charts show
+    mine = digests.views_key([by_id[experiment] for experiment in TRACK_4B])  # the experiments the charts show
 
     def built_here() -> list[tuple[Any, ...]]:
         return [key for key in built if key[2][0] == mine]
@@ -301,7 +302,7 @@ def test_download_frame_holds_logged_derived_and_smoothed_columns(app_env: Path)
     at = run_app()
     assert not at.exception
     selected = at.session_state["_rlmon_app_state"].selected
-    frame = ui.download_frame(selected, ["pass_rate"], Smoothing("moving_average", window=5))
+    frame = tables.download_frame(selected, ["pass_rate"], Smoothing("moving_average", window=5))
     assert {"experiment", "label", "step", "critic/score/mean", "pass_rate", "hours", "pass_rate (smoothed)"} <= set(
         frame.columns
     )
@@ -311,7 +312,7 @@ def test_download_frame_holds_logged_derived_and_smoothed_columns(app_env: Path)
     assert e1["pass_rate"][0] == pytest.approx((e1["critic/score/mean"][0] + 1) / 2 * 100)
     rates = e1["pass_rate"].to_list()
     assert e1["pass_rate (smoothed)"][9] == pytest.approx(sum(rates[5:10]) / 5)
-    plain = ui.download_frame(selected, ["pass_rate"], Smoothing())
+    plain = tables.download_frame(selected, ["pass_rate"], Smoothing())
     assert "pass_rate (smoothed)" not in plain.columns
 
 
@@ -372,7 +373,7 @@ def test_experiment_page_content(app_env: Path) -> None:
     sources = next(item.value for item in at.dataframe if "role" in item.value.columns)
     # seed: E2 is two files, the first holding start-up output only
     assert list(sources["role"]) == ["start-up only", "training steps"]
-    assert list(sources["range"]) == ["—", "1–150"]
+    assert list(sources["range"]) == ["–", "1–150"]
     spec, _ = chart_titled(at, "Mean response length (tokens)")
     rules = [
         layer
@@ -482,8 +483,8 @@ def test_messages_built_from_a_prefix_exist() -> None:
     keys = [f"status_{status}" for status in get_args(Status)]
     keys += [f"role_{role}" for role in get_args(SourceRole)]
     keys += [f"group_{group}" for group in SETTING_GROUPS]
-    keys += [f"smoothing_{method}" for method in ui.SMOOTHING_METHODS.values()]
-    keys += [f"x_{axis}" for axis in ui.X_AXES]
+    keys += [f"smoothing_{method}" for method in widgets.SMOOTHING_METHODS.values()]
+    keys += [f"x_{axis}" for axis in widgets.X_AXES]
     keys += [f"severity_{severity}" for severity in get_args(Severity)]
     assert sorted(key for key in keys if key not in MESSAGES) == []
 
@@ -676,15 +677,15 @@ def test_sidebar_legend_reads_fresh_progress(own_root: Path, tmp_path: Path) -> 
 
     settings = Settings(cache_dir=tmp_path / "legend-cache")
     ids = ["4b/e5_reinforce_pp_4b", "4b/e1_grpo_4b"]
-    before = ui.legend_views((own_root,), settings, ids)
+    before = sidebar.legend_views((own_root,), settings, ids)
     assert [view.id for view in before] == ids
     assert before[0].experiment.progress_text == "21/150"
-    assert "▶ 21/150" in ui.legend_html(before, "en")
+    assert "▶ 21/150" in markup.legend_html(before, "en")
     assert advance_running(own_root)
-    ui.load_catalog.clear()  # (the catalog is otherwise listed again after CATALOG_TTL_S)
-    after = ui.legend_views((own_root,), settings, ids)
+    loaders.load_catalog.clear()  # (the catalog is otherwise listed again after CATALOG_TTL_S)
+    after = sidebar.legend_views((own_root,), settings, ids)
     assert after[0].experiment.progress_text == "22/150"
-    assert "▶ 22/150" in ui.legend_html(after, "en")
+    assert "▶ 22/150" in markup.legend_html(after, "en")
 
 
 MAZE = "maze-ppo-main_task-crash-2025-03"
@@ -840,11 +841,11 @@ def test_sidebar_legend_follows_a_growing_real_log(
     assert not at.exception
     assert "▶ 120/435" in legend_text(at)
     settings = Settings(cache_dir=tmp_path / "legend-cache")
-    assert "▶ 120/435" in ui.legend_html(ui.legend_views((root,), settings, ["dstack"]), "en")
+    assert "▶ 120/435" in markup.legend_html(sidebar.legend_views((root,), settings, ["dstack"]), "en")
     with log.open("a", encoding="utf-8") as growing:
         growing.write("".join(lines[511:518]))
-    ui.load_catalog.clear()  # (the catalog is otherwise listed again after CATALOG_TTL_S)
-    assert "▶ 121/435" in ui.legend_html(ui.legend_views((root,), settings, ["dstack"]), "en")
+    loaders.load_catalog.clear()  # (the catalog is otherwise listed again after CATALOG_TTL_S)
+    assert "▶ 121/435" in markup.legend_html(sidebar.legend_views((root,), settings, ["dstack"]), "en")
     at.run()
     assert "▶ 121/435" in legend_text(at)
 

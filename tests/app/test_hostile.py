@@ -36,7 +36,7 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rlmon.app import ui
+from rlmon.app import guards, loaders
 from rlmon.demo import write_demo_root
 from rlmon.errors import LogReadError
 from rlmon.logs.cache import LogCache
@@ -44,7 +44,8 @@ from rlmon.runs.loading import load_experiment
 from rlmon.settings import load_settings
 from rlmon.sources import discovery
 from rlmon.sources.discovery import discover_experiments
-from rlmon.views import panels
+from rlmon.text import display
+from rlmon.views import model, tables
 from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
 from tests.helpers.logs import DISK_FULL, fail_parquet_writes
 from tests.helpers.paths import APP
@@ -71,7 +72,7 @@ CATASTROPHIC = [
 @pytest.mark.parametrize(("pattern", "keys"), CATASTROPHIC, ids=["word-plus", "a-star-star", "x-plus", "alt", "10k"])
 def test_catastrophic_patterns_match_in_linear_time(pattern: str, keys: list[str]) -> None:
     started = time.perf_counter()
-    matched, regex = panels.match_keys(keys, pattern)
+    matched, regex = model.match_keys(keys, pattern)
     elapsed = time.perf_counter() - started
     # None of the keys has the character each pattern needs ('#', 'b', 'y'), nor 10,000 a's.
     assert matched == []
@@ -98,7 +99,7 @@ def test_patterns_the_regex_engine_rejects_fall_back_to_plain_text(
     pattern: str, keys: list[str], expected: list[str]
 ) -> None:
     started = time.perf_counter()
-    matched, regex = panels.match_keys(keys, pattern)
+    matched, regex = model.match_keys(keys, pattern)
     assert time.perf_counter() - started < 1.0
     if pattern.startswith("A" * 196):
         # a valid pattern is a regex, case-sensitive: "A..." matches nothing; in plain text it would match
@@ -175,7 +176,7 @@ def test_load_views_keeps_the_other_experiments(
     found = discover_experiments([demo_root])
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
     calls: list[str] = []
-    real = ui.load_experiment
+    real = loaders.load_experiment
 
     def failing(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         calls.append(ref.id)
@@ -183,40 +184,40 @@ def test_load_views_keeps_the_other_experiments(
             raise RuntimeError("a bug")
         return real(ref, *args, **kwargs)
 
-    monkeypatch.setattr(ui, "load_experiment", failing)
-    loaded = ui.load_views(found, settings)
+    monkeypatch.setattr(loaders, "load_experiment", failing)
+    loaded = loaders.load_views(found, settings)
     assert [view.id for view in loaded.views] == [ref.id for ref in found.experiments if ref.id != "4b/e3_drgrpo_4b"]
     (unreadable,) = loaded.errors
     assert unreadable.id == "4b/e3_drgrpo_4b"
     assert unreadable.path == str(demo_root / "4b" / "e3_drgrpo_4b")
     assert unreadable.reason == "RuntimeError"
     # a failure in assembling the view (after the summary was read) is caught the same way
-    monkeypatch.setattr(ui, "load_experiment", real)
+    monkeypatch.setattr(loaders, "load_experiment", real)
 
     def broken_view(*args: Any, **kwargs: Any) -> Any:
         raise pl.exceptions.ShapeError("shapes")
 
-    monkeypatch.setattr(panels, "view_of", broken_view)
+    monkeypatch.setattr(model, "view_of", broken_view)
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache2")})
-    loaded = ui.load_views(found, settings)
+    loaded = loaders.load_views(found, settings)
     assert loaded.views == ()
     assert {item.reason for item in loaded.errors} == {"ShapeError"}
     # the failure is kept until the files change: no re-read on every run
-    monkeypatch.setattr(ui, "load_experiment", failing)
+    monkeypatch.setattr(loaders, "load_experiment", failing)
     calls.clear()
-    ui.load_views(found, settings)
+    loaders.load_views(found, settings)
     assert calls == []
 
 
 def test_the_app_keeps_working_around_an_unreadable_experiment(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = ui.load_experiment
+    real = loaders.load_experiment
 
     def failing(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         if ref.id == "4b/e2_dapo_4b":
             raise MemoryError()
         return real(ref, *args, **kwargs)
 
-    monkeypatch.setattr(ui, "load_experiment", failing)
+    monkeypatch.setattr(loaders, "load_experiment", failing)
     folder = str(app_env / "4b" / "e2_dapo_4b")
     at = run_app()
     assert not at.exception, [item.value for item in at.exception]
@@ -274,7 +275,7 @@ def test_a_log_replaced_with_the_same_size_and_mtime_shows_the_new_numbers(
     after = log.stat()
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     assert after.st_ino != before.st_ino
-    time.sleep(ui.CATALOG_TTL_S + 0.2)
+    time.sleep(loaders.CATALOG_TTL_S + 0.2)
     at.run()
     assert not at.exception
     table = next(item for item in at.dataframe if "first5" in item.value.columns).value
@@ -355,20 +356,20 @@ def test_unknown_metrics_in_the_link_are_named(app_env: Path) -> None:
 
 def test_display_text_neutralises_bidi_controls_and_cuts() -> None:
     # each control is taken out; what is left reads in the order it was written
-    assert panels.display_text(f"E4 \u202eevil{BIDI}·RLO") == "E4 evil·RLO"
-    assert panels.display_text("e4_\u202egnp.exe") == "e4_gnp.exe"
+    assert display.display_text(f"E4 \u202eevil{BIDI}·RLO") == "E4 evil·RLO"
+    assert display.display_text("e4_\u202egnp.exe") == "e4_gnp.exe"
     # other control characters become spaces; a line break stays
-    assert panels.display_text("a\tb\x00c\x85d\ne") == "a b c d\ne"
+    assert display.display_text("a\tb\x00c\x85d\ne") == "a b c d\ne"
     long = "E3_" + "long" * 750
-    assert panels.display_text(long) == long
-    cut = panels.display_text(long, limit=panels.NAME_LIMIT)
-    assert len(cut) == panels.NAME_LIMIT and cut.endswith("…") and long.startswith(cut[:-1])
+    assert display.display_text(long) == long
+    cut = display.display_text(long, limit=display.NAME_LIMIT)
+    assert len(cut) == display.NAME_LIMIT and cut.endswith("…") and long.startswith(cut[:-1])
     # the escaping helper neutralises them too
-    assert ui.escape_markdown(f"a\u202eb{BIDI}") == "ab"
+    assert guards.escape_markdown(f"a\u202eb{BIDI}") == "ab"
 
 
 def test_escape_markdown_keeps_text_literal() -> None:
-    escaped = ui.escape_markdown("![t](http://h/p.png) <img src=x> **b** $x$ `c` :material/home: :smile: a&#58;b")
+    escaped = guards.escape_markdown("![t](http://h/p.png) <img src=x> **b** $x$ `c` :material/home: :smile: a&#58;b")
     # every markdown, HTML and LaTeX character is backslash-escaped
     assert escaped.startswith("\\!\\[t\\]\\(http\\://h/p\\.png\\) \\<img src=x\\> \\*\\*b\\*\\* \\$x\\$ \\`c\\`")
     # a colon that could start an icon or emoji shortcode is followed by an invisible word joiner (Streamlit
@@ -376,7 +377,7 @@ def test_escape_markdown_keeps_text_literal() -> None:
     assert "\\:\u2060material/home\\:" in escaped and "\\:\u2060smile\\:" in escaped
     assert escaped.endswith("a\\&\\#58;b")
     assert "http\\://h" in escaped  # not followed by a word character: left as it is
-    assert ui.escape_markdown("x" * 200, limit=10) == "x" * 9 + "…"
+    assert guards.escape_markdown("x" * 200, limit=10) == "x" * 9 + "…"
 
 
 def test_labels_cut_alike_stay_apart_in_the_settings_diff(tmp_path: Path) -> None:
@@ -391,12 +392,12 @@ def test_labels_cut_alike_stay_apart_in_the_settings_diff(tmp_path: Path) -> Non
     settings = load_settings([], {})
     refs = [ref for ref in discover_experiments([root]).experiments if ref.id in ("4b/e1_grpo_4b", "4b/e2_dapo_4b")]
     views = [
-        panels.view_of(ref, load_experiment(ref, LogCache(None), now=time.time(), settings=settings)) for ref in refs
+        model.view_of(ref, load_experiment(ref, LogCache(None), now=time.time(), settings=settings)) for ref in refs
     ]
-    cut = same[: panels.NAME_LIMIT - 1] + "…"
+    cut = same[: display.NAME_LIMIT - 1] + "…"
     assert [view.label for view in views] == [cut, cut]
     assert [view.full_label for view in views] == [same + "1", same + "2"]
-    table = panels.settings_diff_frame(views, "en")
+    table = tables.settings_diff_frame(views, "en")
     assert table is not None
     assert table.columns[-2:] == [cut, f"{cut} (2)"]
 

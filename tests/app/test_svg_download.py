@@ -1,4 +1,4 @@
-"""Saving an app chart as SVG (rlmon.app.ui.svg_download): the deferred callable the grid's download button is given
+"""Saving an app chart as SVG (rlmon.app.charts.svg_download): the deferred callable the grid's download button is given
 returns a whole SVG image of the chart the app draws (Arrow datasets and all), named from the chart's title.
 The button itself is clicked in the browser, tests/browser/test_svg_download.py."""
 
@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import ui
+from rlmon.app import charts
 from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
 from rlmon.views import overview, report
@@ -35,10 +35,10 @@ def test_the_callable_returns_the_chart_as_svg(demo_root: Path, lang: str, title
         ["pass_rate"], views, smoothing=Smoothing(), x="step", log_scale=False, signals=(), highlight=(),
         lang=lang, max_points=2_000,
     )[0]  # fmt: skip
-    spec = ui.build_spec(plan.build)  # as the app sends it: datasets as Arrow bytes
+    spec = charts.build_spec(plan.build)  # as the app sends it: datasets as Arrow bytes
     assert any(isinstance(data, bytes) for data in spec["datasets"].values())
     before = copy.deepcopy(spec)
-    name, contents = ui.svg_download(spec, name=plan.name)
+    name, contents = charts.svg_download(spec, name=plan.name)
     assert name == file_name
     svg = contents().decode("utf-8")
     texts = _texts(svg)

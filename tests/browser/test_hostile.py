@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rlmon.app import ui
+from rlmon.app import navigation
 from tests.helpers.generated_roots import (
     BIDI_CONTROLS,
     EXTERNAL,
@@ -91,13 +91,13 @@ class Visit:
 def shown(page: Any, text: str) -> bool:
     """Whether ``text`` is on the page as it is (markdown or HTML that was rendered would not read the same).
 
-    A colon may be followed by the invisible word joiner :func:`rlmon.app.ui.escape_markdown` puts after it."""
+    A colon may be followed by the invisible word joiner :func:`rlmon.app.guards.escape_markdown` puts after it."""
     pattern = re.compile("".join(re.escape(char) + ("\u2060?" if char == ":" else "") for char in text))
     return bool(page.get_by_text(pattern).count())
 
 
 def page_slug(experiment_id: str) -> str:
-    return ui.experiment_slug(experiment_id)
+    return navigation.experiment_slug(experiment_id)
 
 
 @pytest.mark.browser

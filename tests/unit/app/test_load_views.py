@@ -1,4 +1,4 @@
-"""``ui.load_views`` reads the experiments of a catalog in parallel: the same views as one after another, and one
+"""``loaders.load_views`` reads the experiments of a catalog in parallel: the same views as one after another, and one
 experiment that cannot be read is the only one reported so (the demo root; a failure injected in one folder)."""
 
 from __future__ import annotations
@@ -13,21 +13,22 @@ from typing import Any
 import pytest
 from polars.testing import assert_frame_equal
 
-from rlmon.app import ui
+from rlmon.app import charts, digests, loaders, samples, server
 from rlmon.logs.cache import LogCache
 from rlmon.settings import load_settings
 from rlmon.sources import discovery
 from rlmon.sources.discovery import discover_experiments
+from rlmon.views import model
 
 
-def _read(demo_root: Path, cache_dir: Path) -> ui.LoadedViews:
+def _read(demo_root: Path, cache_dir: Path) -> loaders.LoadedViews:
     settings = load_settings([], {"RLMON_CACHE_DIR": str(cache_dir)})
-    return ui.load_views(discover_experiments([demo_root]), settings)
+    return loaders.load_views(discover_experiments([demo_root]), settings)
 
 
 def _parallel(monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
-    monkeypatch.setattr(ui, "_READER_COUNT", workers)
-    monkeypatch.setattr(ui, "_READERS", ThreadPoolExecutor(max_workers=workers))
+    monkeypatch.setattr(server, "_READER_COUNT", workers)
+    monkeypatch.setattr(server, "_READERS", ThreadPoolExecutor(max_workers=workers))
 
 
 def test_parallel_reading_gives_what_reading_one_by_one_gives(
@@ -55,7 +56,7 @@ def test_experiments_are_read_at_the_same_time(
     _parallel(monkeypatch, 2)
     meeting = threading.Barrier(2, timeout=20)
     met: list[bool] = []
-    real = ui.load_experiment
+    real = loaders.load_experiment
 
     def meet(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         if len(met) < 2:
@@ -63,7 +64,7 @@ def test_experiments_are_read_at_the_same_time(
             meeting.wait()
         return real(ref, *args, **kwargs)
 
-    monkeypatch.setattr(ui, "load_experiment", meet)
+    monkeypatch.setattr(loaders, "load_experiment", meet)
     loaded = _read(demo_root, tmp_path / "cache")
     assert loaded.errors == ()
     assert len(loaded.views) == len(discover_experiments([demo_root]).experiments)
@@ -73,14 +74,14 @@ def test_one_failing_experiment_among_parallel_reads(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _parallel(monkeypatch, 2)
-    real = ui.load_experiment
+    real = loaders.load_experiment
 
     def failing(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         if ref.id == "4b/e2_dapo_4b":
             raise MemoryError()
         return real(ref, *args, **kwargs)
 
-    monkeypatch.setattr(ui, "load_experiment", failing)
+    monkeypatch.setattr(loaders, "load_experiment", failing)
     loaded = _read(demo_root, tmp_path / "cache")
     ids = [ref.id for ref in discover_experiments([demo_root]).experiments]
     assert [view.id for view in loaded.views] == [item for item in ids if item != "4b/e2_dapo_4b"]
@@ -100,7 +101,7 @@ def test_memoised_views_are_not_sent_to_the_pool(
 ) -> None:
     _parallel(monkeypatch, 2)
     first = _read(demo_root, tmp_path / "cache")
-    monkeypatch.setattr(ui, "_READERS", _NoPool())
+    monkeypatch.setattr(server, "_READERS", _NoPool())
     again = _read(demo_root, tmp_path / "cache")
     # (the demo's running experiment may be read again when the minute turns: one read, not through the pool)
     assert [view.id for view in again.views] == [view.id for view in first.views]
@@ -110,7 +111,7 @@ def test_memoised_views_are_not_sent_to_the_pool(
 
 
 def test_the_quiet_gate_opens_only_after_the_work_and_a_quiet_moment() -> None:
-    gate = ui.QuietGate(quiet_s=0.3, limit_s=5.0)
+    gate = server.QuietGate(quiet_s=0.3, limit_s=5.0)
     opened: list[float] = []
     with gate:
         waiter = threading.Thread(target=lambda: opened.append(time.monotonic()) if gate.wait() else None)
@@ -124,7 +125,7 @@ def test_the_quiet_gate_opens_only_after_the_work_and_a_quiet_moment() -> None:
 
 
 def test_the_quiet_gate_gives_up_waiting_after_its_limit() -> None:
-    gate = ui.QuietGate(quiet_s=0.1, limit_s=0.3)
+    gate = server.QuietGate(quiet_s=0.1, limit_s=0.3)
     started = time.monotonic()
     with gate:
         assert gate.wait() is False
@@ -132,8 +133,8 @@ def test_the_quiet_gate_gives_up_waiting_after_its_limit() -> None:
 
 
 def test_reading_logs_counts_as_work(demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
-    monkeypatch.setattr(ui, "WORK", gate)
+    gate = server.QuietGate(quiet_s=30.0, limit_s=60.0)
+    monkeypatch.setattr(server, "WORK", gate)
     assert not gate.quiet()  # a fresh gate counts its own creation as the last work
     monkeypatch.setattr(gate, "_since", time.monotonic() - 60)
     assert gate.quiet()
@@ -146,21 +147,21 @@ def test_the_samples_scan_waits_while_charts_are_built(
 ) -> None:
     view = _read(demo_root, tmp_path / "cache").views[0]
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
-    gate = ui.QuietGate(quiet_s=0.2, limit_s=30.0)
+    gate = server.QuietGate(quiet_s=0.2, limit_s=30.0)
     monkeypatch.setattr(gate, "_since", time.monotonic() - 60)
-    monkeypatch.setattr(ui, "WORK", gate)
+    monkeypatch.setattr(server, "WORK", gate)
     scanned = threading.Event()
-    monkeypatch.setattr(ui, "experiment_samples", lambda *_args: scanned.set())
+    monkeypatch.setattr(samples, "experiment_samples", lambda *_args: scanned.set())
     with gate:  # a chart build in progress
-        assert ui.latest_sample_step(view, settings) is None  # the scan is queued, the page does not wait
+        assert samples.latest_sample_step(view, settings) is None  # the scan is queued, the page does not wait
         assert not scanned.wait(1.0), "the scan ran while charts were being built"
     assert scanned.wait(10.0), "the scan never ran once the work was done"
 
 
 def test_building_a_chart_counts_as_work_and_a_memoised_one_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
-    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
-    monkeypatch.setattr(ui, "WORK", gate)
-    memo = ui._SpecMemo()
+    gate = server.QuietGate(quiet_s=30.0, limit_s=60.0)
+    monkeypatch.setattr(server, "WORK", gate)
+    memo = charts._SpecMemo()
     built: list[bool] = []
 
     def build() -> dict[str, Any]:
@@ -179,9 +180,9 @@ def test_a_visit_that_reads_nothing_is_not_work(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _read(demo_root, tmp_path / "cache")
-    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
+    gate = server.QuietGate(quiet_s=30.0, limit_s=60.0)
     monkeypatch.setattr(gate, "_since", time.monotonic() - 60)
-    monkeypatch.setattr(ui, "WORK", gate)
+    monkeypatch.setattr(server, "WORK", gate)
     _read(demo_root, tmp_path / "cache")  # every view memoised: nothing is read
     assert gate.quiet()
 
@@ -199,7 +200,7 @@ def test_colours_stay_put_when_an_experiment_starts_and_across_a_restart(demo_ro
     assert {key: after[key] for key in before} == before
     assert after["2b/e5_grpo_2b"] not in before.values()
     # a restarted server (no colour book in memory) reads the colours back from the cache folder
-    ui._color_book.clear()
+    loaders._color_book.clear()
     assert {view.id: view.color for view in _read(root, tmp_path / "cache").views} == after
 
 
@@ -209,14 +210,14 @@ def test_colours_stay_put_when_an_experiment_starts_and_across_a_restart(demo_ro
 def _count_reads(monkeypatch: pytest.MonkeyPatch, *, pause_s: float = 0.0) -> list[str]:
     """Record the id of every experiment read from its logs from now on (each read slowed by ``pause_s``)."""
     reads: list[str] = []
-    real = ui.load_experiment
+    real = loaders.load_experiment
 
     def counted(ref: discovery.ExperimentRef, *args: Any, **kwargs: Any) -> Any:
         reads.append(ref.id)
         time.sleep(pause_s)
         return real(ref, *args, **kwargs)
 
-    monkeypatch.setattr(ui, "load_experiment", counted)
+    monkeypatch.setattr(loaders, "load_experiment", counted)
     return reads
 
 
@@ -229,7 +230,7 @@ def test_two_visits_at_once_read_each_log_once(
     reads = _count_reads(monkeypatch, pause_s=0.05)
     start = threading.Barrier(2, timeout=20)
 
-    def visit() -> ui.LoadedViews:
+    def visit() -> loaders.LoadedViews:
         start.wait()
         return _read(demo_root, tmp_path / "cache")
 
@@ -243,27 +244,27 @@ def test_two_visits_at_once_read_each_log_once(
 def test_the_logs_are_read_as_the_server_starts(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rlmon.analysis import insights
+    from rlmon.analysis import signals as analysis_signals
 
     env = {"RLMON_LOG_ROOT": str(demo_root), "RLMON_CACHE_DIR": str(tmp_path / "cache")}
-    ui.read_at_start(["streamlit_app.py"], env).join(timeout=120)
+    loaders.read_at_start(["streamlit_app.py"], env).join(timeout=120)
     # The first visit reads no log again (a run whose status follows the clock may be read again when the
     # minute turns) and computes no signal of an experiment already looked at.
     reads = _count_reads(monkeypatch)
     detected: list[str] = []
-    real_detect = insights.detect_signals
+    real_detect = analysis_signals.detect_signals
 
     def counted_detect(experiment: Any, **kwargs: Any) -> Any:
         detected.append(experiment.id)
         return real_detect(experiment, **kwargs)
 
-    monkeypatch.setattr(insights, "detect_signals", counted_detect)
-    settings = ui.app_settings(["streamlit_app.py"], env)
+    monkeypatch.setattr(analysis_signals, "detect_signals", counted_detect)
+    settings = server.app_settings(["streamlit_app.py"], env)
     loaded = _read(demo_root, tmp_path / "cache")
     assert len(loaded.views) == len(discover_experiments([demo_root]).experiments)
     clock_bound = {view.id for view in loaded.views if view.experiment.status in ("running", "stalled", "not started")}
     assert set(reads) <= clock_bound, reads
-    signals = ui.view_signals(loaded.views, settings)
+    signals = digests.view_signals(loaded.views, settings)
     assert set(detected) <= set(reads), detected
     _assert_fresh_signals(loaded.views, signals, real_detect, settings)
 
@@ -280,14 +281,14 @@ def test_headline_numbers_are_computed_in_parallel_once_per_experiment(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The first two computations wait for each other: computed one after another, the first would wait in vain.
-    from rlmon.views import panels
+    from rlmon.views import model
 
     _parallel(monkeypatch, 2)
     views = _read(demo_root, tmp_path / "cache").views
-    monkeypatch.setattr(ui, "_HEADLINES", ui._Memo(limit=4096))  # forget those computed as each was read
+    monkeypatch.setattr(digests, "_HEADLINES", digests._Memo(limit=4096))  # forget those computed as each was read
     meeting = threading.Barrier(2, timeout=20)
     computed: list[str] = []
-    real = panels.table_numbers
+    real = model.table_numbers
 
     def counted(view: Any, *args: Any, **kwargs: Any) -> Any:
         computed.append(view.id)
@@ -295,11 +296,11 @@ def test_headline_numbers_are_computed_in_parallel_once_per_experiment(
             meeting.wait()
         return real(view, *args, **kwargs)
 
-    monkeypatch.setattr(panels, "table_numbers", counted)
-    numbers = ui.headlines(views)
+    monkeypatch.setattr(model, "table_numbers", counted)
+    numbers = digests.headlines(views)
     assert list(numbers) == [view.id for view in views]
     assert sorted(computed) == sorted(view.id for view in views)
-    assert ui.headlines(views) == numbers  # the second time nothing is computed
+    assert digests.headlines(views) == numbers  # the second time nothing is computed
     assert sorted(computed) == sorted(view.id for view in views)
     for view in views:
         assert numbers[view.id].last10_pass == real(view).last10_pass
@@ -310,7 +311,7 @@ def test_a_start_read_that_fails_is_logged_and_left_to_the_first_visit(
 ) -> None:
     env = {"RLMON_LOG_ROOT": str(tmp_path / "logs"), "RLMON_REFRESH_S": "soon"}
     with caplog.at_level("WARNING", logger="rlmon.app"):
-        ui.read_at_start(["streamlit_app.py"], env).join(timeout=60)
+        loaders.read_at_start(["streamlit_app.py"], env).join(timeout=60)
     assert "reading the logs at start failed; the first visit reads them" in caplog.text
     assert "RLMON_REFRESH_S" in caplog.text  # the setting at fault, from the error in the log record
 
@@ -320,16 +321,15 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
 ) -> None:
     # Headline numbers and signals are computed on the reader threads, once per experiment, before load_views
     # returns: the pages then find them all and compute nothing.
-    from rlmon.analysis import insights
-    from rlmon.views import panels
+    from rlmon.analysis import signals as analysis_signals
 
     _parallel(monkeypatch, 2)
-    monkeypatch.setattr(ui, "_HEADLINES", ui._Memo(limit=4096))
-    monkeypatch.setattr(ui, "_SIGNALS", ui._Memo(limit=4096))
+    monkeypatch.setattr(digests, "_HEADLINES", digests._Memo(limit=4096))
+    monkeypatch.setattr(digests, "_SIGNALS", digests._Memo(limit=4096))
     main = threading.current_thread()
     numbers_by: list[tuple[str, bool]] = []
     signals_by: list[tuple[str, bool]] = []
-    real_numbers, real_detect = panels.table_numbers, insights.detect_signals
+    real_numbers, real_detect = model.table_numbers, analysis_signals.detect_signals
 
     def counted_numbers(view: Any, *args: Any, **kwargs: Any) -> Any:
         numbers_by.append((view.id, threading.current_thread() is main))
@@ -339,17 +339,17 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
         signals_by.append((experiment.id, threading.current_thread() is main))
         return real_detect(experiment, **kwargs)
 
-    monkeypatch.setattr(panels, "table_numbers", counted_numbers)
-    monkeypatch.setattr(insights, "detect_signals", counted_detect)
+    monkeypatch.setattr(model, "table_numbers", counted_numbers)
+    monkeypatch.setattr(analysis_signals, "detect_signals", counted_detect)
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
-    views = ui.load_views(discover_experiments([demo_root]), settings).views
+    views = loaders.load_views(discover_experiments([demo_root]), settings).views
     ids = sorted(view.id for view in views)
     assert len(ids) == 9
     assert sorted(name for name, _ in numbers_by) == ids
     assert sorted(name for name, _ in signals_by) == ids
     assert not any(on_main for _, on_main in numbers_by + signals_by)  # on the readers, not after them
-    numbers = ui.headlines(views)
-    signals = ui.view_signals(views, settings)
+    numbers = digests.headlines(views)
+    signals = digests.view_signals(views, settings)
     assert len(numbers_by) == len(signals_by) == 9  # nothing computed again
     for view in views:
         assert numbers[view.id].last10_pass == real_numbers(view).last10_pass
@@ -359,28 +359,28 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
 def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_failure(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rlmon.analysis import insights
+    from rlmon.analysis import signals as analysis_signals
 
-    monkeypatch.setattr(ui, "_SIGNALS", ui._Memo(limit=4096))
+    monkeypatch.setattr(digests, "_SIGNALS", digests._Memo(limit=4096))
 
     def broken(experiment: Any, **kwargs: Any) -> Any:
         raise ValueError(f"no signals for {experiment.id}")
 
-    monkeypatch.setattr(insights, "detect_signals", broken)
+    monkeypatch.setattr(analysis_signals, "detect_signals", broken)
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
-    loaded = ui.load_views(discover_experiments([demo_root]), settings)
+    loaded = loaders.load_views(discover_experiments([demo_root]), settings)
     assert len(loaded.views) == 9
     assert loaded.errors == ()
     with pytest.raises(ValueError, match="no signals for"):
-        ui.view_signals(loaded.views, settings)
+        digests.view_signals(loaded.views, settings)
 
 
 _TABLE_MODULES_SCRIPT = """
 import sys
-from rlmon.app import ui
+from rlmon.app.loaders import read_at_start
 before = [name for name in ("pandas", "pyarrow") if name in sys.modules]
 if sys.argv[1] == "start":
-    ui.read_at_start(["streamlit_app.py"], {"RLMON_LOG_ROOT": sys.argv[2], "RLMON_CACHE_DIR": sys.argv[3]}).join(120)
+    read_at_start(["streamlit_app.py"], {"RLMON_LOG_ROOT": sys.argv[2], "RLMON_CACHE_DIR": sys.argv[3]}).join(120)
 after = [name for name in ("pandas", "pyarrow") if name in sys.modules]
 print(",".join(before) + "|" + ",".join(after))
 """
@@ -391,7 +391,7 @@ def test_the_start_read_imports_what_the_first_table_needs(
     how: str, expected: str, demo_root: Path, tmp_path: Path
 ) -> None:
     # Streamlit imports pandas and pyarrow at its first table; the read at start does that beforehand (in a
-    # process of its own: this one has imported them long ago). Importing rlmon.app.ui alone imports neither.
+    # process of its own: this one has imported them long ago). Importing rlmon.app alone imports neither.
     import subprocess
     import sys
 
@@ -403,8 +403,8 @@ def test_the_start_read_imports_what_the_first_table_needs(
 
 
 def test_a_spec_being_built_is_shared_with_whoever_asks_meanwhile(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ui, "WORK", ui.QuietGate(quiet_s=30.0, limit_s=60.0))
-    memo = ui._SpecMemo()
+    monkeypatch.setattr(server, "WORK", server.QuietGate(quiet_s=30.0, limit_s=60.0))
+    memo = charts._SpecMemo()
     started, release = threading.Event(), threading.Event()
     builds: list[str] = []
 
@@ -427,8 +427,8 @@ def test_a_spec_being_built_is_shared_with_whoever_asks_meanwhile(monkeypatch: p
 
 
 def test_a_failed_build_leaves_the_next_asker_to_build(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ui, "WORK", ui.QuietGate(quiet_s=30.0, limit_s=60.0))
-    memo = ui._SpecMemo()
+    monkeypatch.setattr(server, "WORK", server.QuietGate(quiet_s=30.0, limit_s=60.0))
+    memo = charts._SpecMemo()
     started, release = threading.Event(), threading.Event()
 
     def failing() -> dict[str, Any]:
@@ -448,21 +448,24 @@ def test_a_failed_build_leaves_the_next_asker_to_build(monkeypatch: pytest.Monke
 
 
 def test_charts_are_built_ahead_once_the_server_is_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rlmon.views import panels
 
-    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
-    monkeypatch.setattr(ui, "WORK", gate)
-    monkeypatch.setattr(ui, "AHEAD_QUIET_S", 0.3)
-    memo = ui._SpecMemo()
-    monkeypatch.setattr(ui, "_spec_memo", lambda: memo)
+    gate = server.QuietGate(quiet_s=30.0, limit_s=60.0)
+    monkeypatch.setattr(server, "WORK", gate)
+    monkeypatch.setattr(charts, "AHEAD_QUIET_S", 0.3)
+    # a pool of its own: a build ahead that an earlier test in this process queued may wait up to AHEAD_LIMIT_S
+    # for its own quiet moment in the one shared worker
+    pool = ThreadPoolExecutor(max_workers=1)
+    monkeypatch.setattr(charts, "_AHEAD_POOL", pool)
+    memo = charts._SpecMemo()
+    monkeypatch.setattr(charts, "_spec_memo", lambda: memo)
     built: list[str] = []
 
-    def plan(name: str) -> panels.ChartPlan:
-        return panels.ChartPlan(name, ("ahead", name), lambda: built.append(name) or {"mark": "line"})
+    def plan(name: str) -> model.ChartPlan:
+        return model.ChartPlan(name, ("ahead", name), lambda: built.append(name) or {"mark": "line"})
 
     memo.get(("ahead", "known"), lambda: {"mark": "point"})  # built already: not again
     with gate:  # a visit's chart being built: the builds ahead wait
-        ui.prepare_ahead([plan("a"), plan("known"), plan("b")])
+        charts.prepare_ahead([plan("a"), plan("known"), plan("b")])
         time.sleep(0.6)
         assert built == []
     released = time.monotonic()
@@ -472,13 +475,13 @@ def test_charts_are_built_ahead_once_the_server_is_quiet(monkeypatch: pytest.Mon
     assert sorted(built) == ["a", "b"]
     assert time.monotonic() - released >= 0.3
     assert memo.has(("ahead", "a")) and memo.has(("ahead", "b"))
-    ui.prepare_ahead([plan("a"), plan("b")])  # all built: nothing is queued
+    charts.prepare_ahead([plan("a"), plan("b")])  # all built: nothing is queued
     time.sleep(0.5)
     assert sorted(built) == ["a", "b"]
 
 
 def test_the_quiet_gate_waits_for_a_shorter_quiet_moment_when_asked() -> None:
-    gate = ui.QuietGate(quiet_s=30.0, limit_s=60.0)
+    gate = server.QuietGate(quiet_s=30.0, limit_s=60.0)
     with gate:
         pass
     released = time.monotonic()
@@ -490,8 +493,8 @@ def test_the_quiet_gate_waits_for_a_shorter_quiet_moment_when_asked() -> None:
 def test_the_read_at_start_writes_the_cache_once_the_server_is_quiet(
     demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = ui.QuietGate(quiet_s=0.3, limit_s=60.0)
-    monkeypatch.setattr(ui, "WORK", gate)
+    gate = server.QuietGate(quiet_s=0.3, limit_s=60.0)
+    monkeypatch.setattr(server, "WORK", gate)
     cache_dir = tmp_path / "cache"
     logs = sorted(demo_root.rglob("*.log"))
     assert len(logs) >= 9
@@ -501,7 +504,7 @@ def test_the_read_at_start_writes_the_cache_once_the_server_is_quiet(
 
     env = {"RLMON_LOG_ROOT": str(demo_root), "RLMON_CACHE_DIR": str(cache_dir)}
     with gate:  # the first screen being built: the server is not quiet
-        ui.read_at_start(["streamlit_app.py"], env).join(timeout=120)
+        loaders.read_at_start(["streamlit_app.py"], env).join(timeout=120)
         time.sleep(0.6)
         assert states() == 0, "the cache was written before the server had a quiet moment"
     deadline = time.monotonic() + 30

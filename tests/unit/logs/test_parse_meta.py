@@ -181,7 +181,7 @@ def test_a_logged_traceback_is_formatted_while_no_config_dump_is_evaluated(
 ) -> None:
     # rlmon's log records carry their traceback text before a handler sees them, formatted under the lock the
     # dumps are evaluated under, so the traceback module's ast.parse never runs beside a dump's evaluation.
-    from rlmon.app import ui
+    from rlmon.app import guards
 
     held: list[bool] = []
     real = logging.Formatter.formatException
@@ -195,7 +195,7 @@ def test_a_logged_traceback_is_formatted_while_no_config_dump_is_evaluated(
         raise ValueError("a broken log")
     except ValueError:
         with caplog.at_level(logging.ERROR, logger="rlmon.app"):
-            ui._LOG.exception("rlmon page part failed")
+            guards.LOG.exception("rlmon page part failed")
     (record,) = caplog.records
     assert held[0] is True
     assert "ValueError: a broken log" in record.exc_text

@@ -322,7 +322,7 @@ def test_setting_values_follow_the_language() -> None:
     assert all(english[key] == item.display for key, item in settings.items())
     non_thinking = settings_by_key(extract_settings(config_4b()))["thinking"]
     assert (setting_display(non_thinking, "zh"), non_thinking.display) == ("非思考模式", "non-thinking")
-    assert setting_display(None, "zh") == "—"
+    assert setting_display(None, "zh") == "–"
 
 
 def test_settings_of_real_config_dumps(realdata_dir: Path) -> None:
@@ -385,7 +385,7 @@ def test_settings_diff_by_hand() -> None:
     second = make_experiment("e2", extract_settings(dapo))
     diffs = {diff.key: diff for diff in settings_diff([first, second])}
     assert set(diffs) == {"algorithm", "kl_loss", "kl_loss_type", "kl_loss_coef", "clip_ratio", "dynamic_sampling"}
-    assert diffs["kl_loss_type"].displays == {"e1": "low_var_kl", "e2": "—"}
+    assert diffs["kl_loss_type"].displays == {"e1": "low_var_kl", "e2": "–"}
     assert diffs["clip_ratio"].displays == {"e1": "0.2/0.2", "e2": "0.2/0.28"}
     assert settings_diff([first]) == []
     assert settings_diff([first, make_experiment("e1b", extract_settings(grpo))]) == []

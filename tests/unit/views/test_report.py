@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import ui
+from rlmon.app import digests
 from rlmon.cli import main
 from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
@@ -146,12 +146,12 @@ def test_the_numbers_are_the_apps(demo_root: Path) -> None:
     views = selection.views
     assert [view.experiment.track for view in views] == [TRACK_4B] * 5
     for view in views:
-        app = ui.headline(view)
+        app = digests.headline(view)
         own = report.report_numbers(view)
         for name in ("first5_pass", "last10_pass", "best_val", "best_val_step", "last_val", "last_val_step"):
             assert getattr(own, name) == getattr(app, name), (view.id, name)
     for lang in ("en", "zh"):
-        app_insights = ui.insights_for(views, settings, lang)
+        app_insights = digests.insights_for(views, settings, lang)
         own_insights = report.report_insights(views, settings, lang)
         assert own_insights.summary == app_insights.summary
         assert own_insights.paragraphs == app_insights.paragraphs
@@ -159,8 +159,8 @@ def test_the_numbers_are_the_apps(demo_root: Path) -> None:
             signal.to_json_dict() for signal in app_insights.signals
         ]
     # The table: the app's frame, cell for cell, in the report's text.
-    numbers = {view.id: ui.headline(view) for view in views}
-    insights = ui.insights_for(views, settings, "en")
+    numbers = {view.id: digests.headline(view) for view in views}
+    insights = digests.insights_for(views, settings, "en")
     smoothing = Smoothing("moving_average", window=7)
     options = report.ReportOptions(smoothing=smoothing, metrics=("pass_rate", "actor/entropy"))
     text = report.render_report(views, numbers=numbers, insights=insights, options=options, made_at=0)
@@ -328,8 +328,8 @@ def test_a_report_on_every_real_log(realdata_dir: Path, tmp_path: Path) -> None:
     ids = [path.name for path in sorted(root.iterdir()) if "-sft-" not in path.name]  # SFT logs are not RL runs
     selection = report.read_selection([root], experiment_ids=ids, settings=settings, cache=cache)
     assert len(selection.views) == len(ids) == 19
-    numbers = {view.id: ui.headline(view) for view in selection.views}
-    insights = ui.insights_for(selection.views, settings, "en")
+    numbers = {view.id: digests.headline(view) for view in selection.views}
+    insights = digests.insights_for(selection.views, settings, "en")
     text = report.render_report(selection.views, numbers=numbers, insights=insights, options=report.ReportOptions())
     page = parse(text)
     sections = [attrs for tag, attrs in page.tags if tag == "section" and (attrs.get("id") or "").startswith("exp-")]

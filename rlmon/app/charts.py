@@ -1,0 +1,395 @@
+"""The chart grid: specs built once and shared by every session, drawn as they come into view, each with
+an SVG download; and the page's colour legend that highlights runs.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any
+
+import streamlit as st
+
+from rlmon.app import server
+from rlmon.app.guards import escape_markdown, guarded
+from rlmon.app.markup import css_color
+from rlmon.app.state import app_state, page_state
+from rlmon.settings import Settings
+from rlmon.text import t
+from rlmon.views import charts, model
+from rlmon.views.model import ExperimentView
+
+__all__ = [
+    "AHEAD_LIMIT_S",
+    "AHEAD_QUIET_S",
+    "build_spec",
+    "chart_grid",
+    "highlight_legend",
+    "prepare_ahead",
+    "prepare_charts",
+    "show_chart",
+    "svg_download",
+]
+
+
+class _SpecMemo:
+    """Finished Vega-Lite specs, keyed on what they are drawn from (view serials, metric, choices, language).
+
+    A spec depends only on its key, so every session showing the same chart shares one build (and a
+    session coming back to an earlier choice gets it at once). The specs are read only: Streamlit copies
+    the top level before taking the datasets out. Bounded; the oldest entries go first.
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self._lock = threading.Lock()
+        self._size = size
+        self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._building: dict[tuple[Any, ...], threading.Event] = {}
+
+    def has(self, key: tuple[Any, ...]) -> bool:
+        """Whether the spec of ``key`` is built or being built."""
+        with self._lock:
+            return key in self._specs or key in self._building
+
+    def get(self, key: tuple[Any, ...], build: Callable[[], Any]) -> dict[str, Any]:
+        """The spec of ``key``: kept, else built here - or, while another thread builds it (a chart built ahead
+        of a visitor's click, another session's), that thread's once it is done."""
+        while True:
+            with self._lock:
+                known = self._specs.get(key)
+                if known is not None:
+                    return known
+                building = self._building.get(key)
+                if building is None:
+                    building = self._building[key] = threading.Event()
+                    break
+            building.wait()  # then look again: a build that failed left no spec, and this thread tries
+        try:
+            with server.WORK:
+                spec = build_spec(build)
+            with self._lock:
+                if len(self._specs) >= self._size:
+                    for old in list(self._specs)[: self._size // 4]:
+                        del self._specs[old]
+                self._specs[key] = spec
+            return spec
+        finally:
+            with self._lock:
+                del self._building[key]
+            building.set()
+
+
+@st.cache_resource(show_spinner=False)
+def _spec_memo() -> _SpecMemo:
+    return _SpecMemo()
+
+
+def _to_spec(chart: Any) -> dict[str, Any]:
+    """The chart as a Vega-Lite dict; legend labels are never cut (a legend sits below the plot and grows the
+    chart, see :mod:`rlmon.views.charts`).
+
+    ``chart`` is a spec from :mod:`rlmon.views.charts` (a fresh dict, changed in place) or an Altair chart, whose
+    JSON-schema validation - the slowest part of turning it into a dict - is skipped: rlmon's builders
+    produce valid specs (their tests validate them).
+    """
+    if isinstance(chart, dict):
+        spec: dict[str, Any] = chart
+    else:
+        from altair.utils.schemapi import debug_mode
+
+        with debug_mode(False):
+            spec = chart.to_dict(validate=False)
+    config = spec.setdefault("config", {})
+    config["legend"] = {**config.get("legend", {}), "labelLimit": 0, "symbolSize": 70, "labelFontSize": 11}
+    view = config.get("view")
+    if isinstance(view, dict):  # Altair's default view is 300x300; Streamlit sizes the chart itself
+        view.pop("continuousWidth", None)
+        view.pop("continuousHeight", None)
+    return spec
+
+
+def build_spec(build: Callable[[], Any]) -> dict[str, Any]:
+    """The Vega-Lite dict of what ``build()`` returns: a spec from an ``rlmon.views.charts.*_spec`` function
+    (best with ``arrow=True``: Streamlit ships Arrow datasets as they are) or an Altair chart."""
+    return _to_spec(build())
+
+
+_BUILDERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlmon-chart")
+
+
+def prepare_charts(items: Sequence[tuple[tuple[Any, ...], Callable[[], Any]]]) -> None:
+    """Build the specs of several charts at once (the polars work of the builders runs in parallel), so the
+    :func:`show_chart` calls that follow find them in the memo. A failing build is left for show_chart to
+    report in its place."""
+    memo = _spec_memo()
+    futures = [_BUILDERS.submit(memo.get, key, build) for key, build in items]
+    for future in futures:
+        future.exception()
+
+
+def prepare_ahead(plans: Sequence[model.ChartPlan]) -> None:
+    """Build the specs of ``plans`` in the background once the server has had a quiet moment (:data:`AHEAD_QUIET_S`),
+    unless they are built or being built: charts a visitor is likely to ask for next are then ready before the
+    click. A failing build is left for the visit that asks to report."""
+    memo = _spec_memo()
+    todo = [(plan.key, plan.build) for plan in plans if not memo.has(plan.key)]
+    if todo:
+        _AHEAD_POOL.submit(_prepare_when_quiet, todo)
+
+
+def _prepare_when_quiet(items: list[tuple[tuple[Any, ...], Callable[[], Any]]]) -> None:
+    if server.WORK.wait(quiet_s=AHEAD_QUIET_S, limit_s=AHEAD_LIMIT_S):
+        prepare_charts(items)
+
+
+AHEAD_QUIET_S = 1.0
+"""A build ahead waits until no log was read and no chart built for this long: the browser has drawn the charts
+just sent (about 0.2 s a chart here), and a visitor has not asked for more."""
+AHEAD_LIMIT_S = 30.0
+"""A build ahead that has not found its quiet moment by then is dropped (a busy server does what is asked)."""
+_AHEAD_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlmon-ahead")
+
+
+def show_chart(build: Callable[[], Any], *, key: tuple[Any, ...] | None = None, renderer: str = "auto") -> None:
+    """Draw the chart ``build()`` returns (see :func:`build_spec`) across its column. With a ``key``, the
+    finished spec is shared by every session asking for the same key (see :class:`_SpecMemo`). ``renderer``:
+    the ``chart_renderer`` setting (``auto`` keeps each chart's own, see :mod:`rlmon.views.charts`)."""
+    spec = build_spec(build) if key is None else _spec_memo().get(key, build)
+    st.vega_lite_chart(spec=charts.with_renderer(spec, renderer), width="stretch")
+
+
+def svg_download(spec: dict[str, Any], *, name: str) -> tuple[str, Callable[[], bytes]]:
+    """What saves chart ``spec`` as SVG: its file name (from its title, else ``name``, see
+    :func:`rlmon.views.report.chart_file_name`) and a callable returning the image, drawn by vl-convert only when it
+    is called (:func:`rlmon.views.report.chart_svg`)."""
+    from rlmon.views import report
+
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    if isinstance(title, list):
+        title = " ".join(str(line) for line in title)
+    file_name = report.chart_file_name(str(title or ""), fallback=name, suffix="svg")
+    return file_name, lambda: report.chart_svg(spec).encode("utf-8")
+
+
+def _grid_chart(plan: model.ChartPlan, *, key: str, renderer: str, lang: str) -> None:
+    """A grid cell: the chart, and over its top right corner a button saving it as SVG. The image is drawn when
+    the button is clicked (on a thread of its own), and the click reruns nothing."""
+    with st.container(key=f"rlmon_cell_{key}", gap=None):
+        show_chart(plan.build, key=plan.key, renderer=renderer)
+        file_name, contents = svg_download(_spec_memo().get(plan.key, plan.build), name=plan.name)
+        st.download_button(
+            t("svg_save", lang), contents, file_name=file_name, mime="image/svg+xml", key=f"rlmon_svg_{key}",
+            help=t("svg_save_help", lang), on_click="ignore", type="tertiary", icon=":material/download:",
+        )  # fmt: skip
+
+
+# Streamlit's own chart toolbar (PNG, full screen) shows on hover above the chart's top right corner; the SVG
+# button sits inside that corner, in the chart's title line (titles start at the left).
+_SAVE_CSS = """
+[class*="st-key-rlmon_cell_"] { position: relative; }
+[class*="st-key-rlmon_svg_"] { position: absolute !important; top: 0; right: 0.25rem; z-index: 1;
+    width: auto !important; }
+[class*="st-key-rlmon_svg_"] button { min-height: 1.5rem; padding: 0 0.25rem; font-size: 0.8rem; opacity: 0.75; }
+"""
+
+_GRID_CSS = """
+.st-key-{key} {{ flex-wrap: wrap !important; align-items: flex-start !important; gap: 1rem !important; }}
+.st-key-{key} > div {{ flex: 0 0 calc((100% - {narrow_gaps}rem) / {narrow}) !important;
+    width: calc((100% - {narrow_gaps}rem) / {narrow}) !important; min-width: 0 !important; }}
+@media (min-width: 1600px) {{ .st-key-{key} > div {{ flex-basis: calc((100% - {wide_gaps}rem) / {wide}) !important;
+    width: calc((100% - {wide_gaps}rem) / {wide}) !important; }} }}
+@media (max-width: 640px) {{ .st-key-{key} > div {{ flex-basis: 100% !important; width: 100% !important; }} }}
+"""
+# A batch's fragment wraps its charts in blocks of its own: those take no box, so the charts (or their
+# placeholders) are the grid's cells like the charts drawn at once. The placeholder holds the chart's height.
+_LAZY_CSS = """
+.st-key-{key} div:has([class*="st-key-{key}-batch-"]), .st-key-{key} [class*="st-key-{key}-batch-"] {{
+    display: contents !important; }}
+.st-key-{key} [class*="st-key-{key}-batch-"] > div {{ flex: 0 0 calc((100% - {narrow_gaps}rem) / {narrow}) !important;
+    width: calc((100% - {narrow_gaps}rem) / {narrow}) !important; min-width: 0 !important; }}
+@media (min-width: 1600px) {{ .st-key-{key} [class*="st-key-{key}-batch-"] > div {{
+    flex-basis: calc((100% - {wide_gaps}rem) / {wide}) !important;
+    width: calc((100% - {wide_gaps}rem) / {wide}) !important; }} }}
+@media (max-width: 640px) {{ .st-key-{key} [class*="st-key-{key}-batch-"] > div {{
+    flex-basis: 100% !important; width: 100% !important; }} }}
+.st-key-{key} [class*="st-key-rlmon_pending_"] {{ min-height: {height}px !important; background: #f4f6f9;
+    border-radius: 0.5rem; justify-content: center !important; align-items: center !important; text-align: center; }}
+"""
+_EDGE_PX = 94
+"""Height a chart element adds to its plot area (title, axes, padding): the placeholder's height is the sum."""
+_DRAWN_KEY = "_rlmon_drawn_batches"
+"""Session key: the chart batches drawn so far (they stay drawn across reruns and live refreshes)."""
+
+# The sentinel: when the placeholder it sits in comes within a screen of the visible part of the page, it tells
+# the server (a trigger, so only its batch's fragment reruns). Streamlit scrolls inside a container, not the
+# document: the observer's root is that container, so the margin counts from what is visible. Triggers of
+# several sentinels are sent one at a time, 80 ms apart: Streamlit sends widget changes made together as one
+# rerun of one fragment. A placeholder still in place and near 3 s after asking, with the app idle (no script
+# running), asks again.
+_NEAR_JS = """
+export default function (component) {
+  const { parentElement, setTriggerValue } = component;
+  // The placeholder box is watched, not the sentinel inside it (lower down, it could miss the margin).
+  const target = parentElement.closest('[class*="st-key-rlmon_pending_"]')
+    || parentElement.querySelector('.rlmon-near') || parentElement;
+  let root = null;
+  for (let up = target.parentElement; up; up = up.parentElement) {
+    const style = getComputedStyle(up);
+    if (/auto|scroll/.test(style.overflowY) && up.scrollHeight > up.clientHeight) { root = up; break; }
+  }
+  const queue = (window.__rlmonNear = window.__rlmonNear || { last: 0 });
+  let near = false;
+  let timer = null;
+  const running = () => document.querySelector('[data-testid="stStatusWidget"]') !== null;
+  const send = () => {
+    if (!near || !target.isConnected) return;
+    const wait = Math.max(0, queue.last + 80 - performance.now());
+    queue.last = performance.now() + wait;
+    timer = setTimeout(() => {
+      if (near && target.isConnected) setTriggerValue('near', true);
+      timer = setTimeout(retry, 3000);
+    }, wait);
+  };
+  // Asked, and still a placeholder: ask again once the app is idle (the ask was lost), not while it works.
+  const retry = () => {
+    if (!near || !target.isConnected) { timer = null; return; }
+    if (running()) { timer = setTimeout(retry, 1000); return; }
+    send();
+  };
+  const observer = new IntersectionObserver((entries) => {
+    const was = near;
+    near = entries[entries.length - 1].isIntersecting;
+    if (near && !was && timer === null) send();
+    if (!near && timer !== null) { clearTimeout(timer); timer = null; }
+  }, { root, rootMargin: '100% 0px 100% 0px' });
+  observer.observe(target);
+  return () => { observer.disconnect(); if (timer !== null) clearTimeout(timer); };
+}
+"""
+_near = st.components.v2.component(
+    "rlmon_draw_when_near", html='<div class="rlmon-near"></div>', js=_NEAR_JS, isolate_styles=False
+)
+
+
+def _drawn_batches() -> set[tuple[Any, ...]]:
+    drawn = st.session_state.get(_DRAWN_KEY)
+    if not isinstance(drawn, set):
+        drawn = set()
+        st.session_state[_DRAWN_KEY] = drawn
+    return drawn
+
+
+def _draw_batch(
+    plans: Sequence[model.ChartPlan],
+    *,
+    batch: tuple[Any, ...],
+    key: str,
+    index: int,
+    lang: str,
+    renderer: str,
+    ahead: Mapping[str, Sequence[model.ChartPlan]],
+) -> None:
+    """One batch of a lazy grid (run as a fragment): its charts once the sentinel has reported them near the
+    view, else a placeholder per chart and the sentinel."""
+    with st.container(key=f"{key}-batch-{index}"):
+        if batch in _drawn_batches():
+            prepare_charts([(plan.key, plan.build) for plan in plans])
+            for position, plan in enumerate(plans):
+                cell = f"{key}-{index}-{position}"
+                guarded(partial(_grid_chart, plan, key=cell, renderer=renderer, lang=lang), lang=lang)
+            prepare_ahead([other for plan in plans for other in ahead.get(plan.name, ())])
+            return
+        for position, _plan in enumerate(plans):
+            with st.container(key=f"rlmon_pending_{key}_{index}_{position}", horizontal_alignment="center"):
+                st.caption(t("chart_pending", lang))
+                if position == 0:
+                    _near(key=f"rlmon_near_{key}_{index}", on_near_change=partial(_drawn_batches().add, batch))
+
+
+def chart_grid(
+    plans: Sequence[model.ChartPlan],
+    *,
+    key: str,
+    lang: str,
+    wide: int = 3,
+    eager: int = 0,
+    height: int = charts.PLOT_HEIGHT,
+    settings: Settings | None = None,
+    ahead: Mapping[str, Sequence[model.ChartPlan]] | None = None,
+) -> None:
+    """Draw ``plans`` in a grid: ``wide - 1`` charts per row up to a 1600 px window, ``wide`` beyond, one
+    column on a phone (the browser chooses, so a resized window re-flows without a rerun).
+
+    ``ahead`` gives, by plan name, charts a visitor may ask for next instead of that one (the same metric under
+    another smoothing): once the plan is drawn they are built in the background (:func:`prepare_ahead`).
+
+    The first ``eager`` charts are drawn at once (the page's first screen). The others come in batches of a
+    row (``wide - 1`` charts), each first shown as placeholders ``height`` + the chart's edges tall (so the page
+    does not jump), and drawn - their data built and sent - when the batch comes within a screen of the view:
+    a sentinel in the browser reruns the batch's fragment only. A drawn batch stays drawn for the session.
+    With the ``draw_all_charts`` setting every chart is drawn at once. ``settings`` default to the page's.
+    """
+    if settings is None:
+        settings = app_state().settings
+    renderer = settings.chart_renderer
+    narrow = wide - 1
+    sizes = {"key": key, "narrow": narrow, "narrow_gaps": narrow - 1, "wide": wide, "wide_gaps": wide - 1}
+    lazy = not settings.draw_all_charts and len(plans) > eager
+    first = list(plans) if not lazy else list(plans[:eager])
+    page = page_state()
+    where = (key, page.current_experiment if page is not None else None)
+    rest = plans[eager:] if lazy else []
+    batches = [list(rest[start : start + narrow]) for start in range(0, len(rest), narrow)]
+    names = [(*where, tuple(plan.name for plan in batch)) for batch in batches]
+    drawn = _drawn_batches()
+    # The specs of every chart this run draws are built together (in parallel), drawn batches included.
+    shown = first + [plan for batch, name in zip(batches, names, strict=True) if name in drawn for plan in batch]
+    prepare_charts([(plan.key, plan.build) for plan in shown])
+    css = _GRID_CSS.format(**sizes) + _SAVE_CSS
+    if lazy:
+        css += _LAZY_CSS.format(**sizes, height=height + _EDGE_PX)
+    st.html("<style>" + css + "</style>")
+    ahead = ahead or {}
+    with st.container(key=key, horizontal=True, gap="medium"):
+        for position, plan in enumerate(first):
+            cell = f"{key}-e{position}"
+            guarded(partial(_grid_chart, plan, key=cell, renderer=renderer, lang=lang), lang=lang)
+        for index, (batch, name) in enumerate(zip(batches, names, strict=True)):
+            draw = partial(
+                _draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer, ahead=ahead
+            )
+            st.fragment(draw, key=f"{key}-fragment-{index}")()
+    # the charts drawn at once; each drawn batch asks for its own (_draw_batch)
+    prepare_ahead([other for plan in first for other in ahead.get(plan.name, ())])
+
+
+def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) -> list[str]:
+    """The page's one colour legend: a chip per experiment in its colour; clicking chips highlights those runs
+    in every chart of the page (the others are dimmed). Returns the highlighted experiment ids."""
+    labels = model.display_labels(views, lang)
+    ids = [view.id for view in views]
+    if key in st.session_state:
+        st.session_state[key] = [value for value in st.session_state[key] or [] if value in ids]
+    rules = []
+    for index, view in enumerate(views, start=1):
+        color = css_color(view.color)
+        rules.append(
+            f".st-key-{key} button:nth-of-type({index})::before {{ content: ''; display: inline-block; "
+            f"width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.4em; background: {color}; }}"
+        )
+    st.html("<style>" + "\n".join(rules) + "</style>")
+    picked = st.pills(
+        t("legend_highlight", lang),
+        ids,
+        selection_mode="multi",
+        key=key,
+        format_func=lambda value: escape_markdown(labels.get(value) or value),
+        help=t("legend_highlight_help", lang),
+        label_visibility="collapsed",
+        width="stretch",
+    )
+    return [value for value in picked or [] if value in ids]

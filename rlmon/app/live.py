@@ -1,0 +1,45 @@
+"""Live refresh: page parts that rerun on a timer, and the experiments as they are now."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import streamlit as st
+
+from rlmon.app.loaders import load_catalog, load_views
+from rlmon.app.server import resolve_log_roots
+from rlmon.app.state import AppState
+from rlmon.views.model import ExperimentView
+
+__all__ = ["fresh_views", "live_fragment"]
+
+
+def fresh_views(app: AppState) -> tuple[tuple[ExperimentView, ...], tuple[ExperimentView, ...]]:
+    """(all experiments, selected experiments) as they are now - for live refresh inside a fragment.
+
+    A timed refresh reruns the page's fragment only; the sidebar and the navigation (new experiments, status
+    icons) follow at the next full run - any sidebar change or page load. Rerunning the whole app from a timed
+    fragment run would reset the sidebar's widgets (Streamlit sends only the fragment's widget states).
+    """
+    resolve_log_roots(app.settings)  # object-storage mirrors synced when due; their folders stay the same
+    loaded = load_catalog(app.roots)
+    views = load_views(loaded.catalog, app.settings).views
+    wanted = {view.id for view in app.selected}
+    return views, tuple(view for view in views if view.id in wanted)
+
+
+def live_fragment(body: Callable[[], None], app: AppState, *, key: str) -> None:
+    """Run ``body`` as a fragment that reruns on its own every ``refresh_s`` while live refresh is on."""
+    run_every = app.refresh_s if app.live else None
+
+    def timed() -> None:
+        started = time.perf_counter()
+        try:
+            body()
+        finally:
+            # What a widget change inside the page costs the server (the fragment reruns, not the frame).
+            st.session_state["_rlmon_fragment_s"] = time.perf_counter() - started
+
+    timed.__qualname__ = f"{key}_fragment"
+    st.fragment(timed, run_every=run_every, key=key)()

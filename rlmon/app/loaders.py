@@ -1,0 +1,424 @@
+"""Cached loaders shared by every session: discovery of the log roots and the experiments' views.
+
+* :func:`load_catalog` - discovery of the log roots, kept a few seconds so new experiments and files appear
+  without a restart;
+* :func:`load_views` - each experiment read and summarised once per file identity (path, size, mtime, inode,
+  change time) and kept until its files change; frames are never used as cache keys;
+* :func:`read_at_start` - the same loaders, run in the background while the server starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from rlmon.app import server
+from rlmon.app.digests import digest, headlines, view_signals
+from rlmon.app.guards import LOG, escape_markdown
+from rlmon.app.server import (
+    ResolvedRoots,
+    app_settings,
+    configured_roots,
+    has_object_roots,
+    log_cache,
+    on_readers,
+    warm_table_modules,
+)
+from rlmon.errors import CatalogError, RlmonError
+from rlmon.logs.cache import LogCache
+from rlmon.runs.loading import COLOR_BOOK_NAME, ColorBook, catalog_colors, load_experiment
+from rlmon.settings import Settings
+from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
+from rlmon.text import t
+from rlmon.views import model
+from rlmon.views.model import ExperimentView
+
+__all__ = [
+    "CATALOG_TTL_S",
+    "LoadedCatalog",
+    "LoadedViews",
+    "Unreadable",
+    "Visit",
+    "load_catalog",
+    "load_views",
+    "read_at_start",
+    "read_visit",
+]
+
+CATALOG_TTL_S = 3.0
+"""Discovery is repeated at most this often; a new experiment or file shows within this time."""
+_SERIALS = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class LoadedCatalog:
+    """Discovery of the configured roots: the catalog plus the roots that could not be used."""
+
+    catalog: Catalog
+    root_errors: tuple[RlmonError, ...] = ()
+
+
+@st.cache_resource(show_spinner=False, ttl=CATALOG_TTL_S, max_entries=16)
+def load_catalog(roots: tuple[Path, ...]) -> LoadedCatalog:
+    """Discover the experiments under ``roots``; a root that vanished or cannot be listed is reported, the
+    others are still used."""
+    usable: list[Path] = []
+    errors: list[RlmonError] = []
+    for root in roots:
+        if not root.exists():
+            errors.append(CatalogError("log root does not exist", path=root))
+        elif not root.is_dir():
+            errors.append(CatalogError("log root is not a folder", path=root))
+        elif not os.access(root, os.R_OK | os.X_OK):
+            errors.append(CatalogError("log root cannot be listed (permission denied)", path=root))
+        else:
+            usable.append(root)
+    try:
+        catalog = discover_experiments(usable)
+    except CatalogError as error:  # a root vanished between the check and the walk
+        errors.append(error)
+        catalog = Catalog(roots=tuple(usable), experiments=())
+    return LoadedCatalog(catalog=catalog, root_errors=tuple(errors))
+
+
+def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
+    experiment = load_experiment(ref, cache, now=now, settings=settings)
+    return model.view_of(ref, experiment, serial=next(_SERIALS))
+
+
+_READ_LOCK = threading.Lock()
+"""One reader of the catalog at a time (see :func:`load_views`)."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An experiment that could not be read at all: the others are shown, its page says why."""
+
+    id: str
+    path: str
+    """The experiment's folder."""
+    reason: str
+    """What went wrong: an :class:`RlmonError`'s own words, else only the kind of failure (the traceback goes
+    to the server log)."""
+
+
+def _unreadable(ref: ExperimentRef, error: Exception) -> Unreadable:
+    if isinstance(error, RlmonError):
+        reason = error.reason if error.path == str(ref.path) else error.describe()
+    else:
+        reason = type(error).__name__
+    if not isinstance(error, RlmonError) or error.__cause__ is not None:
+        LOG.error("experiment %s (%s) cannot be read", ref.id, ref.path, exc_info=error)
+    return Unreadable(id=ref.id, path=str(ref.path), reason=reason)
+
+
+def _file_identity(path: Path) -> tuple[Any, ...]:
+    """What tells one version of a log file from another: a file renamed over it (another inode) or rewritten
+    in place (another change time) differs even when its size and mtime were kept."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (str(path), None)
+    return (str(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns)
+
+
+@dataclass(frozen=True)
+class _Memoised:
+    ref: ExperimentRef
+    """The listing the files were looked at for."""
+    files: tuple[Any, ...]
+    files_at: float
+    """When (``time.monotonic()``)."""
+    identity: tuple[Any, ...]
+    minute: int
+    view: ExperimentView | Unreadable
+
+
+_Pending = tuple[tuple[str, str], tuple[Any, ...], float, tuple[Any, ...], int]
+"""What a view is memoised under: key, files, when they were looked at, identity, minute."""
+
+
+class _ViewMemo:
+    """Experiment id -> :class:`_Memoised`: a view rebuilt only when a file of the experiment changes (its
+    :func:`_file_identity`, looked at again with each new listing of the catalog and at least every
+    :data:`CATALOG_TTL_S`, so a log growing every second is not read again on every run), or - for a run whose
+    status depends on the clock (running, stalled, not started) - each minute, so a quiet run can turn 'stalled'.
+    A finished or crashed run stays as it is. Holds one view per experiment, not per version.
+
+    An experiment that cannot be read is kept as :class:`Unreadable` until its files change, not read again
+    on every run.
+    """
+
+    _CLOCK_STATUSES = frozenset({"running", "stalled", "not started"})
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._views: dict[tuple[str, str], _Memoised] = {}
+        self._recolored: dict[str, tuple[tuple[int, str], ExperimentView]] = {}
+
+    def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView | Unreadable:
+        found, pending = self._lookup(ref, settings, now)
+        if found is not None:
+            return found
+        key, files, files_at, identity, minute = pending
+        built: ExperimentView | Unreadable
+        try:
+            built = _build_view(ref, cache, settings, now)
+        except Exception as error:  # one experiment never takes the others (or the app) down
+            built = _unreadable(ref, error)
+        with self._lock:
+            self._views[key] = _Memoised(ref, files, files_at, identity, minute, built)
+        return built
+
+    def peek(self, ref: ExperimentRef, settings: Settings, now: float) -> ExperimentView | Unreadable | None:
+        """The view :meth:`get` would return without reading anything, else None (it must be read)."""
+        return self._lookup(ref, settings, now)[0]
+
+    def _lookup(
+        self, ref: ExperimentRef, settings: Settings, now: float
+    ) -> tuple[ExperimentView | Unreadable | None, _Pending]:
+        """(the memoised view while it holds, else None; what a new one is memoised under)."""
+        key = (str(ref.root), ref.id)
+        with self._lock:
+            known = self._views.get(key)
+        clock = time.monotonic()
+        if known is not None and known.ref is ref and clock - known.files_at < CATALOG_TTL_S:
+            files, files_at = known.files, known.files_at  # the same listing, its files looked at just now
+        else:
+            files, files_at = tuple(_file_identity(item.path) for item in ref.files), clock
+        identity = (str(ref.path), files, ref.overrides, settings.stall_factor, settings.stall_min_s)
+        minute = int(now // 60)
+        pending = (key, files, files_at, identity, minute)
+        if known is not None and known.identity == identity:
+            view = known.view
+            if (
+                isinstance(view, Unreadable)
+                or known.minute == minute
+                or view.experiment.status not in self._CLOCK_STATUSES
+            ):
+                if known.ref is not ref or known.files_at != files_at:
+                    with self._lock:
+                        self._views[key] = dataclasses.replace(known, ref=ref, files=files, files_at=files_at)
+                return view, pending
+        return None, pending
+
+    def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
+        """``view`` with the colour the whole catalog assigned it; the same object while neither changes, a
+        new one (new serial, so memoised charts are redrawn) when the colour moves."""
+        if view.color == color:
+            return view
+        key = (view.serial, color)
+        with self._lock:
+            known = self._recolored.get(view.id)
+            if known is not None and known[0] == key:
+                return known[1]
+        experiment = dataclasses.replace(view.experiment, color=color)
+        fresh = dataclasses.replace(view, experiment=experiment, serial=next(_SERIALS))
+        with self._lock:
+            self._recolored[view.id] = (key, fresh)
+        return fresh
+
+    def forget_missing(self, keys: set[tuple[str, str]]) -> None:
+        with self._lock:
+            for key in [key for key in self._views if key not in keys]:
+                del self._views[key]
+            ids = {key[1] for key in keys}
+            for experiment_id in [item for item in self._recolored if item not in ids]:
+                del self._recolored[experiment_id]
+
+
+@st.cache_resource(show_spinner=False)
+def _view_memo(cache_dir: Path) -> _ViewMemo:
+    return _ViewMemo()
+
+
+@st.cache_resource(show_spinner=False)
+def _color_book(cache_dir: Path) -> ColorBook:
+    """The colours handed out to experiments, one book per cache folder (kept there across restarts)."""
+    return ColorBook(cache_dir / COLOR_BOOK_NAME)
+
+
+@dataclass(frozen=True)
+class LoadedViews:
+    views: tuple[ExperimentView, ...]
+    errors: tuple[Unreadable, ...] = ()
+    """The experiments that could not be read at all, in catalog order."""
+
+
+def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
+    """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`), each with its
+    own colour (:func:`~rlmon.runs.loading.catalog_colors`).
+
+    Experiments are read in parallel, one per core (the parser's polars work runs outside the GIL); the result
+    is the same as reading them one after another, and one that cannot be read is :class:`Unreadable` alone.
+    Each experiment read is looked at on its reader's core as soon as it is read (:func:`_digested`).
+    """
+    cache = log_cache(settings.cache_dir)
+    memo = _view_memo(settings.cache_dir)
+    now = time.time()
+    views: list[ExperimentView] = []
+    errors: list[Unreadable] = []
+    found_all = [memo.peek(ref, settings, now) for ref in catalog.experiments]
+    if any(found is None for found in found_all):
+        if _READ_LOCK.locked():
+            warm_table_modules()  # the wait for the reads in progress pays for them, not the first screen
+        # One reader at a time: a session arriving while another (or the start-up read) reads the same logs
+        # waits for those reads instead of parsing the same files a second time, then finds them memoised.
+        with _READ_LOCK:
+            found_all = [
+                found if found is not None else memo.peek(ref, settings, now)
+                for ref, found in zip(catalog.experiments, found_all, strict=True)
+            ]
+            # only what must be read goes to the pool
+            missing = [index for index, found in enumerate(found_all) if found is None]
+            refs = [catalog.experiments[index] for index in missing]
+            read: list[ExperimentView | Unreadable] = []
+            if refs:
+                with server.WORK:
+                    read = on_readers(lambda ref: _digested(memo.get(ref, cache, settings, now), settings), refs)
+            for index, view in zip(missing, read, strict=True):
+                found_all[index] = view
+    for found in found_all:
+        if isinstance(found, Unreadable):
+            errors.append(found)
+        elif found is not None:
+            views.append(found)
+    memo.forget_missing({(str(ref.root), ref.id) for ref in catalog.experiments})
+    # Colours are handed out over the whole catalog, so no two experiments in view share one; the book keeps
+    # each experiment's colour while others start and go.
+    colors = catalog_colors(catalog, [view.experiment for view in views], book=_color_book(settings.cache_dir))
+    views = [memo.recolored(view, colors.get(view.id, view.color)) for view in views]
+    return LoadedViews(views=tuple(views), errors=tuple(errors))
+
+
+def read_at_start(argv: Sequence[str], env: Mapping[str, str]) -> threading.Thread:
+    """Start reading the configured logs in the background as the server starts, so the first visitor after a
+    restart finds them read (and each experiment's signals and headline numbers computed) instead of waiting
+    for every log to be parsed. The same cached loaders a visit uses; a visit that comes while this runs waits
+    for the reads in progress (:func:`load_views`, :func:`view_signals`) rather than repeating them. The cache
+    folder is written once the server has had a quiet moment (the first screen drawn), not during the read. A
+    failure is logged and left to the first visit, which says what went wrong."""
+    thread = threading.Thread(target=_read_at_start, args=(list(argv), dict(env)), name="rlmon-start", daemon=True)
+    thread.start()
+    return thread
+
+
+def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
+    started = time.perf_counter()
+    cache = None
+    try:
+        settings = app_settings(argv, env)
+        cache = log_cache(settings.cache_dir)
+        # the cache folder is written once the first screen is drawn (see _write_when_quiet)
+        with cache.putting_off_writes():
+            views = load_views(load_catalog(configured_roots(settings).roots).catalog, settings).views
+        view_signals(views, settings)
+        headlines(views)
+    except Exception:  # the visits will meet (and show) the same problem
+        LOG.warning("reading the logs at start failed; the first visit reads them", exc_info=True)
+        return
+    finally:
+        warm_table_modules()
+        if cache is not None:
+            threading.Thread(target=_write_when_quiet, args=(cache,), name="rlmon-start-write", daemon=True).start()
+    LOG.info("read %d experiments at start in %.1f s", len(views), time.perf_counter() - started)
+
+
+def _write_when_quiet(cache: LogCache) -> None:
+    """Write what the read at start put off, once the server has been quiet for a moment (:data:`server.WORK`: the
+    first screen is drawn), or after server.WORK's limit at the latest."""
+    server.WORK.wait()
+    try:
+        written = cache.write_put_off()
+    except Exception:  # a cache that cannot be written costs a parse after a restart, nothing else
+        LOG.warning("writing the logs read at start to the cache failed", exc_info=True)
+        return
+    LOG.info("wrote %d logs read at start to the cache", written)
+
+
+def _digested(found: ExperimentView | Unreadable, settings: Settings) -> ExperimentView | Unreadable:
+    """``found``, with its headline numbers and signals computed while the other experiments are still being read.
+
+    Every page shows them for each experiment it lists, so computing them here, on the reader's core, overlaps
+    that Python work with the other reads' polars work, instead of adding it after the last read (on a cold
+    start of 50 experiments, 1.1-1.5 s of a first screen). A failure is left to the page, which computes them
+    again and says what went wrong.
+    """
+    if isinstance(found, ExperimentView):
+        try:
+            digest(found, settings)
+        except Exception:  # the page meets (and shows) the same problem
+            LOG.debug("looking at %s after reading it failed", found.id, exc_info=True)
+    return found
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What one run of the frame reads: the roots as folders, their catalog and views, and what is listed.
+
+    Hidden experiments (``rlmon.toml``) are not listed; a link to one says so (the pages check ``hidden_ids``
+    first). Unreadable ones are listed by their page only (a link to one says why).
+    """
+
+    settings: Settings
+    resolved: ResolvedRoots
+    loaded: LoadedCatalog
+    views: LoadedViews
+    hidden_ids: tuple[str, ...]
+    unreadable: tuple[Unreadable, ...]
+    """The experiments that could not be read, hidden ones left out."""
+    visible: tuple[ExperimentView, ...]
+    """The experiments listed in the menu and the sidebar, in catalog order."""
+
+    @property
+    def demo(self) -> bool:
+        return not self.settings.log_roots
+
+    @property
+    def ids(self) -> list[str]:
+        return [view.id for view in self.visible]
+
+    @property
+    def by_id(self) -> dict[str, ExperimentView]:
+        return {view.id: view for view in self.visible}
+
+
+def read_visit(settings: Settings, lang: str) -> Visit:
+    """Resolve the roots (saying so while object storage syncs), list and read them through the shared loaders.
+
+    A demo that cannot be written to the cache folder is said on the page (the visit goes on without it); any
+    other failure to resolve configured roots is raised.
+    """
+    demo = not settings.log_roots
+    resolved = ResolvedRoots(roots=())
+    try:
+        # s3:// roots -> their mirrors in the cache folder (the first sync downloads every log: say so)
+        with st.spinner(t("object_syncing", lang)) if has_object_roots(settings) else nullcontext():
+            resolved = configured_roots(settings)
+    except (RlmonError, OSError) as error:
+        if not demo:
+            raise
+        st.error(t("error_demo_unwritable", lang, path=escape_markdown(str(settings.cache_dir)),
+                        reason=escape_markdown(str(error))))  # fmt: skip
+    loaded = load_catalog(resolved.roots)
+    views = load_views(loaded.catalog, settings)
+    hidden_ids = tuple(ref.id for ref in loaded.catalog.experiments if ref.overrides.hidden)
+    return Visit(
+        settings=settings,
+        resolved=resolved,
+        loaded=loaded,
+        views=views,
+        hidden_ids=hidden_ids,
+        unreadable=tuple(item for item in views.errors if item.id not in hidden_ids),
+        visible=tuple(view for view in views.views if view.id not in hidden_ids),
+    )

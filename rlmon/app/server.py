@@ -1,0 +1,315 @@
+"""What a server holds once for every session: settings, the log cache, the demo, the object-storage
+mirrors, the reader pool and the quiet gate background work waits at.
+
+* :func:`log_cache` - one :class:`~rlmon.logs.cache.LogCache` (thread-safe; re-reads only appended bytes);
+* :func:`resolve_log_roots` - object-storage roots (``s3://``) synced into their mirrors in the cache folder,
+  at most once per ``refresh_s`` per root (:class:`~rlmon.sources.objstore.RootSyncer`, one per server);
+* :data:`WORK` - log reading and chart building count as work; what can wait, waits for a quiet moment.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from rlmon.app.guards import LOG, escape_markdown
+from rlmon.errors import ObjectStoreError, RlmonError
+from rlmon.logs.cache import LogCache
+from rlmon.roots import ObjectRoot
+from rlmon.settings import Settings, load_settings
+from rlmon.sources.objstore import RootSyncer, SyncResult
+from rlmon.text import MESSAGES, t
+
+__all__ = [
+    "WORK",
+    "QuietGate",
+    "ResolvedRoots",
+    "app_settings",
+    "clock_time",
+    "configured_roots",
+    "has_object_roots",
+    "log_cache",
+    "object_reason",
+    "object_syncer",
+    "on_readers",
+    "resolve_log_roots",
+    "script_argv",
+    "settings_or_stop",
+    "stale_notice",
+    "start_demo",
+    "warm_table_modules",
+]
+
+
+def script_argv(argv: Sequence[str]) -> list[str]:
+    """The rlmon options in ``sys.argv``: what follows the script under ``streamlit run app.py -- ...``.
+
+    Streamlit sets ``sys.argv`` to ``[script, *options]``; any other process (a test runner) passes none.
+    """
+    if argv and Path(argv[0]).name == "streamlit_app.py":
+        return list(argv[1:])
+    return []
+
+
+@st.cache_resource(show_spinner=False)
+def _settings_for(argv: tuple[str, ...], env: tuple[tuple[str, str], ...]) -> Settings:
+    return load_settings(list(argv), dict(env))
+
+
+def app_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
+    """Settings from ``sys.argv`` and the environment (cached per distinct value).
+
+    Raises
+    ------
+    SettingError
+        A setting has a value it cannot take.
+    """
+    relevant = tuple(
+        sorted(
+            (name, value)
+            for name, value in env.items()
+            if name.startswith("RLMON_") or name in ("HOME", "XDG_CACHE_HOME")
+        )
+    )
+    return _settings_for(tuple(script_argv(argv)), relevant)
+
+
+def settings_or_stop(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
+    """:func:`app_settings`; a setting that cannot take its value is said on the page, which stops there."""
+    try:
+        return app_settings(argv, env)
+    except RlmonError as error:
+        st.error(t("error_settings", "en", reason=escape_markdown(error.describe())))
+        st.stop()
+        raise  # st.stop() ends the run by raising; this line is never reached
+
+
+@st.cache_resource(show_spinner=False)
+def log_cache(cache_dir: Path) -> LogCache:
+    """The per-log cache every session reads through (one per cache folder)."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        LOG.warning("cache folder %s cannot be created; parsed logs are kept in memory only", cache_dir)
+        return LogCache(None)
+    return LogCache(cache_dir)
+
+
+def _advance_forever(root: Path, step_s: float, advance: Callable[[Path], bool]) -> None:
+    while True:
+        time.sleep(step_s)
+        try:
+            if not advance(root):
+                return
+        except Exception:  # the demo must never take the server down
+            LOG.exception("demo: advancing the running experiment failed; stopped")
+            return
+
+
+@st.cache_resource(show_spinner=False)
+def start_demo(cache_dir: Path, step_s: float) -> Path:
+    """Write the demo log root into the cache folder and keep its running experiment going.
+
+    The root is written afresh at every server start (under a second), so the running experiment starts
+    again from its 21st step with a fresh file time instead of looking stalled after a restart.
+
+    One background thread per server appends the running demo experiment's next step every ``step_s``
+    seconds; when a run finishes, :func:`rlmon.demo.advance_running` starts the next one, so the demo always
+    has a running experiment (the loop stops only if that function returns False or fails).
+    """
+    from rlmon import demo  # imported lazily: only a server without log roots needs it
+
+    root = Path(demo.default_demo_root(cache_dir))
+    demo.write_demo_root(root)
+    thread = threading.Thread(
+        target=_advance_forever, args=(root, step_s, demo.advance_running), name="rlmon-demo", daemon=True
+    )
+    thread.start()
+    return root
+
+
+@st.cache_resource(show_spinner=False)
+def object_syncer(cache_dir: Path, refresh_s: int) -> RootSyncer:
+    """The server's one :class:`~rlmon.sources.objstore.RootSyncer`: every session shares its throttled syncs."""
+    return RootSyncer(cache_dir, refresh_s=refresh_s)
+
+
+@dataclass(frozen=True)
+class ResolvedRoots:
+    """The configured roots as local folders: object-storage roots replaced by their mirrors."""
+
+    roots: tuple[Path, ...]
+    """Local roots and the mirrors of object-storage roots that hold data, in the configured order."""
+    errors: tuple[ObjectStoreError, ...] = ()
+    """Object-storage roots without any data to show (never synced), with why."""
+    stale: tuple[SyncResult, ...] = ()
+    """Object-storage roots whose last sync failed: their mirror shows the data of the last good one."""
+    labels: tuple[str, ...] = ()
+    """Every configured root as a person knows it (``s3://bucket/prefix`` or the folder)."""
+    notes: tuple[str, ...] = ()
+    """Objects the last syncs left out, with why (names no folder can hold, objects changed while read)."""
+
+
+def has_object_roots(settings: Settings) -> bool:
+    """True when a configured log root is on object storage."""
+    return any(isinstance(root, ObjectRoot) for root in settings.log_roots)
+
+
+def configured_roots(settings: Settings) -> ResolvedRoots:
+    """The roots a visit reads: the built-in demo (started on first use) when no log root is configured, else
+    :func:`resolve_log_roots`. The demo's root is not listed in :attr:`ResolvedRoots.labels`.
+
+    Raises
+    ------
+    RlmonError, OSError
+        The demo cannot be written to its folder in the cache folder.
+    """
+    if not settings.log_roots:
+        return ResolvedRoots(roots=(start_demo(settings.cache_dir, settings.demo_step_s),))
+    return resolve_log_roots(settings)
+
+
+def resolve_log_roots(settings: Settings) -> ResolvedRoots:
+    """Sync the object-storage roots of ``settings.log_roots`` (when due) and return every root as a folder.
+
+    A root whose sync fails keeps its last good mirror (listed in :attr:`ResolvedRoots.stale`); one that never
+    synced is left out and reported in :attr:`ResolvedRoots.errors`. Local roots are passed through.
+    """
+    roots: list[Path] = []
+    errors: list[ObjectStoreError] = []
+    stale: list[SyncResult] = []
+    notes: list[str] = []
+    for root in settings.log_roots:
+        if not isinstance(root, ObjectRoot):
+            roots.append(root)
+            continue
+        result = object_syncer(settings.cache_dir, settings.refresh_s).sync(root)
+        if result.stats is not None:
+            notes.extend(f"{root.scheme}://{root.bucket}/{line}" for line in result.stats.skipped)
+        if result.usable:
+            roots.append(result.mirror)
+            if result.error is not None:
+                stale.append(result)
+        else:
+            errors.append(result.error or ObjectStoreError("not synced yet", path=root.url))
+    return ResolvedRoots(
+        roots=tuple(roots),
+        errors=tuple(errors),
+        stale=tuple(stale),
+        labels=tuple(str(root) for root in settings.log_roots),
+        notes=tuple(notes),
+    )
+
+
+def object_reason(error: ObjectStoreError, lang: str) -> str:
+    """Why an object-storage root failed, in ``lang`` (technical failures keep their own English words)."""
+    key = "object_" + error.kind
+    return t(key, lang) if key in MESSAGES else error.reason
+
+
+def clock_time(seconds: float, *, now: float | None = None) -> str:
+    """``08:01`` (server time) for a time today, else ``2026-07-16 08:01``."""
+    moment = time.localtime(seconds)
+    today = time.localtime(time.time() if now is None else now)
+    if moment[:3] == today[:3]:
+        return time.strftime("%H:%M", moment)
+    return time.strftime("%Y-%m-%d %H:%M", moment)
+
+
+def stale_notice(result: SyncResult, lang: str) -> str:
+    """``s3://b/p: endpoint not reachable since 08:01; showing the data from 07:58.`` (markdown-escaped)."""
+    assert result.error is not None and result.synced_at is not None
+    return t(
+        "object_stale",
+        lang,
+        url=escape_markdown(result.root.url),
+        reason=escape_markdown(object_reason(result.error, lang)),
+        since=clock_time(result.failing_since or result.synced_at),
+        synced=clock_time(result.synced_at),
+    )
+
+
+def _reader_count() -> int:
+    """Experiments read at once: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
+
+
+_READER_COUNT = _reader_count()
+_READERS = ThreadPoolExecutor(max_workers=_READER_COUNT, thread_name_prefix="rlmon-read")
+
+
+def on_readers(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+    """``function`` of each item, in order: on the reader pool, one per core, when there are several (their polars
+    work runs outside the GIL); else on the calling thread."""
+    if len(items) > 1 and _READER_COUNT > 1:
+        return list(_READERS.map(function, items))
+    return [function(item) for item in items]
+
+
+class QuietGate:
+    """Background work that can wait (the samples scan) waits here until the server has neither read logs nor
+    built charts for ``quiet_s`` seconds, or at most ``limit_s``: on a cold start the first screen gets the
+    cores, and the browser drawing it gets time before the scan begins."""
+
+    def __init__(self, *, quiet_s: float, limit_s: float) -> None:
+        self.quiet_s = quiet_s
+        self.limit_s = limit_s
+        self._lock = threading.Lock()
+        self._running = 0
+        self._since = time.monotonic()
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._running += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        with self._lock:
+            self._running -= 1
+            self._since = time.monotonic()
+
+    def quiet(self, quiet_s: float | None = None) -> bool:
+        with self._lock:
+            return self._running == 0 and time.monotonic() - self._since >= (
+                self.quiet_s if quiet_s is None else quiet_s
+            )
+
+    def wait(self, *, quiet_s: float | None = None, limit_s: float | None = None) -> bool:
+        """Wait for a quiet moment (of ``quiet_s`` instead of the gate's own, when given); False when ``limit_s``
+        (or the gate's own) ran out first."""
+        deadline = time.monotonic() + (self.limit_s if limit_s is None else limit_s)
+        while not self.quiet(quiet_s):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+
+# Log reading and chart building count as work; 3 s covers the browser drawing a first screen after the last
+# chart is sent. A server busy for a minute scans anyway.
+WORK = QuietGate(quiet_s=3.0, limit_s=60.0)
+
+
+def warm_table_modules() -> None:
+    """Import the modules Streamlit needs for its first table (pandas and pyarrow: about 0.8 s of one core here,
+    which the first screen of a freshly started server would otherwise wait for), where that time is free: once
+    the logs are read at start, or while a visit waits for those reads. Importing twice costs nothing."""
+    for name in _TABLE_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # Streamlit says what is missing when it needs it
+            continue
+
+
+_TABLE_MODULES = ("pandas", "pyarrow")

@@ -1,0 +1,135 @@
+"""The overview's tables (experiments, signals) and the per-step table for download."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+import streamlit as st
+
+from rlmon.runs.experiment import Setting
+from rlmon.schema import EXPERIMENT, STEP
+from rlmon.text import display, setting_display, setting_label, t
+from rlmon.views import model
+from rlmon.views.model import ExperimentView
+
+if TYPE_CHECKING:  # imported where it is used
+    from rlmon.analysis.smoothing import Smoothing
+
+__all__ = ["download_frame", "settings_frame", "show_experiments_table", "show_signals_table"]
+
+
+def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
+    """The overview's experiments table (:func:`rlmon.views.tables.experiments_frame`); a click on any cell of a
+    row - its name included - returns that row's index (the page opens the experiment), else None.
+
+    Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open,
+    the track column (shown across tracks) included.
+    """
+    # The track column's 60 px come from the name and the sparkline: 964 px of columns in about 978.
+    across_tracks = "track" in frame.columns
+    columns: dict[str, Any] = {
+        "experiment": st.column_config.TextColumn(
+            t("col_experiment", lang), pinned=True, width=120 if across_tracks else 150
+        ),
+        "track": st.column_config.TextColumn(t("col_track", lang), width=60),
+        "status": st.column_config.TextColumn(t("col_status", lang), width=135),
+        "progress": st.column_config.ProgressColumn(
+            t("col_progress", lang), min_value=0.0, max_value=100.0, format="%.0f%%", width=85
+        ),
+        "hours": st.column_config.TextColumn(t("col_hours", lang), width=62),
+        "eta": st.column_config.TextColumn(t("col_eta", lang), width=62),
+        "first5": st.column_config.TextColumn(t("col_first5", lang), help=t("table_help_first5", lang), width=95),
+        "last10": st.column_config.TextColumn(t("col_last10", lang), help=t("table_help_last10", lang), width=95),
+        "best_val": st.column_config.TextColumn(t("col_best_val", lang), width=110),
+        "last_val": st.column_config.TextColumn(t("col_last_val", lang), width=70),
+        # Each run's sparkline on its own scale: the shape of its curve, not its place on 0-100.
+        "spark": st.column_config.LineChartColumn(t("col_sparkline", lang), width=70 if across_tracks else 100),
+        "page": None,
+    }
+    event = st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        on_select="rerun",
+        selection_mode="single-cell",
+        column_config={name: config for name, config in columns.items() if name in frame.columns},
+    )
+    cells = getattr(getattr(event, "selection", None), "cells", None) or []
+    if not cells:
+        return None
+    row = cells[0][0] if isinstance(cells[0], list | tuple) else getattr(cells[0], "row", None)
+    return int(row) if isinstance(row, int) and 0 <= row < frame.height else None
+
+
+def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
+    """The signals table (:func:`rlmon.views.tables.signals_frame`); each row links to its chart."""
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_config={
+            "experiment": st.column_config.TextColumn(t("col_experiment", lang), width="small"),
+            "severity": st.column_config.TextColumn(t("col_severity", lang), width="small"),
+            "kind": st.column_config.TextColumn(t("col_kind", lang), width="small"),
+            "step": st.column_config.TextColumn(t("col_step", lang), width="small"),
+            "message": st.column_config.TextColumn(t("col_message", lang), width="large"),
+            "chart": st.column_config.LinkColumn(
+                t("col_chart", lang), display_text=t("chart_link", lang), width="small"
+            ),
+        },
+    )
+
+
+def download_frame(
+    views: Sequence[ExperimentView], smoothed_metrics: Sequence[str], smoothing: Smoothing
+) -> pl.DataFrame:
+    """The per-step table of ``views`` for download.
+
+    Columns: ``experiment`` (id), ``label``, ``step``, every logged and derived column, ``hours``, and - when
+    ``smoothing`` (a :class:`~rlmon.analysis.smoothing.Smoothing`) is on - ``<metric> (smoothed)`` for each of
+    ``smoothed_metrics``, smoothed over that metric's logged points as the charts draw it.
+    """
+    from rlmon.analysis.smoothing import SMOOTHED, with_smoothed
+
+    parts = [
+        view.steps.select(
+            pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
+            pl.lit(view.experiment.label, dtype=pl.String).alias("label"),
+            pl.all(),
+        )
+        for view in views
+    ]
+    if not parts:
+        return pl.DataFrame(schema={EXPERIMENT: pl.String, "label": pl.String, STEP: pl.Int64})
+    table = pl.concat(parts, how="diagonal_relaxed")
+    if not smoothing.enabled:
+        return table
+    for key in smoothed_metrics:
+        long = model.long_frame(views, key)
+        if long.is_empty():
+            continue
+        smoothed = with_smoothed(long, method=smoothing.method, weight=smoothing.weight, window=smoothing.window)
+        table = table.join(
+            smoothed.select(EXPERIMENT, STEP, pl.col(SMOOTHED).alias(f"{key} (smoothed)")),
+            on=[EXPERIMENT, STEP],
+            how="left",
+            maintain_order="left",
+        )
+    return table
+
+
+def settings_frame(settings: Sequence[Setting], lang: str) -> pl.DataFrame:
+    """One group of an experiment's settings as a two-column table: the setting's name and its value, in ``lang``
+    (columns named by ``col_setting`` and ``col_value``)."""
+    return pl.DataFrame(
+        {
+            t("col_setting", lang): [
+                display.display_text(setting_label(item.key, item.label, lang)) for item in settings
+            ],
+            t("col_value", lang): [display.display_text(setting_display(item, lang)) for item in settings],
+        }
+    )
