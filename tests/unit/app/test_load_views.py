@@ -452,10 +452,10 @@ def test_charts_are_built_ahead_once_the_server_is_quiet(monkeypatch: pytest.Mon
     gate = server.QuietGate(quiet_s=30.0, limit_s=60.0)
     monkeypatch.setattr(server, "WORK", gate)
     monkeypatch.setattr(charts, "AHEAD_QUIET_S", 0.3)
-    # a pool of its own: a build ahead that an earlier test in this process queued may wait up to AHEAD_LIMIT_S
-    # for its own quiet moment in the one shared worker
-    pool = ThreadPoolExecutor(max_workers=1)
-    monkeypatch.setattr(charts, "_AHEAD_POOL", pool)
+    # pools of its own: a build ahead that an earlier test in this process queued may wait up to AHEAD_LIMIT_S
+    # for its own quiet moment in the one shared worker, and the builders may still hold its charts
+    monkeypatch.setattr(charts, "_AHEAD_POOL", ThreadPoolExecutor(max_workers=1))
+    monkeypatch.setattr(charts, "_BUILDERS", ThreadPoolExecutor(max_workers=2))
     memo = charts._SpecMemo()
     monkeypatch.setattr(charts, "_spec_memo", lambda: memo)
     built: list[str] = []
