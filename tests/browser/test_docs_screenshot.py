@@ -1,9 +1,8 @@
-"""docs/screenshot.py makes the README's picture of the overview: run as users run it, it writes a 1440 x 900 PNG;
-the README shows the committed picture."""
+"""tests/helpers/screenshot.py makes the README's picture of the overview: run as the README says, it writes a
+1440 x 900 PNG; the README shows the committed picture."""
 
 from __future__ import annotations
 
-import os
 import struct
 import subprocess
 import sys
@@ -16,7 +15,6 @@ from tests.helpers.paths import REPO_ROOT
 pytestmark = pytest.mark.browser
 
 ROOT = REPO_ROOT
-SCRIPT = ROOT / "docs" / "screenshot.py"
 IMAGE = "docs/images/overview.png"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -35,10 +33,13 @@ def test_the_script_writes_a_1440_by_900_picture(tmp_path: Path) -> None:
         pytest.skip("/usr/bin/chromium not found (CI installs Debian's chromium with apt)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     out = tmp_path / "overview.png"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    # run from elsewhere: the script finds the app by its own path, not the working folder
+    # run as the README says, from the repository
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(out)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "tests.helpers.screenshot", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert png_size(out) == (1440, 900)

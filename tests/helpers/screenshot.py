@@ -1,70 +1,37 @@
 """The README's picture of the overview: rlmon on its built-in demo data, in headless Chromium, 1440 x 900 px.
 
-    python docs/screenshot.py                 # writes docs/images/overview.png
-    python docs/screenshot.py /tmp/shot.png   # writes there instead
+    python -m tests.helpers.screenshot                 # from the repository: writes docs/images/overview.png
+    python -m tests.helpers.screenshot /tmp/shot.png   # writes there instead
 
 It starts ``streamlit run streamlit_app.py`` from the repository on a free loopback port with no log root (so the
 app writes and serves its demo root) and a temporary cache folder, waits until ``/_stcore/health`` answers and
 the overview has drawn its first charts, scrolls the page so the comparison charts sit under the experiments
 table, and saves what the window shows. Needs Debian's Chromium (``/usr/bin/chromium``) and the ``playwright``
-package (``pip install -e ".[dev]"``); rlmon is imported from wherever Python finds it (installed, or
-``PYTHONPATH``) only by the server it starts.
+package (``pip install -e ".[dev]"``). The server is started and Chromium flagged as in the browser tests
+(:mod:`tests.helpers.server`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO / "docs" / "images" / "overview.png"
+from tests.helpers.paths import APP, REPO_ROOT
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, free_port, wait_for_health
+
+DEFAULT_OUT = REPO_ROOT / "docs" / "images" / "overview.png"
 VIEWPORT = {"width": 1440, "height": 900}
-CHROMIUM = Path("/usr/bin/chromium")
-# Headless Chromium on a server without a display, a GPU or a network to the outside.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 CHARTS = '[data-testid="stVegaLiteChart"]'
 DRAWN_CHARTS = f"{CHARTS} canvas, {CHARTS} svg.marks"
 # The overview's first charts: pass rate, response length, entropy and grad_norm at the least.
 MIN_CHARTS = 4
 TIMEOUT_S = 120.0
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: float) -> None:
-    """Return once ``/_stcore/health`` answers; raise when the server ends or ``timeout_s`` pass."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit ended with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"streamlit did not answer on {url} within {timeout_s:.0f} s")
 
 
 def start_server(cache_dir: Path, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -76,10 +43,10 @@ def start_server(cache_dir: Path, log_path: Path) -> tuple[subprocess.Popen[byte
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [
-                sys.executable, "-m", "streamlit", "run", str(REPO / "streamlit_app.py"),
+                sys.executable, "-m", "streamlit", "run", str(APP),
                 "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
             ],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
     return process, f"http://127.0.0.1:{port}"
 
@@ -120,7 +87,8 @@ def take_screenshot(out: Path, *, timeout_s: float = TIMEOUT_S) -> Path:
         log_path = Path(folder) / "server.log"
         process, url = start_server(Path(folder) / "cache", log_path)
         try:
-            wait_for_health(process, url, timeout_s=timeout_s)
+            if not wait_for_health(process, url, timeout_s=timeout_s):
+                raise RuntimeError(f"streamlit did not answer on {url} within {timeout_s:.0f} s")
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
                 try:
