@@ -15,7 +15,6 @@ import streamlit as st
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import charts, digests, guards, live, markup, state, tables, url, widgets
-from rlmon.runs.metrics import resolve_key
 from rlmon.text import display, t
 from rlmon.views import detail, model, report
 from rlmon.views import tables as view_tables
@@ -106,7 +105,8 @@ def sources_block(view: model.ExperimentView) -> None:
 
 
 def curves(view: model.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Signal]) -> None:
-    focus = focused(view)
+    # a link from a signal: ?focus=<key>&at=<step>
+    focus = detail.focus_of(view, st.query_params.get("focus"), st.query_params.get("at", ""))
     plans = detail.detail_charts(
         view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
     )
@@ -116,15 +116,6 @@ def curves(view: model.ExperimentView, smoothing: Smoothing, x: str, signals: Se
     charts.chart_grid(
         plans, key="experiment_grid", lang=lang, eager=eager, height=detail.DETAIL_HEIGHT, settings=settings
     )
-
-
-def focused(view: model.ExperimentView) -> model.Focus | None:
-    """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when the experiment logs it."""
-    key = st.query_params.get("focus")
-    if not key or resolve_key(key, view.steps.columns) is None:
-        return None
-    at = st.query_params.get("at", "")
-    return model.Focus(key=key, step=int(at) if at.isdigit() else None)
 
 
 def validation_block(view: model.ExperimentView, x: str) -> None:
@@ -221,9 +212,7 @@ def body() -> None:
             icon=":material/link_off:",
         )
         return
-    peers = [
-        item for item in all_views if item.experiment.track == view.experiment.track and not item.experiment.hidden
-    ]
+    peers = detail.track_peers(view, all_views)
     guards.guarded(lambda: title_block(view), lang=lang, paths=app.paths)
     guards.guarded(lambda: paragraph_and_signals(view, peers), lang=lang, paths=app.paths)
     guards.guarded(lambda: settings_block(view), lang=lang, paths=app.paths)

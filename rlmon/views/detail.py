@@ -48,8 +48,10 @@ __all__ = [
     "explorer",
     "explorer_families",
     "explorer_notes",
+    "focus_of",
     "paragraph_of",
     "setting_groups",
+    "track_peers",
     "validation_panels",
 ]
 
@@ -501,3 +503,17 @@ def explorer_notes(found: Explorer, *, filtered: bool, lang: str) -> ExplorerNot
     return ExplorerNotes(
         count=count, more=t("exp_explorer_more", lang, shown=EXPLORER_LIMIT) if found.limited else None
     )
+
+
+def focus_of(view: ExperimentView, key: str | None, at: str) -> Focus | None:
+    """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when ``view`` logs that key;
+    ``at`` is the step, ignored unless it is a number."""
+    if not key or resolve_key(key, view.steps.columns) is None:
+        return None
+    return Focus(key=key, step=int(at) if at.isdigit() else None)
+
+
+def track_peers(view: ExperimentView, views: Sequence[ExperimentView]) -> list[ExperimentView]:
+    """The experiments of ``views`` on ``view``'s track that are not hidden (``view`` among them unless hidden):
+    what its signals and paragraph are found among."""
+    return [item for item in views if item.experiment.track == view.experiment.track and not item.experiment.hidden]

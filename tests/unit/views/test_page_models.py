@@ -1,15 +1,15 @@
 """What the experiment page and the overview show as text (rlmon.views: the experiment header, paragraph, setting
-groups, explorer notes, log notes and the overview's notices), on hand-made experiments."""
+groups, explorer notes, log notes and the overview's header and notices), on hand-made experiments."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rlmon.analysis.signals import Signal
 from rlmon.runs.experiment import Setting
 from rlmon.sources.discovery import ExperimentRef
-from rlmon.views import detail, model
+from rlmon.views import detail, model, overview
 from tests.helpers.experiments import make_experiment
 
 
@@ -136,3 +136,66 @@ def test_log_notes() -> None:
     assert model.log_notes([], lang="en") is None
     notes = model.log_notes(["a\u202eb", "/mnt/logs/e1: skipped"], lang="en", paths={"/mnt/logs": "s3://bucket/logs"})
     assert notes == model.LogNotes(title="Notes on the logs (2)", text="ab\ns3://bucket/logs/e1: skipped")
+
+
+# --- the overview ----------------------------------------------------------------------------------------
+
+
+def test_overview_header() -> None:
+    first = make_view(status="finished", total_steps=3)
+    second = replace(first, experiment=replace(first.experiment, id="e2_grpo", label="E2 · GRPO", track="Model-2B"))
+    third = replace(first, experiment=replace(first.experiment, id="e3_grpo", label="E3 · GRPO"))
+    header = overview.overview_header([first, second, third], clock="12:00:01", lang="en")
+    assert header.tracks == ("Model-4B", "Model-2B")
+    assert header.settings_line == ""
+    assert header.updated == "updated 12:00:01"
+    # one group per track, status and progress; the codes carry the short track when several are in view
+    assert header.progress_line == "E1, E3 · 4B finished 3/3 · E2 · 2B finished 3/3"
+
+
+def test_unknown_metrics() -> None:
+    assert overview.unknown_metrics(["pass_rate"], ["pass_rate", "actor/entropy"]) is None
+    assert overview.unknown_metrics([], ["pass_rate"]) is None
+    assert overview.unknown_metrics(["a", "pass_rate", "b"], ["pass_rate"]) == overview.UnknownMetrics(
+        names=("a", "b"), more=False
+    )
+    many = overview.unknown_metrics([f"k{index}" for index in range(21)], [])
+    assert many is not None
+    assert many.names == tuple(f"k{index}" for index in range(20))
+    assert many.more
+
+
+def test_download_metrics() -> None:
+    chosen = ["pass_rate", "hours_total", "val-core/aime/acc/mean@1", "actor/entropy", "val_score/gsm8k"]
+    assert overview.download_metrics(chosen) == ["pass_rate", "actor/entropy"]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    path: str
+    reason: str
+
+
+def test_notice_lines() -> None:
+    view = make_view(problems=("skipped 2 lines",))
+    lines = overview.notice_lines(["rlmon.toml: bad key"], [Unreadable("/logs/e9", "PermissionError")], [view])
+    assert lines == ["rlmon.toml: bad key", "/logs/e9: PermissionError", "E1 · GRPO: skipped 2 lines"]
+    assert overview.notice_lines([], [], [make_view()]) == []
+
+
+def test_focus_of() -> None:
+    view = make_view()
+    assert detail.focus_of(view, "pass_rate", "12") == model.Focus(key="pass_rate", step=12)
+    assert detail.focus_of(view, "pass_rate", "x") == model.Focus(key="pass_rate", step=None)
+    assert detail.focus_of(view, "actor/grad_norm", "12") is None
+    assert detail.focus_of(view, None, "12") is None
+    assert detail.focus_of(view, "", "") is None
+
+
+def test_track_peers() -> None:
+    first = make_view()
+    other_track = replace(first, experiment=replace(first.experiment, id="e2", track="Model-2B"))
+    hidden = replace(first, experiment=replace(first.experiment, id="e3", hidden=True))
+    same = replace(first, experiment=replace(first.experiment, id="e4"))
+    peers = detail.track_peers(first, [first, other_track, hidden, same])
+    assert [item.id for item in peers] == ["e1_grpo", "e4"]
