@@ -15,9 +15,7 @@ import streamlit as st
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import charts, digests, guards, live, markup, state, tables, url, widgets
-from rlmon.runs.experiment import SETTING_GROUPS
-from rlmon.runs.metrics import resolve_key
-from rlmon.text import display, format_duration, format_percent, format_score, t
+from rlmon.text import display, t
 from rlmon.views import detail, model, report
 from rlmon.views import tables as view_tables
 
@@ -35,103 +33,57 @@ lang = state.lang()
 settings = app.settings
 
 
+SEVERITY_ICONS = {"critical": ":material/error:", "warning": ":material/warning:"}
+
+
 def title_block(view: model.ExperimentView) -> None:
-    experiment = view.experiment
     st.html(markup.title_html(view, lang))
-    status = t("status_" + view.status, lang)
-    st.badge(
-        f"{model.STATUS_GLYPHS.get(view.status, '')} {status} · {experiment.progress_text}",
-        color=STATUS_COLORS.get(view.status, "gray"),
-    )
-    description = display.description_text(
-        experiment.description,
-        algorithm=experiment.algorithm.key,
-        algorithm_description=experiment.algorithm.description,
-        lang=lang,
-    )
-    if description:
+    header = detail.experiment_header(view, digests.headline(view), lang=lang)
+    st.badge(header.badge, color=STATUS_COLORS.get(header.status, "gray"))
+    if header.description:
         # rlmon.toml is the team's own text (markdown); the fallback is rlmon's algorithm description.
-        st.markdown(description)
-    total = experiment.total_steps
-    if total:
-        st.progress(
-            min(1.0, experiment.steps_done / total),
-            text=t("exp_progress", lang, done=experiment.steps_done, total=total),
-        )
-    numbers = digests.headline(view)
-    cells = [
-        (t("exp_elapsed", lang), format_duration(experiment.elapsed_h, lang)),
-        (t("exp_eta", lang), format_duration(experiment.eta_h, lang)),
-        (
-            t("exp_step_time", lang),
-            format_duration((experiment.median_step_s or 0) / 3600, lang) if experiment.median_step_s else "–",
-        ),
-        (t("col_first5", lang), format_percent(numbers.first5_pass, lang)),
-        (t("col_last10", lang), format_percent(numbers.last10_pass, lang)),
-        (
-            t("col_best_val", lang),
-            f"{format_score(numbers.best_val, lang)} @{numbers.best_val_step}" if numbers.best_val is not None else "–",
-        ),
-    ]
+        st.markdown(header.description)
+    if header.progress is not None:
+        st.progress(header.progress, text=header.progress_text)
     # Two rows of three: each number has room to be read whole, in either language.
-    for start in range(0, len(cells), 3):
-        for column, (label, value) in zip(st.columns(3), cells[start : start + 3], strict=False):
+    for start in range(0, len(header.cells), 3):
+        for column, (label, value) in zip(st.columns(3), header.cells[start : start + 3], strict=False):
             column.metric(label, value)
-    if experiment.failure:
-        st.error(
-            t("exp_failure_at", lang, step=experiment.failure_step)
-            if experiment.failure_step is not None
-            else t("exp_failure", lang),
-            icon=":material/error:",
-        )
-        st.code(
-            "\n".join(display.display_text(line) for line in [*experiment.failure_frames, experiment.failure]),
-            language=None,
-            wrap_lines=True,
-        )
-    if experiment.missing_steps:
-        shown = ", ".join(str(step) for step in experiment.missing_steps[:20])
-        more = " …" if len(experiment.missing_steps) > 20 else ""
-        st.warning(t("exp_missing_steps", lang, count=len(experiment.missing_steps), steps=shown + more))
-    if not experiment.steps_done:
-        st.info(t("no_steps_yet", lang))
+    if header.failure is not None:
+        st.error(header.failure, icon=":material/error:")
+        st.code(header.failure_lines, language=None, wrap_lines=True)
+    if header.missing is not None:
+        st.warning(header.missing)
+    if header.no_steps is not None:
+        st.info(header.no_steps)
 
 
 def paragraph_and_signals(view: model.ExperimentView, peers: Sequence[model.ExperimentView]) -> None:
-    insights = digests.insights_for(peers, settings, lang)
-    if not insights.available:
-        return
-    paragraph = insights.paragraphs.get(view.id)
-    own = [signal for signal in insights.signals if signal.experiment == view.id]
-    if not paragraph and not own:
+    said = detail.paragraph_of(view, digests.insights_for(peers, settings, lang), lang=lang)
+    if said is None:
         return
     with st.container(border=True):
-        if paragraph:
-            st.markdown(f"**{t('exp_paragraph_title', lang)}** · " + guards.escape_markdown(paragraph))
-        for signal in own:
-            icon = {"critical": ":material/error:", "warning": ":material/warning:"}.get(
-                signal.severity, ":material/info:"
-            )
-            st.markdown(f"{icon} {guards.escape_markdown(signal.text(lang))}")
+        if said.paragraph:
+            st.markdown(f"**{said.title}** · " + guards.escape_markdown(said.paragraph))
+        for severity, text in said.signals:
+            st.markdown(f"{SEVERITY_ICONS.get(severity, ':material/info:')} {guards.escape_markdown(text)}")
 
 
 def settings_block(view: model.ExperimentView) -> None:
     st.markdown(f"#### {t('exp_settings', lang)}")
-    groups = [group for group in SETTING_GROUPS if any(item.group == group for item in view.experiment.settings)]
+    groups = detail.setting_groups(view, lang=lang)
     if not groups:
         st.caption(t("no_data", lang))
         return
     for start in range(0, len(groups), 3):
-        columns = st.columns(3)
-        for column, group in zip(columns, groups[start : start + 3], strict=False):
-            rows = [item for item in view.experiment.settings if item.group == group]
+        for column, group in zip(st.columns(3), groups[start : start + 3], strict=False):
             with column:
-                st.caption(t("group_" + group, lang))
+                st.caption(group.title)
                 st.dataframe(
-                    tables.settings_frame(rows, lang),
+                    tables.settings_frame(group.settings, lang),
                     hide_index=True,
                     width="stretch",
-                    key=f"experiment_settings_{group}",
+                    key=f"experiment_settings_{group.group}",
                 )
 
 
@@ -153,7 +105,8 @@ def sources_block(view: model.ExperimentView) -> None:
 
 
 def curves(view: model.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Signal]) -> None:
-    focus = focused(view)
+    # a link from a signal: ?focus=<key>&at=<step>
+    focus = detail.focus_of(view, st.query_params.get("focus"), st.query_params.get("at", ""))
     plans = detail.detail_charts(
         view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
     )
@@ -163,15 +116,6 @@ def curves(view: model.ExperimentView, smoothing: Smoothing, x: str, signals: Se
     charts.chart_grid(
         plans, key="experiment_grid", lang=lang, eager=eager, height=detail.DETAIL_HEIGHT, settings=settings
     )
-
-
-def focused(view: model.ExperimentView) -> model.Focus | None:
-    """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when the experiment logs it."""
-    key = st.query_params.get("focus")
-    if not key or resolve_key(key, view.steps.columns) is None:
-        return None
-    at = st.query_params.get("at", "")
-    return model.Focus(key=key, step=int(at) if at.isdigit() else None)
 
 
 def validation_block(view: model.ExperimentView, x: str) -> None:
@@ -192,10 +136,10 @@ def validation_block(view: model.ExperimentView, x: str) -> None:
 
 def explorer(view: model.ExperimentView, smoothing: Smoothing, x: str) -> None:
     st.markdown(f"#### {t('exp_explorer', lang)}")
-    families = list(dict.fromkeys(model.family_of(key) for key in sorted(view.logged_keys)))
+    families = detail.explorer_families(view)
     all_label = "*"
-    # Start on the actor's keys (what the team reads first) rather than drawing every key at once.
-    st.session_state.setdefault("experiment_family", "actor/" if "actor/" in families else all_label)
+    start = detail.EXPLORER_START if detail.EXPLORER_START in families else all_label
+    st.session_state.setdefault("experiment_family", start)
     if st.session_state["experiment_family"] not in [all_label, *families]:
         st.session_state["experiment_family"] = all_label
     left, right = st.columns([1, 2], vertical_alignment="bottom")
@@ -217,20 +161,19 @@ def explorer(view: model.ExperimentView, smoothing: Smoothing, x: str) -> None:
         view, family=None if family == all_label else family, pattern=text, smoothing=smoothing, x=x, lang=lang,
         max_points=settings.max_points,
     )  # fmt: skip
-    shown = sum(len(plans) for plans in found.groups.values())
+    notes = detail.explorer_notes(found, filtered=bool(text), lang=lang)
     if text:
-        note = t("exp_explorer_matched", lang, matched=found.matched, total=found.total)
-        widgets.filter_note(st, note, regex=found.regex, lang=lang)
+        widgets.filter_note(st, notes.count, regex=found.regex, lang=lang)
     else:
-        st.caption(t("exp_explorer_count", lang, shown=shown, total=found.total))
+        st.caption(notes.count)
     for index, (name, plans) in enumerate(found.groups.items()):
         st.markdown(f"**{guards.escape_markdown(name, limit=display.NAME_LIMIT)}**")
         charts.chart_grid(
             plans, key=f"experiment_explorer_{index}", lang=lang, wide=4, height=detail.EXPLORER_HEIGHT,
             settings=settings,
         )  # fmt: skip
-    if found.limited:
-        st.caption(t("exp_explorer_more", lang, shown=detail.EXPLORER_LIMIT))
+    if notes.more is not None:
+        st.caption(notes.more)
 
 
 def report_download(view: model.ExperimentView, smoothing: Smoothing, x: str) -> None:
@@ -269,9 +212,7 @@ def body() -> None:
             icon=":material/link_off:",
         )
         return
-    peers = [
-        item for item in all_views if item.experiment.track == view.experiment.track and not item.experiment.hidden
-    ]
+    peers = detail.track_peers(view, all_views)
     guards.guarded(lambda: title_block(view), lang=lang, paths=app.paths)
     guards.guarded(lambda: paragraph_and_signals(view, peers), lang=lang, paths=app.paths)
     guards.guarded(lambda: settings_block(view), lang=lang, paths=app.paths)
@@ -290,9 +231,10 @@ def charts_section(view: model.ExperimentView, peers: Sequence[model.ExperimentV
     guards.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang, paths=app.paths)
     guards.guarded(lambda: validation_block(view, x), lang=lang, paths=app.paths)
     guards.guarded(lambda: explorer(view, smoothing, x), lang=lang, paths=app.paths)
-    if view.experiment.problems:
-        with st.expander(t("log_notes", lang, count=len(view.experiment.problems)), icon=":material/info:"):
-            st.text("\n".join(display.display_text(problem, paths=app.paths) for problem in view.experiment.problems))
+    notes = model.log_notes(view.experiment.problems, lang=lang, paths=app.paths)
+    if notes is not None:
+        with st.expander(notes.title, icon=":material/info:"):
+            st.text(notes.text)
 
 
 def page() -> None:

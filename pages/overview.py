@@ -12,7 +12,7 @@ import streamlit as st
 from rlmon.analysis.signals import KINDS
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import charts, digests, guards, live, navigation, samples, state, tables, url, widgets
-from rlmon.text import UNKNOWN, display, t, track_name
+from rlmon.text import UNKNOWN, display, t
 from rlmon.views import model, overview, report
 from rlmon.views import tables as view_tables
 
@@ -22,24 +22,16 @@ settings = app.settings
 
 
 def header(views: Sequence[model.ExperimentView]) -> None:
-    tracks = list(dict.fromkeys(view.experiment.track for view in views))
+    shown = overview.overview_header(views, clock=time.strftime("%H:%M:%S"), lang=lang)
     left, right = st.columns([4, 1], vertical_alignment="center")
-    left.markdown(
-        "## "
-        + " · ".join(guards.escape_markdown(track_name(track, lang), limit=display.NAME_LIMIT) for track in tracks)
-    )
+    left.markdown("## " + " · ".join(guards.escape_markdown(track, limit=display.NAME_LIMIT) for track in shown.tracks))
     if app.live:
         right.badge(t("live_badge", lang, seconds=app.refresh_s), icon=":material/sync:", color="green")
     else:
         right.badge(t("paused_badge", lang), icon=":material/pause:", color="gray")
-    line = overview.shared_settings_line(views, lang)
-    if line:
-        st.markdown(f"**{guards.escape_markdown(line)}**")
-    st.caption(
-        guards.escape_markdown(overview.progress_line(views, lang))
-        + " · "
-        + t("updated_at", lang, time=time.strftime("%H:%M:%S"))
-    )
+    if shown.settings_line:
+        st.markdown(f"**{guards.escape_markdown(shown.settings_line)}**")
+    st.caption(guards.escape_markdown(shown.progress_line) + " · " + shown.updated)
 
 
 def summary_and_signals(views: Sequence[model.ExperimentView], insights: model.Insights) -> None:
@@ -75,12 +67,12 @@ def metric_controls(views: Sequence[model.ExperimentView]) -> list[str]:
     options = overview.metric_options(views)
     st.session_state.setdefault("overview_metrics", overview.default_metrics(options))
     st.session_state["overview_metrics"] = [key for key in st.session_state["overview_metrics"] if key in options]
-    known = set(options)
-    unknown = [key for key in st.session_state.get(LINKED_METRICS, []) if key not in known]
-    if unknown:
-        shown = [guards.escape_markdown(key, limit=display.NAME_LIMIT) for key in unknown[:20]]
-        more = " …" if len(unknown) > 20 else ""
-        st.warning(t("unknown_metrics", lang, metrics=", ".join(shown) + more), icon=":material/link_off:")
+    unknown = overview.unknown_metrics(st.session_state.get(LINKED_METRICS, []), options)
+    if unknown is not None:
+        names = ", ".join(guards.escape_markdown(key, limit=display.NAME_LIMIT) for key in unknown.names)
+        st.warning(
+            t("unknown_metrics", lang, metrics=names + (" …" if unknown.more else "")), icon=":material/link_off:"
+        )
     pick, search = st.columns([3, 1], vertical_alignment="bottom")
     pattern = widgets.metric_filter(
         search, key="overview_filter", label=t("control_filter", lang), help=t("control_filter_help", lang),
@@ -118,7 +110,7 @@ def what_changed(views: Sequence[model.ExperimentView]) -> None:
 def downloads(views: Sequence[model.ExperimentView], metrics: Sequence[str], smoothing: Smoothing) -> None:
     st.markdown(f"#### {t('download_title', lang)}")
     st.caption(t("download_caption", lang))
-    lines = [key for key in metrics if key != overview.HOURS_TOTAL and not model.is_validation_key(key)]
+    lines = overview.download_metrics(metrics)
 
     def as_csv() -> bytes:
         return tables.download_frame(views, lines, smoothing).write_csv().encode("utf-8")
@@ -155,13 +147,11 @@ def report_download(views: Sequence[model.ExperimentView], options: report.Repor
 
 
 def notes(views: Sequence[model.ExperimentView]) -> None:
-    lines = [*app.catalog.problems]
-    lines += [f"{item.path}: {item.reason}" for item in app.view_errors]
-    for view in views:
-        lines += [f"{view.label}: {problem}" for problem in view.experiment.problems]
-    if lines:
-        with st.expander(t("log_notes", lang, count=len(lines)), icon=":material/info:"):
-            st.text("\n".join(display.display_text(line, paths=app.paths) for line in lines))
+    lines = overview.notice_lines(app.catalog.problems, app.view_errors, views)
+    shown = model.log_notes(lines, lang=lang, paths=app.paths)
+    if shown is not None:
+        with st.expander(shown.title, icon=":material/info:"):
+            st.text(shown.text)
 
 
 LINKED_METRICS = "_overview_linked_metrics"

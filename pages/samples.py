@@ -9,22 +9,17 @@ overview's links) or the picker.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import streamlit as st
 
 from rlmon.app import guards, state
 from rlmon.app import samples as sample_rows
-from rlmon.errors import RlmonError
 from rlmon.logs.samples import to_safe_markdown
 from rlmon.text import display, t
 from rlmon.views import model
-
-if TYPE_CHECKING:  # the page holds the samples' frames, the app's functions look into them
-    import polars as pl
+from rlmon.views import samples as view_samples
 
 app = state.app_state()
 lang = state.lang()
@@ -35,34 +30,8 @@ LIMIT = 30
 """Samples shown at once in the browse tab (each may be 30,000 characters long)."""
 CODE_HEIGHT = 360
 """Pixels a long prompt or response takes before it scrolls."""
-
-
-def samples_of(view: model.ExperimentView) -> pl.DataFrame:
-    """The experiment's samples (raises RlmonError when a log cannot be read)."""
-    return sample_rows.experiment_samples(view, settings)
-
-
-def step_text(step: int | None) -> str:
-    return t("samples_step_pending", lang) if step is None else t("samples_step_n", lang, step=step)
-
-
-def length_text(row: dict[str, Any]) -> str:
-    if row["response_tokens"] is not None:
-        return t("samples_tokens", lang, count=f"{row['response_tokens']:,}")
-    return t("samples_chars", lang, count=f"{len(row['response']):,}")
-
-
-def header_text(row: dict[str, Any]) -> str:
-    score = "–" if row["score"] is None else f"{row['score']:g}"
-    parts = [step_text(row["step"])]
-    if row["kind"]:
-        parts.append(t(f"samples_kind_{row['kind']}", lang))
-    parts += [
-        t("samples_score", lang, score=score),
-        length_text(row),
-        t(f"samples_origin_{row['origin']}", lang),
-    ]
-    return " · ".join(parts)
+# Material icons: a headless or minimal system may lack an emoji font
+OUTCOME_ICONS = {True: ":green[:material/check_circle:]", False: ":red[:material/cancel:]", None: ""}
 
 
 def show_text(text: str, *, markdown: bool, key: str) -> None:
@@ -78,69 +47,46 @@ def show_text(text: str, *, markdown: bool, key: str) -> None:
         )
 
 
-def sample_card(row: dict[str, Any], *, markdown: bool, key: str) -> None:
+def sample_card(card: view_samples.SampleCard, *, markdown: bool, key: str) -> None:
     """One sample: its header, the prompt (collapsed), the response, the ground truth and other fields."""
     with st.container(border=True, key=key):
-        passed = row["score"] is not None and row["score"] > 0
-        # Material icons: a headless or minimal system may lack an emoji font
-        icon = ":green[:material/check_circle:]" if passed else ""
-        if row["score"] is not None and not passed:
-            icon = ":red[:material/cancel:]"
         # the header is rlmon's own words and numbers; the file name is escaped
-        where = guards.escape_markdown(f"{Path(row['file']).name}:{row['line']}", limit=display.NAME_LIMIT)
-        st.markdown(f"{icon} **{header_text(row)}** · {where}")
+        where = guards.escape_markdown(card.where, limit=display.NAME_LIMIT)
+        st.markdown(f"{OUTCOME_ICONS[card.passed]} **{card.header}** · {where}")
         with st.expander(t("samples_prompt", lang)):
             st.code(
-                row["prompt"],
+                card.prompt,
                 language=None,
                 wrap_lines=True,
-                height=CODE_HEIGHT if len(row["prompt"]) > 2000 else "content",
+                height=CODE_HEIGHT if len(card.prompt) > 2000 else "content",
             )
         st.caption(t("samples_response", lang))
-        show_text(row["response"], markdown=markdown, key=f"{key}_md")
+        show_text(card.response, markdown=markdown, key=f"{key}_md")
         st.caption(t("samples_ground_truth", lang))
-        st.code(row["ground_truth"] if row["ground_truth"] is not None else "–", language=None, wrap_lines=True)
-        extra = extra_fields(row["extra"])
-        if extra:
+        st.code(card.ground_truth, language=None, wrap_lines=True)
+        if card.extra is not None:
             st.caption(t("samples_extra", lang))
-            st.code("\n".join(f"{name}: {value}" for name, value in extra), language=None, wrap_lines=True)
+            st.code(card.extra, language=None, wrap_lines=True)
 
 
-def extra_fields(extra: str | None) -> list[tuple[str, str]]:
-    try:
-        values = json.loads(extra or "{}")
-    except ValueError:
-        return []
-    return [(str(name), str(value)) for name, value in values.items()] if isinstance(values, dict) else []
-
-
-def prompt_label(prompt: str) -> str:
-    """A prompt as one short line for a picker: its last non-empty lines (the question), cut."""
-    lines = [line.strip() for line in prompt.splitlines() if line.strip()]
-    tail = [line for line in lines if line.lower() not in ("assistant", "user", "system")]
-    text = " ".join(tail[-2:] if tail else lines)[:120]
-    return display.display_text(text) or "–"
-
-
-def browse(samples: pl.DataFrame, markdown: bool) -> None:
-    steps = sample_rows.sample_steps(samples)
-    sources = sample_rows.sample_sources(samples)
+def browse(samples: view_samples.SampleSet, markdown: bool) -> None:
+    choices = view_samples.browse_choices(samples)
     step_col, source_col, outcome_col, search_col = st.columns([1, 1, 1, 2], vertical_alignment="bottom")
     linked = st.session_state.pop("_samples_linked_step", None)
-    if linked is not None and linked.isdigit() and int(linked) in steps:
+    if linked is not None and linked.isdigit() and int(linked) in choices.steps:
         st.session_state["samples_step"] = int(linked)
-    if st.session_state.get("samples_step") not in (ALL, *steps):
+    if st.session_state.get("samples_step") not in (ALL, *choices.steps):
         st.session_state["samples_step"] = ALL
 
     def all_or(value: Any) -> str:
         return t("samples_all", lang) if value == ALL else display.display_text(str(value))
 
     with step_col:
-        step = st.selectbox(t("samples_step", lang), [ALL, *steps], key="samples_step", format_func=all_or)
+        step = st.selectbox(t("samples_step", lang), [ALL, *choices.steps], key="samples_step", format_func=all_or)
     with source_col:
         source = st.selectbox(
-            t("samples_data_source", lang), [ALL, *sources], key="samples_source", disabled=not sources,
-            format_func=all_or,
+            t("samples_data_source", lang), [ALL, *choices.sources], key="samples_source",
+            disabled=not choices.sources, format_func=all_or,
         )  # fmt: skip
     with outcome_col:
         outcome = st.selectbox(
@@ -149,91 +95,72 @@ def browse(samples: pl.DataFrame, markdown: bool) -> None:
         )  # fmt: skip
     with search_col:
         text = st.text_input(t("samples_search", lang), key="samples_search", max_chars=200)
-    rows, total = sample_rows.browse_rows(
+    shown = view_samples.browse(
         samples, step=step if isinstance(step, int) else None, data_source=None if source == ALL else source,
-        outcome=None if outcome == ALL else outcome, text=text or "", limit=LIMIT,
+        outcome=None if outcome == ALL else outcome, text=text or "", limit=LIMIT, lang=lang,
     )  # fmt: skip
-    st.caption(t("samples_count", lang, shown=min(total, LIMIT), total=total))
-    for index, row in enumerate(rows):
-        sample_card(row, markdown=markdown, key=f"samples_card_{index}")
-    if total > LIMIT:
-        st.caption(t("samples_first", lang, limit=LIMIT))
+    st.caption(shown.count)
+    for index, card in enumerate(shown.cards):
+        sample_card(card, markdown=markdown, key=f"samples_card_{index}")
+    if shown.more is not None:
+        st.caption(shown.more)
 
 
 def prompt_picker(prompts: Sequence[str], key: str) -> str:
-    return str(st.selectbox(t("samples_pick_prompt", lang), list(prompts), key=key, format_func=prompt_label))
+    return str(
+        st.selectbox(t("samples_pick_prompt", lang), list(prompts), key=key, format_func=view_samples.prompt_label)
+    )
 
 
-def side_by_side(
-    left: dict[str, Any], right: dict[str, Any], *, markdown: bool, titles: tuple[str, str], key: str
-) -> None:
-    columns = st.columns(2)
-    for column, row, title, side in zip(columns, (left, right), titles, ("left", "right"), strict=True):
+def side_by_side(sides: Sequence[view_samples.Side], *, markdown: bool, key: str) -> None:
+    for column, item, where in zip(st.columns(2), sides, ("left", "right"), strict=True):
         with column:
-            st.markdown(f"**{guards.escape_markdown(title)}**")
-            sample_card(row, markdown=markdown, key=f"{key}_{side}")
+            st.markdown(f"**{guards.escape_markdown(item.title)}**")
+            sample_card(item.card, markdown=markdown, key=f"{key}_{where}")
 
 
-def across_steps(samples: pl.DataFrame, markdown: bool) -> None:
-    prompts = sample_rows.prompts_at_several_steps(samples)
+def across_steps(samples: view_samples.SampleSet, markdown: bool) -> None:
+    prompts = view_samples.prompts_at_several_steps(samples)
     if not prompts:
         st.info(t("samples_one_step", lang))
         return
     prompt = prompt_picker(prompts, "samples_steps_prompt")
-    steps = sample_rows.prompt_steps(samples, prompt)
+    steps = view_samples.prompt_steps(samples, prompt)
     left_col, right_col = st.columns(2)
     with left_col:
         left = st.selectbox(t("samples_left", lang), steps, index=0, key="samples_steps_left")
     with right_col:
         right = st.selectbox(t("samples_right", lang), steps, index=len(steps) - 1, key="samples_steps_right")
-    pick = [sample_rows.sample_at(samples, prompt, step) for step in (left, right)]
-    side_by_side(
-        pick[0], pick[1], markdown=markdown, titles=(step_text(left), step_text(right)), key="samples_steps_card"
-    )
+    sides = [view_samples.side(samples, prompt, step, lang=lang) for step in (left, right)]
+    side_by_side(sides, markdown=markdown, key="samples_steps_card")
 
 
-def across_experiments(view: model.ExperimentView, samples: pl.DataFrame, markdown: bool) -> None:
-    others: dict[str, pl.DataFrame] = {}
-    for other in app.views:
-        if other.id == view.id or other.id in app.hidden_ids:
-            continue
-        try:
-            theirs = samples_of(other)
-        except RlmonError:
-            continue
-        shared = sample_rows.shared_samples(samples, theirs)
-        if shared is not None:
-            others[other.id] = shared
+def across_experiments(
+    view: model.ExperimentView, samples: view_samples.SampleSet, listed: Sequence[model.ExperimentView], markdown: bool
+) -> None:
+    others = sample_rows.shared_sample_sets(samples, [item for item in listed if item.id != view.id], settings)
     if not others:
         st.info(t("samples_no_other", lang))
         return
-    labels = {item.id: item.label for item in app.views}
-    other_id = st.selectbox(
-        t("samples_other", lang),
-        list(others),
-        key="samples_other",
-        format_func=lambda value: labels.get(value, value),
-    )
+    labels = {item.id: item.label for item in listed}
+    other_id = st.selectbox(t("samples_other", lang), list(others), key="samples_other", format_func=labels.__getitem__)
     theirs = others[other_id]
     # the prompts both printed, latest first
-    prompt = prompt_picker(sample_rows.prompts_latest_first(theirs), "samples_other_prompt")
-    my_steps = set(sample_rows.prompt_steps(samples, prompt))
-    their_steps = set(sample_rows.prompt_steps(theirs, prompt))
-    common = sorted(my_steps & their_steps)
+    prompt = prompt_picker(view_samples.prompts_latest_first(theirs), "samples_other_prompt")
+    my_steps = view_samples.prompt_steps(samples, prompt)
+    their_steps = view_samples.prompt_steps(theirs, prompt)
+    common = sorted(set(my_steps) & set(their_steps))
     if common:
         step = st.selectbox(t("samples_step", lang), common, index=len(common) - 1, key="samples_other_step")
         my_step = their_step = step
     else:
         st.caption(t("samples_no_common_step", lang))
-        my_step = max(my_steps)
-        their_step = min(their_steps, key=lambda value: abs(value - my_step))
-    left = sample_rows.sample_at(samples, prompt, my_step)
-    right = sample_rows.sample_at(theirs, prompt, their_step)
-    side_by_side(
-        left, right, markdown=markdown,
-        titles=(f"{view.label} · {step_text(my_step)}", f"{labels.get(other_id, other_id)} · {step_text(their_step)}"),
-        key="samples_pair_card",
-    )  # fmt: skip
+        my_step, their_step = view_samples.pair_steps(my_steps, their_steps)
+    sides = [
+        view_samples.side(samples, prompt, my_step, lang=lang, label=view.label),
+        view_samples.side(theirs, prompt, their_step, lang=lang, label=labels[other_id]),
+    ]
+    side_by_side(sides, markdown=markdown, key="samples_pair_card")
 
 
 def page() -> None:
@@ -263,8 +190,8 @@ def page() -> None:
     with markdown_col:
         markdown = st.toggle(t("samples_markdown", lang), key="samples_markdown", help=t("samples_markdown_help", lang))
     view = next(item for item in listed if item.id == chosen_id)
-    samples = samples_of(view)
-    if samples.is_empty():
+    samples = sample_rows.sample_set(view, settings)
+    if samples.is_empty:
         st.info(t("samples_none", lang, name=guards.escape_markdown(view.label)), icon=":material/chat_bubble_outline:")
         return
     browse_tab, steps_tab, experiments_tab = st.tabs(
@@ -275,7 +202,7 @@ def page() -> None:
     with steps_tab:
         guards.guarded(lambda: across_steps(samples, markdown), lang=lang, paths=app.paths)
     with experiments_tab:
-        guards.guarded(lambda: across_experiments(view, samples, markdown), lang=lang, paths=app.paths)
+        guards.guarded(lambda: across_experiments(view, samples, listed, markdown), lang=lang, paths=app.paths)
 
 
 guards.guarded(page, lang=lang, paths=app.paths)

@@ -1,4 +1,6 @@
-"""Samples (what the model wrote) read through one cache per server; the overview's links to the latest."""
+"""Samples (what the model wrote) read through one cache per server; the overview's links to the latest.
+
+What the samples page makes of them is :mod:`rlmon.views.samples` (pure)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,6 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -14,25 +15,20 @@ import streamlit as st
 from rlmon.app import server
 from rlmon.app.guards import LOG
 from rlmon.errors import RlmonError
-from rlmon.logs.samples import SampleCache, filter_samples, read_samples, samples_for_prompt
+from rlmon.logs.samples import SampleCache, read_samples
 from rlmon.schema import STEP
 from rlmon.settings import Settings
 from rlmon.text import t
 from rlmon.views.model import ExperimentView
+from rlmon.views.samples import SampleSet, shared_samples
 
 __all__ = [
-    "browse_rows",
     "experiment_samples",
     "latest_sample_step",
     "latest_samples_links",
-    "prompt_steps",
-    "prompts_at_several_steps",
-    "prompts_latest_first",
-    "sample_at",
     "sample_cache",
-    "sample_sources",
-    "sample_steps",
-    "shared_samples",
+    "sample_set",
+    "shared_sample_sets",
 ]
 
 
@@ -106,59 +102,25 @@ def latest_samples_links(views: Sequence[ExperimentView], settings: Settings, la
             )
 
 
-# What the samples page shows of an experiment's samples (frames of :func:`rlmon.logs.samples.read_samples`).
+def sample_set(view: ExperimentView, settings: Settings) -> SampleSet:
+    """:func:`experiment_samples` as the samples page's view model takes them; raises :class:`RlmonError` when a
+    log cannot be read."""
+    return SampleSet(experiment_samples(view, settings))
 
 
-def sample_steps(samples: pl.DataFrame) -> list[int]:
-    """The steps with samples, newest first."""
-    return sorted({int(step) for step in samples.get_column(STEP).drop_nulls().to_list()}, reverse=True)
-
-
-def sample_sources(samples: pl.DataFrame) -> list[str]:
-    """The data sources with samples, sorted."""
-    return sorted(set(samples.get_column("data_source").drop_nulls().to_list()))
-
-
-def browse_rows(
-    samples: pl.DataFrame, *, step: int | None, data_source: str | None, outcome: str | None, text: str, limit: int
-) -> tuple[list[dict[str, Any]], int]:
-    """(the first ``limit`` samples passing the filters, newest first - the latest step is what a team asks
-    about -, how many pass them)."""
-    chosen = filter_samples(samples, step=step, data_source=data_source, outcome=outcome, text=text)
-    chosen = chosen.with_row_index("_order").sort([STEP, "_order"], descending=[True, False], nulls_last=False)
-    return list(chosen.head(limit).iter_rows(named=True)), chosen.height
-
-
-def prompts_at_several_steps(samples: pl.DataFrame) -> list[str]:
-    """The prompts sampled at more than one step, the most often sampled first."""
-    stepped = samples.filter(pl.col(STEP).is_not_null())
-    counts = stepped.group_by("prompt").agg(pl.col(STEP).n_unique().alias("steps")).filter(pl.col("steps") > 1)
-    prompts: list[str] = counts.sort("steps", descending=True, maintain_order=True).get_column("prompt").to_list()
-    return prompts
-
-
-def prompt_steps(samples: pl.DataFrame, prompt: str) -> list[int]:
-    """The steps ``prompt`` was sampled at, in order."""
-    rows = samples_for_prompt(samples.filter(pl.col(STEP).is_not_null()), prompt)
-    return sorted(set(rows.get_column(STEP).to_list()))
-
-
-def sample_at(samples: pl.DataFrame, prompt: str, step: int) -> dict[str, Any]:
-    """The first sample of ``prompt`` at ``step``."""
-    rows = samples_for_prompt(samples.filter(pl.col(STEP).is_not_null()), prompt)
-    return samples_for_prompt(rows, prompt, step=step).row(0, named=True)
-
-
-def shared_samples(samples: pl.DataFrame, theirs: pl.DataFrame) -> pl.DataFrame | None:
-    """Another experiment's samples (``theirs``) of the prompts ``samples`` holds too, at known steps; None when
-    there are none."""
-    mine = set(samples.get_column("prompt").to_list())
-    shared = theirs.filter(pl.col("prompt").is_in(list(mine)) & pl.col(STEP).is_not_null())
-    return shared if shared.height else None
-
-
-def prompts_latest_first(samples: pl.DataFrame) -> list[str]:
-    """The prompts of ``samples``, the latest sampled first."""
-    latest = samples.group_by("prompt", maintain_order=True).agg(pl.col(STEP).max().alias("latest"))
-    prompts: list[str] = latest.sort("latest", descending=True, maintain_order=True).get_column("prompt").to_list()
-    return prompts
+def shared_sample_sets(
+    samples: SampleSet, others: Sequence[ExperimentView], settings: Settings
+) -> dict[str, SampleSet]:
+    """Experiment id -> the samples of ``others`` of the prompts ``samples`` holds too
+    (:func:`rlmon.views.samples.shared_samples`); an experiment whose logs cannot be read, or that shares no
+    prompt, is left out."""
+    shared_sets: dict[str, SampleSet] = {}
+    for other in others:
+        try:
+            theirs = sample_set(other, settings)
+        except RlmonError:
+            continue
+        shared = shared_samples(samples, theirs)
+        if shared is not None:
+            shared_sets[other.id] = shared
+    return shared_sets

@@ -11,17 +11,21 @@ import polars as pl
 
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
+from rlmon.runs.experiment import SETTING_GROUPS, Setting
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
-from rlmon.text import t
-from rlmon.text.display import NAME_LIMIT, display_text
+from rlmon.text import format_duration, format_percent, format_score, t
+from rlmon.text.display import NAME_LIMIT, description_text, display_text
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
 from rlmon.views.lines import axis_title, is_fraction, line_builder
 from rlmon.views.model import (
+    STATUS_GLYPHS,
     ChartPlan,
     ExperimentView,
     Focus,
+    Insights,
+    TableNumbers,
     family_of,
     long_frame,
     match_keys,
@@ -32,10 +36,22 @@ __all__ = [
     "DETAIL_HEIGHT",
     "EXPLORER_HEIGHT",
     "EXPLORER_LIMIT",
+    "EXPLORER_START",
+    "ExperimentHeader",
     "Explorer",
+    "ExplorerNotes",
+    "Paragraph",
+    "SettingGroup",
     "ValidationPanel",
     "detail_charts",
+    "experiment_header",
     "explorer",
+    "explorer_families",
+    "explorer_notes",
+    "focus_of",
+    "paragraph_of",
+    "setting_groups",
+    "track_peers",
     "validation_panels",
 ]
 
@@ -343,3 +359,161 @@ def explorer(
         regex=regex,
         limited=len(chosen) > EXPLORER_LIMIT,
     )
+
+
+@dataclass(frozen=True)
+class ExperimentHeader:
+    """The experiment page's header under its title: status, description, progress, the six numbers and what
+    went wrong."""
+
+    status: str
+    """The experiment's status (``finished``, ``running`` ...), for the badge's colour."""
+    badge: str
+    """The status badge: glyph, status and progress (``✓ finished · 200/200 steps``)."""
+    description: str
+    """The team's ``rlmon.toml`` description (markdown) or rlmon's description of the algorithm; may be empty."""
+    progress: float | None
+    """Steps done over the planned steps (at most 1); None when the plan is not known."""
+    progress_text: str
+    cells: tuple[tuple[str, str], ...]
+    """(label, value) of elapsed time, ETA, median step time, first-5 and last-10 pass rate, best validation."""
+    failure: str | None
+    """The failure's title (with its step when known); None when the run did not fail."""
+    failure_lines: str
+    """The failure's frames and message, one a line, as the log wrote them (bidi controls taken out)."""
+    missing: str | None
+    """The steps the log skipped (the first 20), None when none were."""
+    no_steps: str | None
+    """Said while no step has been logged."""
+
+
+def experiment_header(view: ExperimentView, numbers: TableNumbers, *, lang: str) -> ExperimentHeader:
+    """The header of ``view``'s page; ``numbers`` are its headline numbers (:func:`rlmon.views.model.table_numbers`)."""
+    experiment = view.experiment
+    total = experiment.total_steps
+    step_time = format_duration(experiment.median_step_s / 3600, lang) if experiment.median_step_s else "–"
+    best = "–"
+    if numbers.best_val is not None:
+        best = f"{format_score(numbers.best_val, lang)} @{numbers.best_val_step}"
+    failure = None
+    if experiment.failure:
+        failure = (
+            t("exp_failure_at", lang, step=experiment.failure_step)
+            if experiment.failure_step is not None
+            else t("exp_failure", lang)
+        )
+    missing = None
+    if experiment.missing_steps:
+        shown = ", ".join(str(step) for step in experiment.missing_steps[:20])
+        more = " …" if len(experiment.missing_steps) > 20 else ""
+        missing = t("exp_missing_steps", lang, count=len(experiment.missing_steps), steps=shown + more)
+    return ExperimentHeader(
+        status=view.status,
+        badge=f"{STATUS_GLYPHS.get(view.status, '')} {t('status_' + view.status, lang)} · {experiment.progress_text}",
+        description=description_text(
+            experiment.description,
+            algorithm=experiment.algorithm.key,
+            algorithm_description=experiment.algorithm.description,
+            lang=lang,
+        ),
+        progress=min(1.0, experiment.steps_done / total) if total else None,
+        progress_text=t("exp_progress", lang, done=experiment.steps_done, total=total) if total else "",
+        cells=(
+            (t("exp_elapsed", lang), format_duration(experiment.elapsed_h, lang)),
+            (t("exp_eta", lang), format_duration(experiment.eta_h, lang)),
+            (t("exp_step_time", lang), step_time),
+            (t("col_first5", lang), format_percent(numbers.first5_pass, lang)),
+            (t("col_last10", lang), format_percent(numbers.last10_pass, lang)),
+            (t("col_best_val", lang), best),
+        ),
+        failure=failure,
+        failure_lines="\n".join(display_text(line) for line in [*experiment.failure_frames, experiment.failure])
+        if experiment.failure
+        else "",
+        missing=missing,
+        no_steps=None if experiment.steps_done else t("no_steps_yet", lang),
+    )
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """What :mod:`rlmon.analysis` says of one experiment: its paragraph and its own signals."""
+
+    title: str
+    paragraph: str | None
+    signals: tuple[tuple[str, str], ...]
+    """(severity, text) of each of the experiment's signals, in the order they were found."""
+
+
+def paragraph_of(view: ExperimentView, insights: Insights, *, lang: str) -> Paragraph | None:
+    """``view``'s paragraph and signals among ``insights`` (of its track's experiments); None when there is
+    nothing to say."""
+    if not insights.available:
+        return None
+    paragraph = insights.paragraphs.get(view.id) or None
+    own = tuple((signal.severity, signal.text(lang)) for signal in insights.signals if signal.experiment == view.id)
+    if not paragraph and not own:
+        return None
+    return Paragraph(title=t("exp_paragraph_title", lang), paragraph=paragraph, signals=own)
+
+
+@dataclass(frozen=True)
+class SettingGroup:
+    """One group of an experiment's settings (:data:`rlmon.runs.experiment.SETTING_GROUPS`) with its title."""
+
+    group: str
+    title: str
+    settings: tuple[Setting, ...]
+
+
+def setting_groups(view: ExperimentView, *, lang: str) -> tuple[SettingGroup, ...]:
+    """The groups ``view`` has settings in, in :data:`~rlmon.runs.experiment.SETTING_GROUPS` order."""
+    groups = []
+    for group in SETTING_GROUPS:
+        settings = tuple(item for item in view.experiment.settings if item.group == group)
+        if settings:
+            groups.append(SettingGroup(group=group, title=t("group_" + group, lang), settings=settings))
+    return tuple(groups)
+
+
+EXPLORER_START = "actor/"
+"""The family the explorer starts on (what the team reads first) rather than drawing every key at once."""
+
+
+def explorer_families(view: ExperimentView) -> tuple[str, ...]:
+    """The families of ``view``'s logged keys (``actor/``, ``critic/`` ...), in key order."""
+    return tuple(dict.fromkeys(family_of(key) for key in sorted(view.logged_keys)))
+
+
+@dataclass(frozen=True)
+class ExplorerNotes:
+    """What the explorer says of its choice: how many keys it draws, and a note when more matched."""
+
+    count: str
+    more: str | None
+
+
+def explorer_notes(found: Explorer, *, filtered: bool, lang: str) -> ExplorerNotes:
+    """The count under the explorer's choice (matched of all with a pattern, else drawn of all)."""
+    if filtered:
+        count = t("exp_explorer_matched", lang, matched=found.matched, total=found.total)
+    else:
+        shown = sum(len(plans) for plans in found.groups.values())
+        count = t("exp_explorer_count", lang, shown=shown, total=found.total)
+    return ExplorerNotes(
+        count=count, more=t("exp_explorer_more", lang, shown=EXPLORER_LIMIT) if found.limited else None
+    )
+
+
+def focus_of(view: ExperimentView, key: str | None, at: str) -> Focus | None:
+    """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when ``view`` logs that key;
+    ``at`` is the step, ignored unless it is a number."""
+    if not key or resolve_key(key, view.steps.columns) is None:
+        return None
+    return Focus(key=key, step=int(at) if at.isdigit() else None)
+
+
+def track_peers(view: ExperimentView, views: Sequence[ExperimentView]) -> list[ExperimentView]:
+    """The experiments of ``views`` on ``view``'s track that are not hidden (``view`` among them unless hidden):
+    what its signals and paragraph are found among."""
+    return [item for item in views if item.experiment.track == view.experiment.track and not item.experiment.hidden]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,8 +29,8 @@ from rlmon.runs.experiment import Experiment, short_track_names
 from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, resolve_key
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.sources.discovery import ExperimentRef
-from rlmon.text import metric_title, track_name
-from rlmon.text.display import NAME_LIMIT, display_text
+from rlmon.text import metric_title, t, track_name
+from rlmon.text.display import NAME_LIMIT, NO_PATHS, display_text
 
 __all__ = [
     "EAGER_CHARTS",
@@ -39,10 +39,12 @@ __all__ = [
     "ExperimentView",
     "Focus",
     "Insights",
+    "LogNotes",
     "TableNumbers",
     "display_labels",
     "family_of",
     "is_validation_key",
+    "log_notes",
     "long_frame",
     "match_keys",
     "metric_name",
@@ -305,3 +307,23 @@ def signal_link(slug: str, signal: Signal) -> str:
     if signal.step is not None:
         query["at"] = str(signal.step)
     return slug + ("?" + urllib.parse.urlencode(query) if query else "")
+
+
+@dataclass(frozen=True)
+class LogNotes:
+    """What reading the logs noted (lines skipped, files unreadable ...): a title with their count, and the notes
+    one a line as plain text."""
+
+    title: str
+    text: str
+
+
+def log_notes(notes: Sequence[str], *, lang: str, paths: Mapping[str, str] = NO_PATHS) -> LogNotes | None:
+    """``notes`` for the pages' "notes from reading the logs"; None when there are none. Each note passes
+    :func:`display_text` (its folders shown by their public address, ``paths``)."""
+    if not notes:
+        return None
+    return LogNotes(
+        title=t("log_notes", lang, count=len(notes)),
+        text="\n".join(display_text(note, paths=paths) for note in notes),
+    )

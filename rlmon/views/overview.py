@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -14,7 +14,7 @@ from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import METHODS, Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
-from rlmon.text import format_duration, format_hours, setting_display, t
+from rlmon.text import format_duration, format_hours, setting_display, t, track_name
 from rlmon.text.display import NAME_LIMIT, display_text
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
@@ -32,14 +32,22 @@ __all__ = [
     "COMPARISON_HEIGHT",
     "DEFAULT_METRICS",
     "HOURS_TOTAL",
+    "UNKNOWN_SHOWN",
+    "OverviewHeader",
+    "UnknownMetrics",
+    "Unreadable",
     "comparison_charts",
     "comparison_charts_ahead",
     "default_metrics",
+    "download_metrics",
     "line_points",
     "metric_options",
+    "notice_lines",
     "overview_eager",
+    "overview_header",
     "progress_line",
     "shared_settings_line",
+    "unknown_metrics",
 ]
 
 
@@ -301,3 +309,74 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
             )
         )
     return " · ".join(grouped + parts)
+
+
+@dataclass(frozen=True)
+class OverviewHeader:
+    """The overview's header: the tracks in view (their names as the logs and ``rlmon.toml`` give them: escape
+    before markdown), what every experiment shares, how far each has come, and when the page was drawn."""
+
+    tracks: tuple[str, ...]
+    settings_line: str
+    progress_line: str
+    updated: str
+
+
+def overview_header(views: Sequence[ExperimentView], *, clock: str, lang: str) -> OverviewHeader:
+    """The header of the overview of ``views``, drawn at ``clock`` (``HH:MM:SS``)."""
+    return OverviewHeader(
+        tracks=tuple(track_name(track, lang) for track in dict.fromkeys(view.experiment.track for view in views)),
+        settings_line=shared_settings_line(views, lang),
+        progress_line=progress_line(views, lang),
+        updated=t("updated_at", lang, time=clock),
+    )
+
+
+UNKNOWN_SHOWN = 20
+"""Metric names a link asked for that are named in the overview's warning at most."""
+
+
+@dataclass(frozen=True)
+class UnknownMetrics:
+    """The metrics a link asked for that no experiment in view logs: the first :data:`UNKNOWN_SHOWN`, and
+    whether there are more."""
+
+    names: tuple[str, ...]
+    more: bool
+
+
+def unknown_metrics(linked: Sequence[str], options: Sequence[str]) -> UnknownMetrics | None:
+    """The names of ``linked`` (a link's ``?m=``) that are not among ``options``; None when all are."""
+    known = set(options)
+    unknown = [key for key in linked if key not in known]
+    if not unknown:
+        return None
+    return UnknownMetrics(names=tuple(unknown[:UNKNOWN_SHOWN]), more=len(unknown) > UNKNOWN_SHOWN)
+
+
+def download_metrics(metrics: Sequence[str]) -> list[str]:
+    """The chosen metrics the per-step download holds: every line metric (not the hours bars, not validation)."""
+    return [key for key in metrics if key != HOURS_TOTAL and not is_validation_key(key)]
+
+
+class Unreadable(Protocol):
+    """An experiment that could not be read (``rlmon.app.loaders.Unreadable``): its folder and why."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+def notice_lines(
+    problems: Sequence[str], unreadable: Sequence[Unreadable], views: Sequence[ExperimentView]
+) -> list[str]:
+    """The overview's notes on the logs: the catalog's ``problems``, each unreadable experiment
+    (``<folder>: <reason>``) and each problem of the experiments in view (``<label>: <problem>``), in that order
+    (:func:`rlmon.views.model.log_notes` shows them)."""
+    lines = [*problems]
+    lines += [f"{item.path}: {item.reason}" for item in unreadable]
+    for view in views:
+        lines += [f"{view.label}: {problem}" for problem in view.experiment.problems]
+    return lines
