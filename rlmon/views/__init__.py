@@ -6,6 +6,7 @@
 * :mod:`rlmon.views.overview`: the overview's metrics, comparison charts and header lines.
 * :mod:`rlmon.views.detail`: the experiment page's training curves, validation panels and explorer.
 * :mod:`rlmon.views.lines`: the line and validation charts both pages draw.
+* :mod:`rlmon.views.samples`: the samples page's cards, choices and sides.
 * :mod:`rlmon.views.charts` (Vega-Lite specs from long frames), :mod:`rlmon.views.tooltip`,
   :mod:`rlmon.views.ticks`; :mod:`rlmon.views.report` (one offline HTML file).
 
