@@ -8,22 +8,20 @@
   :func:`~rlmon.logs.cache.read_log` and :func:`~rlmon.logs.cache.read_logs` are the way in.
 - :mod:`~rlmon.logs.locks` and :mod:`~rlmon.logs.checksum`: the cache's lock files and CRC-32 sums, so several
   processes can share one cache folder.
-- :mod:`~rlmon.logs.samples`: the prompts, responses and scores a log prints or dumps.
+- :mod:`~rlmon.logs.samples`: the prompts, responses and scores a log prints or dumps (imported where samples are
+  read, not here: most readers of a log never need it).
 """
 
 from __future__ import annotations
 
 from rlmon.logs.cache import LogCache, read_log, read_logs
 from rlmon.logs.parse import ParsedLog, parse_log_bytes, parse_log_text
-from rlmon.logs.samples import SampleCache, read_samples
 
 __all__ = [
     "LogCache",
     "ParsedLog",
-    "SampleCache",
     "parse_log_bytes",
     "parse_log_text",
     "read_log",
     "read_logs",
-    "read_samples",
 ]
