@@ -45,6 +45,8 @@ def start_server(cache_dir: Path, log_path: Path) -> tuple[subprocess.Popen[byte
             [
                 sys.executable, "-m", "streamlit", "run", str(APP),
                 "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+                # no secrets (sign-in off), whatever a .streamlit/secrets.toml beside the repository says
+                "--secrets.files", str(log_path.parent / "no-secrets.toml"),
             ],
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip

@@ -76,7 +76,8 @@ def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: fl
 def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Path = APP) -> Iterator[str]:
     """``streamlit run script`` on a free loopback port with rlmon's settings from ``env_extra`` only; yields its
     URL once ``/_stcore/health`` answers. Skips (with the reason) without Chromium or playwright. The server's
-    output goes to a file, copied to ``test-artifacts/<log_name>``."""
+    output goes to a file, copied to ``test-artifacts/<log_name>``. Streamlit's secrets are ``folder/secrets.toml``
+    (none unless the test writes it: sign-in is off)."""
     require_chromium()
     env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_") and key != "XDG_CACHE_HOME"}
     env |= env_extra
@@ -91,6 +92,8 @@ def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Pat
             [
                 sys.executable, "-m", "streamlit", "run", str(script),
                 "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+                # Streamlit's secrets (sign-in) from the test's own folder, never the repository's .streamlit/
+                "--secrets.files", str(folder / "secrets.toml"),
             ],
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
