@@ -115,8 +115,8 @@ def test_the_refusal_speaks_chinese(app_env: Path, monkeypatch: pytest.MonkeyPat
     assert at.button(key="signin_sign_out").label == "退出登录"
 
 
-def test_a_visitor_not_signed_in_sees_the_sign_in_only(app_env: Path) -> None:
-    with oidc_provider() as provider:
+def test_a_visitor_not_signed_in_sees_the_sign_in_only(app_env: Path, tmp_path: Path) -> None:
+    with oidc_provider(tmp_path) as provider:
         at = AppTest.from_file(APP, default_timeout=60)
         at.secrets["auth"] = auth_section(provider, redirect_uri=REDIRECT_URI)
         at.user = {"is_logged_in": False}
@@ -124,7 +124,7 @@ def test_a_visitor_not_signed_in_sees_the_sign_in_only(app_env: Path) -> None:
     assert not at.exception
     assert at.button(key="signin_button").label == "Sign in"
     page = unescape(texts(at))
-    assert "You sign in at localhost, then come back here." in page
+    assert "You sign in at 127.0.0.1, then come back here." in page
     assert not _has(at, "app_track") and not _has(at, "app_sign_out")
     assert not [word for word in DATA_WORDS if word in page]
     assert not at.get("vega_lite_chart") and not at.get("arrow_data_frame")

@@ -1,19 +1,25 @@
-"""What the sign-in tests share: a real OpenID Connect provider on loopback (the ``oidc-provider-mock`` package: its
-authorization page signs in whatever address is typed in it), the ``[auth]`` section and secrets file that point
-rlmon at it, signing in and out in Chromium, and reading what reached the browser over the websocket."""
+"""What the sign-in tests share: a real OpenID Connect provider on loopback (the ``oidc-provider-mock`` package, run
+as its own process: its authorization page signs in whatever address is typed in it), the ``[auth]`` section and
+secrets file that point rlmon at it, signing in and out in Chromium, and reading what reached the browser over the
+websocket."""
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import secrets
-import warnings
-from collections.abc import Iterator, Sequence
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers.paths import REPO_ROOT
+from tests.helpers.server import free_port
 
 COOKIE_SECRET = secrets.token_hex(32)
 """Every replica of a test's servers signs its cookies with this one (it is in every replica's secrets)."""
@@ -22,17 +28,49 @@ CLIENT_SECRET = "rlmon-tests-secret"
 
 
 @contextlib.contextmanager
-def oidc_provider(users: Sequence[Any] = ()) -> Iterator[str]:
-    """A real OpenID provider on a free loopback port, in a thread of this process, for the block; yields its
-    base URL. ``users`` (``oidc_provider_mock.User``) are predefined with the claims they carry; any other
-    address typed on its page signs in with ``{"email": address}``. Skips without the package."""
-    # it imports Authlib modules that warn of their deprecation (Authlib turns its warnings on when first imported)
-    deprecation = pytest.importorskip("authlib.deprecate", reason="Authlib is not installed").AuthlibDeprecationWarning
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", deprecation)
-        provider_mock = pytest.importorskip("oidc_provider_mock", reason="oidc-provider-mock is not installed")
-    with provider_mock.run_server_in_thread(port=0, user_claims=list(users)) as server:
-        yield f"http://localhost:{server.server_port}"
+def oidc_provider(folder: Path, *, timeout_s: float = 30) -> Iterator[str]:
+    """A real OpenID provider (``python -m oidc_provider_mock``) on a free loopback port for the block, its output in
+    ``folder/provider.log``; yields its base URL once its OpenID configuration answers. Any address typed on its
+    authorization page signs in with the claims ``{"sub": address, "email": address}``. Skips without the
+    package."""
+    if importlib.util.find_spec("oidc_provider_mock") is None:
+        pytest.skip("oidc-provider-mock is not installed (it is in the dev extra)")
+    log_path = folder / "provider.log"
+    with log_path.open("wb") as log:
+        for attempt in range(3):  # a port found free can be taken before the provider binds it
+            port = free_port()
+            process = subprocess.Popen(
+                [sys.executable, "-m", "oidc_provider_mock", "--port", str(port), "--host", "127.0.0.1"],
+                stdout=log, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+            url = f"http://127.0.0.1:{port}"
+            if _answers(process, f"{url}/.well-known/openid-configuration", timeout_s=timeout_s):
+                break
+            process.kill()
+            process.wait()
+            assert attempt < 2, log_path.read_text(errors="replace")[-3000:]
+        try:
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _answers(process: subprocess.Popen[bytes], url: str, *, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
 
 
 def auth_section(provider: str, *, redirect_uri: str) -> dict[str, str]:
