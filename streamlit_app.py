@@ -3,8 +3,9 @@
 ``streamlit run streamlit_app.py`` serves it; ``-- --log-root DIR`` (repeatable) or ``RLMON_LOG_ROOT`` point it
 at the training logs, and with neither it runs on built-in demo data.
 
-This file is the frame: settings, the sidebar (track, experiments, language, live refresh), the navigation over
-the pages in ``pages/`` (the overview and one page per experiment, grouped by track), then the current page.
+This file is the frame: settings, the sign-in (when Streamlit's secrets hold an ``[auth]`` section), the sidebar
+(track, experiments, language, live refresh), the navigation over the pages in ``pages/`` (the overview and one page
+per experiment, grouped by track), then the current page.
 """
 
 from __future__ import annotations
