@@ -18,6 +18,7 @@ Off until Streamlit's secrets (``.streamlit/secrets.toml``, or the files ``--sec
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
 import logging
@@ -111,6 +112,7 @@ def _secrets_file_present() -> bool:
     return any(Path(path).is_file() for path in files)
 
 
+@functools.cache
 def _authlib_version() -> tuple[int, ...] | None:
     try:
         text = importlib.metadata.version("authlib")
