@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import re
 import subprocess
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.paths import REPO_ROOT
+from tests.helpers.server import stop, wait_for_health
 
 NGINX = Path("/usr/sbin/nginx")
 
@@ -77,18 +77,11 @@ def run_nginx(folder: Path, *, listen: int, replica_ports: list[int]) -> Iterato
     )  # fmt: skip
     proxy = f"http://127.0.0.1:{listen}"
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                assert health(proxy) == (200, "ok")
-                break
-            except OSError:
-                assert nginx.poll() is None and time.monotonic() < deadline, (folder / "error.log").read_text()
-                time.sleep(0.2)
+        assert wait_for_health(nginx, proxy, timeout_s=20), (folder / "error.log").read_text()
+        assert health(proxy) == (200, "ok")
         yield proxy
     finally:
-        nginx.terminate()
-        nginx.wait(timeout=10)
+        stop(nginx)
 
 
 def served_by(folder: Path) -> list[tuple[str, int, str]]:

@@ -58,18 +58,33 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: float = 60) -> bool:
-    """Poll ``/_stcore/health`` until it answers (True), the process ends or ``timeout_s`` pass (False)."""
+def answers(process: subprocess.Popen[bytes], url: str, *, timeout_s: float = 60) -> bool:
+    """Poll ``url`` until it answers 200 (True), the process ends or ``timeout_s`` pass (False)."""
     deadline = time.monotonic() + timeout_s
     while process.poll() is None and time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status == 200:
                     return True
         except OSError:
             pass
         time.sleep(0.3)
     return False
+
+
+def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: float = 60) -> bool:
+    """Poll ``/_stcore/health`` until it answers (True), the process ends or ``timeout_s`` pass (False)."""
+    return answers(process, f"{url}/_stcore/health", timeout_s=timeout_s)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Ask a process started by a test to end; kill it when it has not within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 @contextlib.contextmanager
@@ -112,11 +127,7 @@ def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Pat
     try:
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()
         ARTIFACTS.mkdir(exist_ok=True)
         shutil.copy(log_path, ARTIFACTS / log_name)

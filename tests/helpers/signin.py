@@ -10,8 +10,6 @@ import importlib.util
 import secrets
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.paths import REPO_ROOT
-from tests.helpers.server import free_port
+from tests.helpers.server import answers, free_port, stop
 
 COOKIE_SECRET = secrets.token_hex(32)
 """Every replica of a test's servers signs its cookies with this one (it is in every replica's secrets)."""
@@ -44,7 +42,7 @@ def oidc_provider(folder: Path, *, timeout_s: float = 30) -> Iterator[str]:
                 stdout=log, stderr=subprocess.STDOUT,
             )  # fmt: skip
             url = f"http://127.0.0.1:{port}"
-            if _answers(process, f"{url}/.well-known/openid-configuration", timeout_s=timeout_s):
+            if answers(process, f"{url}/.well-known/openid-configuration", timeout_s=timeout_s):
                 break
             process.kill()
             process.wait()
@@ -52,25 +50,7 @@ def oidc_provider(folder: Path, *, timeout_s: float = 30) -> Iterator[str]:
         try:
             yield url
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def _answers(process: subprocess.Popen[bytes], url: str, *, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while process.poll() is None and time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return True
-        except OSError:
-            pass
-        time.sleep(0.2)
-    return False
+            stop(process)
 
 
 def auth_section(provider: str, *, redirect_uri: str) -> dict[str, str]:
