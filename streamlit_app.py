@@ -3,12 +3,14 @@
 ``streamlit run streamlit_app.py`` serves it; ``-- --log-root DIR`` (repeatable) or ``RLMON_LOG_ROOT`` point it
 at the training logs, and with neither it runs on built-in demo data.
 
-This file is the frame: settings, the sidebar (track, experiments, language, live refresh), the navigation over
-the pages in ``pages/`` (the overview and one page per experiment, grouped by track), then the current page.
+This file is the frame: settings, the sign-in (when Streamlit's secrets hold an ``[auth]`` section), the sidebar
+(track, experiments, language, live refresh), the navigation over the pages in ``pages/`` (the overview and one page
+per experiment, grouped by track), then the current page.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import sys
 import time
@@ -17,24 +19,29 @@ from pathlib import Path
 import streamlit as st
 
 import rlmon
-from rlmon.app import loaders, navigation, server, sidebar, state
+from rlmon.app import loaders, navigation, server, sidebar, signin, state
 
 HERE = Path(__file__).resolve().parent
-# A file shipped with rlmon, served by this server: a ":material/...:" icon as page_icon makes every browser fetch
-# the favicon from Google's font host (and the app's page icons would become the favicon without one).
-ICON = Path(rlmon.__file__).resolve().parent / "icon.png"
+# A file shipped with rlmon, inlined: a ":material/...:" icon as page_icon makes every browser fetch the favicon from
+# Google's font host (and the app's page icons would become the favicon without one); served as a file, it would
+# be one of the files kept from browsers not signed in (signin.DownloadGate).
+ICON = "data:image/png;base64," + base64.b64encode((Path(rlmon.__file__).parent / "icon.png").read_bytes()).decode()
 
 if __name__ != "__main__":
     navigation.serve_without_the_pages_folder_mode()
     loaders.read_at_start(sys.argv, os.environ)  # the logs are read while the server starts, not at the first visit
-    app = st.App(__file__)
+    signin.check_at_start()
+    gate = signin.DownloadGate.middleware(settings=lambda: server.app_settings(sys.argv, os.environ))
+    app = st.App(__file__, middleware=[gate])
 else:
-    st.set_page_config(page_title="rlmon", page_icon=str(ICON), layout="wide")
+    st.set_page_config(page_title="rlmon", page_icon=ICON, layout="wide")
 
 
 def main() -> None:
     settings = server.settings_or_stop(sys.argv, os.environ)
     lang_field, lang = sidebar.language(settings)
+    # with sign-in on, only a person on the allow-list gets past this line; anyone else sees one page, no data
+    person = signin.admit_or_stop(settings, lang)
     visit = loaders.read_visit(settings, lang)
     track_field = sidebar.read_selection(visit)
     pages = navigation.app_pages(HERE / "pages", visit, lang)
@@ -44,7 +51,7 @@ def main() -> None:
     current = st.navigation(pages.sections, position="top")
     current_experiment = pages.experiment_of(current.url_path)
     sidebar.follow_page(visit, current.url_path, current_experiment)
-    choice = sidebar.draw_sidebar(visit, lang)
+    choice = sidebar.draw_sidebar(visit, lang, person)
     state.set_app_state(
         state.frame_state(
             visit, lang=lang, selected=choice.selected, slugs=pages.slugs, pages=pages.by_id,

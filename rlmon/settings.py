@@ -15,11 +15,13 @@ Precedence: command line, then environment, then the default.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from rlmon.access import normalize_domain, normalize_email
 from rlmon.errors import SettingError
 from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
 
@@ -54,7 +56,8 @@ class SettingSpec:
     """Default value (already of the setting's type); ``None`` for computed defaults (see help)."""
     type: str
     """Human-readable type: ``paths``, ``path``, ``float``, ``int``, ``str``, ``bool`` (``1``/``0``, ``true``/``false``,
-    ``yes``/``no``, ``on``/``off``; the option alone means true)."""
+    ``yes``/``no``, ``on``/``off``; the option alone means true), ``emails`` or ``domains`` (lists: separated by
+    commas or spaces, the option repeatable)."""
     help: str
     """One or two sentences for ``--help`` and the README."""
     choices: tuple[str, ...] = ()
@@ -316,6 +319,26 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "fast; bar charts as SVG, for crisp text), 'svg' or 'canvas' for every chart.",
         choices=CHART_RENDERERS,
     ),
+    SettingSpec(
+        "allowed_emails",
+        "RLMON_ALLOWED_EMAILS",
+        (),
+        "emails",
+        "Sign-in only (an [auth] section in .streamlit/secrets.toml): email addresses that may enter, besides "
+        "those of allowed_domains; case does not matter. Environment: separated by commas or spaces; option: "
+        "repeat --allowed-email. With both lists empty, everyone who can sign in with the provider enters.",
+        repeatable=True,
+    ),
+    SettingSpec(
+        "allowed_domains",
+        "RLMON_ALLOWED_DOMAINS",
+        (),
+        "domains",
+        "Sign-in only: email domains whose addresses may enter. 'team.example' lets in alice@team.example but not "
+        "bob@eng.team.example; '*.team.example' lets in every subdomain (not team.example itself). Separated and "
+        "repeated as allowed_emails.",
+        repeatable=True,
+    ),
 )
 
 
@@ -352,6 +375,8 @@ class Settings:
     demo_step_s: float = 5.0
     draw_all_charts: bool = False
     chart_renderer: str = "auto"
+    allowed_emails: tuple[str, ...] = ()
+    allowed_domains: tuple[str, ...] = ()
 
 
 def default_cache_dir(env: Mapping[str, str]) -> Path:
@@ -417,6 +442,25 @@ def _number(spec: SettingSpec, text: str, kind: Callable[[str], Any]) -> Any:
             f"setting {spec.name} ({spec.env} / {spec.option}): {text!r} is above the maximum {spec.maximum:g}"
         )
     return value
+
+
+_LIST_SEPARATORS = re.compile(r"[\s,]+")
+_LIST_ENTRIES: dict[str, Callable[[str], str]] = {"emails": normalize_email, "domains": normalize_domain}
+
+
+def _entries(spec: SettingSpec, texts: Sequence[str]) -> tuple[str, ...]:
+    """The entries of a list setting (``emails``, ``domains``), each normalized, in order, without repeats."""
+    normalize = _LIST_ENTRIES[spec.type]
+    entries: list[str] = []
+    for text in texts:
+        for part in _LIST_SEPARATORS.split(text):
+            if not part:
+                continue
+            try:
+                entries.append(normalize(part))
+            except ValueError as error:
+                raise SettingError(f"setting {spec.name} ({spec.env} / {spec.option}): {error}") from None
+    return tuple(dict.fromkeys(entries))
 
 
 def _convert(spec: SettingSpec, text: str) -> Any:
@@ -498,6 +542,9 @@ def load_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
                 values[spec.name] = tuple(_log_root(spec, text) for text in given[spec.name])
             else:
                 values[spec.name] = tuple(_log_root(spec, part) for part in split_root_list(env.get(spec.env, "")))
+            continue
+        if spec.type in _LIST_ENTRIES:
+            values[spec.name] = _entries(spec, given.get(spec.name) or [env.get(spec.env, "")])
             continue
         if spec.name in given:
             if len(given[spec.name]) > 1:

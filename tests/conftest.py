@@ -1,6 +1,7 @@
-"""Shared fixtures: where the real verl logs live, a tmp cache folder, the demo root for AppTest, a record of
-what the cache hands to the parser, and the browser tests' Chromium (tests/helpers/server.py). Every test under
-tests/browser/ is marked ``browser``, so ``-m "not browser"`` leaves that tier out."""
+"""Shared fixtures: where the real verl logs live, a tmp cache folder, the demo root for AppTest, Streamlit secrets of
+the tests' own, a record of what the cache hands to the parser, and the browser tests' Chromium
+(tests/helpers/server.py). Every test under tests/browser/ is marked ``browser``, so ``-m "not browser"`` leaves
+that tier out."""
 
 from __future__ import annotations
 
@@ -24,6 +25,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.is_relative_to(BROWSER_TIER):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def own_secrets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Streamlit's secrets, for the app run in this process (AppTest), come from a file of the tests' own that does
+    not exist (sign-in off), never from the repository's or the home folder's ``.streamlit/secrets.toml``: an
+    ``[auth]`` section there would turn every page into a sign-in. Sign-in tests give secrets of their own."""
+    from streamlit import config
+
+    path = tmp_path_factory.mktemp("secrets") / "secrets.toml"
+    before = config.get_option("secrets.files")
+    config.set_option("secrets.files", [str(path)])
+    yield path
+    config.set_option("secrets.files", before)
 
 
 @pytest.fixture(autouse=True)

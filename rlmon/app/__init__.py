@@ -9,10 +9,11 @@ Modules, from the process down to a widget:
 * :mod:`~rlmon.app.state` - what the frame hands to the page (:class:`~rlmon.app.state.AppState`);
 * :mod:`~rlmon.app.url` - view state kept in the query string;
 * :mod:`~rlmon.app.guards` - text shown literally in markdown, page parts that fail alone;
+* :mod:`~rlmon.app.signin` - sign-in and the allow-list: the gate before every page and before every download;
 * :mod:`~rlmon.app.navigation` - page paths and menu icons;
 * :mod:`~rlmon.app.sidebar` - the sidebar's legend;
 * :mod:`~rlmon.app.live` - live refresh;
-* :mod:`~rlmon.app.widgets` - the view controls;
+* :mod:`~rlmon.app.widgets` - the view controls and the language picker;
 * :mod:`~rlmon.app.charts` - the chart grid, SVG downloads, the highlight legend;
 * :mod:`~rlmon.app.tables` - the overview's tables and the download table;
 * :mod:`~rlmon.app.markup` - the HTML and CSS rlmon writes itself;

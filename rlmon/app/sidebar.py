@@ -13,11 +13,13 @@ from rlmon.app.guards import escape_markdown
 from rlmon.app.loaders import Visit, load_catalog, load_views
 from rlmon.app.markup import chip_css, legend_html, roots_html
 from rlmon.app.server import log_cache
+from rlmon.app.signin import Person, signed_in_block
 from rlmon.app.state import lang
 from rlmon.app.url import UrlField, choice_field, flag_field, list_field, number_field, read_url, write_url
+from rlmon.app.widgets import language_picker
 from rlmon.runs import experiment as experiment_tracks
 from rlmon.settings import Settings
-from rlmon.text import LANGUAGE_NAMES, LANGUAGES, display, language_from_locale, t, track_name
+from rlmon.text import LANGUAGES, display, language_from_locale, t, track_name
 from rlmon.views import model
 from rlmon.views.model import ExperimentView
 
@@ -119,12 +121,6 @@ def _on_track_change(visit: Visit) -> None:
     _forget_link_notes()
 
 
-def _keep_language(chosen: str) -> None:
-    # A click on the chosen segment clears a segmented control; the language stays what it was.
-    if st.session_state.get("app_lang") not in LANGUAGES:
-        st.session_state["app_lang"] = chosen
-
-
 def read_selection(visit: Visit) -> UrlField:
     """URL -> the sidebar's track and experiments (experiments first: they decide the track when a link names
     them); what a link asked for that is unknown or hidden is kept for the overview to say. Returns the track's
@@ -179,10 +175,13 @@ class SidebarChoice:
     """The URL fields of the live refresh choices."""
 
 
-def draw_sidebar(visit: Visit, lang: str) -> SidebarChoice:
-    """The whole sidebar: track, experiments, their legend, language, live refresh, and where the logs come from."""
+def draw_sidebar(visit: Visit, lang: str, person: Person | None = None) -> SidebarChoice:
+    """The whole sidebar: track, experiments, their legend, language, live refresh, where the logs come from, and
+    who is signed in (``person``, when sign-in is on) with a sign-out button."""
     with st.sidebar:
         st.markdown(f"### :material/monitoring: rlmon\n{t('app_tagline', lang)}")
+        if person is not None:
+            signed_in_block(person, lang)
         track, selected, labels = _experiment_pickers(visit, lang)
         any_running = any(view.status == "running" for view in selected)
         live_field = flag_field("app_live", "live", default=any_running)
@@ -247,16 +246,7 @@ def _experiment_pickers(visit: Visit, lang: str) -> tuple[str, tuple[ExperimentV
 
 def _language_and_refresh(lang: str) -> tuple[bool, int]:
     """The language picker and the live refresh toggle and period: (live, refresh_s)."""
-    st.segmented_control(
-        t("sidebar_language", lang),
-        list(LANGUAGES),
-        key="app_lang",
-        format_func=lambda value: LANGUAGE_NAMES[value],
-        selection_mode="single",
-        persist_state="session",
-        on_change=_keep_language,
-        args=(lang,),
-    )
+    language_picker(lang)
     live = st.toggle(
         t("sidebar_live", lang), key="app_live", help=t("sidebar_live_help", lang), persist_state="session"
     )

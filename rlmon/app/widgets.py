@@ -1,4 +1,5 @@
-"""View controls shared by the pages: smoothing, x axis and log scale, kept in the URL."""
+"""Controls shared by the pages: smoothing, x axis and log scale, kept in the URL; the metric filter; the language
+picker (the sidebar's, and the sign-in page's)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import streamlit as st
 
 from rlmon.app.url import UrlField, choice_field, number_field
 from rlmon.settings import Settings
-from rlmon.text import t
+from rlmon.text import LANGUAGE_NAMES, LANGUAGES, t
 
 if TYPE_CHECKING:  # imported where it is used
     from rlmon.analysis.smoothing import Smoothing
@@ -18,6 +19,7 @@ __all__ = [
     "X_AXES",
     "filter_field",
     "filter_note",
+    "language_picker",
     "metric_filter",
     "view_controls",
     "view_fields",
@@ -112,3 +114,23 @@ def filter_note(where: Any, text: str, *, regex: bool, lang: str) -> None:
     if not regex:
         text += " · " + t("exp_explorer_literal", lang)
     where.caption(text)
+
+
+def _keep_language(chosen: str) -> None:
+    # A click on the chosen segment clears a segmented control; the language stays what it was.
+    if st.session_state.get("app_lang") not in LANGUAGES:
+        st.session_state["app_lang"] = chosen
+
+
+def language_picker(lang: str) -> None:
+    """The interface language (``app_lang``, read from the URL and the browser by ``sidebar.language``)."""
+    st.segmented_control(
+        t("sidebar_language", lang),
+        list(LANGUAGES),
+        key="app_lang",
+        format_func=lambda value: LANGUAGE_NAMES[value],
+        selection_mode="single",
+        persist_state="session",
+        on_change=_keep_language,
+        args=(lang,),
+    )

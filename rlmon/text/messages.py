@@ -56,6 +56,66 @@ MESSAGES: dict[str, dict[str, str]] = {
     "paused_badge": {"en": "live refresh off", "zh": "实时刷新已关闭"},
     "updated_at": {"en": "updated {time}", "zh": "更新于 {time}"},
     "nav_samples": {"en": "Samples", "zh": "样例"},
+    # --- sign-in: the sign-in page, the refusal, a sign-in set up wrong or its provider down, the sidebar's block ---
+    "signin_title": {"en": "Sign in", "zh": "登录"},
+    "signin_intro": {
+        "en": "This rlmon server shows the team's training runs to signed-in members only.",
+        "zh": "此 rlmon 服务器只向已登录的团队成员展示训练运行。",
+    },
+    "signin_button": {"en": "Sign in", "zh": "登录"},
+    "signin_provider_note": {
+        "en": "You sign in at {provider}, then come back here.",
+        "zh": "你将在 {provider} 登录，然后回到这里。",
+    },
+    "signin_refused_title": {"en": "Not on this server's list", "zh": "不在此服务器的名单上"},
+    "signin_refused_body": {
+        "en": "You are signed in as **{who}**, an address this rlmon server does not let in.",
+        "zh": "你以 **{who}** 登录，此 rlmon 服务器不允许该地址进入。",
+    },
+    "signin_refused_no_email": {
+        "en": "Your sign-in gave rlmon no verified email address, and this server lets in listed addresses only.",
+        "zh": "你的登录没有向 rlmon 提供经过验证的电子邮件地址，而此服务器只允许名单上的地址进入。",
+    },
+    "signin_refused_next": {
+        "en": "Sign out and sign in with another account, or ask whoever runs rlmon to add you.",
+        "zh": "请退出登录后换一个账号登录，或请 rlmon 的管理员把你加入名单。",
+    },
+    "signin_sign_out": {"en": "Sign out", "zh": "退出登录"},
+    "signin_signed_in_as": {"en": "Signed in as {who}", "zh": "已登录：{who}"},
+    "signin_setup_wrong": {
+        "en": "Sign-in is set up wrong, so rlmon shows nothing: {reason}. Whoever runs rlmon can fix the `[auth]` "
+        "section of `.streamlit/secrets.toml` (docs/serving.md, Sign-in).",
+        "zh": "登录配置有误，因此 rlmon 不显示任何内容：{reason}。rlmon 的管理员可修改 `.streamlit/secrets.toml` 的 "
+        "`[auth]` 部分（见 docs/serving.md 的 Sign-in 一节）。",
+    },
+    "signin_provider_down": {
+        "en": "The sign-in provider {provider} does not answer ({reason}), so no one can sign in now. Try again in a "
+        "few minutes; if it lasts, tell whoever runs rlmon.",
+        "zh": "登录服务 {provider} 没有响应（{reason}），暂时无法登录。请几分钟后再试；"
+        "若持续如此，请告知 rlmon 的管理员。",
+    },
+    "signin_reason_no_authlib": {
+        "en": 'Authlib, which Streamlit\'s sign-in needs, is not installed (`pip install "rlmon[auth]"`)',
+        "zh": '未安装 Streamlit 登录所需的 Authlib（`pip install "rlmon[auth]"`）',
+    },
+    "signin_reason_unreadable": {
+        "en": "the secrets file cannot be read (not valid TOML?)",
+        "zh": "无法读取 secrets 文件（TOML 格式有误？）",
+    },
+    "signin_reason_not_a_section": {"en": "`auth` is not a section", "zh": "`auth` 不是一个节"},
+    "signin_reason_missing": {"en": "`[auth]` lacks {keys}", "zh": "`[auth]` 缺少 {keys}"},
+    "signin_reason_redirect": {
+        "en": "`redirect_uri` must be the app's own address (http:// or https://) ending in `/oauth2callback`",
+        "zh": "`redirect_uri` 必须是应用自身的地址（http:// 或 https://），并以 `/oauth2callback` 结尾",
+    },
+    "signin_reason_short_secret": {
+        "en": "`cookie_secret` must have at least {count} characters (it signs the sign-in cookie)",
+        "zh": "`cookie_secret` 至少需要 {count} 个字符（它用于签名登录 cookie）",
+    },
+    "signin_reason_metadata_url": {
+        "en": "`server_metadata_url` must be an http:// or https:// address",
+        "zh": "`server_metadata_url` 必须是 http:// 或 https:// 地址",
+    },
     # --- statuses: of an experiment, of a signal, of a log file ---
     "status_finished": {"en": "finished", "zh": "已完成"},
     "status_running": {"en": "running", "zh": "运行中"},

@@ -7,6 +7,7 @@ Screenshots of each page are saved to ``test-artifacts/`` (gitignored). Skipped,
 
 from __future__ import annotations
 
+import base64
 import re
 import time
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from tests.helpers.browser_pages import (
     screenshot,
     scroll_through,
 )
+from tests.helpers.paths import REPO_ROOT
 from tests.helpers.server import page_not_found_frames, serve, watch_page_not_found
 
 pytestmark = pytest.mark.browser
@@ -405,8 +407,10 @@ def test_the_app_fetches_nothing_from_other_hosts(browser: Any, server: str) -> 
         page.mouse.wheel(0, 20_000)  # the explorer is at the end of the page
         page.wait_for_timeout(1500)
         no_exceptions(page)
+        # the favicon is rlmon's own icon, inlined (no request for it at all)
         icon = page.evaluate("document.querySelector(\"link[rel='shortcut icon']\")?.href ?? ''")
-        assert icon.startswith(server + "/"), f"favicon {icon!r} on {path}"
+        assert icon.startswith("data:image/png;base64,"), f"favicon {icon[:80]!r} on {path}"
+        assert base64.b64decode(icon.split(",", 1)[1]) == (REPO_ROOT / "rlmon" / "icon.png").read_bytes()
         assert outside == [], f"{path} asked other hosts for {outside}"
     context.close()
 

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +26,12 @@ from polars.testing import assert_frame_equal
 from rlmon.logs.cache import LogCache
 from rlmon.logs.parse import parse_log_bytes
 from tests.helpers.logs import assert_same_log, env_file, step_lines
+from tests.helpers.nginx import health, run_nginx, served_by
 from tests.helpers.paths import REPO_ROOT
 from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, free_port, serve
 
 pytestmark = pytest.mark.browser
 
-NGINX = Path("/usr/sbin/nginx")
 KEYS = 6
 """Metrics per step line: few charts, so the pages draw quickly."""
 HEADER = b"+ python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo\n"
@@ -179,63 +178,9 @@ def test_two_replicas_and_the_cli_on_one_cache_while_a_log_grows(
         page.context.close()
 
 
-def render_nginx_conf(folder: Path, *, listen: int, replica_ports: list[int]) -> Path:
-    """deploy/nginx-rlmon.conf with this test's ports, inside a minimal nginx.conf whose files are all in
-    ``folder``."""
-    recipe = (REPO_ROOT / "deploy" / "nginx-rlmon.conf").read_text()
-    assert "listen 80;" in recipe
-    recipe = recipe.replace("listen 80;", f"listen 127.0.0.1:{listen};")
-    servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+ .*;$", recipe, flags=re.MULTILINE)
-    assert len(servers) == 2, servers
-    for line, port in zip(servers, replica_ports, strict=True):
-        recipe = recipe.replace(line, re.sub(r":\d+ ", f":{port} ", line))
-    (folder / "rlmon.conf").write_text(recipe)
-    main = f"""
-pid {folder}/nginx.pid;
-error_log {folder}/error.log info;
-worker_processes 1;
-events {{ worker_connections 256; }}
-http {{
-    access_log {folder}/access.log;
-    client_body_temp_path {folder}/body;
-    proxy_temp_path {folder}/proxy;
-    fastcgi_temp_path {folder}/fastcgi;
-    uwsgi_temp_path {folder}/uwsgi;
-    scgi_temp_path {folder}/scgi;
-    include {folder}/rlmon.conf;
-}}
-"""
-    (folder / "nginx.conf").write_text(main)
-    return folder / "nginx.conf"
-
-
-def health(url: str) -> tuple[int, str]:
-    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as response:
-        return response.status, response.read().decode()
-
-
 def test_the_nginx_recipe_serves_the_replicas(replicas: Replicas, browser: Any, tmp_path: Path) -> None:
-    if not NGINX.exists():
-        pytest.skip(f"{NGINX} not found (CI installs Debian's nginx with apt)")
-    port = free_port()
     replica_ports = [int(url.rsplit(":", 1)[1]) for url in replicas.urls]
-    conf = render_nginx_conf(tmp_path, listen=port, replica_ports=replica_ports)
-    checked = subprocess.run([str(NGINX), "-t", "-c", str(conf), "-p", str(tmp_path)], capture_output=True, text=True)
-    assert checked.returncode == 0, checked.stderr
-    nginx = subprocess.Popen(
-        [str(NGINX), "-c", str(conf), "-p", str(tmp_path), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    proxy = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                assert health(proxy) == (200, "ok")
-                break
-            except OSError:
-                assert nginx.poll() is None and time.monotonic() < deadline, (tmp_path / "error.log").read_text()
-                time.sleep(0.2)
+    with run_nginx(tmp_path, listen=free_port(), replica_ports=replica_ports) as proxy:
         page = new_page(browser)
         sockets: list[Any] = []
         received: list[int] = []
@@ -247,7 +192,7 @@ def test_the_nginx_recipe_serves_the_replicas(replicas: Replicas, browser: Any, 
         wait_for_charts(page)
         no_errors(page)
         assert steps_shown(page) >= 200
-        assert [socket.url for socket in sockets] == [f"ws://127.0.0.1:{port}/_stcore/stream"]
+        assert [socket.url for socket in sockets] == [f"ws{proxy.removeprefix('http')}/_stcore/stream"]
         assert received, "no websocket frame came through the proxy"
         page.goto(f"{proxy}/team-grpo")
         page.get_by_text("Training curves").wait_for(timeout=60_000)
@@ -262,8 +207,4 @@ def test_the_nginx_recipe_serves_the_replicas(replicas: Replicas, browser: Any, 
         no_errors(page)
         assert steps_shown(page) >= 200
         page.context.close()
-        access = (tmp_path / "access.log").read_text()
-        assert " 101 " in access  # the websocket upgrade, through the proxy
-    finally:
-        nginx.terminate()
-        nginx.wait(timeout=10)
+        assert any(status == 101 for _, status, _ in served_by(tmp_path))  # the websocket upgrade, through the proxy

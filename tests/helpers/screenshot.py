@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers.paths import APP, REPO_ROOT
-from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, free_port, wait_for_health
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, free_port, stop, wait_for_health
 
 DEFAULT_OUT = REPO_ROOT / "docs" / "images" / "overview.png"
 VIEWPORT = {"width": 1440, "height": 900}
@@ -45,6 +45,8 @@ def start_server(cache_dir: Path, log_path: Path) -> tuple[subprocess.Popen[byte
             [
                 sys.executable, "-m", "streamlit", "run", str(APP),
                 "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+                # no secrets (sign-in off), whatever a .streamlit/secrets.toml beside the repository says
+                "--secrets.files", str(log_path.parent / "no-secrets.toml"),
             ],
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -106,12 +108,7 @@ def take_screenshot(out: Path, *, timeout_s: float = TIMEOUT_S) -> Path:
             sys.stderr.write(log_path.read_text(errors="replace")[-3000:])
             raise
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
     return out
 
 

@@ -58,12 +58,12 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: float = 60) -> bool:
-    """Poll ``/_stcore/health`` until it answers (True), the process ends or ``timeout_s`` pass (False)."""
+def answers(process: subprocess.Popen[bytes], url: str, *, timeout_s: float = 60) -> bool:
+    """Poll ``url`` until it answers 200 (True), the process ends or ``timeout_s`` pass (False)."""
     deadline = time.monotonic() + timeout_s
     while process.poll() is None and time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status == 200:
                     return True
         except OSError:
@@ -72,11 +72,27 @@ def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: fl
     return False
 
 
+def wait_for_health(process: subprocess.Popen[bytes], url: str, *, timeout_s: float = 60) -> bool:
+    """Poll ``/_stcore/health`` until it answers (True), the process ends or ``timeout_s`` pass (False)."""
+    return answers(process, f"{url}/_stcore/health", timeout_s=timeout_s)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Ask a process started by a test to end; kill it when it has not within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextlib.contextmanager
 def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Path = APP) -> Iterator[str]:
     """``streamlit run script`` on a free loopback port with rlmon's settings from ``env_extra`` only; yields its
     URL once ``/_stcore/health`` answers. Skips (with the reason) without Chromium or playwright. The server's
-    output goes to a file, copied to ``test-artifacts/<log_name>``."""
+    output goes to a file, copied to ``test-artifacts/<log_name>``. Streamlit's secrets are ``folder/secrets.toml``
+    (none unless the test writes it: sign-in is off)."""
     require_chromium()
     env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_") and key != "XDG_CACHE_HOME"}
     env |= env_extra
@@ -91,6 +107,8 @@ def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Pat
             [
                 sys.executable, "-m", "streamlit", "run", str(script),
                 "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+                # Streamlit's secrets (sign-in) from the test's own folder, never the repository's .streamlit/
+                "--secrets.files", str(folder / "secrets.toml"),
             ],
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -109,11 +127,7 @@ def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Pat
     try:
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()
         ARTIFACTS.mkdir(exist_ok=True)
         shutil.copy(log_path, ARTIFACTS / log_name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import fields
 from pathlib import Path
 
@@ -104,3 +105,32 @@ def test_chart_renderer_defaults_to_auto() -> None:
     assert load_settings([], {}).chart_renderer == "auto"
     assert load_settings(["--chart-renderer", "svg"], {}).chart_renderer == "svg"
     assert load_settings([], {"RLMON_CHART_RENDERER": "canvas"}).chart_renderer == "canvas"
+
+
+def test_settings_read_the_lists_from_the_environment_and_the_options() -> None:
+    settings = load_settings([], {})
+    assert (settings.allowed_emails, settings.allowed_domains) == ((), ())
+    env = {
+        "RLMON_ALLOWED_EMAILS": "Carol@Partner.Example, dave@partner.example",
+        "RLMON_ALLOWED_DOMAINS": "team.example",
+    }
+    settings = load_settings([], env)
+    assert settings.allowed_emails == ("carol@partner.example", "dave@partner.example")
+    assert settings.allowed_domains == ("team.example",)
+    # the option wins over the environment, repeats, and takes a list too; repeats are dropped
+    argv = ["--allowed-email", "erin@partner.example", "--allowed-email", "Erin@partner.example,frank@partner.example"]
+    settings = load_settings([*argv, "--allowed-domain=*.lab.example"], env)
+    assert settings.allowed_emails == ("erin@partner.example", "frank@partner.example")
+    assert settings.allowed_domains == ("*.lab.example",)
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "named"),
+    [
+        ([], {"RLMON_ALLOWED_EMAILS": "team.example"}, "allowed_emails (RLMON_ALLOWED_EMAILS / --allowed-email)"),
+        (["--allowed-domain", "alice@team.example"], {}, "allowed_domains (RLMON_ALLOWED_DOMAINS / --allowed-domain)"),
+    ],
+)
+def test_a_list_entry_that_is_not_one_names_the_setting(argv: list[str], env: dict[str, str], named: str) -> None:
+    with pytest.raises(SettingError, match=re.escape(named)):
+        load_settings(argv, env)

@@ -346,7 +346,13 @@ def test_the_shared_settings_file_names_only_real_settings() -> None:
     names = set(env_file(REPO_ROOT / "deploy" / "rlmon.env"))
     rlmon_names = {name for name in names if name.startswith("RLMON_")}
     assert rlmon_names <= {spec.env for spec in SETTINGS}
-    assert {"RLMON_LOG_ROOT", "RLMON_CACHE_DIR", "RLMON_REFRESH_S"} <= rlmon_names
+    assert {
+        "RLMON_LOG_ROOT",
+        "RLMON_CACHE_DIR",
+        "RLMON_REFRESH_S",
+        "RLMON_ALLOWED_EMAILS",
+        "RLMON_ALLOWED_DOMAINS",
+    } <= (rlmon_names)
     assert {"STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION", "STREAMLIT_SERVER_COOKIE_SECRET"} <= names
     assert names <= rlmon_names | {"STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION", "STREAMLIT_SERVER_COOKIE_SECRET"}
 
@@ -357,5 +363,9 @@ def test_the_unit_runs_one_replica_per_port_on_loopback() -> None:
     words = exec_start.removeprefix("ExecStart=").split()
     assert words[:2] == ["/opt/rlmon/.venv/bin/streamlit", "run"] and words[2].endswith("/streamlit_app.py")
     options = dict(zip(words[3::2], words[4::2], strict=True))
-    assert options == {"--server.port": "%i", "--server.address": "127.0.0.1", "--server.headless": "true"}
+    assert options == {
+        "--server.port": "%i", "--server.address": "127.0.0.1", "--server.headless": "true",
+        # one secrets file for every replica: the sign-in's cookie secret is the same everywhere
+        "--secrets.files": "/etc/rlmon/secrets.toml",
+    }  # fmt: skip
     assert "EnvironmentFile=/etc/rlmon/rlmon.env" in unit.splitlines()
