@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 import rlmon
-from rlmon.app import loaders, navigation, server, sidebar, state
+from rlmon.app import alerts, loaders, navigation, server, sidebar, state
 
 HERE = Path(__file__).resolve().parent
 # A file shipped with rlmon, served by this server: a ":material/...:" icon as page_icon makes every browser fetch
@@ -27,6 +27,7 @@ ICON = Path(rlmon.__file__).resolve().parent / "icon.png"
 if __name__ != "__main__":
     navigation.serve_without_the_pages_folder_mode()
     loaders.read_at_start(sys.argv, os.environ)  # the logs are read while the server starts, not at the first visit
+    alerts.start_watcher(sys.argv, os.environ)  # with an alert target set: alerts go out with no browser open
     app = st.App(__file__)
 else:
     st.set_page_config(page_title="rlmon", page_icon=str(ICON), layout="wide")
