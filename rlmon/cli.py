@@ -5,7 +5,8 @@ Exit codes (every error is one line on stderr naming the path, never a traceback
 - 0: done.
 - 2: the command cannot start. A usage error (argparse's own; an ``--out`` with an unsupported suffix, or in a
   missing or unwritable folder - checked before anything is read; a ``demo`` target that is not a folder; a
-  ``report`` output inside a log root, or an experiment or track the roots do not hold), or
+  ``report`` output inside a log root, or an experiment or track the roots do not hold; for ``watch``, an alert
+  target apprise cannot use, or none at all, or a log root that is not a folder), or
   an input that is missing, unreadable, not a regular file or folder, or holds no verl logs (a log root or an
   experiment folder without any).
 - 1: the command failed while working: the output could not be written (disk full...), any other
@@ -253,8 +254,9 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     if not roots:
         raise _UsageError("give a log root (or set RLMON_LOG_ROOT)")
     for root in roots:
-        if isinstance(root, Path):
-            _require_logs(root)  # raises when the root is missing, not a folder, or holds no verl logs
+        # a root without logs yet is watched all the same: its first runs are what the team waits for
+        if isinstance(root, Path) and not root.is_dir():
+            raise CatalogError("log root does not exist or is not a folder", path=root)
     if args.notify:
         urls, origin = list(args.notify), "--notify"
     else:

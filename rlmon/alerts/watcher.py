@@ -49,7 +49,9 @@ from rlmon.alerts.wording import AlertMessage, digest_message, event_message, ev
 from rlmon.analysis.signals import Signal, detect_signals
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.logs.cache import LogCache
+from rlmon.logs.lines import file_identity
 from rlmon.roots import ObjectRoot
+from rlmon.runs.experiment import Experiment
 from rlmon.runs.loading import load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
@@ -63,6 +65,8 @@ __all__ = ["LOG", "CycleReport", "Watcher", "lease_seconds"]
 LOG = logging.getLogger("rlmon.alerts")
 
 _CLOCK_STATUSES = frozenset({"running", "stalled", "not started"})
+UNKNOWN_TARGET_KEPT_S = 7 * 24 * 3600.0
+"""How long messages wait for a target that is not configured now (its rlmon.toml out of reach, or removed)."""
 """Statuses that change with time alone (a quiet log becomes stalled): read again at every refresh."""
 
 
@@ -94,14 +98,6 @@ class _Memo:
     status: str
     signals: list[Signal]
     events: list[AlertEvent]
-
-
-def _file_identity(path: Path) -> tuple[Any, ...]:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return (str(path), None)
-    return (str(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
 
 
 @dataclass(frozen=True)
@@ -297,10 +293,10 @@ class Watcher:
 
     # ------------------------------------------------------------------------------------------ events
 
-    def _experiment_events(self, ref: ExperimentRef, now: float) -> tuple[str, list[AlertEvent], Any]:
+    def _experiment_events(self, ref: ExperimentRef, now: float) -> tuple[str, list[AlertEvent], Experiment | None]:
         """(status, events, the experiment when it was read now else None) of one experiment."""
         key = (str(ref.root), ref.id)
-        identity = (tuple(_file_identity(item.path) for item in ref.files), ref.overrides)
+        identity = (tuple(file_identity(item.path) for item in ref.files), ref.overrides)
         memo = self._memo.get(key)
         if memo is not None and memo.identity == identity and memo.status not in _CLOCK_STATUSES:
             return memo.status, memo.events, None
@@ -368,8 +364,8 @@ class Watcher:
         if first:
             self._say(
                 f"history {root_key}",
-                f"first start on {label}: {len(history)} event(s) already in its logs are not sent; "
-                "what happens from now on is",
+                f"first start on {label}: {len(history)} event(s) already in its logs are not sent, only what "
+                "happens from now on",
             )
         if self.dry_run:
             for event in history:
@@ -433,56 +429,72 @@ class Watcher:
                 self._say(f"no target {root_key}", f"{label}: no alert target is configured; nothing is sent")
 
     def _deliver(self, now: float, report: CycleReport) -> None:
+        """Each target's waiting messages, in order, until one fails (the rest wait for its next try)."""
         if self.dry_run or not self.state.outbox:
             return
         targets = {target.id: target for target in self._all_targets()}
         waiting: dict[str, list[Outgoing]] = {}
         for item in self.state.outbox:
             waiting.setdefault(item.target, []).append(item)
-        kept: list[Outgoing] = []
+        kept: dict[str, list[Outgoing]] = {}
         for target_id, items in waiting.items():
             target = targets.get(target_id)
             if target is None:
-                LOG.warning("%d message(s) for %s dropped: that target is no longer configured",
-                            len(items), items[0].shown)  # fmt: skip
+                # its root's rlmon.toml may be out of reach for now: kept a while, not tried
+                fresh = [item for item in items if now - item.queued_at < UNKNOWN_TARGET_KEPT_S]
+                if len(fresh) < len(items):
+                    LOG.warning("%d message(s) for %s dropped: that target has not been configured for a week",
+                                len(items) - len(fresh), items[0].shown)  # fmt: skip
+                kept[target_id] = fresh
                 continue
             if len(items) > OUTBOX_KEPT:
                 LOG.warning("%s: %d messages waiting; the oldest %d are dropped", target.shown, len(items),
                             len(items) - OUTBOX_KEPT)  # fmt: skip
                 items = items[-OUTBOX_KEPT:]
+            kept[target_id] = items
             health = self.state.targets.setdefault(target_id, TargetHealth(shown=target.shown, origin=target.origin))
             health.shown, health.origin = target.shown, target.origin
             if now < health.next_try_at:
-                kept.extend(items)
                 continue
-            for index, item in enumerate(items):
-                result = send(target, title=item.title, body=item.body, severity=item.severity)
-                if result.ok:
-                    report.delivered += 1
-                    when = self._clock()
-                    if health.failing_since is not None:
-                        LOG.info("%s (%s) takes messages again", target.shown, target.origin)
-                    health.last_sent_at, health.failing_since, health.last_error = when, None, None
-                    health.failures, health.next_try_at = 0, 0.0
-                    self.state.record_sent(
-                        SentRecord(at=when, target=target.shown, title=item.title, severity=item.severity,
-                                   kinds=item.kinds, experiments=item.experiments, root=item.root,
-                                   queued_at=item.queued_at)
-                    )  # fmt: skip
-                    LOG.info("sent to %s (%s): %s", target.shown, target.origin, item.title)
-                    continue
-                report.failed += 1
-                item.tries += 1
-                health.failures += 1
-                health.failing_since = health.failing_since or now
-                health.last_error = scrub(result.reason or "not delivered", self._all_targets())
-                wait_s = min(self.settings.alert_retry_max_s, self.settings.refresh_s * 2 ** (health.failures - 1))
-                health.next_try_at = now + wait_s
-                LOG.warning("%s (%s) failing: %s; %d message(s) kept, next try in %.0f s", target.shown, target.origin,
-                            health.last_error.rstrip("."), len(items) - index, wait_s)  # fmt: skip
-                kept.extend(items[index:])
-                break
-        self.state.outbox = kept
+            while kept[target_id]:
+                if not self.lease.hold():  # sending takes a while: stop at once if another process took over
+                    return
+                item = kept[target_id][0]
+                if not self._send(target, health, item, now, report):
+                    break
+                kept[target_id].pop(0)
+                # written down at once: a restart does not send it again (targets not tried yet keep all theirs)
+                self.state.outbox = [item for key, items in waiting.items() for item in kept.get(key, items)]
+                self._save(now)
+        self.state.outbox = [item for key, items in waiting.items() for item in kept.get(key, items)]
+
+    def _send(self, target: Target, health: TargetHealth, item: Outgoing, now: float, report: CycleReport) -> bool:
+        """Try one message; True when the target took it (a failure sets when to try again)."""
+        result = send(target, title=item.title, body=item.body, severity=item.severity)
+        if result.ok:
+            report.delivered += 1
+            when = self._clock()
+            if health.failing_since is not None:
+                LOG.info("%s (%s) takes messages again", target.shown, target.origin)
+            health.last_sent_at, health.failing_since, health.last_error = when, None, None
+            health.failures, health.next_try_at = 0, 0.0
+            self.state.record_sent(
+                SentRecord(at=when, target=target.shown, title=item.title, severity=item.severity, kinds=item.kinds,
+                           experiments=item.experiments, root=item.root, queued_at=item.queued_at)
+            )  # fmt: skip
+            LOG.info("sent to %s (%s): %s", target.shown, target.origin, item.title)
+            return True
+        report.failed += 1
+        item.tries += 1
+        health.failures += 1
+        health.failing_since = health.failing_since or now
+        health.last_error = scrub(result.reason or "not delivered", self._all_targets())
+        wait_s = min(self.settings.alert_retry_max_s, self.settings.refresh_s * 2 ** (health.failures - 1))
+        health.next_try_at = now + wait_s
+        waiting = sum(1 for other in self.state.outbox if other.target == item.target)
+        LOG.warning("%s (%s) failing: %s; %d message(s) kept, next try in %.0f s", target.shown, target.origin,
+                    health.last_error.rstrip("."), waiting, wait_s)  # fmt: skip
+        return False
 
     def _all_targets(self) -> Iterable[Target]:
         yield from self.targets

@@ -61,6 +61,10 @@ class GrowingLog:
             )
         self._append("".join(lines))
 
+    def chatter(self) -> None:
+        """One line of worker chatter: the log grows, no step."""
+        self._append("(WorkerDict pid=9) INFO: vllm engine is generating\n")
+
     @contextlib.contextmanager
     def alive(self, every_s: float = 0.5) -> Iterator[None]:
         """While inside, a line of worker chatter every ``every_s`` seconds: the run is not stalled."""
@@ -68,7 +72,7 @@ class GrowingLog:
 
         def chatter() -> None:
             while not stop.wait(every_s):
-                self._append("(WorkerDict pid=9) INFO: vllm engine is generating\n")
+                self.chatter()
 
         thread = threading.Thread(target=chatter, name="log-chatter", daemon=True)
         thread.start()

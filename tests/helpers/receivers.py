@@ -9,7 +9,6 @@ from __future__ import annotations
 import email
 import email.policy
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -17,13 +16,9 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.helpers.server import free_port
+
 __all__ = ["Mail", "SmtpReceiver", "WebhookReceiver", "free_port", "wait_until"]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def wait_until(check: Callable[[], bool], *, timeout_s: float, every_s: float = 0.1) -> bool:

@@ -47,10 +47,6 @@ def _env(cache: Path) -> dict[str, str]:
     }
 
 
-def _titles_with(receiver_titles: list[str], text: str) -> list[str]:
-    return [title for title in receiver_titles if text in title]
-
-
 def test_watch_sends_each_event_once_to_both_receivers_and_survives_a_restart_and_a_receiver_down(
     tmp_path: Path, receivers: tuple[WebhookReceiver, SmtpReceiver]
 ) -> None:
@@ -238,3 +234,14 @@ def test_the_systemd_unit_runs_rlmon_watch_on_the_replicas_settings_and_stops_cl
     assert (cache / "alerts" / "sender.lock").exists()
     assert service.stop() == 0  # SIGTERM, as systemctl stop sends
     assert not (cache / "alerts" / "sender.lock").exists()  # let go: another process may send at once
+
+
+def test_a_missing_root_cannot_be_watched_but_an_empty_one_can(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere"
+    assert main(["watch", str(missing), "--dry-run", "--once", "--cache-dir", str(tmp_path / "cache")]) == 2
+    assert capsys.readouterr().err == f"rlmon: {missing}: log root does not exist or is not a folder\n"
+    empty = tmp_path / "logs"
+    empty.mkdir()
+    assert main(["watch", str(empty), "--dry-run", "--once", "--cache-dir", str(tmp_path / "cache")]) == 0

@@ -259,3 +259,49 @@ def test_a_damaged_state_file_starts_afresh_sending_nothing_older(tmp_path: Path
     watch.cycle()
     assert webhook.posts == []
     assert list(read_state(cache).roots) == [str(root)]
+
+
+def test_a_stall_is_told_once_and_a_resumed_run_rearms_it(tmp_path: Path, webhook: WebhookReceiver) -> None:
+    root = tmp_path / "logs"
+    log = GrowingLog(root, "grpo_run")
+    log.start(12)
+    clock = Clock()
+    watch = watcher(root, tmp_path / "cache", [webhook.url], clock=clock, stall_min_s="2", stall_factor="1")
+    watch.cycle()  # running: its log was written just now
+    clock.now += 10  # quiet for 10 s, past max(1 x 0.5 s a step, 2 s)
+    watch.cycle()
+    watch.cycle()  # still stalled: told once
+    log.chatter()  # the log grows (no new step yet)
+    clock.now = time.time()
+    watch.cycle()  # it logs again
+    clock.now += 10
+    watch.cycle()  # and stalls again, at the same step: told again
+    assert webhook.titles() == [
+        "[rlmon] grpo_run · GRPO stalled at step 12",
+        "[rlmon] grpo_run · GRPO is logging again (step 12)",
+        "[rlmon] grpo_run · GRPO stalled at step 12",
+    ]
+
+
+def test_messages_for_a_target_out_of_reach_wait_a_week(tmp_path: Path, webhook: WebhookReceiver) -> None:
+    root, cache = tmp_path / "logs", tmp_path / "cache"
+    log = GrowingLog(root, "grpo_run")
+    log.start(20)
+    (root / "rlmon.toml").write_text(f'[alerts]\ntargets = ["{webhook.url}"]\n')
+    clock = Clock()
+    first = watcher(root, cache, [], clock=clock)
+    first.cycle()
+    webhook.stop()
+    log.crash()
+    first.cycle()
+    first.close()
+    assert len(read_state(cache).outbox) == 1
+    # a watcher that does not see the root's rlmon.toml (its folder out of reach): the message waits...
+    (root / "rlmon.toml").unlink()
+    other = watcher(root, cache, [], clock=clock)
+    clock.now += 6 * 24 * 3600
+    other.cycle()
+    assert len(read_state(cache).outbox) == 1
+    clock.now += 2 * 24 * 3600  # ... a week at most
+    other.cycle()
+    assert read_state(cache).outbox == []
