@@ -3,6 +3,7 @@ receiver on loopback), what fails, this server's targets - shown by scheme and h
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,11 +12,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rlmon.alerts import Watcher, check_targets
+from rlmon.alerts.events import AlertEvent
+from rlmon.alerts.wording import experiment_link
 from rlmon.app.navigation import ALERTS_PATH
 from rlmon.logs.cache import LogCache
 from rlmon.settings import load_settings
 from tests.helpers.alert_logs import GrowingLog
-from tests.helpers.apptest import open_page, run_app, texts, unescape
+from tests.helpers.apptest import charts, open_page, run_app, texts, unescape
 from tests.helpers.receivers import WebhookReceiver
 
 
@@ -78,3 +81,19 @@ def test_the_alerts_page_in_chinese(alerts_env: Path) -> None:
     assert "已发送（1）" in shown
     assert sorted(table(at, "waiting")["state"]) == ["失败", "正常"]
     assert SECRET not in shown
+
+
+def test_an_alerts_link_opens_the_experiment_page_at_the_events_chart_and_step(alerts_env: Path) -> None:
+    event = AlertEvent(
+        key="k", kind="spike", severity="warning", experiment="team/grpo_run", relative="team/grpo_run",
+        label="grpo_run · GRPO", track="Qwen3-4B", step=10, metric="actor/grad_norm", detail={},
+    )  # fmt: skip
+    link = urllib.parse.urlsplit(experiment_link("http://rlmon.test", event) or "")
+    query = dict(urllib.parse.parse_qsl(link.query))
+    assert query == {"id": "team/grpo_run", "focus": "actor/grad_norm", "at": "10"}
+    at = open_page(run_app(), link.path.strip("/"), query)
+    assert not at.exception
+    spec, data = charts(at)[0]
+    assert spec["title"] == "grad_norm (from the signal)"
+    # the step the link names is marked on it
+    assert any("the signal's step 10" in frame.to_pandas().to_string() for frame in data.values())
