@@ -5,7 +5,8 @@ Exit codes (every error is one line on stderr naming the path, never a traceback
 - 0: done.
 - 2: the command cannot start. A usage error (argparse's own; an ``--out`` with an unsupported suffix, or in a
   missing or unwritable folder - checked before anything is read; a ``demo`` target that is not a folder; a
-  ``report`` output inside a log root, or an experiment or track the roots do not hold), or
+  ``report`` output inside a log root, or an experiment or track the roots do not hold; for ``watch``, an alert
+  target apprise cannot use, or none at all, or a log root that is not a folder), or
   an input that is missing, unreadable, not a regular file or folder, or holds no verl logs (a log root or an
   experiment folder without any).
 - 1: the command failed while working: the output could not be written (disk full...), any other
@@ -24,10 +25,13 @@ import argparse
 import contextlib
 import io
 import json
+import logging
 import os
+import signal
 import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -223,6 +227,71 @@ def _root_info(root: Path, cache: LogCache, *, as_json: bool) -> int:
     for problem in described["problems"]:
         print(f"warning: {problem}", file=sys.stderr)
     return 0
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    from rlmon.alerts import Watcher, check_targets
+    from rlmon.alerts.watcher import LOG as ALERT_LOG
+
+    env = dict(os.environ)
+    if args.refresh_s is not None:
+        env["RLMON_REFRESH_S"] = str(args.refresh_s)
+    if args.lang is not None:
+        env["RLMON_LANGUAGE"] = args.lang
+    if args.cache_dir:
+        env["RLMON_CACHE_DIR"] = args.cache_dir
+    try:
+        settings = load_settings([], env)
+    except SettingError as error:
+        raise _UsageError(error.reason) from None
+    roots: list[Path | ObjectRoot] = []
+    for item in args.roots:
+        try:
+            roots.append(parse_object_url(item) if is_object_url(item) else Path(item))
+        except SettingError as error:
+            raise _UsageError(error.reason) from None
+    roots = roots or list(settings.log_roots)
+    if not roots:
+        raise _UsageError("give a log root (or set RLMON_LOG_ROOT)")
+    for root in roots:
+        # a root without logs yet is watched all the same: its first runs are what the team waits for
+        if isinstance(root, Path) and not root.is_dir():
+            raise CatalogError("log root does not exist or is not a folder", path=root)
+    if args.notify:
+        urls, origin = list(args.notify), "--notify"
+    else:
+        urls, origin = list(settings.alert_targets), "RLMON_ALERT_TARGETS"
+    targets, problems = check_targets(urls, origin)
+    if problems:
+        raise _UsageError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    watcher = Watcher(
+        roots, settings=settings, cache=_cache(args), targets=targets, dry_run=args.dry_run,
+        printer=lambda text: print(text, flush=True),
+    )  # fmt: skip
+    if not targets and not args.dry_run and not watcher.has_root_targets():
+        raise _UsageError(
+            "no alert target: give --notify URL, set RLMON_ALERT_TARGETS, or list targets in a root's rlmon.toml "
+            "[alerts] (or try --dry-run)"
+        )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("rlmon watch %(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S"))
+    ALERT_LOG.addHandler(handler)
+    ALERT_LOG.setLevel(logging.INFO)
+    ALERT_LOG.propagate = False
+    shown = ", ".join(target.shown for target in targets) or "the roots' rlmon.toml targets"
+    what = "printing what would be sent" if args.dry_run else f"sending to {shown}"
+    ALERT_LOG.info("watching %s every %d s, %s", ", ".join(map(str, roots)), settings.refresh_s, what)
+    try:
+        if args.once:
+            watcher.cycle()
+            return 0
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        watcher.run(stop)
+        return 0
+    finally:
+        watcher.close()
+        ALERT_LOG.removeHandler(handler)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -454,6 +523,21 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--png", metavar="DIR", help="also write every chart as PNG and SVG into DIR")
     add_cache(report)
     report.set_defaults(run=_cmd_report)
+
+    watch = sub.add_parser(
+        "watch", help="watch log roots and send alerts (crashes, stalls, NaN/inf, signals, finished runs)"
+    )
+    watch.add_argument("roots", nargs="*", metavar="ROOT", help="log root(s) (default: RLMON_LOG_ROOT)")
+    watch.add_argument(
+        "--notify", action="append", metavar="URL",
+        help="an apprise URL to send to (repeatable; default: RLMON_ALERT_TARGETS)",
+    )  # fmt: skip
+    watch.add_argument("--dry-run", action="store_true", help="print what would be sent; send and write nothing")
+    watch.add_argument("--once", action="store_true", help="one refresh, then exit")
+    watch.add_argument("--lang", choices=["en", "zh"], help="the messages' language (default: RLMON_LANGUAGE or en)")
+    watch.add_argument("--refresh-s", type=int, help="seconds between refreshes (default: RLMON_REFRESH_S or 30)")
+    add_cache(watch)
+    watch.set_defaults(run=_cmd_watch)
     return parser
 
 
@@ -467,7 +551,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace, outputs: contextlib.ExitStack) -> int:
     args.public_paths = paths = PublicPaths()
     try:
-        args.public_paths = paths = _mirror_inputs(args)
+        if args.command != "watch":  # the watcher syncs its s3:// roots at every refresh itself
+            args.public_paths = paths = _mirror_inputs(args)
         if paths:
             outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout, paths)))
             outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr, paths)))

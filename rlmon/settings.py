@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ from rlmon.errors import SettingError
 from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
 
 __all__ = [
+    "ALERT_KINDS",
+    "ALERT_SEVERITIES",
     "CHART_RENDERERS",
     "LANGUAGES",
     "SETTINGS",
@@ -35,11 +37,34 @@ __all__ = [
     "default_cache_dir",
     "load_settings",
     "split_root_list",
+    "split_target_list",
 ]
 
 LANGUAGES = ("en", "zh")
 SMOOTHING_KINDS = ("ema", "moving_average", "none")
 CHART_RENDERERS = ("auto", "svg", "canvas")
+ALERT_KINDS = (
+    "crashed",
+    "stalled",
+    "non_finite",
+    "finished",
+    "best",
+    "signals",
+    "spike",
+    "entropy_rising",
+    "entropy_collapse",
+    "validation_drop",
+    "length_cap",
+    "mismatch_high",
+    "pass_rate_collapse",
+    "kl_blowup",
+)
+"""What an alert can be about (``alert_kinds``, ``rlmon.toml``'s ``[alerts] kinds``): a run that crashed, stalled
+(and later resumed), logged NaN/inf, finished, reached a new best validation score; ``signals`` is every run-health
+signal of severity warning or above, and each of those signals' kinds may be named alone
+(:mod:`rlmon.alerts.events` keeps this list and :mod:`rlmon.analysis.signals` in step)."""
+DEFAULT_ALERT_KINDS = ("crashed", "stalled", "non_finite", "signals", "finished")
+ALERT_SEVERITIES = ("info", "warning", "critical")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
@@ -57,7 +82,8 @@ class SettingSpec:
     type: str
     """Human-readable type: ``paths``, ``path``, ``float``, ``int``, ``str``, ``bool`` (``1``/``0``, ``true``/``false``,
     ``yes``/``no``, ``on``/``off``; the option alone means true), ``emails`` or ``domains`` (lists: separated by
-    commas or spaces, the option repeatable)."""
+    commas or spaces, the option repeatable), ``urls`` (``scheme://...`` each), ``words`` (several of
+    ``choices``, separated by commas or spaces), ``url`` (``http(s)://host[/path]`` or empty)."""
     help: str
     """One or two sentences for ``--help`` and the README."""
     choices: tuple[str, ...] = ()
@@ -339,6 +365,70 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "repeated as allowed_emails.",
         repeatable=True,
     ),
+    SettingSpec(
+        "alert_targets",
+        "RLMON_ALERT_TARGETS",
+        (),
+        "urls",
+        "Where alerts are sent: apprise URLs (json://host/path, mailto://..., feishu://..., dingtalk://..., "
+        "wecombot://..., slack://..., tgram://...; docs/alerts.md). When set, the app server also watches the log "
+        "roots and sends alerts (one process per cache folder sends). Environment: URLs separated by spaces. "
+        "Option: repeat --alert-target. They hold secrets: rlmon shows only their scheme and host.",
+        repeatable=True,
+    ),
+    SettingSpec(
+        "alert_kinds",
+        "RLMON_ALERT_KINDS",
+        DEFAULT_ALERT_KINDS,
+        "words",
+        "Which events are sent: crashed, stalled (and its resume), non_finite, finished, best (a new best "
+        "validation score), signals (every signal of severity warning or above) or single signal kinds (spike, "
+        "entropy_collapse, ...). Separated by commas or spaces. A root's rlmon.toml [alerts] kinds replace them "
+        "for that root.",
+        choices=ALERT_KINDS,
+    ),
+    SettingSpec(
+        "alert_min_severity",
+        "RLMON_ALERT_MIN_SEVERITY",
+        "info",
+        "str",
+        "Events milder than this are not sent: 'info' (a finished run, a new best score), 'warning' (stalls, "
+        "signals) or 'critical' (crashes, NaN/inf, a pass-rate collapse).",
+        choices=ALERT_SEVERITIES,
+    ),
+    SettingSpec(
+        "alert_digest_count",
+        "RLMON_ALERT_DIGEST_COUNT",
+        5,
+        "int",
+        "More than this many alerts about one log root within alert_digest_s seconds are sent as one digest message.",
+        minimum=1,
+    ),
+    SettingSpec(
+        "alert_digest_s",
+        "RLMON_ALERT_DIGEST_S",
+        300,
+        "int",
+        "The window, in seconds, over which alert_digest_count is counted.",
+        minimum=1,
+    ),
+    SettingSpec(
+        "alert_retry_max_s",
+        "RLMON_ALERT_RETRY_MAX_S",
+        600.0,
+        "float",
+        "Longest wait, in seconds, before trying again a target that failed (the wait starts at refresh_s and "
+        "doubles with each failure); what could not be delivered is kept in the cache folder until then.",
+        minimum=1.0,
+    ),
+    SettingSpec(
+        "public_url",
+        "RLMON_PUBLIC_URL",
+        "",
+        "url",
+        "The address teammates open the app at (https://rlmon.example.com, with the proxy's path if any): each "
+        "alert then links to the experiment's page at the event's step. Empty: alerts carry no link.",
+    ),
 )
 
 
@@ -377,6 +467,14 @@ class Settings:
     chart_renderer: str = "auto"
     allowed_emails: tuple[str, ...] = ()
     allowed_domains: tuple[str, ...] = ()
+    alert_targets: tuple[str, ...] = field(default=(), repr=False)
+    """Secrets inside: never printed (not even in the dataclass's repr)."""
+    alert_kinds: tuple[str, ...] = DEFAULT_ALERT_KINDS
+    alert_min_severity: str = "info"
+    alert_digest_count: int = 5
+    alert_digest_s: int = 300
+    alert_retry_max_s: float = 600.0
+    public_url: str = ""
 
 
 def default_cache_dir(env: Mapping[str, str]) -> Path:
@@ -423,6 +521,49 @@ def split_root_list(raw: str) -> list[str]:
             roots.append(part.strip())
         index += 1
     return roots
+
+
+def split_target_list(raw: str) -> list[str]:
+    """``RLMON_ALERT_TARGETS`` split at white space (an apprise URL holds none; it may hold commas).
+
+    >>> split_target_list("json://127.0.0.1:8080/hook  mailto://mail.example.com?to=a@x.org,b@x.org")
+    ['json://127.0.0.1:8080/hook', 'mailto://mail.example.com?to=a@x.org,b@x.org']
+    """
+    return raw.split()
+
+
+def _target(spec: SettingSpec, text: str, index: int) -> str:
+    """One alert target as given; only its form is checked here (apprise checks the rest when alerts start).
+    The message never quotes it: a target URL holds secrets."""
+    value = text.strip()
+    scheme, sep, rest = value.partition("://")
+    if not sep or not scheme or not rest or not scheme.replace("+", "").isalnum():
+        raise SettingError(
+            f"setting {spec.name} ({spec.env} / {spec.option}): target {index} is not a URL (scheme://...); "
+            "see docs/alerts.md for the forms apprise accepts"
+        )
+    return value
+
+
+def _words(spec: SettingSpec, text: str) -> tuple[str, ...]:
+    words = tuple(dict.fromkeys(word for word in text.replace(",", " ").split() if word))
+    unknown = [word for word in words if word not in spec.choices]
+    if unknown:
+        raise SettingError(
+            f"setting {spec.name} ({spec.env} / {spec.option}): {', '.join(map(repr, unknown))} not among "
+            + ", ".join(spec.choices)
+        )
+    return words
+
+
+def _url(spec: SettingSpec, text: str) -> str:
+    value = text.strip().rstrip("/")
+    scheme, sep, rest = value.partition("://")
+    if value and (scheme.lower() not in ("http", "https") or not sep or not rest or rest.startswith("/")):
+        raise SettingError(
+            f"setting {spec.name} ({spec.env} / {spec.option}): {text!r} is not an http:// or https:// address"
+        )
+    return value
 
 
 def _number(spec: SettingSpec, text: str, kind: Callable[[str], Any]) -> Any:
@@ -477,6 +618,10 @@ def _convert(spec: SettingSpec, text: str) -> Any:
         raise SettingError(
             f"setting {spec.name} ({spec.env} / {spec.option}): {text!r} is not one of " + ", ".join(_TRUE + _FALSE)
         )
+    if spec.type == "words":
+        return _words(spec, text)
+    if spec.type == "url":
+        return _url(spec, text)
     if spec.type == "str":
         value = text.strip()
         if spec.choices and value not in spec.choices:
@@ -545,6 +690,10 @@ def load_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
             continue
         if spec.type in _LIST_ENTRIES:
             values[spec.name] = _entries(spec, given.get(spec.name) or [env.get(spec.env, "")])
+            continue
+        if spec.type == "urls":
+            texts = given[spec.name] if spec.name in given else split_target_list(env.get(spec.env, ""))
+            values[spec.name] = tuple(_target(spec, text, index) for index, text in enumerate(texts, start=1))
             continue
         if spec.name in given:
             if len(given[spec.name]) > 1:

@@ -83,6 +83,7 @@ __all__ = [
     "SignalJson",
     "detect_all",
     "detect_signals",
+    "short_frame",
     "short_metric",
 ]
 
@@ -183,7 +184,7 @@ def _message(key: str, **fields: str | dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _short_frame(frame: str) -> str:
+def short_frame(frame: str) -> str:
     """``/root/x/verl/utils/reward_score/__init__.py:37 in f`` -> ``utils/reward_score/__init__.py:37 in f``."""
     path, colon, rest = frame.rpartition(":")
     if not colon:
@@ -682,7 +683,7 @@ def _detect_status(context: _Context, settings: Settings) -> None:
         died_after = experiment.failure_step if experiment.failure_step is not None else last_step
         frame: str | dict[str, str] = ""
         if experiment.failure_frames:
-            frame = _message("crashed_frame", frame=_short_frame(experiment.failure_frames[-1]))
+            frame = _message("crashed_frame", frame=short_frame(experiment.failure_frames[-1]))
         if died_after is None:
             message = _message("crashed_start", failure=failure, frame=frame)
         else:

@@ -36,6 +36,7 @@ from rlmon.app.server import (
 )
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.logs.cache import LogCache
+from rlmon.logs.lines import file_identity
 from rlmon.runs.loading import COLOR_BOOK_NAME, ColorBook, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
@@ -122,16 +123,6 @@ def _unreadable(ref: ExperimentRef, error: Exception) -> Unreadable:
     return Unreadable(id=ref.id, path=str(ref.path), reason=reason)
 
 
-def _file_identity(path: Path) -> tuple[Any, ...]:
-    """What tells one version of a log file from another: a file renamed over it (another inode) or rewritten
-    in place (another change time) differs even when its size and mtime were kept."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return (str(path), None)
-    return (str(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns)
-
-
 @dataclass(frozen=True)
 class _Memoised:
     ref: ExperimentRef
@@ -150,7 +141,7 @@ _Pending = tuple[tuple[str, str], tuple[Any, ...], float, tuple[Any, ...], int]
 
 class _ViewMemo:
     """Experiment id -> :class:`_Memoised`: a view rebuilt only when a file of the experiment changes (its
-    :func:`_file_identity`, looked at again with each new listing of the catalog and at least every
+    :func:`~rlmon.logs.lines.file_identity`, looked at again with each new listing of the catalog and at least every
     :data:`CATALOG_TTL_S`, so a log growing every second is not read again on every run), or - for a run whose
     status depends on the clock (running, stalled, not started) - each minute, so a quiet run can turn 'stalled'.
     A finished or crashed run stays as it is. Holds one view per experiment, not per version.
@@ -195,7 +186,7 @@ class _ViewMemo:
         if known is not None and known.ref is ref and clock - known.files_at < CATALOG_TTL_S:
             files, files_at = known.files, known.files_at  # the same listing, its files looked at just now
         else:
-            files, files_at = tuple(_file_identity(item.path) for item in ref.files), clock
+            files, files_at = tuple(file_identity(item.path) for item in ref.files), clock
         identity = (str(ref.path), files, ref.overrides, settings.stall_factor, settings.stall_min_s)
         minute = int(now // 60)
         pending = (key, files, files_at, identity, minute)

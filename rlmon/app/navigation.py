@@ -16,6 +16,7 @@ from rlmon.app.loaders import Visit
 from rlmon.text import display, t, track_name
 
 __all__ = [
+    "ALERTS_PATH",
     "GENERIC_PATH",
     "GOTO_KEY",
     "OVERVIEW_PATH",
@@ -39,7 +40,7 @@ STATUS_ICONS = {
 }
 
 _RESERVED_PATHS = {"home", "exp", "overview", "experiment", "_stcore", "static", "media", "component", "generations",
-                   "samples"}  # fmt: skip
+                   "samples", "alerts", "notifications"}  # fmt: skip
 
 
 def experiment_slug(experiment_id: str, taken: Iterable[str] = ()) -> str:
@@ -82,6 +83,7 @@ def page_slugs(experiment_ids: Iterable[str]) -> dict[str, str]:
 OVERVIEW_PATH = "home"
 GENERIC_PATH = "exp"
 SAMPLES_PATH = "generations"
+ALERTS_PATH = "notifications"
 GOTO_KEY = "_rlmon_goto"
 """Session key a page sets to an experiment id to have the frame open that experiment's page."""
 
@@ -124,9 +126,9 @@ class Pages:
 
 
 def app_pages(folder: Path, visit: Visit, lang: str) -> Pages:
-    """The overview, the samples page, one page per experiment grouped by track, and pages left out of the
-    menu: one for ``?id=`` links, and one per hidden or unreadable experiment (a link to one says what became
-    of it). ``folder`` holds the pages' files."""
+    """The overview, the samples page, the alerts page, one page per experiment grouped by track, and pages left
+    out of the menu: one for ``?id=`` links, and one per hidden or unreadable experiment (a link to one says what
+    became of it). ``folder`` holds the pages' files."""
     experiment_page = str(folder / "experiment.py")
     overview = st.Page(
         str(folder / "overview.py"), title=t("nav_overview", lang), icon=":material/dashboard:",
@@ -136,7 +138,11 @@ def app_pages(folder: Path, visit: Visit, lang: str) -> Pages:
     samples = st.Page(
         str(folder / "samples.py"), title=t("nav_samples", lang), icon=":material/chat:", url_path=SAMPLES_PATH
     )
-    sections: dict[str, list[Any]] = {"": [overview, samples]}
+    # What was sent to the team's chat or email, and what is failing.
+    alerts = st.Page(
+        str(folder / "alerts.py"), title=t("nav_alerts", lang), icon=":material/notifications:", url_path=ALERTS_PATH
+    )
+    sections: dict[str, list[Any]] = {"": [overview, samples, alerts]}
     unlisted = [*(item.id for item in visit.unreadable), *visit.hidden_ids]
     slugs = page_slugs([*visit.ids, *unlisted])
     pages: dict[str, Any] = {}

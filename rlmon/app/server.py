@@ -28,13 +28,13 @@ from rlmon.roots import ObjectRoot
 from rlmon.settings import Settings, load_settings
 from rlmon.sources.objstore import RootSyncer, SyncResult
 from rlmon.text import MESSAGES, t
+from rlmon.text.numbers import format_clock
 
 __all__ = [
     "WORK",
     "QuietGate",
     "ResolvedRoots",
     "app_settings",
-    "clock_time",
     "configured_roots",
     "has_object_roots",
     "log_cache",
@@ -216,15 +216,6 @@ def object_reason(error: ObjectStoreError, lang: str) -> str:
     return t(key, lang) if key in MESSAGES else error.reason
 
 
-def clock_time(seconds: float, *, now: float | None = None) -> str:
-    """``08:01`` (server time) for a time today, else ``2026-07-16 08:01``."""
-    moment = time.localtime(seconds)
-    today = time.localtime(time.time() if now is None else now)
-    if moment[:3] == today[:3]:
-        return time.strftime("%H:%M", moment)
-    return time.strftime("%Y-%m-%d %H:%M", moment)
-
-
 def stale_notice(result: SyncResult, lang: str) -> str:
     """``s3://b/p: endpoint not reachable since 08:01; showing the data from 07:58.`` (markdown-escaped)."""
     assert result.error is not None and result.synced_at is not None
@@ -233,8 +224,8 @@ def stale_notice(result: SyncResult, lang: str) -> str:
         lang,
         url=escape_markdown(result.root.url),
         reason=escape_markdown(object_reason(result.error, lang)),
-        since=clock_time(result.failing_since or result.synced_at),
-        synced=clock_time(result.synced_at),
+        since=format_clock(result.failing_since or result.synced_at),
+        synced=format_clock(result.synced_at),
     )
 
 

@@ -828,6 +828,100 @@ MESSAGES: dict[str, dict[str, str]] = {
     "insight_summary_empty": {"en": "No experiment with training steps yet.", "zh": "尚无包含训练 step 的实验。"},
     "insight_signals_heading": {"en": "Signals:", "zh": "信号："},
     "insight_signals_none": {"en": "No signals.", "zh": "无信号。"},
+    # --- alerts: the messages sent (rlmon.alerts.wording) and the Alerts page ---
+    "alert_title": {"en": "[rlmon] {title}", "zh": "[rlmon] {title}"},
+    "alert_title_crashed": {"en": "{name} crashed after step {step}", "zh": "{name} 在 step {step} 之后崩溃"},
+    "alert_title_crashed_start": {"en": "{name} crashed before step 1", "zh": "{name} 在第 1 步之前崩溃"},
+    "alert_title_stalled": {"en": "{name} stalled at step {step}", "zh": "{name} 停滞于 step {step}"},
+    "alert_title_stalled_start": {
+        "en": "{name} stalled before its first step",
+        "zh": "{name} 在第一个 step 之前停滞",
+    },
+    "alert_title_resumed": {"en": "{name} is logging again (step {step})", "zh": "{name} 恢复写日志（step {step}）"},
+    "alert_title_non_finite": {
+        "en": "{name}: NaN/inf in {metric} at step {step}",
+        "zh": "{name}：{metric} 在 step {step} 出现 NaN/inf",
+    },
+    "alert_title_signal": {"en": "{name}: {kind} (step {step})", "zh": "{name}：{kind}（step {step}）"},
+    "alert_title_signal_nostep": {"en": "{name}: {kind}", "zh": "{name}：{kind}"},
+    "alert_title_finished": {"en": "{name} finished (step {step})", "zh": "{name} 已完成（step {step}）"},
+    "alert_title_best": {
+        "en": "{name}: new best validation score (step {step})",
+        "zh": "{name}：验证分数创新高（step {step}）",
+    },
+    "alert_resumed_detail": {
+        "en": "The log grows again after the stall; the run is at {progress}.",
+        "zh": "停滞之后日志又开始增长；当前进度 {progress}。",
+    },
+    "alert_best_detail": {
+        "en": "{source}: {value} at step {step}, above the best before it ({best} at step {best_step}).",
+        "zh": "{source}：step {step} 为 {value}，高于此前最佳（step {best_step} 的 {best}）。",
+    },
+    "alert_field": {"en": "{label}: {value}", "zh": "{label}：{value}"},
+    "alert_field_experiment": {"en": "Experiment", "zh": "实验"},
+    "alert_field_track": {"en": "Track", "zh": "赛道"},
+    "alert_field_step": {"en": "Step", "zh": "Step"},
+    "alert_field_exception": {"en": "Exception", "zh": "异常"},
+    "alert_field_frame": {"en": "Last frame", "zh": "最后一帧"},
+    "alert_field_severity": {"en": "Severity", "zh": "级别"},
+    "alert_field_link": {"en": "Open", "zh": "打开"},
+    "alert_digest_title": {"en": "{count} alerts about {root}", "zh": "{root} 的 {count} 条告警"},
+    "alert_digest_intro": {
+        "en": "More than {limit} alerts about this log root within {window}, sent together:",
+        "zh": "{window}内该日志根目录的告警超过 {limit} 条，合并发送：",
+    },
+    "alert_digest_line": {"en": "- [{severity}] {title}", "zh": "- 【{severity}】{title}"},
+    "alert_digest_link": {"en": "{line} — {link}", "zh": "{line} — {link}"},
+    "nav_alerts": {"en": "Alerts", "zh": "告警"},
+    "alerts_title": {"en": "Alerts", "zh": "告警"},
+    "alerts_intro": {
+        "en": "What rlmon told your team about the runs (chat, email), and what is failing. Targets are set with "
+        "RLMON_ALERT_TARGETS, `rlmon watch --notify URL` or a root's rlmon.toml; they are shown by scheme and host "
+        "only.",
+        "zh": "rlmon 就训练运行向团队发出的通知（聊天、邮件），以及发送失败的情况。通知目标通过 RLMON_ALERT_TARGETS、"
+        "`rlmon watch --notify URL` 或日志根目录的 rlmon.toml 设置；只显示其协议和主机。",
+    },
+    "alerts_sender_here": {
+        "en": "Sent by this server (pid {pid} on {host}); last refresh {time}.",
+        "zh": "由本服务器发送（{host} 上的进程 {pid}）；最近一次刷新 {time}。",
+    },
+    "alerts_sender_other": {
+        "en": "Sent by another process on this cache folder (pid {pid} on {host}); last refresh {time}.",
+        "zh": "由共用此缓存目录的另一个进程发送（{host} 上的进程 {pid}）；最近一次刷新 {time}。",
+    },
+    "alerts_sender_none": {
+        "en": "No process sends alerts for this cache folder now: run `rlmon watch`, or start the app with "
+        "RLMON_ALERT_TARGETS set.",
+        "zh": "当前没有进程为此缓存目录发送告警：运行 `rlmon watch`，或设置 RLMON_ALERT_TARGETS 后启动应用。",
+    },
+    "alerts_not_configured": {
+        "en": "This server has no alert target of its own; what another process on the same cache folder sent is "
+        "listed below.",
+        "zh": "本服务器没有配置告警目标；下面列出共用同一缓存目录的其他进程发送的内容。",
+    },
+    "alerts_targets": {"en": "Targets", "zh": "通知目标"},
+    "alerts_no_targets": {"en": "No target yet.", "zh": "尚无通知目标。"},
+    "alerts_failing": {"en": "Failing", "zh": "失败"},
+    "alerts_all_ok": {"en": "Nothing is failing.", "zh": "没有失败。"},
+    "alerts_target_failing": {
+        "en": "{target}: failing since {since} ({tries} tries in a row): {error}. {waiting} message(s) kept; next try "
+        "at {next}.",
+        "zh": "{target}：自 {since} 起发送失败（连续 {tries} 次）：{error}。保留 {waiting} 条消息；下次尝试 {next}。",
+    },
+    "alerts_sent": {"en": "Sent ({count})", "zh": "已发送（{count}）"},
+    "alerts_none_sent": {"en": "Nothing sent yet.", "zh": "尚未发送任何告警。"},
+    "alerts_state_ok": {"en": "delivering", "zh": "正常"},
+    "alerts_state_failing": {"en": "failing", "zh": "失败"},
+    "alerts_state_new": {"en": "no message yet", "zh": "尚无消息"},
+    "col_alert_target": {"en": "Target", "zh": "目标"},
+    "col_alert_origin": {"en": "Set in", "zh": "配置来源"},
+    "col_alert_state": {"en": "State", "zh": "状态"},
+    "col_alert_last": {"en": "Last sent", "zh": "最近发送"},
+    "col_alert_waiting": {"en": "Waiting", "zh": "待发送"},
+    "col_alert_time": {"en": "Sent at", "zh": "发送时间"},
+    "col_alert_severity": {"en": "Severity", "zh": "级别"},
+    "col_alert_what": {"en": "What", "zh": "内容"},
+    "col_alert_root": {"en": "Log root", "zh": "日志根目录"},
     # --- number formats: the words of rlmon.text.numbers ---
     "fmt_hours": {"en": "{value}h", "zh": "{value} 小时"},
     "fmt_duration_hm": {"en": "{h}h{m:02d}m", "zh": "{h}小时{m:02d}分"},
