@@ -54,7 +54,7 @@ __all__ = [
     "parse_log_text",
 ]
 
-PARSER_VERSION = 6
+PARSER_VERSION = 7
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
@@ -101,6 +101,9 @@ _FRAME_RE = re.compile(r'^File "([^"]+)", line (\d+), in (.+?)\s*$')
 _TRACEBACK_START_RE = re.compile(r"^Traceback \(most recent call last\)|^ray\.exceptions\.RayTaskError\(|^✗ Error: ")
 # Logs captured through wandb (``files/output.log``) cut every line at this many characters.
 WANDB_LINE_CHARS = 4096
+# The last pair of a line whose value is a numpy wrapper closed by its parenthesis as the line ends
+# (``- key:np.float64(-0.37)``): nothing of it was cut.
+_CLOSED_LAST_VALUE = r" - [^ ]+:np\.[A-Za-z_0-9]+\([^()\s]+\)$"
 # A value printed by verl <= 0.4.1 (``f"{v:.3f}"``) vs one printed at full precision (v0.5+: repr, np wrappers).
 _SHORT_DECIMAL_RUST = r":[-+]?\d+\.\d{1,3}(?: - |$)"
 _LONG_DECIMAL_RUST = r":(?:[-+]?\d*\.\d{4}|[-+]?\d+(?:\.\d*)?[eE][-+]?\d|np\.)"
@@ -228,8 +231,13 @@ def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
     if frame.get_column("cut").any():
         # The cut may have fallen inside the last value (``mean@1:0.12`` of ``0.1234``): a wrong number is
         # worse than none, so the last pair of such a line is dropped (the greedy group ends at the last " - ").
+        # A value whose wrapper closes as the line ends (``np.float64(-0.3725866666666665)``) is whole: kept.
         frame = frame.with_columns(
-            pl.when(pl.col("cut") & pl.col("rest").str.contains(" - ", literal=True))
+            pl.when(
+                pl.col("cut")
+                & pl.col("rest").str.contains(" - ", literal=True)
+                & ~pl.col("rest").str.contains(_CLOSED_LAST_VALUE)
+            )
             .then(pl.col("rest").str.replace(r"^(.*) - .*$", "${1}"))
             .otherwise(pl.col("rest"))
             .alias("rest")

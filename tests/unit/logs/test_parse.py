@@ -873,6 +873,30 @@ def test_only_a_line_of_exactly_4096_characters_loses_its_last_pair() -> None:
     assert_row(whole_log.steps, 1, {"pad": float("1" * (4095 - len(head)))})
 
 
+def _cut_line(last_pair: str) -> str:
+    """A step line of exactly 4096 characters (wandb's cut) ending with ``last_pair``."""
+    head = "step:50 - actor/grad_norm:np.float64(0.5) - pad:"
+    tail = " - " + last_pair
+    return head + "1" * (4096 - len(head) - len(tail)) + tail
+
+
+def test_a_cut_line_keeps_a_last_value_whose_wrapper_closes() -> None:
+    # A real wandb output.log lost val-aux/aime_2024/score/best@16/mean on steps 50 and 150 this way: the value
+    # ends with its closing parenthesis exactly at the cut, so nothing of it was cut.
+    closed = _cut_line("val-aux/aime_2024/score/best@16/mean:np.float64(-0.3725866666666665)")
+    assert len(closed) == 4096
+    parsed = parse_log_text(closed + "\n")
+    assert parsed.meta.cut_lines == 1
+    assert_row(parsed.steps, 50, {"actor/grad_norm": 0.5, "val-aux/aime_2024/score/best@16/mean": -0.3725866666666665})
+    # cut inside the wrapper (no closing parenthesis), or a bare number: the value may be cut, it is dropped
+    for last in ("val-aux/x/best@16/mean:np.float64(-0.37258666", "val-aux/x/best@16/mean:-0.37258666"):
+        line = _cut_line(last)
+        assert len(line) == 4096
+        steps = parse_log_text(line + "\n").steps
+        assert "val-aux/x/best@16/mean" not in steps.columns
+        assert_row(steps, 50, {"actor/grad_norm": 0.5})
+
+
 # --- orjson file logger: null is NaN --------------------------------------------------------------------------------
 def test_jsonl_orjson_null_is_nan() -> None:
     lines = (DATA / "file_logger_orjson_nulls.jsonl").read_bytes().splitlines(keepends=True)
