@@ -52,6 +52,7 @@ __all__ = [
     "experiment_label",
     "extract_settings",
     "infer_algorithm",
+    "model_name",
     "model_track",
     "settings_diff",
     "short_track_names",
@@ -577,20 +578,78 @@ def default_track(experiments: Sequence[Experiment]) -> str | None:
     return max(candidates, key=lambda track: (newest[track], track))
 
 
-def model_track(config: Mapping[str, Any] | None) -> str | None:
-    """The model name from ``actor_rollout_ref.model.path``: ``/models/Qwen3.5-4B`` -> ``Qwen3.5-4B``.
+_GENERIC_MODEL_PARTS = frozenset(
+    {
+        "actor", "best", "checkpoint", "checkpoints", "ckpt", "ckpts", "critic", "export", "exported", "final",
+        "hf", "hf_ckpt", "hf_ckpts", "hf_checkpoint", "hf_checkpoints", "hf_model", "hf_models", "hub",
+        "huggingface", "last", "latest", "merged", "merged_hf", "merged_hf_model", "merged_model", "model",
+        "models", "output", "outputs", "policy", "saved", "snapshots", "weights",
+    }
+)  # fmt: skip
+"""Folder names that say where a model is kept, not which model it is (compared in lower case)."""
+_STEP_PART_RE = re.compile(r"^(?:(?:global[_-]?)?step|checkpoint|ckpt|iter|epoch)[_-]?(\d+)$|^(\d+)$", re.IGNORECASE)
+_HASH_PART_RE = re.compile(r"^[0-9a-f]{16,}$")
+# An unexpanded ``$VAR``, or the name of the variable a script meant to put there (``sft_model_path``).
+_VARIABLE_PART_RE = re.compile(r"\$|^[a-z0-9]+(?:_[a-z0-9]+)*_(?:path|dir)$")
 
-    Hugging Face cache paths (``models--Qwen--Qwen2-7B-Instruct/snapshots/<hash>``) give ``Qwen2-7B-Instruct``.
+
+def model_name(path: str) -> tuple[str | None, int | None]:
+    """The part of a model path that names the model, and the checkpoint step the path names.
+
+    Read from the end, a path's numeric and generic parts (``global_step_58``, ``checkpoint-500``, ``15714``,
+    ``hf_ckpts``, ``huggingface``, ``actor``, ``merged_hf_model``, ``latest``, a hash, an unexpanded ``$VAR``
+    ...) are skipped up to the first one that means something; the first step met on the way is the step.
+    A Hugging Face cache path (``models--Qwen--Qwen2-7B-Instruct/snapshots/<hash>``) gives the repo name.
+
+    Examples
+    --------
+    >>> model_name("/ckpt/moe_lite_sft_04082007/hf_ckpts/15714")
+    ('moe_lite_sft_04082007', 15714)
+    >>> model_name("./models/merged_hf_model")
+    (None, None)
+    >>> model_name("Qwen/Qwen2.5-7B-Instruct")
+    ('Qwen2.5-7B-Instruct', None)
     """
-    path = config_get(config, "actor_rollout_ref.model.path")
-    if not isinstance(path, str) or not path.strip() or "$" in path:
-        # ``$MODEL_PATH`` from a launch command: the log does not say which model it was
-        return None
     parts = [part for part in re.split(r"[\\/]+", path.strip()) if part]
     for part in parts:
         if part.startswith("models--"):
-            return part.split("--")[-1]
-    return parts[-1] if parts else None
+            return part.split("--")[-1] or None, None
+    step: int | None = None
+    for part in reversed(parts):
+        found = _STEP_PART_RE.match(part)
+        if found is not None:
+            step = step if step is not None else int(found.group(1) or found.group(2))
+            continue
+        if (
+            part in (".", "..", "~")
+            or part.lower() in _GENERIC_MODEL_PARTS
+            or _HASH_PART_RE.match(part)
+            or _VARIABLE_PART_RE.search(part)
+        ):
+            continue
+        return part, step
+    return None, step
+
+
+def model_track(config: Mapping[str, Any] | None, *, named: Sequence[str] = ()) -> str | None:
+    """The model an experiment trains, from ``actor_rollout_ref.model.path``: ``/models/Qwen3.5-4B`` ->
+    ``Qwen3.5-4B`` (the rules of :func:`model_name`), with the checkpoint step the path names as a suffix:
+    ``/ckpt/moe_lite_sft/hf_ckpts/15714`` -> ``moe_lite_sft @15714``.
+
+    When the path says nothing (``./models/merged_hf_model``, ``$sft_model_path/global_step_58``), the first of
+    ``named`` that does: the other model paths the log names (the base model a launch command sets before the
+    checkpoint it trains, a Hugging Face ``_name_or_path``), ``$VAR`` already read. None when nothing names one.
+    """
+    path = config_get(config, "actor_rollout_ref.model.path")
+    name, step = model_name(path) if isinstance(path, str) else (None, None)
+    for other in named if name is None else ():
+        name, other_step = model_name(other)
+        if name is not None:
+            step = step if step is not None else other_step
+            break
+    if name is None:
+        return None
+    return name if step is None else f"{name} @{step}"
 
 
 # ----------------------------------------------------------------------------------------------- settings

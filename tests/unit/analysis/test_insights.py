@@ -994,9 +994,10 @@ def test_summary_for_root_runs_quickly_enough(real_experiments: list[Experiment]
 
 
 def test_real_track_range_is_the_same_in_summary_and_paragraph(real_experiments: list[Experiment]) -> None:
-    # `$MODEL_PATH` in both AMD logs' commands: one "unknown model" track. The GRPO log's step lines hold
-    # actor/grad_norm from 0.008 to 19.057 (min and max over every `step:N` line).
-    track = [experiment for experiment in real_experiments if experiment.track == "unknown model"]
+    # `$MODEL_PATH` in both AMD logs' commands, `MODEL_PATH="deepseek-ai/deepseek-llm-7b-chat"` above them: one
+    # track. The GRPO log's step lines hold actor/grad_norm from 0.008 to 19.057 (min and max over every `step:N`
+    # line).
+    track = [experiment for experiment in real_experiments if experiment.track == "deepseek-llm-7b-chat"]
     signals = detect_all(real_experiments, settings=SETTINGS)
     grpo = next(experiment for experiment in track if experiment.id == "amd-mi300-deepseek7b-grpo-gsm8k-2025-03")
     summary = " ".join(write_summary(track, signals, lang="en"))

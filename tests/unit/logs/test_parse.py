@@ -929,6 +929,38 @@ def test_pasted_launch_command_with_continuations() -> None:
     assert meta.from_scratch
 
 
+def test_shell_assignments_and_model_names_are_kept() -> None:
+    # the three ways a log shows a variable being set: a pasted script, `export`, `set -x` (`+`, `++` nested)
+    text = (
+        'MODEL_PATH="deepseek-ai/deepseek-llm-7b-chat"\n'
+        "TP_VALUE=2 #default:2\n"
+        "export CKPT_ROOT=/mnt/ckpt\n"
+        "+ RUN='moe lite'\n"
+        "++ MODEL_PATH=Qwen/Qwen2.5-3B-Instruct\n"
+        "    actor_rollout_ref.model.path=$MODEL_PATH \\\n"  # a command's piece, not an assignment
+        '(WorkerDict pid=7) {"_name_or_path": "Qwen/Qwen2.5-0.5B-Instruct", "architectures": ["Qwen2ForCausalLM"]}\n'
+        "step:1 - actor/grad_norm:0.5\n"
+    )
+    meta = parse_log_text(text).meta
+    assert meta.shell_vars == {
+        "TP_VALUE": "2",
+        "CKPT_ROOT": "/mnt/ckpt",
+        "RUN": "moe lite",
+        "MODEL_PATH": "Qwen/Qwen2.5-3B-Instruct",  # the later assignment wins
+    }
+    assert meta.model_names == ["Qwen/Qwen2.5-0.5B-Instruct"]
+
+
+def test_shell_assignments_on_real_logs(realdata_dir: Path) -> None:
+    amd = read_log(realdata_dir / "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log").meta
+    assert amd.shell_vars["MODEL_PATH"] == "deepseek-ai/deepseek-llm-7b-chat"  # line 4
+    assert amd.shell_vars["TP_VALUE"] == "2"  # line 5 `TP_VALUE=2 #default:2`
+    logic = read_log(realdata_dir / "logicrl-reinforce_plus_plus-raylet-warnings-2025-03.log").meta
+    assert logic.shell_vars["MODEL_PATH"] == "Qwen/Qwen2.5-3B-Instruct"  # `+ MODEL_PATH=Qwen/Qwen2.5-3B-Instruct`
+    gemma = read_log(realdata_dir / "ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12.log").meta
+    assert gemma.model_names == ["sft_model_path/global_step_58"]  # line 193 `"_name_or_path": "sft_model_path/..."`
+
+
 def test_failure_frames_and_the_step_it_died_at() -> None:
     text = (
         "(TaskRunner pid=1) step:1 - actor/grad_norm:0.5\n"
