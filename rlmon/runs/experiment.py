@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
@@ -34,6 +34,7 @@ from rlmon.text import MESSAGES, UNKNOWN, t
 
 __all__ = [
     "ALGORITHMS",
+    "DASH_PATTERNS",
     "PALETTE",
     "SETTING_GROUPS",
     "Algorithm",
@@ -59,6 +60,7 @@ __all__ = [
     "step_time_column",
     "summarize_progress",
     "training_rows",
+    "view_styles",
 ]
 
 Status = Literal["finished", "running", "stalled", "crashed", "not started"]
@@ -516,6 +518,58 @@ def assign_colors(
     for index, item in enumerate(waiting):
         colors[item.id] = free[index] if index < len(free) else palette[(index - len(free)) % len(palette)]
     return colors
+
+
+DASH_PATTERNS: tuple[tuple[int, ...], ...] = ((1, 0), (6, 3), (2, 2), (8, 3, 2, 3))
+"""Line dashes, solid first: experiments of one view past the palette's size share a colour, never a colour and
+a dash (``strokeDash`` arrays)."""
+
+
+def view_styles(
+    experiments: Sequence[Experiment], *, fixed: Collection[str] = (), palette: Sequence[str] = PALETTE
+) -> dict[str, tuple[str, int]]:
+    """Experiment id -> (colour, dash) for the experiments one view shows together (a track, or all of them).
+
+    Each keeps the colour the catalog gave it (:func:`assign_colors`, :attr:`Experiment.color`) unless an
+    experiment before it in the view already has that colour: then it takes the first palette colour no one in
+    the view has. So no two experiments of a view share a colour while the view holds no more than the palette's
+    20; past that, experiments that share a colour differ in dash (an index into :data:`DASH_PATTERNS`, 0 solid).
+    A colour ``rlmon.toml`` sets (ids in ``fixed``) is kept whatever the view; a colour kept from another view
+    (the catalog's, or the colour book's) gives way.
+
+    The order is the catalog's colour order (shown before hidden, track, :attr:`Experiment.order`, id), so the
+    result depends only on the experiments in view.
+    """
+    ordered = sorted(experiments, key=lambda item: (item.hidden, item.track, item.order, item.id))
+    styles: dict[str, tuple[str, int]] = {}
+    used: set[tuple[str, int]] = set()
+
+    def take(experiment: Experiment, color: str, dash: int) -> None:
+        styles[experiment.id] = (color, dash)
+        used.add((color.lower(), dash))
+
+    for item in ordered:
+        if item.id in fixed:
+            dash = next((level for level in range(len(DASH_PATTERNS)) if (item.color.lower(), level) not in used), 0)
+            take(item, item.color, dash)
+    waiting = []
+    for item in ordered:
+        if item.id in styles:
+            continue
+        if (item.color.lower(), 0) not in used:
+            take(item, item.color, 0)
+        else:
+            waiting.append(item)
+    for item in waiting:
+        free = next(
+            ((color, level) for level in range(len(DASH_PATTERNS)) for color in palette
+             if (color.lower(), level) not in used),
+            None,
+        )  # fmt: skip
+        if free is None:  # more experiments than colours and dashes: repeat
+            free = (palette[len(styles) % len(palette)], (len(styles) // len(palette)) % len(DASH_PATTERNS))
+        take(item, *free)
+    return styles
 
 
 _TRACK_SEPARATORS = "-_./ :"

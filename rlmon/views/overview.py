@@ -155,6 +155,7 @@ def comparison_charts(
         y_title="",
         colors=colors,
         labels=labels,
+        dashes={view.id: view.dash for view in views if view.dash},
         x=x,  # type: ignore[arg-type]
         x_title=t("x_" + x, lang),
         smoothing=smoothing,
