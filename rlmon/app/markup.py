@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from rlmon.runs.experiment import DASH_PATTERNS
-from rlmon.text import display, t, track_name
+from rlmon.text import display, format_progress, t, track_name
 from rlmon.views import model
 from rlmon.views.model import ExperimentView
 
@@ -76,6 +76,7 @@ def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[s
     items = []
     for view in views:
         status = t("status_" + view.status, lang)
+        progress = format_progress(view.experiment.steps_done, view.experiment.total_steps, lang)
         # A long name wraps anywhere (a name without spaces would widen the sidebar); the whole label is its
         # tooltip; unicode-bidi keeps right-to-left text from reordering the progress beside it.
         items.append(
@@ -84,7 +85,7 @@ def legend_html(views: Sequence[ExperimentView], lang: str, *, labels: Mapping[s
             f'unicode-bidi:isolate" title="{html.escape(view.tooltip)}">{html.escape(names.get(view.id, view.label))}'
             f"</span>"
             f'<span style="margin-left:auto;color:#6b7280;white-space:nowrap" title="{html.escape(status)}">'
-            f"{model.STATUS_GLYPHS.get(view.status, '')} {html.escape(view.experiment.progress_text)}</span></div>"
+            f"{model.STATUS_GLYPHS.get(view.status, '')} {html.escape(progress)}</span></div>"
         )
     return "".join(items)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import streamlit as st
 
+from rlmon.app.guards import escape_markdown
 from rlmon.runs.experiment import Setting
 from rlmon.schema import EXPERIMENT, STEP
 from rlmon.text import display, setting_display, setting_label, t
@@ -17,7 +19,14 @@ from rlmon.views.model import ExperimentView
 if TYPE_CHECKING:  # imported where it is used
     from rlmon.analysis.smoothing import Smoothing
 
-__all__ = ["download_frame", "settings_frame", "show_experiments_table", "show_signals_table"]
+__all__ = [
+    "download_frame",
+    "name_column_px",
+    "settings_frame",
+    "show_experiments_table",
+    "show_signals_table",
+    "whole_names_help",
+]
 
 
 def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
@@ -27,11 +36,16 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
     Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open,
     the track column (shown across tracks) included.
     """
-    # The track column's 60 px come from the name and the sparkline: 964 px of columns in about 978.
+    # The track column's 60 px come from the name and the sparkline: 964 px of columns in about 978. A name
+    # column wider than that (long names, shown whole) leaves the rest to scroll beside it (it is pinned).
     across_tracks = "track" in frame.columns
+    names = frame.get_column("experiment").to_list()
     columns: dict[str, Any] = {
         "experiment": st.column_config.TextColumn(
-            t("col_experiment", lang), pinned=True, width=120 if across_tracks else 150
+            t("col_experiment", lang),
+            pinned=True,
+            width=name_column_px(names, 120 if across_tracks else 150),
+            help=whole_names_help(names, frame.get_column("whole").to_list(), lang),
         ),
         "track": st.column_config.TextColumn(t("col_track", lang), width=60),
         "status": st.column_config.TextColumn(t("col_status", lang), width=135),
@@ -47,6 +61,7 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
         # Each run's sparkline on its own scale: the shape of its curve, not its place on 0-100.
         "spark": st.column_config.LineChartColumn(t("col_sparkline", lang), width=70 if across_tracks else 100),
         "page": None,
+        "whole": None,
     }
     event = st.dataframe(
         frame,
@@ -62,6 +77,33 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
         return None
     row = cells[0][0] if isinstance(cells[0], list | tuple) else getattr(cells[0], "row", None)
     return int(row) if isinstance(row, int) and 0 <= row < frame.height else None
+
+
+NAME_COLUMN_MAX_PX = 320
+
+
+def name_column_px(names: Sequence[str], least: int) -> int:
+    """Pixels the experiments table's name column needs to show every name whole (a wide character - CJK -
+    counts twice, the cell's padding is added), at least ``least`` and at most :data:`NAME_COLUMN_MAX_PX`."""
+    widest = max((sum(13 if unicodedata.east_asian_width(char) in "WF" else 7 for char in name) for name in names),
+                 default=0)  # fmt: skip
+    return int(min(NAME_COLUMN_MAX_PX, max(least, widest + 28)))
+
+
+def whole_names_help(names: Sequence[str], wholes: Sequence[str], lang: str) -> str:
+    """The name column's help: its tooltip, listing the whole label and id of each name shown shorter (markdown,
+    every name escaped)."""
+    pairs = [(name, whole) for name, whole in zip(names, wholes, strict=True) if whole != name]
+    if not pairs:
+        return t("table_help_names", lang)
+    shown = pairs[:_HELP_NAMES]
+    lines = [f"- {escape_markdown(name)}: {escape_markdown(whole)}" for name, whole in shown]
+    if len(pairs) > len(shown):
+        lines.append(f"- {t('more_names', lang, count=len(pairs) - len(shown))}")
+    return t("table_help_names_whole", lang) + "\n\n" + "\n".join(lines)
+
+
+_HELP_NAMES = 30
 
 
 def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:

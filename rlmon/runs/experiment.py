@@ -30,13 +30,15 @@ import polars as pl
 from rlmon.runs.metrics import step_seconds_expr
 from rlmon.schema import NON_TRAINING_KEY, PALETTE, STEP, RunMeta
 from rlmon.sources.discovery import experiment_code
-from rlmon.text import MESSAGES, UNKNOWN, t
+from rlmon.text import MESSAGES, UNKNOWN, format_progress, t
+from rlmon.text.names import NameEntry
 
 __all__ = [
     "ALGORITHMS",
     "DASH_PATTERNS",
     "PALETTE",
     "SETTING_GROUPS",
+    "TRACK_SUFFIX_CHARS",
     "Algorithm",
     "ConfigSource",
     "Experiment",
@@ -55,10 +57,12 @@ __all__ = [
     "infer_algorithm",
     "model_name",
     "model_track",
+    "name_entries",
     "settings_diff",
     "short_track_names",
     "step_time_column",
     "summarize_progress",
+    "tracks_in_labels",
     "training_rows",
     "view_styles",
 ]
@@ -243,9 +247,9 @@ class Experiment:
 
     @property
     def progress_text(self) -> str:
-        """``21/150`` (or ``21/?`` when the total is unknown)."""
-        total = "?" if self.total_steps is None else str(self.total_steps)
-        return f"{self.steps_done}/{total}"
+        """``21/150``, or ``1,120 steps`` when the total is unknown (:func:`rlmon.text.numbers.format_progress`,
+        in English: the command line's and JSON's form)."""
+        return format_progress(self.steps_done, self.total_steps, "en")
 
     def to_summary_dict(self) -> dict[str, Any]:
         """JSON-ready summary (no frames): identity, status, progress, times, settings, sources, problems."""
@@ -608,6 +612,26 @@ def short_track_names(tracks: Sequence[str]) -> dict[str, str]:
     if any(not value.strip(_TRACK_SEPARATORS) for value in short.values()) or len(set(short.values())) < len(names):
         return {name: name for name in names}
     return short
+
+
+TRACK_SUFFIX_CHARS = 16
+"""Longest short track name a label carries (``E1 · GRPO · 2B``); when one is longer, no label carries one."""
+
+
+def tracks_in_labels(tracks: Sequence[str]) -> bool:
+    """Whether the labels of experiments spanning ``tracks`` carry their short track (``E1 · GRPO · 2B``): when
+    there are several tracks and every short name (:func:`short_track_names`) is at most
+    :data:`TRACK_SUFFIX_CHARS` characters (tracks of unrelated models keep their names to a track column)."""
+    if len(set(tracks)) <= 1:
+        return False
+    return all(len(name) <= TRACK_SUFFIX_CHARS for name in short_track_names(tracks).values())
+
+
+def name_entries(experiments: Sequence[Experiment]) -> list[NameEntry]:
+    """The experiments of one view, in view order, as :func:`rlmon.text.names.experiment_names` reads them: names
+    are told apart within a track when labels carry their track (:func:`tracks_in_labels`), else over the view."""
+    by_track = tracks_in_labels([item.track for item in experiments])
+    return [NameEntry(item.id, item.label, group=item.track if by_track else "") for item in experiments]
 
 
 def default_track(experiments: Sequence[Experiment]) -> str | None:

@@ -27,6 +27,7 @@ from rlmon.runs.experiment import (
     extract_settings,
     infer_algorithm,
     model_track,
+    name_entries,
     summarize_progress,
     training_rows,
 )
@@ -35,6 +36,7 @@ from rlmon.schema import STEP, RunMeta, empty_steps
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
 from rlmon.text.messages import UNKNOWN_TRACK
+from rlmon.text.names import experiment_names
 
 __all__ = [
     "COLOR_BOOK_NAME",
@@ -353,7 +355,8 @@ def describe_root(
     Returns
     -------
     dict
-        ``roots`` (paths), ``experiments`` (:meth:`Experiment.to_summary_dict` each, catalog order),
+        ``roots`` (paths), ``experiments`` (:meth:`Experiment.to_summary_dict` each, catalog order, with the
+        ``name`` it is shown by: :func:`rlmon.text.names.experiment_names` over the whole root),
         ``ignored`` (files without verl RL content) and ``problems`` (messages).
     """
     catalog = discover_experiments(roots)
@@ -361,9 +364,11 @@ def describe_root(
     experiments = load_experiments(
         catalog, cache, now=time.time() if now is None else now, settings=settings or Settings(), failures=failures
     )
+    # the root is one view: each run also by the name the app shows it by there (short, never two alike)
+    names = experiment_names(name_entries(experiments))
     return {
         "roots": [str(root) for root in catalog.roots],
-        "experiments": [experiment.to_summary_dict() for experiment in experiments],
+        "experiments": [{**experiment.to_summary_dict(), "name": names[experiment.id]} for experiment in experiments],
         "ignored": list(catalog.ignored),
         "problems": [*catalog.problems, *(str(error) for error in failures)],
     }

@@ -29,13 +29,13 @@ from typing import Any
 import polars as pl
 
 from rlmon.analysis.signals import Signal
-from rlmon.runs.experiment import Experiment, short_track_names, view_styles
+from rlmon.runs.experiment import Experiment, name_entries, short_track_names, tracks_in_labels, view_styles
 from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, resolve_key
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.sources.discovery import ExperimentRef
 from rlmon.text import metric_title, t, track_name
 from rlmon.text.display import NAME_LIMIT, NO_PATHS, display_text
-from rlmon.text.names import NameEntry, clean_name, experiment_names, spelled_out
+from rlmon.text.names import clean_name, experiment_names, spelled_out
 
 __all__ = [
     "EAGER_CHARTS",
@@ -59,6 +59,7 @@ __all__ = [
     "signal_link",
     "styled",
     "table_numbers",
+    "track_suffixes",
     "view_of",
 ]
 
@@ -309,27 +310,20 @@ def shown_track_names(tracks: Sequence[str], lang: str) -> dict[str, str]:
     return {name: short[shown[name]] for name in names}
 
 
-TRACK_SUFFIX_CHARS = 16
-"""Longest short track name a label carries (``E1 · GRPO · 2B``); when one is longer, no label carries one (the
-table's track column names the track)."""
-
-
-def _track_suffixes(tracks: Sequence[str], lang: str) -> dict[str, str] | None:
-    """Track -> the suffix labels carry when the experiments span several tracks whose short names are short;
-    None when labels carry none."""
-    if len(set(tracks)) <= 1:
+def track_suffixes(tracks: Sequence[str], lang: str) -> dict[str, str] | None:
+    """Track -> the suffix labels carry (its short name in ``lang``, :func:`shown_track_names`) when labels carry
+    their track (:func:`rlmon.runs.experiment.tracks_in_labels`); None when they carry none."""
+    if not tracks_in_labels(tracks):
         return None
     short = shown_track_names(tracks, lang)
-    if any(len(name) > TRACK_SUFFIX_CHARS for name in short.values()):
-        return None
     return {track: display_text(name, limit=NAME_LIMIT) for track, name in short.items()}
 
 
 def display_labels(views: Sequence[ExperimentView], lang: str) -> dict[str, str]:
     """Experiment id -> label as legends show it: its name (:attr:`ExperimentView.label`), and `` · 2B`` (the short
-    track) when the experiments span several tracks whose short names are at most :data:`TRACK_SUFFIX_CHARS`
-    characters (``Qwen3.5-4B``/``Qwen3.5-2B``; tracks of unrelated models keep their names to the track column)."""
-    suffixes = _track_suffixes([view.experiment.track for view in views], lang)
+    track) when the experiments span several tracks with short names (:func:`track_suffixes`: ``Qwen3.5-4B`` and
+    ``Qwen3.5-2B``; tracks of unrelated models keep their names to the track column)."""
+    suffixes = track_suffixes([view.experiment.track for view in views], lang)
     if suffixes is None:
         return {view.id: view.label for view in views}
     return {view.id: f"{view.label} · {suffixes[view.experiment.track]}" for view in views}
@@ -350,14 +344,9 @@ class Lineup:
 def lineup_of(views: Sequence[ExperimentView]) -> Lineup:
     """The :class:`Lineup` of the experiments of one view, in view order. Names are told apart within a track
     when labels carry their track (:func:`display_labels`), else over the whole view."""
-    suffixes = _track_suffixes([view.experiment.track for view in views], "en")
-    entries = [
-        NameEntry(view.id, view.experiment.label, group=view.experiment.track if suffixes is not None else "")
-        for view in views
-    ]
     fixed = {view.id for view in views if view.ref.overrides.color}
     return Lineup(
-        names=experiment_names(entries),
+        names=experiment_names(name_entries([view.experiment for view in views])),
         styles=view_styles([view.experiment for view in views], fixed=fixed),
     )
 

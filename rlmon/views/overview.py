@@ -15,7 +15,7 @@ from rlmon.analysis.smoothing import METHODS, Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.text import format_duration, format_hours, setting_display, t, track_name
-from rlmon.text.display import NAME_LIMIT, display_text
+from rlmon.text.numbers import format_progress
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
 from rlmon.views.lines import line_builder, validation_builder
@@ -25,7 +25,7 @@ from rlmon.views.model import (
     ExperimentView,
     display_labels,
     is_validation_key,
-    shown_track_names,
+    track_suffixes,
 )
 
 __all__ = [
@@ -50,6 +50,8 @@ __all__ = [
     "unknown_metrics",
 ]
 
+
+_STATUS_ORDER = ("running", "stalled", "not started", "crashed", "finished")
 
 HOURS_TOTAL = "hours_total"
 """Pseudo metric: one bar per experiment with its total training hours."""
@@ -111,7 +113,8 @@ def _views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
 
 
 def _hours_bars(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame:
-    """One row per experiment with elapsed hours; a running run also gets its projected total and says so."""
+    """One row per experiment with elapsed hours; a run that has not finished says its status in the word the
+    table uses (``stalled``, ``crashed`` ...), and a running one also gets its projected total."""
     rows = []
     for view in views:
         experiment = view.experiment
@@ -119,12 +122,13 @@ def _hours_bars(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame:
             continue
         projected = None
         text = format_hours(experiment.elapsed_h, lang)
-        if view.status in ("running", "stalled"):
-            if experiment.eta_h is not None:
+        if view.status != "finished":
+            status = t("status_" + view.status, lang)
+            if view.status == "running" and experiment.eta_h is not None:
                 projected = experiment.elapsed_h + experiment.eta_h
-                text = t("bar_running_projection", lang, hours=text, total=format_hours(projected, lang))
+                text = t("bar_status_projection", lang, hours=text, status=status, total=format_hours(projected, lang))
             else:
-                text = t("bar_running", lang, hours=text)
+                text = t("bar_status", lang, hours=text, status=status)
         rows.append({EXPERIMENT: view.id, VALUE: experiment.elapsed_h, "projected": projected, "text": text})
     return pl.DataFrame(
         rows,
@@ -276,16 +280,22 @@ def shared_settings_line(views: Sequence[ExperimentView], lang: str) -> str:
     return " · ".join(parts)
 
 
+PROGRESS_PARTS = 6
+"""Parts the overview's progress line names one by one; past that it counts the runs of each status (the table
+below names every one)."""
+
+
 def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
     """``E1–E4 finished 150/150 · E5 running 21/150 (4h23m, ETA 27h)``; codes carry the short track when the
-    experiments span several tracks (``E1 · 2B``)."""
-    tracks = [view.experiment.track for view in views]
-    short = shown_track_names(tracks, lang) if len(set(tracks)) > 1 else {}
+    experiments span several tracks whose short names are short (``E1 · 2B``, :func:`display_labels`). Past
+    :data:`PROGRESS_PARTS` parts: how many runs have each status (``9 finished · 2 running · 3 crashed``)."""
+    suffixes = track_suffixes([view.experiment.track for view in views], lang) or {}
     groups: dict[tuple[str, str, str], list[ExperimentView]] = {}
     parts: list[str] = []
     for view in views:
-        track = display_text(short.get(view.experiment.track, ""), limit=NAME_LIMIT)
+        track = suffixes.get(view.experiment.track, "")
         code = f"{view.code} · {track}" if track else view.code
+        progress = format_progress(view.experiment.steps_done, view.experiment.total_steps, lang)
         if view.status in ("running", "stalled"):
             elapsed = format_duration(view.experiment.elapsed_h, lang)
             detail = (
@@ -294,9 +304,17 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
                 else t("progress_detail", lang, elapsed=elapsed, eta=format_duration(view.experiment.eta_h, lang))
             )
             status = t("status_" + view.status, lang)
-            parts.append(f"{code} {status} {view.experiment.progress_text} ({detail})")
+            parts.append(f"{code} {status} {progress} ({detail})")
             continue
-        groups.setdefault((track, view.status, view.experiment.progress_text), []).append(view)
+        groups.setdefault((track, view.status, progress), []).append(view)
+    if len(groups) + len(parts) > PROGRESS_PARTS:
+        counts: dict[str, int] = {}
+        for view in views:
+            counts[view.status] = counts.get(view.status, 0) + 1
+        return " · ".join(
+            t("progress_count", lang, count=count, status=t("status_" + status, lang))
+            for status, count in sorted(counts.items(), key=lambda item: _STATUS_ORDER.index(item[0]))
+        )
     grouped = []
     for (track, status, progress), members in groups.items():
         codes = _compress_codes([view.code for view in members])
@@ -323,10 +341,16 @@ class OverviewHeader:
     updated: str
 
 
+HEADER_TRACKS = 3
+"""Tracks the overview's title names; past that it says how many tracks are in view."""
+
+
 def overview_header(views: Sequence[ExperimentView], *, clock: str, lang: str) -> OverviewHeader:
-    """The header of the overview of ``views``, drawn at ``clock`` (``HH:MM:SS``)."""
+    """The header of the overview of ``views``, drawn at ``clock`` (``HH:MM:SS``): the tracks in view (how many,
+    past :data:`HEADER_TRACKS`), what every experiment shares, how far each has come."""
+    tracks = tuple(track_name(track, lang) for track in dict.fromkeys(view.experiment.track for view in views))
     return OverviewHeader(
-        tracks=tuple(track_name(track, lang) for track in dict.fromkeys(view.experiment.track for view in views)),
+        tracks=tracks if len(tracks) <= HEADER_TRACKS else (t("header_tracks", lang, count=len(tracks)),),
         settings_line=shared_settings_line(views, lang),
         progress_line=progress_line(views, lang),
         updated=t("updated_at", lang, time=clock),
