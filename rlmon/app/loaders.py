@@ -98,8 +98,9 @@ def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: fl
     return model.view_of(ref, experiment, serial=next(_SERIALS))
 
 
-_STYLES_KEPT = 4
-"""Styles kept per experiment version (its colour and name in the views visitors look at: a track, all tracks)."""
+_STYLES_KEPT = 8
+"""Styles kept per experiment (its colour in the catalog, its colour and name in the views visitors look at: a
+track, all tracks), the oldest dropped first."""
 
 _READ_LOCK = threading.Lock()
 """One reader of the catalog at a time (see :func:`load_views`)."""
@@ -237,8 +238,8 @@ class _ViewMemo:
         fresh = dataclasses.replace(view, experiment=experiment, name=name, dash=dash, serial=next(_SERIALS))
         with self._lock:
             kept = self._recolored.setdefault(view.id, {})
-            for old in [item for item in kept if item[0] != view.serial or len(kept) >= _STYLES_KEPT]:
-                del kept[old]
+            while len(kept) >= _STYLES_KEPT:  # the oldest goes (an older version's, or a view no one shows now)
+                del kept[next(iter(kept))]
             kept[key] = fresh
         return fresh
 

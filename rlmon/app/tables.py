@@ -34,32 +34,43 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
     row - its name included - returns that row's index (the page opens the experiment), else None.
 
     Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open,
-    the track column (shown across tracks) included.
+    the track column (shown across tracks) included; the name column is as wide as its names need (shown whole),
+    the sparkline giving way to it down to :data:`SPARK_MIN_PX`. Past that, the columns beside the name column
+    (pinned) scroll.
     """
-    # The track column's 60 px come from the name and the sparkline: 964 px of columns in about 978. A name
-    # column wider than that (long names, shown whole) leaves the rest to scroll beside it (it is pinned).
     across_tracks = "track" in frame.columns
     names = frame.get_column("experiment").to_list()
+    widths = {
+        "experiment": name_column_px(names, 120 if across_tracks else 150),
+        "track": 60, "status": 130, "progress": 85, "hours": 62, "eta": 62, "first5": 95, "last10": 95,
+        "best_val": 104, "last_val": 70,
+    }  # fmt: skip
+    taken = sum(width for name, width in widths.items() if name in frame.columns)
+    widths["spark"] = max(SPARK_MIN_PX, min(SPARK_MAX_PX, TABLE_PX - taken))
     columns: dict[str, Any] = {
         "experiment": st.column_config.TextColumn(
             t("col_experiment", lang),
             pinned=True,
-            width=name_column_px(names, 120 if across_tracks else 150),
+            width=widths["experiment"],
             help=whole_names_help(names, frame.get_column("whole").to_list(), lang),
         ),
-        "track": st.column_config.TextColumn(t("col_track", lang), width=60),
-        "status": st.column_config.TextColumn(t("col_status", lang), width=135),
+        "track": st.column_config.TextColumn(t("col_track", lang), width=widths["track"]),
+        "status": st.column_config.TextColumn(t("col_status", lang), width=widths["status"]),
         "progress": st.column_config.ProgressColumn(
-            t("col_progress", lang), min_value=0.0, max_value=100.0, format="%.0f%%", width=85
+            t("col_progress", lang), min_value=0.0, max_value=100.0, format="%.0f%%", width=widths["progress"]
         ),
-        "hours": st.column_config.TextColumn(t("col_hours", lang), width=62),
-        "eta": st.column_config.TextColumn(t("col_eta", lang), width=62),
-        "first5": st.column_config.TextColumn(t("col_first5", lang), help=t("table_help_first5", lang), width=95),
-        "last10": st.column_config.TextColumn(t("col_last10", lang), help=t("table_help_last10", lang), width=95),
-        "best_val": st.column_config.TextColumn(t("col_best_val", lang), width=110),
-        "last_val": st.column_config.TextColumn(t("col_last_val", lang), width=70),
+        "hours": st.column_config.TextColumn(t("col_hours", lang), width=widths["hours"]),
+        "eta": st.column_config.TextColumn(t("col_eta", lang), width=widths["eta"]),
+        "first5": st.column_config.TextColumn(
+            t("col_first5", lang), help=t("table_help_first5", lang), width=widths["first5"]
+        ),
+        "last10": st.column_config.TextColumn(
+            t("col_last10", lang), help=t("table_help_last10", lang), width=widths["last10"]
+        ),
+        "best_val": st.column_config.TextColumn(t("col_best_val", lang), width=widths["best_val"]),
+        "last_val": st.column_config.TextColumn(t("col_last_val", lang), width=widths["last_val"]),
         # Each run's sparkline on its own scale: the shape of its curve, not its place on 0-100.
-        "spark": st.column_config.LineChartColumn(t("col_sparkline", lang), width=70 if across_tracks else 100),
+        "spark": st.column_config.LineChartColumn(t("col_sparkline", lang), width=widths["spark"]),
         "page": None,
         "whole": None,
     }
@@ -80,14 +91,18 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
 
 
 NAME_COLUMN_MAX_PX = 320
+TABLE_PX = 978
+"""The experiments table's width in a 1440 px window with the sidebar open (tests/browser/test_pages.py)."""
+SPARK_MIN_PX = 60
+SPARK_MAX_PX = 100
 
 
 def name_column_px(names: Sequence[str], least: int) -> int:
     """Pixels the experiments table's name column needs to show every name whole (a wide character - CJK -
     counts twice, the cell's padding is added), at least ``least`` and at most :data:`NAME_COLUMN_MAX_PX`."""
-    widest = max((sum(13 if unicodedata.east_asian_width(char) in "WF" else 7 for char in name) for name in names),
+    widest = max((sum(13.5 if unicodedata.east_asian_width(char) in "WF" else 6.6 for char in name) for name in names),
                  default=0)  # fmt: skip
-    return int(min(NAME_COLUMN_MAX_PX, max(least, widest + 28)))
+    return int(min(NAME_COLUMN_MAX_PX, max(least, widest + 26)))
 
 
 def whole_names_help(names: Sequence[str], wholes: Sequence[str], lang: str) -> str:
