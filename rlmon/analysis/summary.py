@@ -84,9 +84,9 @@ def _code(experiment: Experiment) -> str:
     return experiment.label if _TOLD_APART.search(experiment.label) else experiment.label.partition(" · ")[0]
 
 
-def _codes(experiments: Sequence[Experiment], among: Sequence[Experiment] = ()) -> str:
-    """``E1–E4`` for consecutive codes, else ``E1, E3``; a code another of ``among`` shares (``amd-mi300… · GRPO``
-    and ``amd-mi300… · PPO``) is the whole name (``amd-mi300… (GRPO)``)."""
+def _codes(experiments: Sequence[Experiment], lang: str, among: Sequence[Experiment] = ()) -> str:
+    """``E1–E4`` for consecutive codes, else ``E1, E3`` (``E1、E3``); a code another of ``among`` shares
+    (``amd-mi300… · GRPO`` and ``amd-mi300… · PPO``) is the whole name (``amd-mi300… (GRPO)``)."""
     shared = _shared_codes(among)
     codes = [_name(experiment) if _code(experiment) in shared else _code(experiment) for experiment in experiments]
     numbers = []
@@ -103,7 +103,7 @@ def _codes(experiments: Sequence[Experiment], among: Sequence[Experiment] = ()) 
         and values == list(range(values[0] or 0, (values[0] or 0) + len(values)))
     ):
         return f"{codes[0]}–{codes[-1]}"
-    return ", ".join(codes)
+    return join_values(codes, lang)
 
 
 def _shared_codes(experiments: Sequence[Experiment]) -> set[str]:
@@ -218,7 +218,7 @@ def _status_clauses(track: _Track, lang: str) -> list[str]:
         by_state.setdefault((experiment.status, progress), []).append(experiment)
     clauses: list[str] = []
     for (status, progress), members in by_state.items():
-        names = _codes(members, track.experiments)
+        names = _codes(members, lang, track.experiments)
         if status == "finished":
             clauses.append(_fill("state_finished", lang, names=names, progress=progress))
         elif status == "running":
@@ -578,7 +578,8 @@ def write_summary(
 ) -> list[str]:
     """The written summary: a few short paragraphs per track, then one per pair of comparable tracks. With more
     than :data:`TRACKS_IN_FULL` tracks in view, it starts with how many runs have each status, tells the tracks
-    of several runs one by one, and the tracks of one run together (what is worth attention in them).
+    of several runs one by one (status, validation, what is worth attention; how their runs compare is left to
+    each track's own view), and the tracks of one run together (what is worth attention in them).
 
     Parameters
     ----------
@@ -625,14 +626,16 @@ def write_summary(
                         lang,
                         start=_band_text(start, kind="%"),
                         end=_band_text(end, kind="%"),
-                        names=_codes(track.compared, track.experiments) if compared else "",
+                        names=_codes(track.compared, lang, track.experiments) if compared else "",
                     )
                 )
         first.extend(_validation_sentences(track, signals, lang))
         if first:
             paragraphs.append(join_sentences(first, lang))
-        # With several tracks in view, every paragraph says whose runs it is about, as the first one does.
-        follow = [join_sentences(dynamics, lang)] if (dynamics := _dynamics_sentences(track, signals, lang)) else []
+        # With several tracks in view, every paragraph says whose runs it is about, as the first one does. With
+        # many, how the runs of a track compare (speed, length, entropy) is left to that track's own view.
+        dynamics = _dynamics_sentences(track, signals, lang) if len(tracks) <= TRACKS_IN_FULL else []
+        follow = [join_sentences(dynamics, lang)] if dynamics else []
         follow.append(_attention_sentence(track, signals, lang))
         if len(tracks) > 1:
             follow = [_fill("track_prefix", lang, track=track_name(track.name, lang), text=text) for text in follow]
