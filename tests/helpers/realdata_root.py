@@ -8,7 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["REAL_TRACKS", "SFT_LOGS", "write_realdata_root"]
+__all__ = ["LOOK_ALIKE_FOLDERS", "REAL_TRACKS", "SFT_LOGS", "write_look_alike_root", "write_realdata_root"]
 
 SFT_LOGS = ("charcount-sft-trainer-readme-2025-08", "ehl-gemma2-2b-sft-gsm8k-v0.1-2024-12")
 """The SFT trainer logs among them: not RL runs, so not experiments."""
@@ -69,4 +69,27 @@ def write_realdata_root(realdata_dir: Path, root: Path, *, mtime: float | None =
         target.chmod(0o644)
         if mtime is not None:
             os.utime(target, (mtime, mtime))
+    return root
+
+
+LOOK_ALIKE_FOLDERS = ("E1", "E1\u200b", "\u04151")
+"""Three folders that all read "E1": plain, with a zero-width space (U+200B), and with a Cyrillic Е (U+0415)."""
+
+
+def write_look_alike_root(root: Path) -> Path:
+    """A root of :data:`LOOK_ALIKE_FOLDERS`, each a finished three-step GRPO run of one model (written here, from the
+    format reference: a ``set -x`` launch command, ``Total training steps``, then ``step:N`` lines). Returns
+    ``root``."""
+    command = (
+        "+ python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.model.path=/models/Qwen3-4B"
+        " trainer.total_training_steps=3\nTotal training steps: 3\n"
+    )
+    for index, folder in enumerate(LOOK_ALIKE_FOLDERS):
+        (root / folder).mkdir(parents=True)
+        steps = "".join(
+            f"step:{step} - actor/grad_norm:{0.5 + index / 10} - critic/score/mean:{step / 4} - "
+            f"response_length/mean:{100 * step} - timing_s/step:60.0\n"
+            for step in (1, 2, 3)
+        )
+        (root / folder / "train.log").write_text(command + steps, encoding="utf-8")
     return root

@@ -18,6 +18,7 @@ from rlmon.logs.cache import read_log
 from rlmon.logs.parse import parse_log_text
 from rlmon.runs.experiment import (
     ALGORITHMS,
+    DASH_PATTERNS,
     PALETTE,
     SETTING_GROUPS,
     Experiment,
@@ -34,6 +35,7 @@ from rlmon.runs.experiment import (
     short_track_names,
     summarize_progress,
     training_rows,
+    view_styles,
 )
 from rlmon.schema import RunMeta
 from rlmon.sources.discovery import experiment_code
@@ -852,3 +854,30 @@ def test_default_track() -> None:
     assert default_track(singles) is None
     assert default_track(old_pair) is None  # one track: all tracks is the same thing
     assert default_track([]) is None
+
+
+def test_view_styles_give_way_on_a_colour_another_view_kept() -> None:
+    # Past 20 experiments the catalog repeats colours (as colors.json then keeps them): in one view, the first in
+    # the view's order keeps the colour, the next takes the first palette colour no one in the view has.
+    runs = [
+        colored("a/e1", "A", order=1, color=PALETTE[2]),
+        colored("a/e2", "A", order=2, color=PALETTE[2]),  # the same colour, handed out in another view
+        colored("a/e3", "A", order=3, color=PALETTE[0]),
+    ]
+    assert view_styles(runs) == {"a/e1": (PALETTE[2], 0), "a/e2": (PALETTE[1], 0), "a/e3": (PALETTE[0], 0)}
+    # a colour rlmon.toml sets is kept whatever the view: the other run gives way, though first in the view
+    assert view_styles(runs, fixed={"a/e2"})["a/e2"] == (PALETTE[2], 0)
+    assert view_styles(runs, fixed={"a/e2"})["a/e1"] == (PALETTE[1], 0)
+    # without a collision nothing moves (the catalog's colours are the view's)
+    apart = [colored(f"b/e{n}", "B", order=n, color=PALETTE[n]) for n in range(5)]
+    assert view_styles(apart) == {f"b/e{n}": (PALETTE[n], 0) for n in range(5)}
+
+
+def test_view_styles_past_the_palette_differ_in_dash() -> None:
+    runs = [colored(f"run{index:02d}", "T", order=index, color=PALETTE[index % 20]) for index in range(45)]
+    styles = view_styles(runs)
+    assert len(set(styles.values())) == 45  # never a colour and a dash twice
+    assert [styles[f"run{index:02d}"] for index in range(20)] == [(color, 0) for color in PALETTE]
+    assert [styles[f"run{index:02d}"] for index in range(20, 40)] == [(color, 1) for color in PALETTE]
+    assert {dash for color, dash in styles.values()} == {0, 1, 2}
+    assert len(DASH_PATTERNS) == 4 and DASH_PATTERNS[0] == (1, 0)  # solid first
