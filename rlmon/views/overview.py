@@ -15,6 +15,7 @@ from rlmon.analysis.smoothing import METHODS, Smoothing
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.text import format_duration, format_hours, setting_display, t, track_name
+from rlmon.text.lang import join_values
 from rlmon.text.numbers import format_progress
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
@@ -235,15 +236,16 @@ def comparison_charts_ahead(
     return ahead
 
 
-def _compress_codes(codes: Sequence[str]) -> str:
-    """``E1, E2, E3, E4`` -> ``E1–E4`` when the codes are consecutive numbers with one prefix."""
+def _compress_codes(codes: Sequence[str], lang: str) -> str:
+    """``E1, E2, E3, E4`` -> ``E1–E4`` when the codes are consecutive numbers with one prefix (else ``E1, E3`` /
+    ``E1、E3``)."""
     parsed = [re.fullmatch(r"([A-Za-z]+)(\d+)", code) for code in codes]
     if len(codes) > 2 and all(parsed):
         prefixes = {match.group(1) for match in parsed if match}
         numbers = [int(match.group(2)) for match in parsed if match]
         if len(prefixes) == 1 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
             return f"{codes[0]}–{codes[-1]}"
-    return ", ".join(codes)
+    return join_values(codes, lang)
 
 
 def shared_settings_line(views: Sequence[ExperimentView], lang: str) -> str:
@@ -290,11 +292,17 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
     experiments span several tracks whose short names are short (``E1 · 2B``, :func:`display_labels`). Past
     :data:`PROGRESS_PARTS` parts: how many runs have each status (``9 finished · 2 running · 3 crashed``)."""
     suffixes = track_suffixes([view.experiment.track for view in views], lang) or {}
+    every_code = [(view.code, suffixes.get(view.experiment.track, "")) for view in views]
+    # a code two runs of a track share (amd-mi300… · GRPO and amd-mi300… · PPO) would not say which: their names
+    shown = {
+        view.id: view.label if every_code.count((view.code, suffixes.get(view.experiment.track, ""))) > 1 else view.code
+        for view in views
+    }
     groups: dict[tuple[str, str, str], list[ExperimentView]] = {}
     parts: list[str] = []
     for view in views:
         track = suffixes.get(view.experiment.track, "")
-        code = f"{view.code} · {track}" if track else view.code
+        code = f"{shown[view.id]} · {track}" if track else shown[view.id]
         progress = format_progress(view.experiment.steps_done, view.experiment.total_steps, lang)
         if view.status in ("running", "stalled"):
             elapsed = format_duration(view.experiment.elapsed_h, lang)
@@ -317,7 +325,7 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
         )
     grouped = []
     for (track, status, progress), members in groups.items():
-        codes = _compress_codes([view.code for view in members])
+        codes = _compress_codes([shown[view.id] for view in members], lang)
         grouped.append(
             t(
                 "progress_group",
