@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rlmon.analysis.signals import KINDS, NUMBERS_LANG, SEVERITIES, Signal, detect_all, short_metric
 from rlmon.logs.cache import LogCache
-from rlmon.runs.experiment import Experiment, name_entries
+from rlmon.runs.experiment import STATUS_ORDER, Experiment, name_entries
 from rlmon.runs.headline import Headline, headline_numbers
 from rlmon.runs.metrics import validation_keys
 from rlmon.settings import Settings
@@ -661,10 +661,9 @@ def _overview_sentence(tracks: Sequence[_Track], lang: str) -> str:
     for track in tracks:
         for experiment in track.experiments:
             counts[experiment.status] = counts.get(experiment.status, 0) + 1
-    order = ("running", "stalled", "not started", "crashed", "finished")
     states = [
         _fill("status_count", lang, count=str(count), status=t(f"status_{status}", lang))
-        for status, count in sorted(counts.items(), key=lambda item: order.index(item[0]) if item[0] in order else 9)
+        for status, count in sorted(counts.items(), key=lambda item: STATUS_ORDER.index(item[0]))  # type: ignore[arg-type]
     ]
     return _fill(
         "overview", lang, runs=str(sum(counts.values())), tracks=str(len(tracks)), states=join_items(states, lang)
@@ -694,33 +693,17 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
     headline = headline_numbers(experiment)
     name = _name(experiment)
     hours = format_duration(experiment.elapsed_h, lang)
+    progress = format_progress(experiment.steps_done, experiment.total_steps, lang)
     if experiment.status == "finished":
-        status = _fill(
-            "exp_status_finished",
-            lang,
-            name=name,
-            progress=format_progress(experiment.steps_done, experiment.total_steps, lang),
-            hours=hours,
-        )
+        status = _fill("exp_status_finished", lang, name=name, progress=progress, hours=hours)
     elif experiment.status == "running":
         eta = (
             _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, lang)) if experiment.eta_h is not None else ""
         )
-        status = _fill(
-            "exp_status_running",
-            lang,
-            name=name,
-            progress=format_progress(experiment.steps_done, experiment.total_steps, lang),
-            hours=hours,
-            eta=eta,
-        )
+        status = _fill("exp_status_running", lang, name=name, progress=progress, hours=hours, eta=eta)
     else:
         status = _fill(
-            "exp_status_other",
-            lang,
-            name=name,
-            status=t(f"status_{experiment.status}", lang),
-            progress=format_progress(experiment.steps_done, experiment.total_steps, lang),
+            "exp_status_other", lang, name=name, status=t(f"status_{experiment.status}", lang), progress=progress
         )
     facts: list[str] = []
     if headline.pass_rate_start is not None:

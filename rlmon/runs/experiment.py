@@ -38,6 +38,7 @@ __all__ = [
     "DASH_PATTERNS",
     "PALETTE",
     "SETTING_GROUPS",
+    "STATUS_ORDER",
     "TRACK_SUFFIX_CHARS",
     "Algorithm",
     "ConfigSource",
@@ -68,6 +69,8 @@ __all__ = [
 ]
 
 Status = Literal["finished", "running", "stalled", "crashed", "not started"]
+STATUS_ORDER: tuple[Status, ...] = ("running", "stalled", "not started", "crashed", "finished")
+"""The order statuses are counted in (what needs a look first)."""
 ConfigSource = Literal["dump", "command"]
 """Where an experiment's config comes from: its config dump, or only its launch command's overrides."""
 SourceRole = Literal["start-up only", "resumed", "crashed attempt", "steps", "not RL", "unreadable"]

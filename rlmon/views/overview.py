@@ -12,6 +12,7 @@ import polars as pl
 
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import METHODS, Smoothing
+from rlmon.runs.experiment import STATUS_ORDER
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.text import format_duration, format_hours, setting_display, t, track_name
@@ -51,8 +52,6 @@ __all__ = [
     "unknown_metrics",
 ]
 
-
-_STATUS_ORDER = ("running", "stalled", "not started", "crashed", "finished")
 
 HOURS_TOTAL = "hours_total"
 """Pseudo metric: one bar per experiment with its total training hours."""
@@ -321,7 +320,7 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
             counts[view.status] = counts.get(view.status, 0) + 1
         return " · ".join(
             t("progress_count", lang, count=count, status=t("status_" + status, lang))
-            for status, count in sorted(counts.items(), key=lambda item: _STATUS_ORDER.index(item[0]))
+            for status, count in sorted(counts.items(), key=lambda item: STATUS_ORDER.index(item[0]))
         )
     grouped = []
     for (track, status, progress), members in groups.items():
