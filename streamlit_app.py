@@ -57,7 +57,7 @@ def main() -> None:
         state.frame_state(
             visit, lang=lang, selected=choice.selected, slugs=pages.slugs, pages=pages.by_id,
             link_notes=sidebar.link_notes(), live=choice.live, refresh_s=choice.refresh_s,
-            current_experiment=current_experiment,
+            current_experiment=current_experiment, lineup=choice.lineup,
         )
     )  # fmt: skip
     sidebar.write_selection(visit, lang_field, track_field, choice)

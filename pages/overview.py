@@ -11,6 +11,7 @@ import streamlit as st
 
 from rlmon.analysis.signals import KINDS
 from rlmon.analysis.smoothing import Smoothing
+from rlmon.analysis.summary import paragraph_parts as summary_parts
 from rlmon.app import charts, digests, guards, live, navigation, samples, state, tables, url, widgets
 from rlmon.text import UNKNOWN, display, t
 from rlmon.views import model, overview, report
@@ -41,7 +42,11 @@ def summary_and_signals(views: Sequence[model.ExperimentView], insights: model.I
             st.caption(t("summary_pending", lang))
             return
         for paragraph in insights.summary:
-            st.markdown(guards.escape_markdown(paragraph))
+            lead, items = summary_parts(paragraph)
+            # a paragraph that lists runs: one a line (escaped one by one: the list marks are the page's own)
+            st.markdown(
+                "\n".join([guards.escape_markdown(lead), *(f"- {guards.escape_markdown(item)}" for item in items)])
+            )
         if insights.summary:
             st.caption(t("summary_caption", lang))
         rows = view_tables.signals_frame(views, insights.signals, kinds=KINDS, slugs=app.slugs, lang=lang)

@@ -223,7 +223,7 @@ def _root_info(root: Path, cache: LogCache, *, as_json: bool) -> int:
         print(json.dumps(described, indent=2, ensure_ascii=False, default=str))
         return 0
     for experiment in described["experiments"]:
-        print(f"{experiment['id']}: {experiment['label']} · {experiment['status']} · {experiment['progress']}")
+        print(f"{experiment['id']}: {experiment['name']} · {experiment['status']} · {experiment['progress']}")
     for problem in described["problems"]:
         print(f"warning: {problem}", file=sys.stderr)
     return 0

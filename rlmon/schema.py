@@ -103,6 +103,13 @@ class RunMeta:
     config_line: int | None = None
     launch_command: str | None = None
     """The ``set -x`` echo of the launch command (``python3 -m verl.trainer.main_ppo ...``), if any."""
+    shell_vars: dict[str, str] = field(default_factory=dict)
+    """Shell variables the log shows being set before the launch (``MODEL_PATH="..."`` of a pasted script,
+    ``export VAR=...``, ``+ VAR=...`` of ``set -x``): name -> value as the shell reads it, the last assignment
+    wins; at most 200 names, values cut at 1,000 characters. The launch command's ``$VAR`` is read through them."""
+    model_names: list[str] = field(default_factory=list)
+    """Model paths the log prints outside the config (Hugging Face ``"_name_or_path": "..."``), in order, no
+    repeats, at most 16."""
     total_steps: int | None = None
     """From ``Total training steps: N``; v0.1 prints none, so there it is ``trainer.total_training_steps`` or
     ``Size of train dataloader`` x ``trainer.total_epochs`` from the config dump (format reference §5.2)."""

@@ -71,7 +71,15 @@ from rlmon.schema import STEP
 from rlmon.settings import Settings
 from rlmon.text.lang import LANGUAGES
 from rlmon.text.messages import t
-from rlmon.text.numbers import format_band, format_count, format_duration, format_percent, format_score, format_value
+from rlmon.text.numbers import (
+    format_band,
+    format_count,
+    format_duration,
+    format_percent,
+    format_progress,
+    format_score,
+    format_value,
+)
 
 __all__ = [
     "KINDS",
@@ -182,6 +190,11 @@ def _message(key: str, **fields: str | dict[str, str]) -> dict[str, str]:
         filled = {name: (value[lang] if isinstance(value, dict) else value) for name, value in fields.items()}
         out[lang] = t("insight_" + key, lang, **filled)
     return out
+
+
+def _progress(experiment: Experiment) -> dict[str, str]:
+    """How far the experiment has come, in every language (:func:`rlmon.text.numbers.format_progress`)."""
+    return {lang: format_progress(experiment.steps_done, experiment.total_steps, lang) for lang in LANGUAGES}
 
 
 def short_frame(frame: str) -> str:
@@ -706,7 +719,7 @@ def _detect_status(context: _Context, settings: Settings) -> None:
             step=last_step,
             step_end=last_step,
             values={"idle_s": idle, "steps_done": float(experiment.steps_done)},
-            message=_message("stalled", progress=experiment.progress_text, idle=_idle_text(idle)),
+            message=_message("stalled", progress=_progress(experiment), idle=_idle_text(idle)),
         )
     elif experiment.status == "not started" and experiment.idle_s is not None:
         quiet_s = settings.stall_min_s * settings.stall_factor

@@ -14,7 +14,7 @@ import streamlit as st
 
 from rlmon.app import server
 from rlmon.app.guards import escape_markdown, guarded
-from rlmon.app.markup import css_color
+from rlmon.app.markup import swatch_css
 from rlmon.app.state import app_state, page_state
 from rlmon.settings import Settings
 from rlmon.text import t
@@ -376,10 +376,9 @@ def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) ->
         st.session_state[key] = [value for value in st.session_state[key] or [] if value in ids]
     rules = []
     for index, view in enumerate(views, start=1):
-        color = css_color(view.color)
         rules.append(
             f".st-key-{key} button:nth-of-type({index})::before {{ content: ''; display: inline-block; "
-            f"width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.4em; background: {color}; }}"
+            f"margin-right: 0.4em; {swatch_css(view.color, view.dash)} }}"
         )
     st.html("<style>" + "\n".join(rules) + "</style>")
     picked = st.pills(

@@ -108,7 +108,16 @@ def _as_shown(view: ExperimentView) -> Experiment:
 
 
 def _signal_key(view: ExperimentView, settings: Settings) -> tuple[Any, ...]:
-    return (view.id, view.version, view.label, settings)
+    # Not the name: signals are worked out from the data alone, once, whatever view names the run
+    # (:func:`_named` gives them the name).
+    return (view.id, view.version, settings)
+
+
+def _named(signals: tuple[Signal, ...], view: ExperimentView) -> tuple[Signal, ...]:
+    """``signals`` under the name the view shows the experiment by."""
+    if all(signal.label == view.label for signal in signals):
+        return signals
+    return tuple(dataclasses.replace(signal, label=view.label) for signal in signals)
 
 
 def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...]:
@@ -119,7 +128,7 @@ def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, .
 
 def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tuple[Signal, ...]]:
     """Each experiment's signals (:func:`rlmon.analysis.signals.detect_signals`), computed once per experiment version
-    (its view's ``version``: the same when only its colour changes), whatever selection it is part of; the
+    (its view's ``version``: the same when only its colour or name changes), whatever selection it is part of; the
     missing ones in parallel, one per core (their polars work runs outside the GIL)."""
     keys = [_signal_key(view, settings) for view in views]
 
@@ -131,7 +140,7 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
 
     found = known()
     if all(signals is not None for signals in found):
-        return [signals or () for signals in found]
+        return [_named(signals or (), view) for signals, view in zip(found, views, strict=True)]
     with _DETECT_LOCK, server.WORK:  # one at a time, as load_views reads: no experiment is looked at twice at once
         found = known()
         missing = [index for index, signals in enumerate(found) if signals is None]
@@ -139,7 +148,7 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
         for index, signals in zip(missing, computed, strict=True):
             _SIGNALS.put(keys[index], signals)
             found[index] = signals
-    return [signals or () for signals in found]
+    return [_named(signals or (), view) for signals, view in zip(found, views, strict=True)]
 
 
 def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str) -> Insights:

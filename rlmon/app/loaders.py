@@ -42,7 +42,7 @@ from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
 from rlmon.text import t
 from rlmon.views import model
-from rlmon.views.model import ExperimentView
+from rlmon.views.model import ExperimentView, Lineup
 
 __all__ = [
     "CATALOG_TTL_S",
@@ -54,6 +54,8 @@ __all__ = [
     "load_views",
     "read_at_start",
     "read_visit",
+    "styled_views",
+    "view_lineup",
 ]
 
 CATALOG_TTL_S = 3.0
@@ -96,6 +98,10 @@ def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: fl
     experiment = load_experiment(ref, cache, now=now, settings=settings)
     return model.view_of(ref, experiment, serial=next(_SERIALS))
 
+
+_STYLES_KEPT = 8
+"""Styles kept per experiment (its colour in the catalog, its colour and name in the views visitors look at: a
+track, all tracks), the oldest dropped first."""
 
 _READ_LOCK = threading.Lock()
 """One reader of the catalog at a time (see :func:`load_views`)."""
@@ -155,7 +161,7 @@ class _ViewMemo:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._views: dict[tuple[str, str], _Memoised] = {}
-        self._recolored: dict[str, tuple[tuple[int, str], ExperimentView]] = {}
+        self._recolored: dict[str, dict[tuple[int, tuple[str, str, int]], ExperimentView]] = {}
 
     def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView | Unreadable:
         found, pending = self._lookup(ref, settings, now)
@@ -204,19 +210,28 @@ class _ViewMemo:
         return None, pending
 
     def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
-        """``view`` with the colour the whole catalog assigned it; the same object while neither changes, a
-        new one (new serial, so memoised charts are redrawn) when the colour moves."""
-        if view.color == color:
+        """``view`` with the colour the whole catalog assigned it (:meth:`restyled`)."""
+        return self.restyled(view, (color, view.name, view.dash))
+
+    def restyled(self, view: ExperimentView, style: tuple[str, str, int]) -> ExperimentView:
+        """``view`` with ``style`` (colour, name, dash): the same object while nothing changes, else one kept per
+        (version, style) - a new serial, so memoised charts are redrawn - shared by every session showing it so
+        (a visitor on a track and one on all tracks each find theirs)."""
+        if (view.color, view.name, view.dash) == style:
             return view
-        key = (view.serial, color)
+        key = (view.serial, style)
         with self._lock:
-            known = self._recolored.get(view.id)
-            if known is not None and known[0] == key:
-                return known[1]
-        experiment = dataclasses.replace(view.experiment, color=color)
-        fresh = dataclasses.replace(view, experiment=experiment, serial=next(_SERIALS))
+            known = self._recolored.get(view.id, {})
+            if key in known:
+                return known[key]
+        color, name, dash = style
+        experiment = view.experiment if color == view.color else dataclasses.replace(view.experiment, color=color)
+        fresh = dataclasses.replace(view, experiment=experiment, name=name, dash=dash, serial=next(_SERIALS))
         with self._lock:
-            self._recolored[view.id] = (key, fresh)
+            kept = self._recolored.setdefault(view.id, {})
+            while len(kept) >= _STYLES_KEPT:  # the oldest goes (an older version's, or a view no one shows now)
+                del kept[next(iter(kept))]
+            kept[key] = fresh
         return fresh
 
     def forget_missing(self, keys: set[tuple[str, str]]) -> None:
@@ -290,6 +305,51 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     colors = catalog_colors(catalog, [view.experiment for view in views], book=_color_book(settings.cache_dir))
     views = [memo.recolored(view, colors.get(view.id, view.color)) for view in views]
     return LoadedViews(views=tuple(views), errors=tuple(errors))
+
+
+_LINEUPS_KEPT = 256
+
+
+@st.cache_resource(show_spinner=False)
+def _lineups() -> dict[tuple[Any, ...], Lineup]:
+    """Lineups by the identity of their views (see :func:`view_lineup`); emptied when it holds too many."""
+    return {}
+
+
+_LINEUP_LOCK = threading.Lock()
+
+
+def view_lineup(views: Sequence[ExperimentView]) -> Lineup:
+    """The names, colours and dashes of the experiments one view shows together (:func:`rlmon.views.model.lineup_of`),
+    computed once per set of experiments (their ids, labels, tracks and catalog colours) and shared by every
+    session. ``views`` are the catalog's (:func:`load_views`), in view order."""
+    key = tuple(
+        (view.id, view.experiment.label, view.experiment.track, view.color, view.experiment.hidden,
+         view.experiment.order, bool(view.ref.overrides.color))
+        for view in views
+    )  # fmt: skip
+    kept = _lineups()
+    with _LINEUP_LOCK:
+        found = kept.get(key)
+    if found is None:
+        found = model.lineup_of(views)
+        with _LINEUP_LOCK:
+            if len(kept) >= _LINEUPS_KEPT:
+                kept.clear()
+            kept[key] = found
+    return found
+
+
+def styled_views(views: Sequence[ExperimentView], lineup: Lineup, settings: Settings) -> tuple[ExperimentView, ...]:
+    """``views`` with the name, colour and dash ``lineup`` gives each (the ones it does not hold as they are); a
+    restyled view is kept and shared (:meth:`_ViewMemo.restyled`), so charts memoised for it are found again."""
+    memo = _view_memo(settings.cache_dir)
+    out = []
+    for view in views:
+        name = lineup.names.get(view.id)
+        style = lineup.styles.get(view.id)
+        out.append(view if name is None or style is None else memo.restyled(view, (style[0], name, style[1])))
+    return tuple(out)
 
 
 def read_at_start(argv: Sequence[str], env: Mapping[str, str]) -> threading.Thread:
@@ -382,6 +442,12 @@ class Visit:
     @property
     def by_id(self) -> dict[str, ExperimentView]:
         return {view.id: view for view in self.visible}
+
+    def lineup(self, ids: Sequence[str]) -> Lineup:
+        """The :class:`~rlmon.views.model.Lineup` of the listed experiments ``ids`` shown together (a track, or
+        all of them), in catalog order."""
+        wanted = set(ids)
+        return view_lineup([view for view in self.visible if view.id in wanted])
 
 
 def read_visit(settings: Settings, lang: str) -> Visit:

@@ -146,11 +146,16 @@ def app_pages(folder: Path, visit: Visit, lang: str) -> Pages:
     unlisted = [*(item.id for item in visit.unreadable), *visit.hidden_ids]
     slugs = page_slugs([*visit.ids, *unlisted])
     pages: dict[str, Any] = {}
+    # each track's section names its experiments as that track's view does (short, never two alike)
+    by_track: dict[str, list[str]] = {}
+    for view in visit.visible:
+        by_track.setdefault(view.experiment.track, []).append(view.id)
+    names = {key: value for ids in by_track.values() for key, value in visit.lineup(ids).names.items()}
     for view in visit.visible:
         # The menu renders titles and section names as markdown: names from folders and logs are escaped.
         page = st.Page(
-            experiment_page, title=escape_markdown(view.label), icon=STATUS_ICONS.get(view.status),
-            url_path=slugs[view.id],
+            experiment_page, title=escape_markdown(names.get(view.id, view.label), limit=display.NAME_LIMIT),
+            icon=STATUS_ICONS.get(view.status), url_path=slugs[view.id],
         )  # fmt: skip
         pages[view.id] = page
         shown_track = track_name(view.experiment.track, lang)

@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import re
+import shlex
 import threading
 import types
 import typing
@@ -54,7 +55,7 @@ __all__ = [
     "parse_log_text",
 ]
 
-PARSER_VERSION = 6
+PARSER_VERSION = 7
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
@@ -86,6 +87,14 @@ _RESUME_STEP_RE = re.compile(r"Setting global step to (\d+)|setting global step 
 _RESUME_PATH_RE = re.compile(r"Resuming from (\S+?),?(?: setting global step|\s*$)|Load from checkpoint folder: (\S+)")
 # the ``set -x`` echo (``+ python3 -m verl...``) or a command pasted into the log as it was typed
 _CMD_RE = re.compile(r"^(?:\++ )?(?:python3?|torchrun)\b.*-m (?:verl\.|recipe\.)\S*.*$")
+# A shell assignment as a pasted script or ``set -x`` shows it: ``MODEL_PATH="..."``, ``export X=1``, ``+ X=1``.
+_ASSIGNMENT = r"^\s*(?:\++ )?(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$"
+_ASSIGNMENT_RE = re.compile(_ASSIGNMENT)
+_ASSIGNMENT_RUST = r"^\s*(?:\++ )?(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*="
+_SHELL_VARS_KEPT = 200
+_SHELL_VALUE_CHARS = 1000
+_NAME_OR_PATH_RE = re.compile(r"""["']_name_or_path["']\s*:\s*["']([^"']+)["']""")
+_MODEL_NAMES_KEPT = 16
 _HYDRA_RE = re.compile(r"^Error executing job with overrides")
 _RAYTASK_RE = re.compile(r"ray\.exceptions\.RayTaskError|^✗ Error: .*ray::")
 _ACTOR_DIED_RE = re.compile(r"ray\.exceptions\.ActorDiedError")
@@ -101,6 +110,9 @@ _FRAME_RE = re.compile(r'^File "([^"]+)", line (\d+), in (.+?)\s*$')
 _TRACEBACK_START_RE = re.compile(r"^Traceback \(most recent call last\)|^ray\.exceptions\.RayTaskError\(|^✗ Error: ")
 # Logs captured through wandb (``files/output.log``) cut every line at this many characters.
 WANDB_LINE_CHARS = 4096
+# The last pair of a line whose value is a numpy wrapper closed by its parenthesis as the line ends
+# (``- key:np.float64(-0.37)``): nothing of it was cut.
+_CLOSED_LAST_VALUE = r" - [^ ]+:np\.[A-Za-z_0-9]+\([^()\s]+\)$"
 # A value printed by verl <= 0.4.1 (``f"{v:.3f}"``) vs one printed at full precision (v0.5+: repr, np wrappers).
 _SHORT_DECIMAL_RUST = r":[-+]?\d+\.\d{1,3}(?: - |$)"
 _LONG_DECIMAL_RUST = r":(?:[-+]?\d*\.\d{4}|[-+]?\d+(?:\.\d*)?[eE][-+]?\d|np\.)"
@@ -132,6 +144,7 @@ _META_MARKERS = [
     "-m recipe.",
     'File "',
     "Traceback (most recent call last)",
+    "_name_or_path",
 ]
 _META_PATTERN = "|".join(re.escape(marker) for marker in _META_MARKERS)
 _FATAL_MARKERS = ["Error executing job", "RayTaskError", "ActorDiedError", "✗ Error", "max_num_gen_batches"]
@@ -228,8 +241,13 @@ def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
     if frame.get_column("cut").any():
         # The cut may have fallen inside the last value (``mean@1:0.12`` of ``0.1234``): a wrong number is
         # worse than none, so the last pair of such a line is dropped (the greedy group ends at the last " - ").
+        # A value whose wrapper closes as the line ends (``np.float64(-0.3725866666666665)``) is whole: kept.
         frame = frame.with_columns(
-            pl.when(pl.col("cut") & pl.col("rest").str.contains(" - ", literal=True))
+            pl.when(
+                pl.col("cut")
+                & pl.col("rest").str.contains(" - ", literal=True)
+                & ~pl.col("rest").str.contains(_CLOSED_LAST_VALUE)
+            )
             .then(pl.col("rest").str.replace(r"^(.*) - .*$", "${1}"))
             .otherwise(pl.col("rest"))
             .alias("rest")
@@ -749,6 +767,10 @@ class MetaCollector:
                 meta.resume_paths.append(path)
         if "Training from scratch" in text:
             meta.from_scratch = True
+        if "=" in stripped and (assignment := _ASSIGNMENT_RE.match(stripped)) is not None:
+            self._assign(assignment.group(1), assignment.group(2))
+        if "_name_or_path" in stripped and (named := _NAME_OR_PATH_RE.search(stripped)) is not None:
+            self._name_model(named.group(1))
         if meta.launch_command is None and not self.command_lines and _CMD_RE.match(stripped):
             self.saw_verl = True
             command = stripped.lstrip("+ ")
@@ -771,6 +793,24 @@ class MetaCollector:
         if "Keep generating" in text:
             meta.dapo_keep_generating += 1
         self._read_failure(number, prefix, stripped, step_lines)
+
+    def _assign(self, name: str, raw: str) -> None:
+        """Keep a shell assignment: the value as the shell reads it (quotes taken off, a ``# comment`` dropped)."""
+        variables = self.meta.shell_vars
+        if name not in variables and len(variables) >= _SHELL_VARS_KEPT:
+            return
+        try:
+            words = shlex.split(raw, comments=True)
+        except ValueError:  # an unclosed quote: the text as written
+            words = [raw.strip().strip("'\"")]
+        value = words[0] if len(words) == 1 else raw.strip() if words else ""
+        variables.pop(name, None)  # re-inserted last: the order is that of the last assignments
+        variables[name] = value[:_SHELL_VALUE_CHARS]
+
+    def _name_model(self, path: str) -> None:
+        names = self.meta.model_names
+        if path not in names and len(names) < _MODEL_NAMES_KEPT:
+            names.append(path)
 
     def _finish_command(self) -> None:
         if self.meta.launch_command is None:
@@ -1028,6 +1068,9 @@ def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
     # one regex alternation of literals is several times faster here than contains_any
     hits = lines.str.contains(_META_PATTERN)
     marked = set(hits.arg_true().to_list())
+    # shell assignments (the launch command's $VAR) carry no marker: kept whole, never dropped as inert
+    assignments = set(lines.str.contains(_ASSIGNMENT_RUST).arg_true().to_list())
+    marked.update(assignments)
     marked.update(range(min(head, len(lines))))
     titled = lines.str.contains("Training Progress", literal=True).arg_true()
     if len(titled):

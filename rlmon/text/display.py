@@ -1,22 +1,24 @@
 """How rlmon shows text that comes from folders, ``rlmon.toml`` and logs: the display rules every page, table,
 chart title and report applies.
 
-* :func:`display_text`: bidi control characters taken out (each reorders the text around it), other control
-  characters but the line break as spaces, a name cut at :data:`NAME_LIMIT` where space is short, and local
-  folders written as the names people know them by (``paths``: an object-storage mirror's folder as its
-  ``s3://`` URL, :class:`rlmon.sources.objstore.PublicPaths`).
+* :func:`display_text`: bidi control characters taken out (each reorders the text around it), and so are
+  characters that draw nothing (:func:`strip_invisible`: zero-width spaces and joiners, soft hyphens, variation
+  selectors, tags), other control characters but the line break as spaces, a name cut at :data:`NAME_LIMIT`
+  where space is short, and local folders written as the names people know them by (``paths``: an
+  object-storage mirror's folder as its ``s3://`` URL, :class:`rlmon.sources.objstore.PublicPaths`).
 * :func:`public_text`: only that last rule (the command line's output and error lines).
 * :func:`description_text`: an experiment's description in the reader's language.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from rlmon.text import MESSAGES, t
 
-__all__ = ["NAME_LIMIT", "NO_PATHS", "description_text", "display_text", "public_text"]
+__all__ = ["NAME_LIMIT", "NO_PATHS", "description_text", "display_text", "public_text", "strip_invisible"]
 
 NAME_LIMIT = 80
 """Characters of a name (label, track, metric key, data source) shown where space is short: menus, chips,
@@ -28,6 +30,24 @@ _DISPLAY = {
     **dict.fromkeys(map(ord, _BIDI_CONTROLS)),
     **{code: " " for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if code != 0x0A},
 }
+
+
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f\u3164"
+    "\ufe00-\ufe0f\ufeff\uffa0\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+"""Characters that draw nothing: zero-width spaces and joiners, the soft hyphen, Hangul fillers, variation
+selectors, invisible operators, tags."""
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without the characters that draw nothing, so a name never hides one (``E1`` + U+200B reads as
+    ``E1``, and is told apart from ``E1`` by :func:`rlmon.text.names.experiment_names`).
+
+    >>> strip_invisible("E1\u200b\u00ad")
+    'E1'
+    """
+    return _INVISIBLE.sub("", text)
 
 
 def public_text(text: str, paths: Mapping[str, str]) -> str:
@@ -55,7 +75,7 @@ def display_text(text: str, *, limit: int | None = None, paths: Mapping[str, str
     >>> display_text("E3_" + "long" * 750, limit=12)
     'E3_longlong…'
     """
-    shown = public_text(str(text), paths).translate(_DISPLAY)
+    shown = strip_invisible(public_text(str(text), paths).translate(_DISPLAY))
     if limit is not None and len(shown) > limit:
         return shown[: limit - 1] + "…"
     return shown

@@ -217,6 +217,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "overview_count": {"en": "{count} experiments", "zh": "{count} 个实验"},
     "progress_group": {"en": "{codes} {status} {progress}", "zh": "{codes} {status} {progress}"},
     "progress_detail": {"en": "{elapsed}, ETA {eta}", "zh": "{elapsed}，预计还需 {eta}"},
+    "progress_count": {"en": "{count} {status}", "zh": "{status} {count} 个"},
+    "header_tracks": {"en": "{count} tracks", "zh": "{count} 个赛道"},
     "progress_elapsed": {"en": "{elapsed}", "zh": "{elapsed}"},
     "shared_gpus": {"en": "{n} GPUs", "zh": "{n} 卡"},
     "shared_offload_off": {"en": "offload off", "zh": "关闭 offload"},
@@ -255,6 +257,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_best_val": {"en": "best val @step", "zh": "最佳验证 @步"},
     "col_last_val": {"en": "last val", "zh": "最新验证"},
     "col_sparkline": {"en": "pass rate", "zh": "通过率"},
+    "table_help_names": {
+        "en": "Click a row to open the experiment's page.",
+        "zh": "点击一行打开该实验的页面。",
+    },
+    "table_help_names_whole": {
+        "en": "Long names are shown by the part that tells the runs apart; whole, with their ids:",
+        "zh": "较长的名称只显示能区分各实验的部分；完整名称与 id：",
+    },
+    "more_names": {"en": "and {count} more", "zh": "另有 {count} 个"},
     "table_help_first5": {
         "en": "Mean pass rate over the first 5 training steps.",
         "zh": "前 5 个训练步的平均通过率。",
@@ -363,8 +374,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "axis_critic_vf_explained_var": {"en": "explained var.", "zh": "解释方差"},
     "axis_critic_grad_norm": {"en": "grad norm", "zh": "梯度范数"},
     "axis_perf_throughput": {"en": "tokens/s/GPU", "zh": "词元/秒/卡"},
-    "bar_running": {"en": "{hours}\nrunning", "zh": "{hours}\n运行中"},
-    "bar_running_projection": {"en": "{hours}\nrunning\n→ {total}", "zh": "{hours}\n运行中\n→ {total}"},
+    "bar_status": {"en": "{hours}\n{status}", "zh": "{hours}\n{status}"},
+    "bar_status_projection": {"en": "{hours}\n{status}\n→ {total}", "zh": "{hours}\n{status}\n→ {total}"},
     "bar_projected": {"en": "projected total", "zh": "预计总耗时"},
     "chart_step_total": {"en": "step total", "zh": "单步合计"},
     "series_upper": {"en": "pg_clipfrac", "zh": "pg_clipfrac"},
@@ -717,14 +728,27 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "insight_days": {"en": "{days} days", "zh": "{days} 天"},
     # --- summary: the written summary and an experiment's paragraph (rlmon.analysis.summary) ---
-    "insight_track_status": {"en": "{track} ({names}): {states}.", "zh": "{track}（{names}）：{states}。"},
+    "insight_track_status": {"en": "{track}: {states}.", "zh": "{track}：{states}。"},
+    "insight_track_status_list": {"en": "{track}, {count} runs:", "zh": "{track}，{count} 个实验："},
+    "insight_overview": {
+        "en": "{runs} runs on {tracks} tracks: {states}.",
+        "zh": "{tracks} 个赛道共 {runs} 个实验：{states}。",
+    },
+    "insight_status_count": {"en": "{count} {status}", "zh": "{status} {count} 个"},
+    "insight_single_tracks": {"en": "Tracks of one run · {text}", "zh": "单实验赛道 · {text}"},
+    "insight_attention_lead": {"en": "Worth attention:", "zh": "值得关注："},
+    "insight_attention_noted": {"en": "{text} (info)", "zh": "{text}（提示）"},
     "insight_track_prefix": {"en": "{track} · {text}", "zh": "{track} · {text}"},
     "insight_state_finished": {"en": "{names} finished {progress}", "zh": "{names} 已完成 {progress}"},
-    "insight_state_running": {"en": "{names} running {progress}", "zh": "{names} 训练中 {progress}"},
+    "insight_state_running": {"en": "{names} running {progress}", "zh": "{names} 运行中 {progress}"},
     "insight_state_other": {"en": "{names} {status} {progress}", "zh": "{names} {status} {progress}"},
     "insight_pass_bands": {
         "en": "First-5-step mean pass rate {start}, last-10-step mean {end} ({names}).",
         "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}（{names}）。",
+    },
+    "insight_pass_bands_all": {
+        "en": "First-5-step mean pass rate {start}, last-10-step mean {end}.",
+        "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}。",
     },
     "insight_best_validation": {"en": "Best {source}: {items}.", "zh": "{source} 最高：{items}。"},
     "insight_best_item": {"en": "{name} {value} at step {step}", "zh": "{name} {value}（step {step}）"},
@@ -800,7 +824,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "insight_exp_status_running": {
         "en": "{name}: running, {progress} after {hours}{eta}.",
-        "zh": "{name}：训练中，{progress}，已用 {hours}{eta}。",
+        "zh": "{name}：运行中，{progress}，已用 {hours}{eta}。",
     },
     "insight_exp_status_other": {"en": "{name}: {status}, {progress}.", "zh": "{name}：{status}，{progress}。"},
     "insight_exp_eta": {"en": " (about {eta} to go)", "zh": "（预计还需 {eta}）"},
@@ -928,6 +952,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fmt_duration_m": {"en": "{m}m", "zh": "{m}分钟"},
     "fmt_duration_s": {"en": "{s}s", "zh": "{s}秒"},
     "fmt_duration_d": {"en": "{d}d{h}h", "zh": "{d}天{h}小时"},
+    "fmt_steps": {"en": "{count} steps", "zh": "{count} 步"},
+    "fmt_steps_one": {"en": "{count} step", "zh": "{count} 步"},
 }
 """Message key -> language -> template."""
 

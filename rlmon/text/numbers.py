@@ -29,6 +29,7 @@ __all__ = [
     "format_duration",
     "format_hours",
     "format_percent",
+    "format_progress",
     "format_range",
     "format_score",
     "format_size",
@@ -123,6 +124,17 @@ def format_clock(seconds: float, *, now: float | None = None, with_seconds: bool
     if moment[:3] == today[:3]:
         return time.strftime(clock, moment)
     return time.strftime("%Y-%m-%d " + clock, moment)
+
+
+def format_progress(done: int, total: int | None, lang: str) -> str:
+    """How far a run has come: ``21/150``, ``1,120/1,120``; ``1,120 steps`` (``1,120 步``) when its total is unknown.
+
+    >>> format_progress(21, 150, "en"), format_progress(1120, None, "en"), format_progress(1, None, "zh")
+    ('21/150', '1,120 steps', '1 步')
+    """
+    if total is None:
+        return t("fmt_steps_one" if done == 1 else "fmt_steps", lang, count=f"{done:,}")
+    return f"{done:,}/{total:,}"
 
 
 def format_percent(value: float | None, lang: str, *, digits: int = 1) -> str:

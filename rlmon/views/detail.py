@@ -14,7 +14,7 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.experiment import SETTING_GROUPS, Setting
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
-from rlmon.text import format_duration, format_percent, format_score, t
+from rlmon.text import format_duration, format_percent, format_progress, format_score, t
 from rlmon.text.display import NAME_LIMIT, description_text, display_text
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
@@ -409,7 +409,8 @@ def experiment_header(view: ExperimentView, numbers: TableNumbers, *, lang: str)
         missing = t("exp_missing_steps", lang, count=len(experiment.missing_steps), steps=shown + more)
     return ExperimentHeader(
         status=view.status,
-        badge=f"{STATUS_GLYPHS.get(view.status, '')} {t('status_' + view.status, lang)} · {experiment.progress_text}",
+        badge=f"{STATUS_GLYPHS.get(view.status, '')} {t('status_' + view.status, lang)} · "
+        f"{format_progress(experiment.steps_done, experiment.total_steps, lang)}",
         description=description_text(
             experiment.description,
             algorithm=experiment.algorithm.key,

@@ -47,7 +47,16 @@ from rlmon.runs.experiment import SETTING_GROUPS, default_track
 from rlmon.runs.loading import cache_color_book, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
-from rlmon.text import format_duration, format_percent, format_score, setting_display, setting_label, t, track_name
+from rlmon.text import (
+    format_duration,
+    format_percent,
+    format_progress,
+    format_score,
+    setting_display,
+    setting_label,
+    t,
+    track_name,
+)
 from rlmon.text.display import NAME_LIMIT, NO_PATHS, description_text, display_text, public_text
 from rlmon.text.lang import parenthesized
 from rlmon.views import charts, detail, model, overview, tables
@@ -202,6 +211,9 @@ def read_selection(
     refs = {ref.id: ref for ref in catalog.experiments}
     views = tuple(model.view_of(refs[experiment.id], experiment, serial=index) for index, experiment in
                   enumerate(chosen, start=1))  # fmt: skip
+    # the report is one view: its runs' names and colours as the app gives them there
+    lineup = model.lineup_of(views)
+    views = tuple(model.styled(view, lineup) for view in views)
     problems = [*catalog.problems]
     for view in views:
         problems += [f"{view.label}: {problem}" for problem in view.experiment.problems]
@@ -540,8 +552,13 @@ def _experiments_table(
 
 def _summary(views: Sequence[model.ExperimentView], insights: model.Insights, lang: str) -> str:
     from rlmon.analysis.signals import KINDS
+    from rlmon.analysis.summary import paragraph_parts
 
-    paragraphs = "".join(f"<p>{_text(paragraph)}</p>" for paragraph in insights.summary)
+    paragraphs = ""
+    for paragraph in insights.summary:
+        lead, items = paragraph_parts(paragraph)
+        listed = "".join(f"<li>{_text(item)}</li>" for item in items)
+        paragraphs += f"<p>{_text(lead)}</p>" + (f"<ul>{listed}</ul>" if listed else "")
     signals = tables.signals_frame(views, insights.signals, kinds=KINDS, slugs={}, lang=lang)
     heading = f"<h3>{_text(t('signals_title', lang, count=signals.height))}</h3>"
     if signals.is_empty():
@@ -596,7 +613,7 @@ def _experiment_section(
         f'<section class="experiment" id="exp-{index}"><h2><span class="dot big" '
         f'style="background:{_color(view.color)}"></span>{_text(view.full_label)}</h2>',
         f'<p class="muted">{_text(experiment.algorithm.name)} · {_text(track)} · {_text(status)} · '
-        f"{_text(experiment.progress_text)}</p>",
+        f"{_text(format_progress(experiment.steps_done, experiment.total_steps, lang))}</p>",
     ]
     description = description_text(
         experiment.description,

@@ -49,6 +49,7 @@ from rlmon.views import model, tables
 from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
 from tests.helpers.logs import DISK_FULL, fail_parquet_writes
 from tests.helpers.paths import APP
+from tests.helpers.realdata_root import write_look_alike_root
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 
@@ -400,6 +401,33 @@ def test_labels_cut_alike_stay_apart_in_the_settings_diff(tmp_path: Path) -> Non
     table = tables.settings_diff_frame(views, "en")
     assert table is not None
     assert table.columns[-2:] == [cut, f"{cut} (2)"]
+
+
+def test_names_that_look_alike_are_told_apart_wherever_they_are_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # folders E1, E1 + U+200B and a Cyrillic Е1: each "E1 · GRPO"; shown without the invisible character and told
+    # apart in view order: "E1 · GRPO", "E1 · GRPO (2)", "Е1 · GRPO (3)", in the sidebar's chips and legend, the
+    # charts' legend, the summary and the page menu; the whole id, its odd characters spelled out, on hover
+    root = write_look_alike_root(tmp_path / "logs")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    shown = ["E1 · GRPO", "E1 · GRPO (2)", "\u04151 · GRPO (3)"]
+    assert at.multiselect(key="app_experiments").options == [f"{name} ✓" for name in shown]
+    legend = " ".join(str(item.proto.body) for item in at.get("html") if "display:flex" in str(item.proto.body))
+    for name in shown:
+        assert f">{name}</span>" in legend
+    assert 'title="E1 · GRPO — E1[U+200B]"' in legend and 'title="\u04151 · GRPO — [U+0415]1"' in legend
+    assert "\u200b" not in legend
+    pills = [element for element in at.get("button_group") if element.proto.id.endswith("overview_highlight")]
+    assert [unescape(option.content) for option in pills[0].proto.options] == shown
+    summary = unescape(texts(at))
+    assert "Qwen3-4B: E1, E1 · GRPO (2), \u04151 · GRPO (3) finished 3/3." in summary
+    assert "\u200b" not in summary
+    menu = [unescape(info["page_name"]) for info in at._registered_pages.values()]
+    assert menu[-3:] == shown
 
 
 # --- the app on a full cache disk ----------------------------------------------------------------

@@ -567,7 +567,8 @@ def test_settings_from_the_launch_command_and_crash_details(tmp_path: Path, real
     amd = load(catalog, "amd")
     assert (amd.algorithm.name, amd.config_source, amd.label) == ("GRPO", "command", "amd · GRPO")
     assert amd.setting("batch") is not None and amd.setting("batch").display == "1024×5"  # type: ignore[union-attr]
-    assert amd.track == "unknown model"  # line 17 `actor_rollout_ref.model.path=$MODEL_PATH`: not a model name
+    # line 17 `actor_rollout_ref.model.path=$MODEL_PATH`, line 4 `MODEL_PATH="deepseek-ai/deepseek-llm-7b-chat"`
+    assert amd.track == "deepseek-llm-7b-chat"
     assert amd.three_decimals  # v0.2-era `step:1 - global_seqlen/min:171528.000 - ...` (line 54)
     # a dump and a command: the dump's values (both say rollout n=8 and batch 8 here)
     logicrl = load(catalog, "logicrl")
