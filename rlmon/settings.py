@@ -32,6 +32,7 @@ __all__ = [
     "Settings",
     "default_cache_dir",
     "load_settings",
+    "setting_range",
     "split_root_list",
 ]
 
@@ -114,8 +115,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "RLMON_REFRESH_S",
         30,
         "int",
-        "Seconds between live refreshes of the pages.",
+        "Seconds between live refreshes of the pages (at most an hour: the refresh picker's range).",
         minimum=2,
+        maximum=3600,
     ),
     SettingSpec(
         "max_points",
@@ -149,6 +151,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "int",
         "Default moving-average window in steps (the team's old page used 5).",
         minimum=1,
+        maximum=500,
     ),
     SettingSpec(
         "spike_factor",
@@ -352,6 +355,19 @@ class Settings:
     demo_step_s: float = 5.0
     draw_all_charts: bool = False
     chart_renderer: str = "auto"
+
+
+def setting_range(name: str) -> tuple[int, int]:
+    """The (minimum, maximum) of the integer setting ``name``: the bounds of the widget that changes it in the
+    app, so a page never offers a value the setting refuses, nor the reverse.
+
+    >>> setting_range("refresh_s")
+    (2, 3600)
+    """
+    spec = next(spec for spec in SETTINGS if spec.name == name)
+    if spec.minimum is None or spec.maximum is None:
+        raise AssertionError(f"setting {name} has no range")  # pragma: no cover - table bug
+    return int(spec.minimum), int(spec.maximum)
 
 
 def default_cache_dir(env: Mapping[str, str]) -> Path:

@@ -16,7 +16,7 @@ from rlmon.app.server import log_cache
 from rlmon.app.state import lang
 from rlmon.app.url import UrlField, choice_field, flag_field, list_field, number_field, read_url, write_url
 from rlmon.runs import experiment as experiment_tracks
-from rlmon.settings import Settings
+from rlmon.settings import Settings, setting_range
 from rlmon.text import LANGUAGE_NAMES, LANGUAGES, display, language_from_locale, t, track_name
 from rlmon.views import model
 from rlmon.views.model import ExperimentView
@@ -186,8 +186,9 @@ def draw_sidebar(visit: Visit, lang: str) -> SidebarChoice:
         track, selected, labels = _experiment_pickers(visit, lang)
         any_running = any(view.status == "running" for view in selected)
         live_field = flag_field("app_live", "live", default=any_running)
+        low, high = setting_range("refresh_s")
         every_field = number_field(
-            "app_refresh_s", "every", low=2, high=3600, default=visit.settings.refresh_s, integer=True
+            "app_refresh_s", "every", low=low, high=high, default=visit.settings.refresh_s, integer=True
         )
         read_url([live_field, every_field])
         st.session_state.setdefault("app_live", any_running)
@@ -260,8 +261,9 @@ def _language_and_refresh(lang: str) -> tuple[bool, int]:
     live = st.toggle(
         t("sidebar_live", lang), key="app_live", help=t("sidebar_live_help", lang), persist_state="session"
     )
+    low, high = setting_range("refresh_s")
     refresh_s = st.number_input(
-        t("sidebar_refresh_s", lang), min_value=2, max_value=3600, step=1, key="app_refresh_s",
+        t("sidebar_refresh_s", lang), min_value=low, max_value=high, step=1, key="app_refresh_s",
         disabled=not live, persist_state="session",
     )  # fmt: skip
     return bool(live), int(refresh_s)

@@ -46,6 +46,8 @@ import pytest
 import rlmon.cli
 import rlmon.sources.discovery as catalog_module
 from rlmon.cli import main
+from rlmon.errors import SettingError
+from rlmon.settings import load_settings, setting_range
 from rlmon.sources.discovery import FULL_WALK_S, discover_experiments
 from tests.helpers.paths import REPO_ROOT
 
@@ -463,3 +465,28 @@ def test_interrupt_and_os_errors_are_one_line(
     monkeypatch.setattr(rlmon.cli, "read_logs", failing_reader)
     assert main(["parse", str(one_log), "--out", str(tmp_path / "o.csv")]) == code
     one_line(capsys.readouterr().err, *words)
+
+
+# ----------------------------------------------------------------------- settings out of the widgets' range
+
+
+@pytest.mark.parametrize(
+    ("name", "env", "value"),
+    [
+        ("refresh_s", "RLMON_REFRESH_S", "4000"),
+        ("refresh_s", "RLMON_REFRESH_S", "99999999999999999999"),
+        ("smoothing_window", "RLMON_SMOOTHING_WINDOW", "501"),
+    ],
+)
+def test_a_setting_above_its_widgets_range_is_refused(name: str, env: str, value: str) -> None:
+    # Repro: RLMON_REFRESH_S=4000 was accepted, and the sidebar's picker (2 to 3600) then refreshed every 2 s.
+    with pytest.raises(SettingError) as caught:
+        load_settings([], {env: value})
+    assert name in str(caught.value)
+    assert "above the maximum" in str(caught.value)
+
+
+def test_the_widgets_offer_the_settings_range() -> None:
+    assert setting_range("refresh_s") == (2, 3600)
+    assert load_settings([], {"RLMON_REFRESH_S": "3600"}).refresh_s == 3600
+    assert setting_range("smoothing_window") == (1, 500)
