@@ -50,7 +50,11 @@ loads what another process wrote since its own last look, so a log is parsed onc
 The disk copy is only a saving: a cache folder that cannot be written (full disk, read-only mount) or read
 costs a parse from the start after a restart, nothing else. Such errors never reach the caller and are never
 blamed on the log; :attr:`LogCache.write_problem` says what went wrong, and writing is tried again after
-:data:`WRITE_RETRY_S` seconds. Temporary files of a failed write are removed.
+:data:`WRITE_RETRY_S` seconds. Temporary files of a failed write are removed. Those of a writer that was killed
+(``kill -9`` mid-write) are removed once older than a stale lock (:data:`rlmon.logs.locks.STALE_S`: a younger
+one may be another process's, mid-write): in the folder being written, on each write, and in the whole cache
+folder (:func:`sweep_temporaries`) when a cache starts and then at most every :data:`SWEEP_S` seconds of
+writing, so one left beside a log that never changes again goes too.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import secrets
@@ -92,11 +97,13 @@ __all__ = [
     "MAX_DELTAS",
     "MAX_LINE_BYTES",
     "QUIET_S",
+    "SWEEP_S",
     "WRITE_RETRY_S",
     "LogCache",
     "merge_steps",
     "read_log",
     "read_logs",
+    "sweep_temporaries",
     "write_text_atomically",
 ]
 
@@ -108,8 +115,39 @@ mid-number for as long as a step takes, and a number shown too early is wrong, o
 WRITE_RETRY_S = 60.0
 """After a failed write to the cache folder, seconds before writing is tried again (a full disk should not
 cost a failed full write on every refresh)."""
+SWEEP_S = 300.0
+"""Seconds of writing between two sweeps of the whole cache folder for temporary files killed writers left."""
 _HEAD_BYTES = 1024
 _TAIL_BYTES = 256
+_SWEPT_FOLDERS = ("logs", "samples")
+"""Folders of the cache holding one folder per log, each written through temporary files."""
+
+
+def sweep_temporaries(cache_dir: Path, *, older_than_s: float = locks.STALE_S, now: float | None = None) -> int:
+    """Remove the temporary files (``.<name>.<pid>.<thread>.<random>.tmp``) that writers killed mid-write left in
+    ``cache_dir``: in the folder itself (the colour book), its ``locks/``, and each log's folder under ``logs/``
+    and ``samples/``. Only files older than ``older_than_s`` seconds go: a younger one may be another process's,
+    mid-write. Folders that cannot be listed are passed over. Returns how many files were removed.
+    """
+    now = time.time() if now is None else now
+    folders = [cache_dir, cache_dir / "locks"]
+    for name in _SWEPT_FOLDERS:
+        with contextlib.suppress(OSError):
+            folders.extend(Path(item.path) for item in os.scandir(cache_dir / name) if item.is_dir())
+    removed = 0
+    for folder in folders:
+        try:
+            items = [item for item in os.scandir(folder) if item.name.startswith(".") and item.name.endswith(".tmp")]
+        except OSError:
+            continue
+        for item in items:
+            try:
+                if now - item.stat(follow_symlinks=False).st_mtime > older_than_s:
+                    os.unlink(item.path)
+                    removed += 1
+            except OSError:
+                continue
+    return removed
 
 
 def _crc(data: bytes) -> int:
@@ -209,6 +247,16 @@ class LogCache:
         naming the folder (``cannot write the cache in /x/cache: No space left on device``)."""
         self._putting_off = 0
         self._put_off: set[str] = set()
+        self._swept_at = -math.inf
+        self._sweep_all()
+
+    def _sweep_all(self) -> None:
+        """:func:`sweep_temporaries` over the cache folder, at most every :data:`SWEEP_S` seconds."""
+        now = self._clock()
+        if self.cache_dir is None or now - self._swept_at < SWEEP_S:
+            return
+        self._swept_at = now
+        sweep_temporaries(self.cache_dir, older_than_s=self.lock_stale_s, now=time.time())
 
     # -- public --
     def read(self, path: str | Path) -> ParsedLog:
@@ -594,6 +642,7 @@ class LogCache:
             }
             entry.disk_mark = write_text_atomically(json.dumps(state), folder / "state.json")
             self._sweep(folder, keep={name for name, _, _ in entry.files})
+            self._sweep_all()
         except (OSError, pl.exceptions.PolarsError, TypeError, ValueError) as error:
             # TypeError/ValueError: a state json cannot hold (a config dump with a set in it)
             entry.disk_stale = True

@@ -49,6 +49,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rlmon.logs.cache
+import rlmon.logs.locks
 import rlmon.logs.parse
 from rlmon import cli
 from rlmon.logs.cache import QUIET_S, LogCache
@@ -805,3 +806,72 @@ def test_what_the_damaged_lines_give() -> None:
         (1, None, 2.0, 0.5, 0.25, None),
         (2, None, None, None, 3.0, 1.0),
     ]
+
+
+# --- temporary files a writer killed mid-write left -----------------------------------------------------------------
+# A writer whose rename never comes: the process is killed with its temporary files on disk (kill -9 mid-write).
+_KILLED_WRITER = """
+import os, sys, time
+from pathlib import Path
+from rlmon.logs.cache import LogCache
+real_replace = os.replace
+def stuck(source, target):
+    if str(source).endswith(".tmp") and sys.argv[3] in str(target):
+        print("writing", flush=True)
+        time.sleep(600)
+    real_replace(source, target)
+os.replace = stuck
+LogCache(Path(sys.argv[2])).read(sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("stuck_on", [".parquet", "state.json"])
+def test_temporary_files_of_a_killed_writer_are_swept(tmp_path: Path, cache_dir: Path, stuck_on: str) -> None:
+    # Repro: kill -9 of `rlmon parse` during a cache write left `.base-….parquet….tmp` files no later run removed.
+    path = tmp_path / "run.log"
+    path.write_bytes(LOG)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, str(path), str(cache_dir), stuck_on],
+        cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "writing\n"
+    finally:
+        writer.kill()
+        writer.wait(timeout=30)
+    left = temporary_files(cache_dir)
+    assert left, "the killed writer left its temporary file"
+    # younger than a stale lock: it may be another writer's, mid-write, and stays
+    LogCache(cache_dir).read(path)
+    assert all(item.exists() for item in left)
+    # older: the next cache to start removes it, though this log never changes again
+    old = time.time() - 2 * rlmon.logs.locks.STALE_S
+    for item in left:
+        os.utime(item, (old, old))
+    LogCache(cache_dir)
+    assert temporary_files(cache_dir) == []
+
+
+def test_a_running_cache_sweeps_other_logs_folders_while_it_writes(tmp_path: Path, cache_dir: Path) -> None:
+    clock = Clock()
+    cache = LogCache(cache_dir, clock=clock, quiet_s=0)
+    quiet, busy = tmp_path / "quiet.log", tmp_path / "busy.log"
+    quiet.write_bytes(LOG)
+    busy.write_bytes(LOG)
+    cache.read(quiet)
+    cache.read(busy)
+    # a killed process's leftovers beside the log that no longer changes, and in the colour book's folder
+    (folder,) = [item for item in (cache_dir / "logs").iterdir() if item.joinpath("state.json").read_text().count(
+        str(quiet))]  # fmt: skip
+    leftovers = [folder / ".base-1-ab.parquet.99.1.ab12.tmp", cache_dir / ".colors.json.99.1.cd34.tmp"]
+    old = time.time() - 2 * rlmon.logs.locks.STALE_S
+    for item in leftovers:
+        item.write_bytes(b"x" * 1000)
+        os.utime(item, (old, old))
+    append(busy, MORE)
+    cache.read(busy)
+    assert all(item.exists() for item in leftovers), "swept at most every SWEEP_S seconds"
+    clock.now += rlmon.logs.cache.SWEEP_S + 1
+    append(busy, b"(TaskRunner pid=7) step:4 - critic/score/mean:1.0\n")
+    cache.read(busy)
+    assert not any(item.exists() for item in leftovers)
