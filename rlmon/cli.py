@@ -42,7 +42,7 @@ from rlmon.runs.loading import describe_root
 from rlmon.settings import load_settings
 from rlmon.sources.discovery import LOG_SUFFIXES, discover_experiments, list_log_files
 from rlmon.sources.objstore import PublicPaths, RootSyncer, public_paths
-from rlmon.text.display import public_text
+from rlmon.text.display import public_text, terminal_text
 
 __all__ = ["OUT_SUFFIXES", "main"]
 
@@ -381,7 +381,8 @@ def _mirror_inputs(args: argparse.Namespace) -> PublicPaths:
 
 
 class _PublicText(io.TextIOBase):
-    """A text stream that writes mirror folder paths as their ``s3://`` URLs."""
+    """A text stream that writes mirror folder paths as their ``s3://`` URLs, and bidi control characters as
+    their escapes (:func:`rlmon.text.display.terminal_text`: a name holding U+202E must not read backwards)."""
 
     def __init__(self, stream: Any, paths: PublicPaths) -> None:
         self._stream = stream
@@ -391,7 +392,7 @@ class _PublicText(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
-        self._stream.write(public_text(text, self._paths))
+        self._stream.write(terminal_text(public_text(text, self._paths)))
         return len(text)
 
     def flush(self) -> None:
@@ -468,12 +469,11 @@ def _run(args: argparse.Namespace, outputs: contextlib.ExitStack) -> int:
     args.public_paths = paths = PublicPaths()
     try:
         args.public_paths = paths = _mirror_inputs(args)
-        if paths:
-            outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout, paths)))
-            outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr, paths)))
+        outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout, paths)))
+        outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr, paths)))
         code: int = args.run(args)
     except RlmonError as error:
-        print(f"rlmon: {public_text(error.describe(), paths)}", file=sys.stderr)
+        print(f"rlmon: {terminal_text(public_text(error.describe(), paths))}", file=sys.stderr)
         return 2 if isinstance(error, _CANNOT_START) else 1
     except BrokenPipeError:
         return 0

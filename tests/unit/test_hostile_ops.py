@@ -31,6 +31,7 @@ The command line's exit codes and messages (``rlmon.cli``; 2 = cannot start, 1 =
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -490,3 +491,53 @@ def test_the_widgets_offer_the_settings_range() -> None:
     assert setting_range("refresh_s") == (2, 3600)
     assert load_settings([], {"RLMON_REFRESH_S": "3600"}).refresh_s == 3600
     assert setting_range("smoothing_window") == (1, 500)
+
+
+# ------------------------------------------------------------------ bidi controls in the command line's output
+
+RLO = "\u202e"
+BIDI_LOG = (
+    "(TaskRunner pid=7) Total training steps: 4\n"
+    f"(TaskRunner pid=7) [prompt] Say {RLO}evil\n"
+    f"(TaskRunner pid=7) [response] {RLO}evil\n"
+    "(TaskRunner pid=7) [ground_truth] live\n"
+    "(TaskRunner pid=7) [score] 1.0\n" + STEP_LINES
+)
+
+
+@pytest.fixture
+def bidi_root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    log = root / f"e4_{RLO}gnp.exe" / "train.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(BIDI_LOG, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("command", ["info-root", "info-log", "samples", "samples-json", "info-json"])
+def test_the_command_line_prints_no_bidi_control(
+    bidi_root: Path, tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Repro: `rlmon info` and `rlmon samples` printed U+202E raw, so "evil" showed as "live" in the terminal.
+    folder = bidi_root / f"e4_{RLO}gnp.exe"
+    args = {
+        "info-root": ["info", str(bidi_root)],
+        "info-json": ["info", str(bidi_root), "--json"],
+        "info-log": ["info", str(folder / "train.log")],
+        "samples": ["samples", str(folder)],
+        "samples-json": ["samples", str(folder), "--json"],
+    }[command]
+    assert main([*args, "--cache-dir", str(tmp_path / "cache")]) == 0
+    out = capsys.readouterr().out
+    assert RLO not in out
+    assert "\\u202e" in out  # shown as its escape: the reader sees the name holds one
+    if command.endswith("json"):
+        # the same data once read: the escape is JSON's own
+        assert f"e4_{RLO}gnp.exe" in json.dumps(json.loads(out), ensure_ascii=False)
+
+
+def test_an_error_line_prints_no_bidi_control(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / f"no{RLO}such"
+    assert main(["summary", str(missing)]) == 2
+    line = one_line(capsys.readouterr().err, "does not exist")
+    assert RLO not in line and "no\\u202esuch" in line
