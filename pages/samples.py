@@ -163,6 +163,26 @@ def across_experiments(
     side_by_side(sides, markdown=markdown, key="samples_pair_card")
 
 
+PICKED_AFTER_LINK = "_samples_picked_after_link"
+"""Session key: the ``?id=`` of the link the visitor picked another experiment after (its notice is gone)."""
+
+
+def link_notice(asked: str) -> None:
+    """Why a link's experiment (``?id=``) is not shown: hidden, unreadable, or not under the log roots."""
+    unreadable = app.unreadable(asked)
+    if asked in app.hidden_ids:
+        st.info(app.hidden_notice(asked, lang), icon=":material/visibility_off:")
+    elif unreadable is not None:
+        st.error(
+            t("exp_unreadable", lang, path=guards.escape_markdown(unreadable.path, paths=app.paths),
+              reason=guards.escape_markdown(unreadable.reason, paths=app.paths)),
+            icon=":material/error:",
+        )  # fmt: skip
+    else:
+        shown_id = guards.escape_markdown(asked, limit=display.NAME_LIMIT)
+        st.warning(t("samples_unknown_experiment", lang, id=shown_id), icon=":material/link_off:")
+
+
 def page() -> None:
     listed = [view for view in app.views if view.id not in app.hidden_ids]
     if not listed:
@@ -171,6 +191,8 @@ def page() -> None:
     ids = [view.id for view in listed]
     asked = st.query_params.get("id")
     asked_step = st.query_params.get("step")
+    if asked is not None and asked not in ids and st.session_state.get(PICKED_AFTER_LINK) != asked:
+        link_notice(asked)
     if asked in ids and st.session_state.get("_samples_seen_link") != (asked, asked_step):
         # a link (the overview's "latest samples"): its experiment, and its step once the steps are known
         st.session_state["samples_experiment"] = asked
@@ -185,8 +207,9 @@ def page() -> None:
     pick_col, markdown_col = st.columns([3, 2], vertical_alignment="bottom")
     with pick_col:
         chosen_id = st.selectbox(
-            t("samples_experiment", lang), ids, key="samples_experiment", format_func=lambda value: labels[value]
-        )
+            t("samples_experiment", lang), ids, key="samples_experiment", format_func=lambda value: labels[value],
+            on_change=lambda: st.session_state.__setitem__(PICKED_AFTER_LINK, asked),
+        )  # fmt: skip
     with markdown_col:
         markdown = st.toggle(t("samples_markdown", lang), key="samples_markdown", help=t("samples_markdown_help", lang))
     view = next(item for item in listed if item.id == chosen_id)

@@ -12,7 +12,7 @@ import streamlit as st
 from rlmon.app.guards import escape_markdown
 from rlmon.app.loaders import Visit, load_catalog, load_views
 from rlmon.app.markup import chip_css, legend_html, roots_html
-from rlmon.app.server import log_cache
+from rlmon.app.server import cache_folder_problem, log_cache
 from rlmon.app.state import lang
 from rlmon.app.url import UrlField, choice_field, flag_field, list_field, number_field, read_url, write_url
 from rlmon.runs import experiment as experiment_tracks
@@ -271,8 +271,14 @@ def _language_and_refresh(lang: str) -> tuple[bool, int]:
 
 def _where_logs_come_from(visit: Visit, lang: str) -> None:
     """A cache folder that cannot be written, and the log roots (or that this is the demo)."""
-    cache_problem = log_cache(visit.settings.cache_dir).write_problem
-    if cache_problem:
+    cache_dir = visit.settings.cache_dir
+    unusable = cache_folder_problem(cache_dir)
+    cache_problem = log_cache(cache_dir).write_problem
+    if unusable:
+        st.warning(
+            t("notice_cache_unusable", lang, folder=escape_markdown(str(cache_dir)), reason=escape_markdown(unusable))
+        )
+    elif cache_problem:
         st.warning(t("notice_cache_unwritable", lang, problem=escape_markdown(cache_problem)))
     if visit.demo:
         st.caption(t("sidebar_demo", lang))

@@ -91,6 +91,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "again. rlmon tries again in a minute.",
         "zh": "缓存无法写入（{problem}）。显示的数字都是正确的；重启后会重新解析日志。rlmon 一分钟后重试。",
     },
+    "notice_cache_unusable": {
+        "en": "The cache folder {folder} cannot be used ({reason}): logs are parsed in memory, again after each "
+        "restart, and colours are not kept. Every number shown is right. Set --cache-dir / RLMON_CACHE_DIR to a "
+        "folder rlmon can write.",
+        "zh": "缓存文件夹 {folder} 无法使用（{reason}）：日志在内存中解析，每次重启后都会重新解析，颜色也不会保留。"
+        "显示的数字都是正确的。请将 --cache-dir / RLMON_CACHE_DIR 设为 rlmon 可写入的文件夹。",
+    },
     "empty_root": {
         "en": "No verl logs under {roots}. Point rlmon at a folder of training logs with `--log-root DIR`; "
         "every folder holding verl `*.log` or `*.jsonl` files is one experiment.",
@@ -445,6 +452,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "samples_latest": {"en": "Latest samples", "zh": "最新样例"},
     "samples_latest_link": {"en": "{label} · step {step}", "zh": "{label} · step {step}"},
+    "samples_unknown_experiment": {
+        "en": "There is no experiment {id} under the configured log roots. It may have been moved or renamed; "
+        "pick one below.",
+        "zh": "已配置的日志根目录下没有实验 {id}。它可能已被移动或重命名；请在下方选择其他实验。",
+    },
     # --- report: the HTML report and its download ---
     "report_title": {"en": "rlmon report", "zh": "rlmon 报告"},
     "report_setting": {"en": "{name}: {value}", "zh": "{name}：{value}"},

@@ -446,3 +446,74 @@ def test_demo_with_an_unusable_cache_folder_names_the_cache(tmp_path: Path, monk
     errors = [re.sub(r"\\(.)", r"\1", item.value) for item in at.error]
     assert any("demo logs cannot be written" in text and str(not_a_folder) in text for text in errors), errors
     assert not any("--log-root` / RLMON_LOG_ROOT" in text for text in errors)
+
+
+# ----------------------------------------------------------------- round three: links, samples, the cache folder
+
+SAMPLES_LOG = (
+    "(TaskRunner pid=7) Total training steps: 4\n"
+    "(TaskRunner pid=7) [prompt] Which word is \u202eevil\n"
+    "(TaskRunner pid=7) [response] \u202eevil\n"
+    "(TaskRunner pid=7) [ground_truth] \u202elive\n"
+    "(TaskRunner pid=7) [score] 1.0\n"
+    "(TaskRunner pid=7) step:1 - critic/score/mean:0.5 - actor/grad_norm:0.2\n"
+    "(TaskRunner pid=7) step:2 - critic/score/mean:0.6 - actor/grad_norm:0.2\n"
+)
+
+
+@pytest.fixture
+def samples_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Two experiments whose printed sample holds U+202E, and a hidden one (e2)."""
+    root = tmp_path / "logs"
+    for name in ("e1", "e2", "e3"):
+        (root / name).mkdir(parents=True)
+        (root / name / "train.log").write_text(SAMPLES_LOG, encoding="utf-8")
+    (root / "rlmon.toml").write_text('[experiments."e2"]\nhidden = true\n', encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RLMON_LANGUAGE", "en")
+    return root
+
+
+def test_samples_page_shows_no_bidi_control(samples_root: Path) -> None:
+    # Repro: a response holding U+202E kept it on the samples page ("evil" read as "live").
+    at = open_page(run_app(), "generations", {"id": "e1"})
+    assert not at.exception, [item.value for item in at.exception]
+    shown = [code.value for code in at.code]
+    assert "Which word is evil" in shown and "evil" in shown and "live" in shown
+    assert not any(set(text) & set(BIDI) for text in shown)
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [("no/such", "There is no experiment no/such"), ("e2", "e2 is hidden")],
+)
+def test_samples_link_to_an_unknown_experiment_says_so(samples_root: Path, asked: str, said: str) -> None:
+    # Repro: /generations?id=<unknown> silently showed the first experiment.
+    at = open_page(run_app(), "generations", {"id": asked})
+    assert not at.exception, [item.value for item in at.exception]
+    assert said in notices(at)
+    # the picker is still there; once the visitor picks an experiment the notice goes
+    at.selectbox(key="samples_experiment").set_value("e3").run()
+    assert said not in notices(at)
+
+
+def test_an_unusable_cache_folder_is_said_in_the_app(demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Repro: RLMON_CACHE_DIR=/dev/null was only a line in the server's log; the page said nothing.
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(demo_root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", "/dev/null")
+    monkeypatch.setenv("RLMON_LANGUAGE", "en")
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    said = [unescape(item.value) for item in at.sidebar.warning]
+    assert any("cache folder /dev/null cannot be used (not a folder)" in text for text in said), said
+    assert any("RLMON_CACHE_DIR" in text for text in said)
+    assert at.dataframe, "the pages still work, parsing in memory"
+
+
+def test_a_refresh_period_beyond_its_maximum_is_said_in_the_app(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Repro: RLMON_REFRESH_S=4000 was accepted and the page refreshed every 2 s.
+    monkeypatch.setenv("RLMON_REFRESH_S", "4000")
+    at = run_app()
+    errors = [unescape(item.value) for item in at.error]
+    assert any("refresh_s" in text and "above the maximum 3600" in text for text in errors), errors
