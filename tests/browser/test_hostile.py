@@ -28,7 +28,7 @@ from tests.helpers.generated_roots import (
     write_hostile_root,
 )
 from tests.helpers.paths import ARTIFACTS
-from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, serve
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, page_not_found_frames, serve, watch_page_not_found
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +160,15 @@ def test_long_and_bidi_names_keep_the_page_narrow(chromium: Any, hostile: tuple[
         page.screenshot(path=str(ARTIFACTS / f"hostile-{path.strip('/').split('?')[0] or 'overview'}-{width}.png"))
     visit.close()
     assert not too_wide, "\n".join(too_wide)
+
+
+@pytest.mark.browser
+def test_home_opens_the_overview_without_a_page_not_found_box(chromium: Any, hostile: tuple[str, HostileRoot]) -> None:
+    # Repro: /home (the overview's own name) opened Streamlit's "Page not found" box.
+    url, _root = hostile
+    visit = Visit(chromium, url, width=1440)
+    watch_page_not_found(visit.page)
+    page = visit.open("/home?live=0", wait_for="Experiments", charts=1)
+    boxed, painted = page_not_found_frames(page)
+    visit.close()
+    assert painted > 30 and boxed == 0, (boxed, painted)
