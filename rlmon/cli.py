@@ -143,17 +143,45 @@ def _write_frame(frame: pl.DataFrame, out: Path) -> None:
         raise RlmonError(f"cannot write: {error}", path=out) from error
 
 
+def _without_verl_output(path: Path) -> str:
+    """Why a file named on the command line gave nothing: it holds no verl output, and is binary data when its
+    first bytes hold a NUL byte or are not text."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        head = b""
+    binary = b"\0" in head or head.decode("utf-8", errors="replace").count("\ufffd") > len(head) // 10
+    return "no verl output in it (binary data)" if binary else "no verl output in it"
+
+
+def _verl_files(files: Sequence[Path], cache: LogCache) -> list[Path]:
+    """The ``files`` that hold verl output (a config dump, a step line...); the others are named in a warning.
+    None holding any is an error naming the first (exit code 2): a binary file is not a run of 0 steps."""
+    kept = [path for path in files if cache.read(path).meta.kind != "none"]
+    if not kept:
+        raise LogReadError(_without_verl_output(files[0]), path=files[0])
+    for path in files:
+        if path not in kept:
+            print(f"warning: {path}: {_without_verl_output(path)}; left out", file=sys.stderr)
+    return kept
+
+
+def _step_span(steps: int, first: int | None, last: int | None) -> str:
+    """``120 steps (1–120)``; ``0 steps`` while a run has logged none."""
+    return f"{steps} steps ({first}–{last})" if steps and first is not None else f"{steps} steps"
+
+
 def _cmd_parse(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_out(out)
-    files = _log_files(args.logs)
-    parsed = read_logs(files, cache=_cache(args))
+    cache = _cache(args)
+    files = _verl_files(_log_files(args.logs), cache)
+    parsed = read_logs(files, cache=cache)
     _write_frame(parsed.steps, out)
     meta = parsed.meta
-    print(
-        f"{out}: {parsed.steps.height} steps ({meta.first_step}–{meta.last_step}), "
-        f"{parsed.steps.width - 1} keys from {len(files)} file(s)"
-    )
+    span = _step_span(parsed.steps.height, meta.first_step, meta.last_step)
+    print(f"{out}: {span}, {parsed.steps.width - 1} keys from {len(files)} file(s)")
     for warning in meta.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
@@ -180,8 +208,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
         print(json.dumps(infos if len(infos) > 1 else infos[0], indent=2, ensure_ascii=False, default=str))
         return 0
     for info in infos:
+        if info["kind"] == "none":  # said, not an error: an empty log may be a run that has not written yet
+            print(f"{info['path']}: {_without_verl_output(Path(info['path']))}")
+            continue
         config_note = "config dump" if info["config"] else "no config dump"
-        span = f"{info['steps']} steps ({info['first_step']}–{info['last_step']})" if info["steps"] else "no step lines"
+        span = _step_span(info["steps"], info["first_step"], info["last_step"]) if info["steps"] else "no step lines"
         print(f"{info['path']}: {info['kind']}, {span},")
         print(f"  {info['keys']} keys, total steps {info['total_steps']}, {config_note}")
         if info["resume_steps"]:

@@ -541,3 +541,44 @@ def test_an_error_line_prints_no_bidi_control(tmp_path: Path, capsys: pytest.Cap
     assert main(["summary", str(missing)]) == 2
     line = one_line(capsys.readouterr().err, "does not exist")
     assert RLO not in line and "no\\u202esuch" in line
+
+
+# --------------------------------------------------------------------------- a file holding no verl output
+
+
+def test_a_binary_log_is_refused_naming_it(tmp_path: Path) -> None:
+    # Repro: `rlmon parse` on a binary .log exited 0 with "0 steps (None–None)".
+    binary = tmp_path / "core.log"
+    binary.write_bytes(bytes(range(256)) * 64)
+    out = tmp_path / "steps.csv"
+    done = run_module("parse", str(binary), "--out", str(out), "--cache-dir", str(tmp_path / "cache"))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    one_line(done.stderr, str(binary), "no verl output in it (binary data)")
+    assert not out.exists()
+    # `rlmon info` says what the file is (exit 0: an empty log may be a run that has not written yet)
+    done = run_module("info", str(binary), "--cache-dir", str(tmp_path / "cache"))
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"{binary}: no verl output in it (binary data)"
+
+
+def test_a_file_without_verl_output_among_logs_is_left_out_with_a_warning(
+    one_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.log"
+    notes.write_text("pip install verl\nDone.\n", encoding="utf-8")
+    out = tmp_path / "steps.csv"
+    assert main(["parse", str(notes), str(one_log), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == f"{out}: 2 steps (1–2), 3 keys from 1 file(s)"
+    one_line(captured.err, str(notes), "no verl output in it; left out")
+
+
+def test_a_run_that_logged_no_step_yet_parses_to_an_empty_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started = tmp_path / "train.log"
+    started.write_text("(TaskRunner pid=7) Total training steps: 40\n", encoding="utf-8")
+    out = tmp_path / "steps.csv"
+    assert main(["parse", str(started), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert capsys.readouterr().out.strip() == f"{out}: 0 steps, 0 keys from 1 file(s)"
