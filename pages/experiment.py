@@ -41,7 +41,7 @@ def title_block(view: model.ExperimentView) -> None:
     header = detail.experiment_header(view, digests.headline(view), lang=lang)
     st.badge(header.badge, color=STATUS_COLORS.get(header.status, "gray"))
     if header.description:
-        # rlmon.toml is the team's own text (markdown); the fallback is rlmon's algorithm description.
+        # rlmon.toml is the team's own text, made safe markdown by the view; the fallback is rlmon's own words.
         st.markdown(header.description)
     if header.progress is not None:
         st.progress(header.progress, text=header.progress_text)

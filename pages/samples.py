@@ -2,9 +2,9 @@
 
 Browse one experiment's samples by step, data source, score and text; compare one prompt across two steps,
 or across two experiments at the same step, side by side. Text from logs is shown as text (``st.code``, which
-keeps line breaks, in monospace); markdown and math are rendered only when the visitor asks, through
-:func:`rlmon.logs.samples.to_safe_markdown` (no links, images or HTML). The experiment comes from ``?id=`` (the
-overview's links) or the picker.
+keeps line breaks, in monospace); markdown and math are rendered only when the visitor asks, through the
+sanitiser descriptions go through too (:func:`rlmon.text.markdown.safe_markdown`: a link shown as its text and
+target, no image, HTML or autolink). The experiment comes from ``?id=`` (the overview's links) or the picker.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import streamlit as st
 
 from rlmon.app import guards, state
 from rlmon.app import samples as sample_rows
-from rlmon.logs.samples import to_safe_markdown
 from rlmon.text import display, t
+from rlmon.text.markdown import safe_markdown
 from rlmon.views import model
 from rlmon.views import samples as view_samples
 
@@ -37,7 +37,7 @@ OUTCOME_ICONS = {True: ":green[:material/check_circle:]", False: ":red[:material
 def show_text(text: str, *, markdown: bool, key: str) -> None:
     if markdown:
         with st.container(height=CODE_HEIGHT if len(text) > 2000 else "content", key=key):
-            st.markdown(to_safe_markdown(text))
+            st.markdown(safe_markdown(text, links=False, math=True))
     else:
         st.code(
             text,

@@ -90,7 +90,6 @@ __all__ = [
     "read_dump_dir",
     "read_samples",
     "samples_for_prompt",
-    "to_safe_markdown",
     "to_text",
 ]
 
@@ -904,24 +903,6 @@ def samples_for_prompt(samples: pl.DataFrame, prompt: str, *, step: int | None =
     if step is not None:
         chosen = chosen.filter(pl.col("step") == step)
     return chosen.sort("step", nulls_last=True, maintain_order=True)
-
-
-_REFERENCE_RE = re.compile(r"^(\s{0,3})\[", re.MULTILINE)
-
-
-def to_safe_markdown(text: str) -> str:
-    r"""Text from a log made safe to render as markdown: it keeps emphasis, lists, code and ``$...$`` math,
-    but no link or image can form (``](`` is escaped, so are reference definitions and ``<``; ``://`` and
-    ``www.`` get a zero-width space, so no bare URL is linked). Raw HTML is never enabled by the caller.
-
-    Examples
-    --------
-    >>> print(to_safe_markdown("[a](b.png) <i>"))
-    [a]\(b.png) \<i>
-    """
-    text = text.replace("](", "]\\(").replace("<", "\\<")
-    text = text.replace("://", ":\u200b//").replace("www.", "www\u200b.")
-    return _REFERENCE_RE.sub(lambda match: f"{match.group(1)}\\[", text) if "]:" in text else text
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

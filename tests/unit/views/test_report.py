@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -308,10 +309,28 @@ def test_chinese_report(demo_root: Path, tmp_path: Path) -> None:
     assert page.data_block()["labels"]["SVG_ACTION"] == "保存为 SVG"
 
 
-def test_description_bold_only() -> None:
-    assert report._description("**GRPO** <b>x</b> [l](http://h)") == (
-        "<strong>GRPO</strong> &lt;b&gt;x&lt;/b&gt; [l](http://h)"
+def test_the_description_goes_through_the_apps_sanitiser(demo_root: Path, tmp_path: Path) -> None:
+    root = tmp_path / "logs"
+    shutil.copytree(demo_root, root)
+    toml = root / "rlmon.toml"
+    described = (
+        "**GRPO** <b>x</b> ![i](http://127.0.0.2/p.png) <http://127.0.0.2/a> [wiki](https://wiki.example/g)\n\n"
+        "- one\n- `two`"
     )
+    table = '[experiments."4b/e1_grpo_4b"]\n'
+    own = re.sub(r"(?m)^description = .*$", "", toml.read_text(encoding="utf-8").replace(table, "[_]\n", 1), count=1)
+    toml.write_text(own.replace("[_]\n", f"{table}description = {json.dumps(described)}\n"), encoding="utf-8")
+    out = tmp_path / "report.html"
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert main(["report", str(root), "--exp", "4b/e1_grpo_4b", "--out", str(out), *cache]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert (
+        '<div class="description"><p><strong>GRPO</strong> &lt;b&gt;x&lt;/b&gt; i http://127.0.0.2/a '
+        '<a href="https://wiki.example/g" rel="noopener noreferrer" target="_blank">wiki</a> '
+        '<span class="link-target">(https://wiki.example/g)</span></p><ul><li>one</li><li><code>two</code></li></ul>'
+        "</div>"
+    ) in text
+    assert "127.0.0.2/p.png" not in text
 
 
 def test_a_report_on_every_real_log(realdata_dir: Path, tmp_path: Path) -> None:
