@@ -13,12 +13,13 @@ import polars as pl
 import streamlit as st
 
 from rlmon.app import server
-from rlmon.app.guards import LOG
+from rlmon.app.guards import LOG, escape_markdown
 from rlmon.errors import RlmonError
 from rlmon.logs.samples import SampleCache, read_samples
 from rlmon.schema import STEP
 from rlmon.settings import Settings
 from rlmon.text import t
+from rlmon.text.display import NAME_LIMIT
 from rlmon.views.model import ExperimentView
 from rlmon.views.samples import SampleSet, shared_samples
 
@@ -96,7 +97,7 @@ def latest_samples_links(views: Sequence[ExperimentView], settings: Settings, la
         with columns[index % len(columns)]:
             st.page_link(
                 "pages/samples.py",
-                label=t("samples_latest_link", lang, label=view.label, step=step),
+                label=t("samples_latest_link", lang, label=escape_markdown(view.label, limit=NAME_LIMIT), step=step),
                 icon=":material/chat:",
                 query_params={"id": view.id, "step": str(step)},
             )
