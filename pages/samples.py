@@ -214,6 +214,11 @@ def page() -> None:
         markdown = st.toggle(t("samples_markdown", lang), key="samples_markdown", help=t("samples_markdown_help", lang))
     view = next(item for item in listed if item.id == chosen_id)
     samples = sample_rows.sample_set(view, settings)
+    for folder in samples.refused:
+        st.warning(
+            t("samples_dump_outside", lang, folder=guards.escape_markdown(folder, paths=app.paths)),
+            icon=":material/folder_off:",
+        )
     if samples.is_empty:
         st.info(t("samples_none", lang, name=guards.escape_markdown(view.label)), icon=":material/chat_bubble_outline:")
         return

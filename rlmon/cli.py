@@ -286,7 +286,18 @@ def _cmd_samples(args: argparse.Namespace) -> int:
     cache = _cache(args)
     config = next((meta.config for meta in (cache.read(path).meta for path in files) if meta.config), None)
     sample_cache = SampleCache(cache.cache_dir)
-    samples = filter_samples(read_samples(files, folder=folder, config=config, cache=sample_cache), step=args.step)
+    settings = load_settings([], os.environ)
+    # dump folders are read inside the experiment's folder, the log roots and the dump roots (the app's rule)
+    allowed = [folder, *(root for root in settings.log_roots if isinstance(root, Path)), *settings.dump_roots]
+    allowed += [Path(item) for item in args.dump_root or []]
+    found = read_samples(files, folder=folder, config=config, cache=sample_cache, allowed=allowed)
+    for refused in found.refused:
+        print(
+            f"warning: dump folder outside the log roots: {refused} is not read; add it with --dump-root or "
+            "RLMON_DUMP_ROOT",
+            file=sys.stderr,
+        )
+    samples = filter_samples(found.frame, step=args.step)
     if args.json:
         records = [{**row, "extra": json.loads(row["extra"])} for row in samples.iter_rows(named=True)]
         print(json.dumps(records, indent=2, ensure_ascii=False))
@@ -464,6 +475,11 @@ def build_parser() -> argparse.ArgumentParser:
     samples.add_argument("log", help="a log file or an experiment folder")
     samples.add_argument("--step", type=int, help="only the samples of this step")
     samples.add_argument("--json", action="store_true", help="print JSON")
+    samples.add_argument(
+        "--dump-root", action="append", metavar="DIR",
+        help="a folder outside the experiment's folder and the log roots whose generation dumps may be read "
+        "(repeatable; also RLMON_DUMP_ROOT)",
+    )  # fmt: skip
     add_cache(samples)
     samples.set_defaults(run=_cmd_samples)
     report = sub.add_parser(

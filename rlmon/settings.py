@@ -86,6 +86,17 @@ SETTINGS: tuple[SettingSpec, ...] = (
         repeatable=True,
     ),
     SettingSpec(
+        "dump_roots",
+        "RLMON_DUMP_ROOT",
+        (),
+        "paths",
+        "Folders outside the log roots where the samples page and 'rlmon samples' may read generation dumps "
+        "(trainer.rollout_data_dir / validation_data_dir, 'Dumped generations to' lines). A dump folder a log "
+        "names is read only inside a log root or one of these; any other is named in a notice, not read. "
+        "Environment: a list separated by the OS path separator. Option: repeat --dump-root.",
+        repeatable=True,
+    ),
+    SettingSpec(
         "cache_dir",
         "RLMON_CACHE_DIR",
         None,
@@ -327,6 +338,7 @@ class Settings:
     """The resolved settings; see :data:`SETTINGS` for the meaning of each field."""
 
     log_roots: tuple[Path | ObjectRoot, ...] = ()
+    dump_roots: tuple[Path, ...] = ()
     cache_dir: Path = Path("~/.cache/rlmon")
     stall_factor: float = 3.0
     stall_min_s: float = 600.0
@@ -514,6 +526,10 @@ def load_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
                 values[spec.name] = tuple(_log_root(spec, text) for text in given[spec.name])
             else:
                 values[spec.name] = tuple(_log_root(spec, part) for part in split_root_list(env.get(spec.env, "")))
+            continue
+        if spec.type == "paths":
+            texts = given.get(spec.name) or [part for part in env.get(spec.env, "").split(os.pathsep) if part.strip()]
+            values[spec.name] = tuple(_path(spec, text) for text in texts)
             continue
         if spec.name in given:
             if len(given[spec.name]) > 1:

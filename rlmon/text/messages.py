@@ -452,6 +452,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "samples_latest": {"en": "Latest samples", "zh": "最新样例"},
     "samples_latest_link": {"en": "{label} · step {step}", "zh": "{label} · step {step}"},
+    "samples_dump_outside": {
+        "en": "Dump folder outside the log roots: {folder} is not read. To read it, add it (or a folder above it) "
+        "to the dump_roots setting (--dump-root / RLMON_DUMP_ROOT).",
+        "zh": "转储文件夹在日志根目录之外：不读取 {folder}。如需读取，请将它（或其上级文件夹）加入 dump_roots 设置"
+        "（--dump-root / RLMON_DUMP_ROOT）。",
+    },
     "samples_unknown_experiment": {
         "en": "There is no experiment {id} under the configured log roots. It may have been moved or renamed; "
         "pick one below.",

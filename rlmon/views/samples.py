@@ -54,6 +54,8 @@ class SampleSet:
     """An experiment's samples: ``frame`` follows :data:`rlmon.logs.samples.SAMPLE_SCHEMA`."""
 
     frame: pl.DataFrame
+    refused: tuple[str, ...] = ()
+    """Dump folders the experiment's logs name outside the log roots and ``dump_roots``: not read."""
 
     @property
     def is_empty(self) -> bool:

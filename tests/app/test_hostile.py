@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ from rlmon.text import display
 from rlmon.views import model, tables
 from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
 from tests.helpers.logs import DISK_FULL, fail_parquet_writes
-from tests.helpers.paths import APP
+from tests.helpers.paths import APP, DATA
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 
@@ -518,3 +519,35 @@ def test_a_refresh_period_beyond_its_maximum_is_said_in_the_app(app_env: Path, m
     at = run_app()
     errors = [unescape(item.value) for item in at.error]
     assert any("refresh_s" in text and "above the maximum 3600" in text for text in errors), errors
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_samples_page_reads_no_dump_folder_outside_the_roots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, allowed: bool
+) -> None:
+    # Repro: `rollout_data_dir: '/any/folder'` in a log's config dump made the samples page show that folder's
+    # <int>.jsonl records to every visitor.
+    elsewhere = tmp_path / "any" / "folder"
+    shutil.copytree(DATA / "samples_dump", elsewhere)
+    root = tmp_path / "logs"
+    (root / "e1").mkdir(parents=True)
+    (root / "e1" / "train.log").write_text(
+        "(TaskRunner pid=7) {'actor_rollout_ref': {'model': {'path': '/models/Qwen3-8B'}}, "
+        "'trainer': {'rollout_data_dir': '" + str(elsewhere) + "', 'total_epochs': 1}}\n" + SAMPLES_LOG,
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RLMON_LANGUAGE", "en")
+    if allowed:
+        monkeypatch.setenv("RLMON_DUMP_ROOT", str(tmp_path / "any"))
+    at = open_page(run_app(), "generations", {"id": "e1"})
+    assert not at.exception, [item.value for item in at.exception]
+    said = notices(at)
+    shown = "\n".join(code.value for code in at.code)
+    if allowed:
+        assert "What is 7*6?" in shown and "outside the log roots" not in said
+    else:
+        assert f"Dump folder outside the log roots: {elsewhere} is not read" in said
+        assert "RLMON_DUMP_ROOT" in said
+        assert "What is 7*6?" not in shown and "Which word is evil" in shown  # the log's own prints stay

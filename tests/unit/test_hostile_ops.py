@@ -582,3 +582,34 @@ def test_a_run_that_logged_no_step_yet_parses_to_an_empty_table(
     out = tmp_path / "steps.csv"
     assert main(["parse", str(started), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
     assert capsys.readouterr().out.strip() == f"{out}: 0 steps, 0 keys from 1 file(s)"
+
+
+# ------------------------------------------------------------------- rlmon samples and dump folders outside
+
+
+def test_rlmon_samples_reads_no_dump_folder_outside_the_roots(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Repro: a `Dumped generations to /any/folder/5.jsonl` line made `rlmon samples` print that folder's records.
+    monkeypatch.delenv("RLMON_LOG_ROOT", raising=False)
+    monkeypatch.delenv("RLMON_DUMP_ROOT", raising=False)
+    elsewhere = tmp_path / "any" / "folder"
+    shutil.copytree(REPO_ROOT / "tests" / "data" / "samples_dump", elsewhere)
+    experiment = tmp_path / "root" / "e1"
+    experiment.mkdir(parents=True)
+    (experiment / "train.log").write_text(
+        STEP_LINES + f"(TaskRunner pid=7) Dumped generations to {elsewhere}/5.jsonl\n", encoding="utf-8"
+    )
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert main(["samples", str(experiment), "--json", *cache]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == []
+    one_line(captured.err, "dump folder outside the log roots", str(elsewhere), "--dump-root")
+    # allowed by the option (or RLMON_DUMP_ROOT): its three records, and no warning
+    for allow in (["--dump-root", str(elsewhere.parent)], []):
+        if not allow:
+            monkeypatch.setenv("RLMON_DUMP_ROOT", str(elsewhere))
+        assert main(["samples", str(experiment), "--json", *cache, *allow]) == 0
+        captured = capsys.readouterr()
+        assert [record["response"] for record in json.loads(captured.out)][:1] == ["5"]
+        assert len(json.loads(captured.out)) == 3 and captured.err == ""

@@ -54,6 +54,7 @@ import rlmon.logs.parse
 from rlmon import cli
 from rlmon.logs.cache import QUIET_S, LogCache
 from rlmon.logs.parse import parse_jsonl_bytes, parse_log_bytes
+from rlmon.logs.samples import SampleCache, find_dump_dirs, read_samples
 from tests.helpers.logs import DISK_FULL, Clock, assert_same_log, fail_parquet_writes
 from tests.helpers.paths import DATA, REPO_ROOT
 
@@ -875,3 +876,61 @@ def test_a_running_cache_sweeps_other_logs_folders_while_it_writes(tmp_path: Pat
     append(busy, b"(TaskRunner pid=7) step:4 - critic/score/mean:1.0\n")
     cache.read(busy)
     assert not any(item.exists() for item in leftovers)
+
+
+# --- dump folders outside the log roots -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def outside_dumps(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(log root, its experiment folder, a dump folder outside the root holding a verl dump)."""
+    root = tmp_path / "root"
+    experiment = root / "e1"
+    experiment.mkdir(parents=True)
+    elsewhere = tmp_path / "any" / "folder"
+    shutil.copytree(DATA / "samples_dump", elsewhere)
+    return root, experiment, elsewhere
+
+
+def test_a_dump_folder_outside_the_roots_is_refused(outside_dumps: tuple[Path, Path, Path]) -> None:
+    # Repro: `rollout_data_dir: '/any/folder'` in a config dump, or a `Dumped generations to /any/folder/5.jsonl`
+    # line, made the samples page and `rlmon samples` read that folder's <int>.jsonl records for every visitor.
+    root, experiment, elsewhere = outside_dumps
+    config = {"trainer": {"rollout_data_dir": str(elsewhere)}}
+    for named in ([], [str(elsewhere)]):
+        found = find_dump_dirs(config if not named else None, experiment, named=named, allowed=[root])
+        assert found.found == ()
+        assert found.refused == (elsewhere,)
+    # the same folder listed in dump_roots (or a folder above it) is read
+    found = find_dump_dirs(config, experiment, allowed=[root, elsewhere.parent])
+    assert found.found == ((elsewhere, "training"),) and found.refused == ()
+
+
+def test_a_symlink_out_of_the_root_is_outside(outside_dumps: tuple[Path, Path, Path]) -> None:
+    root, experiment, elsewhere = outside_dumps
+    (experiment / "rollouts").symlink_to(elsewhere, target_is_directory=True)
+    found = find_dump_dirs({"trainer": {"rollout_data_dir": str(experiment / "rollouts")}}, experiment, allowed=[root])
+    assert found.found == () and found.refused == (experiment / "rollouts",)
+
+
+def test_a_dump_folder_of_the_same_name_inside_the_experiment_is_read_instead(
+    outside_dumps: tuple[Path, Path, Path],
+) -> None:
+    # the training machine's path exists here too, outside the root; the copy beside the log is what is read
+    root, experiment, elsewhere = outside_dumps
+    shutil.copytree(elsewhere, experiment / "folder")
+    found = find_dump_dirs({"trainer": {"validation_data_dir": str(elsewhere)}}, experiment, allowed=[root])
+    assert found.found == ((experiment / "folder", "validation"),) and found.refused == ()
+
+
+def test_read_samples_names_the_refused_folder_and_reads_nothing_of_it(outside_dumps: tuple[Path, Path, Path]) -> None:
+    root, experiment, elsewhere = outside_dumps
+    log = experiment / "train.log"
+    log.write_text(
+        "(TaskRunner pid=7) step:1 - critic/score/mean:0.5\n"
+        f"(TaskRunner pid=7) Dumped generations to {elsewhere}/5.jsonl\n",
+        encoding="utf-8",
+    )
+    found = read_samples([log], folder=experiment, config=None, cache=SampleCache(), allowed=[root])
+    assert found.refused == (elsewhere,)
+    assert found.frame.is_empty()
