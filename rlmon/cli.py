@@ -64,7 +64,7 @@ def _cache_folder(args: argparse.Namespace) -> Path:
 
 def _cache(args: argparse.Namespace) -> LogCache:
     """The cache named by ``--cache-dir``, else the app's own (``RLMON_CACHE_DIR`` or the user's cache dir)."""
-    cache = LogCache(_cache_folder(args))
+    cache = LogCache(_cache_folder(args), max_keys=load_settings([], os.environ).max_keys)
     args.cache_in_use = cache  # main() reports a cache that could not be written
     return cache
 

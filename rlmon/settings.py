@@ -22,6 +22,7 @@ from typing import Any
 
 from rlmon.errors import SettingError
 from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
+from rlmon.schema import MAX_KEYS
 
 __all__ = [
     "CHART_RENDERERS",
@@ -137,6 +138,17 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "int",
         "Most points drawn per line in a chart; longer series are downsampled keeping min, max and last.",
         minimum=10,
+    ),
+    SettingSpec(
+        "max_keys",
+        "RLMON_MAX_KEYS",
+        MAX_KEYS,
+        "int",
+        "Most distinct keys kept per log and per experiment (a real verl log has a few hundred): the first keys "
+        "to get a value, in file order; the keys first logged after them are dropped, with one notice naming "
+        "the log. Bounds the memory and time a log with a new key on every line can cost.",
+        minimum=100,
+        maximum=1_000_000,
     ),
     SettingSpec(
         "smoothing",
@@ -344,6 +356,7 @@ class Settings:
     stall_min_s: float = 600.0
     refresh_s: int = 30
     max_points: int = 2000
+    max_keys: int = MAX_KEYS
     smoothing: str = "ema"
     smoothing_weight: float = 0.6
     smoothing_window: int = 5

@@ -25,6 +25,7 @@ from rlmon.app.guards import LOG, escape_markdown
 from rlmon.errors import ObjectStoreError, RlmonError
 from rlmon.logs.cache import LogCache
 from rlmon.roots import ObjectRoot
+from rlmon.schema import MAX_KEYS
 from rlmon.settings import Settings, load_settings
 from rlmon.sources.objstore import RootSyncer, SyncResult
 from rlmon.text import MESSAGES, t
@@ -107,10 +108,10 @@ def cache_folder_problem(cache_dir: Path) -> str | None:
 
 
 @st.cache_resource(show_spinner=False)
-def log_cache(cache_dir: Path) -> LogCache:
-    """The per-log cache every session reads through (one per cache folder); in memory only when the folder
-    cannot be made (:func:`cache_folder_problem`)."""
-    return LogCache(None if cache_folder_problem(cache_dir) else cache_dir)
+def log_cache(cache_dir: Path, max_keys: int = MAX_KEYS) -> LogCache:
+    """The per-log cache every session reads through (one per cache folder and bound on keys, the ``max_keys``
+    setting); in memory only when the folder cannot be made (:func:`cache_folder_problem`)."""
+    return LogCache(None if cache_folder_problem(cache_dir) else cache_dir, max_keys=max_keys)
 
 
 def _advance_forever(root: Path, step_s: float, advance: Callable[[Path], bool]) -> None:

@@ -86,12 +86,14 @@ from rlmon.logs.parse import (
     ChunkPipeline,
     MetaCollector,
     ParsedLog,
+    bound_keys,
+    keys_dropped_warning,
     long_line_warning,
     merge_steps,
     parse_chunk,
     parse_jsonl_chunk,
 )
-from rlmon.schema import STEP, RunMeta, empty_steps
+from rlmon.schema import MAX_KEYS, STEP, RunMeta, empty_steps
 
 __all__ = [
     "MAX_DELTAS",
@@ -218,6 +220,10 @@ class LogCache:
         Seconds to wait while another process holds a log's lock before reading that log in memory only.
     lock_stale_s
         Age in seconds after which another process's lock on a log is broken (see :mod:`rlmon.logs.locks`).
+    max_keys
+        Most distinct keys a log keeps (the ``max_keys`` setting, :data:`rlmon.schema.MAX_KEYS`): the keys first
+        logged once the bound is reached are dropped (``RunMeta.keys_dropped_line``). A disk copy made under
+        another bound is parsed again.
     """
 
     def __init__(
@@ -228,8 +234,10 @@ class LogCache:
         clock: Callable[[], float] = time.time,
         lock_wait_s: float = locks.WAIT_S,
         lock_stale_s: float = locks.STALE_S,
+        max_keys: int = MAX_KEYS,
     ) -> None:
         self.cache_dir = cache_dir
+        self.max_keys = max_keys
         self.quiet_s = quiet_s
         self.lock_wait_s = lock_wait_s
         self.lock_stale_s = lock_stale_s
@@ -322,6 +330,9 @@ class LogCache:
             self._entries.pop(os.path.abspath(path), None)
 
     # -- internals --
+    def _new_entry(self, key: str) -> _Entry:
+        return _Entry(path=key, collector=MetaCollector(max_keys=self.max_keys))
+
     def _read(self, key: str) -> ParsedLog:
         try:
             stat = os.stat(key)
@@ -335,7 +346,7 @@ class LogCache:
             raise LogReadError("not a regular file", path=key)
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._load(key, stat) or _Entry(path=key)
+            entry = self._load(key, stat) or self._new_entry(key)
             self._entries[key] = entry
         if self._current(entry, stat):
             return entry.result  # type: ignore[return-value]
@@ -413,7 +424,7 @@ class LogCache:
         try:
             with open(key, "rb") as handle:
                 if not self._still_same(entry, stat, handle):
-                    entry = _Entry(path=key)
+                    entry = self._new_entry(key)
                     self._entries[key] = entry
                     if write:
                         self._drop_disk(key)
@@ -721,6 +732,8 @@ class LogCache:
                 raise _Replaced
             frames.append(frame)
         collector = MetaCollector.from_state(state["collector"])
+        if collector.max_keys != self.max_keys:
+            return None  # made under another bound on keys: parsed again under this one
         steps = merge_steps(frames)
         return _Entry(
             path=key,
@@ -921,7 +934,7 @@ def read_logs(paths: Sequence[str | Path], *, cache: LogCache | None = None) -> 
     parsed = [cache.read(path) for path in paths]
     if not parsed:
         return ParsedLog(steps=empty_steps(), meta=RunMeta())
-    steps = merge_steps([log.steps for log in parsed])
+    steps, dropped = bound_keys(merge_steps([log.steps for log in parsed]), cache.max_keys)
     meta = RunMeta.from_json_dict(parsed[-1].meta.to_json_dict())
     for log in parsed[:-1]:
         meta.config = meta.config or log.meta.config
@@ -932,6 +945,14 @@ def read_logs(paths: Sequence[str | Path], *, cache: LogCache | None = None) -> 
     meta.resume_paths = [item for log in parsed for item in log.meta.resume_paths]
     meta.step_lines = sum(log.meta.step_lines for log in parsed)
     meta.warnings = [warning for log in parsed for warning in log.meta.warnings]
+    for path, log in zip(paths, parsed, strict=True):
+        if log.meta.keys_dropped_line is not None:
+            meta.warnings.append(f"{path}: {keys_dropped_warning(log.meta.keys_dropped_line, cache.max_keys)}")
+    if dropped:
+        meta.warnings.append(
+            f"the logs hold more than {cache.max_keys:,} distinct keys together; {len(dropped):,} of them dropped "
+            "(the max_keys setting)"
+        )
     if steps.height:
         meta.first_step = int(steps.get_column("step").min())  # type: ignore[arg-type]
         meta.last_step = int(steps.get_column("step").max())  # type: ignore[arg-type]

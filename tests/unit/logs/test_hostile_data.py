@@ -934,3 +934,82 @@ def test_read_samples_names_the_refused_folder_and_reads_nothing_of_it(outside_d
     found = read_samples([log], folder=experiment, config=None, cache=SampleCache(), allowed=[root])
     assert found.refused == (elsewhere,)
     assert found.frame.is_empty()
+
+
+# --- many distinct keys -----------------------------------------------------------------------------------------------
+# Repro: 200 step lines with 1,000 new keys each (200,001 keys, 3.6 MB): `rlmon parse` took 41.8 s and 2.03 GB.
+# Each line here brings NEW_KEYS keys no line before it had, after one key every line has.
+NEW_KEYS = 40
+
+
+def wide_log(lines: int, new_keys: int = NEW_KEYS) -> bytes:
+    text = "(TaskRunner pid=1) Total training steps: 50\n"
+    for step in range(1, lines + 1):
+        pairs = [f"critic/score/mean:{step / 100}", *(f"k/{step}_{index}:{index}.5" for index in range(new_keys))]
+        text += f"(TaskRunner pid=1) step:{step} - " + " - ".join(pairs) + "\n"
+    return text.encode()
+
+
+def test_distinct_keys_past_max_keys_are_dropped_from_the_line_they_start() -> None:
+    # by hand: line 1 is the total; step s is line s+1 and brings 40 keys; after step 12 (line 13) 1 + 12 x 40 =
+    # 481 keys are kept, so step 13 (line 14) may add 19 of its 40 and every later key is dropped
+    parsed = parse_log_bytes(wide_log(50), max_keys=500)
+    expected = ["step", "critic/score/mean"]
+    expected += [f"k/{step}_{index}" for step in range(1, 13) for index in range(NEW_KEYS)]
+    expected += [f"k/13_{index}" for index in range(19)]
+    assert parsed.steps.columns == expected
+    assert parsed.meta.keys_dropped_line == 14
+    # every step is still there, with the key every line logs
+    assert parsed.steps.get_column("critic/score/mean").to_list() == [step / 100 for step in range(1, 51)]
+    assert parsed.steps.row(12, named=True)["k/13_18"] == 18.5
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 10, 7_777, 1 << 14])
+def test_the_bound_does_not_depend_on_where_the_file_is_cut(block_bytes: int, tmp_path: Path) -> None:
+    data = wide_log(50)
+    cold = parse_log_bytes(data, max_keys=500)
+    # cut into blocks (read on a worker thread one block ahead of the keys kept: the stale-budget path)
+    assert_same_log(parse_log_bytes(data, block_bytes=block_bytes, max_keys=500), cold)
+    # appended in pieces, through the cache and its disk copy
+    path = tmp_path / "run.log"
+    path.write_bytes(b"")
+    for start in range(0, len(data), block_bytes):
+        append(path, data[start : start + block_bytes])
+        LogCache(tmp_path / "cache", quiet_s=0, max_keys=500).read(path)
+    assert_same_log(LogCache(tmp_path / "cache", quiet_s=0, max_keys=500).read(path), cold)
+
+
+def test_a_cache_made_under_another_bound_is_parsed_again(tmp_path: Path) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(wide_log(20))
+    assert LogCache(tmp_path / "cache", max_keys=500).read(path).steps.width == 501
+    again = LogCache(tmp_path / "cache", max_keys=200)
+    assert again.read(path).steps.width == 201 and again.parses == 1
+
+
+def test_a_file_logger_record_past_max_keys_is_bounded_too() -> None:
+    records = [
+        json.dumps({"step": step, "data": {"actor/entropy": 0.5, **{f"e/{step}_{i}": i for i in range(NEW_KEYS)}}})
+        for step in range(1, 21)
+    ]
+    parsed = parse_jsonl_bytes(("\n".join(records) + "\n").encode(), max_keys=100)
+    # line 1 brings 41 keys, line 2 40 more (81), line 3 19 of its 40: dropped from line 3 on
+    assert parsed.steps.width == 101 and parsed.meta.keys_dropped_line == 3
+    assert parsed.steps.columns[-1] == "e/3_18"
+
+
+def test_many_keys_cost_bounded_memory(tmp_path: Path) -> None:
+    # the issue's log: 200 step lines x 1,000 new keys (200,001 keys): at most 400 MB (it took 2.03 GB)
+    path = tmp_path / "wide.log"
+    path.write_bytes(wide_log(200, new_keys=1000))
+    script = (
+        "import resource, sys\nfrom rlmon.logs.cache import LogCache\n"
+        "parsed = LogCache(None).read(sys.argv[1])\n"
+        "print(parsed.steps.width, parsed.meta.keys_dropped_line, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=600, check=True)  # fmt: skip
+    width, dropped_line, peak_kb = done.stdout.split()
+    # 20,000 keys kept (the default bound): 1 + 19 x 1,000 after step 19, 999 of step 20's (line 21)
+    assert (int(width), int(dropped_line)) == (20_001, 21)
+    assert int(peak_kb) / 1024 <= 400, f"peak RSS {int(peak_kb) / 1024:.0f} MB"
