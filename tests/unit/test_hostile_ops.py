@@ -613,3 +613,24 @@ def test_rlmon_samples_reads_no_dump_folder_outside_the_roots(
         captured = capsys.readouterr()
         assert [record["response"] for record in json.loads(captured.out)][:1] == ["5"]
         assert len(json.loads(captured.out)) == 3 and captured.err == ""
+
+
+# ----------------------------------------------------------------------- a file-logger record of many keys
+
+
+def test_a_file_logger_record_of_many_keys_is_not_taken_for_an_sft_log(tmp_path: Path) -> None:
+    # Repro: a 9.6 MB JSONL with 100k keys per record was listed as "a verl SFT trainer log": its RL keys lay
+    # past the 64 KB head the catalog reads.
+    folder = tmp_path / "root" / "e1"
+    folder.mkdir(parents=True)
+    data = {**{f"extra/{index:06d}": 0.5 for index in range(100_000)}, "actor/entropy": 0.4}
+    (folder / "metrics.jsonl").write_text(json.dumps({"step": 1, "data": data}) + "\n", encoding="utf-8")
+    catalog = discover_experiments([tmp_path / "root"])
+    assert [ref.id for ref in catalog.experiments] == ["e1"]
+    assert not [problem for problem in catalog.problems if "SFT" in problem]
+    # the SFT trainer's own file logger still is one
+    sft = tmp_path / "sft" / "e2"
+    sft.mkdir(parents=True)
+    record = {"step": 1, "data": {"train/loss": 1.2, "train/lr(1e-3)": 0.1}}
+    (sft / "metrics.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert discover_experiments([tmp_path / "sft"]).experiments == ()
