@@ -252,6 +252,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "control_filter_bad": {"en": "Not a valid regular expression: {reason}", "zh": "不是有效的正则表达式：{reason}"},
     "control_filter_count": {"en": "{count} keys match", "zh": "匹配 {count} 个指标"},
+    "control_metrics_more": {
+        "en": "The first {shown} keys are offered; {count} more are found with the filter.",
+        "zh": "只列出前 {shown} 个指标；另外 {count} 个可用筛选框查找。",
+    },
     "control_smoothing": {"en": "Smoothing", "zh": "平滑"},
     "smoothing_none": {"en": "none", "zh": "无"},
     "smoothing_moving_average": {"en": "moving average", "zh": "移动平均"},

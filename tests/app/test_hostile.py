@@ -46,7 +46,7 @@ from rlmon.settings import load_settings
 from rlmon.sources import discovery
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text import display
-from rlmon.views import model, tables
+from rlmon.views import model, overview, tables
 from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
 from tests.helpers.logs import DISK_FULL, fail_parquet_writes
 from tests.helpers.paths import APP, DATA
@@ -551,3 +551,59 @@ def test_samples_page_reads_no_dump_folder_outside_the_roots(
         assert f"Dump folder outside the log roots: {elsewhere} is not read" in said
         assert "RLMON_DUMP_ROOT" in said
         assert "What is 7*6?" not in shown and "Which word is evil" in shown  # the log's own prints stay
+
+
+# ------------------------------------------------------------------------------------ many keys in the app
+
+WIDE_LINES = 30
+"""Step lines of the wide experiment: each brings 40 keys no line before it had (1,201 keys in all)."""
+
+
+@pytest.fixture
+def wide_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "logs"
+    (root / "wide").mkdir(parents=True)
+    lines = ["(TaskRunner pid=1) Total training steps: 30"]
+    for step in range(1, WIDE_LINES + 1):
+        pairs = [f"critic/score/mean:{step / 100}", *(f"k/{step}_{index}:{index}.5" for index in range(40))]
+        lines.append(f"(TaskRunner pid=1) step:{step} - " + " - ".join(pairs))
+    (root / "wide" / "train.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RLMON_LANGUAGE", "en")
+    return root
+
+
+def test_the_metric_picker_offers_a_few_hundred_keys_and_finds_the_rest(wide_root: Path) -> None:
+    # Repro: with 200,001 keys the picker (one option per key) threw "Maximum call stack size exceeded" in the
+    # browser and the charts were gone. It offers the chosen keys and the first 300 others; the filter finds any.
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    picker = at.multiselect(key="overview_metrics")
+    chosen = list(picker.value)
+    assert len(picker.options) == len(chosen) + overview.PICKER_LIMIT
+    captions = [item.value for item in at.caption]
+    # 1,201 logged keys + the derived ones, less the chosen and the 300 offered
+    more = next(text for text in captions if "are found with the filter" in text)
+    assert more.startswith("The first 300 keys are offered;")
+    at.text_input(key="overview_filter").input("^k/29_3").run()
+    assert not at.exception
+    picker = at.multiselect(key="overview_metrics")
+    # k/29_3 and k/29_30 ... k/29_39: eleven keys, offered after the ones chosen
+    matched = [f"k/29_3{suffix}" for suffix in ["", *map(str, range(10))]]
+    assert [option for option in picker.options if option.startswith("k/")] == matched
+    picker.select("k/29_35").run()
+    assert not at.exception
+    assert any(spec.get("title") == "k/29_35" for spec, _ in charts(at))
+
+
+def test_keys_past_max_keys_are_named_in_one_notice(wide_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RLMON_MAX_KEYS", "500")
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    notes = "\n".join(item.value for item in at.text)
+    # 1 + 12 x 40 = 481 keys after step 12 (line 13); step 13, on line 14, brings the 501st
+    log = wide_root / "wide" / "train.log"
+    said = [line for line in notes.splitlines() if "distinct keys" in line]
+    assert said == [f"wide: {log}: line 14: more than 500 distinct keys; the keys first logged from this line on "
+                    "are dropped (the max_keys setting)"]  # fmt: skip
