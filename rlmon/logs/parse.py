@@ -1418,7 +1418,8 @@ def _fill_initial_validation(steps: pl.DataFrame, pairs: dict[str, float], targe
     )
     keys = [key for key in pairs if key not in _RESERVED]
     moved = [key for key in keys if key not in first_lines or first_lines[key] > target_line]
-    staying = [name for name in metric_columns if name not in moved]
+    moving = set(moved)
+    staying = [name for name in metric_columns if name not in moving]
     before = sum(1 for name in staying if first_lines[name] <= target_line)
     order = [LINE, STEP, *staying[:before], *moved, *staying[before:]]
     return steps.with_columns(fills).select(order)

@@ -38,6 +38,7 @@ __all__ = [
     "EXPLORER_HEIGHT",
     "EXPLORER_LIMIT",
     "EXPLORER_START",
+    "FAMILY_LIMIT",
     "ExperimentHeader",
     "Explorer",
     "ExplorerNotes",
@@ -487,9 +488,16 @@ EXPLORER_START = "actor/"
 """The family the explorer starts on (what the team reads first) rather than drawing every key at once."""
 
 
+FAMILY_LIMIT = 300
+"""Most families the explorer's family picker offers (a key without a slash is a family of its own: a log of
+20,000 such keys would make a picker of 20,000 options); the filter finds the keys of any family."""
+
+
 def explorer_families(view: ExperimentView) -> tuple[str, ...]:
-    """The families of ``view``'s logged keys (``actor/``, ``critic/`` ...), in key order."""
-    return tuple(dict.fromkeys(family_of(key) for key in sorted(view.logged_keys)))
+    """The families of ``view``'s logged keys (``actor/``, ``critic/`` ...), in key order: the first
+    :data:`FAMILY_LIMIT` of them."""
+    families = dict.fromkeys(family_of(key) for key in sorted(view.logged_keys))
+    return tuple(families)[:FAMILY_LIMIT]
 
 
 @dataclass(frozen=True)

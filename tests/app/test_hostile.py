@@ -46,7 +46,7 @@ from rlmon.settings import load_settings
 from rlmon.sources import discovery
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text import display
-from rlmon.views import model, overview, tables
+from rlmon.views import detail, model, overview, tables
 from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
 from tests.helpers.logs import DISK_FULL, fail_parquet_writes
 from tests.helpers.paths import APP, DATA
@@ -607,3 +607,25 @@ def test_keys_past_max_keys_are_named_in_one_notice(wide_root: Path, monkeypatch
     said = [line for line in notes.splitlines() if "distinct keys" in line]
     assert said == [f"wide: {log}: line 14: more than 500 distinct keys; the keys first logged from this line on "
                     "are dropped (the max_keys setting)"]  # fmt: skip
+
+
+def test_the_explorers_family_picker_stays_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a key without a slash is a family of its own: 400 of them must not make a picker of 400 options
+    root = tmp_path / "logs"
+    (root / "flat").mkdir(parents=True)
+    lines = [
+        "(TaskRunner pid=1) step:"
+        + f"{step} - critic/score/mean:0.5 - "
+        + " - ".join(f"k_{step}_{index}:1.5" for index in range(20))
+        for step in range(1, 21)
+    ]
+    (root / "flat" / "train.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = open_page(run_app(), "flat")
+    assert not at.exception, [item.value for item in at.exception]
+    families = at.selectbox(key="experiment_family").options
+    assert len(families) == 1 + detail.FAMILY_LIMIT  # "all", then the first 300 families
+    # the filter still finds a key of a family left out
+    at.text_input(key="experiment_filter").input("^k_20_19$").run()
+    assert any(spec.get("title") == "k_20_19" for spec, _ in charts(at))
