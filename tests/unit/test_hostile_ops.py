@@ -48,6 +48,7 @@ import rlmon.cli
 import rlmon.sources.discovery as catalog_module
 from rlmon.cli import main
 from rlmon.errors import SettingError
+from rlmon.logs.cache import LogCache
 from rlmon.settings import load_settings, setting_range
 from rlmon.sources.discovery import FULL_WALK_S, discover_experiments
 from tests.helpers.paths import REPO_ROOT
@@ -634,3 +635,37 @@ def test_a_file_logger_record_of_many_keys_is_not_taken_for_an_sft_log(tmp_path:
     record = {"step": 1, "data": {"train/loss": 1.2, "train/lr(1e-3)": 0.1}}
     (sft / "metrics.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     assert discover_experiments([tmp_path / "sft"]).experiments == ()
+
+
+# ------------------------------------------------------------------- the benchmark's data looks like a run
+
+
+def test_the_benchmark_root_reads_as_a_real_run(tmp_path: Path) -> None:
+    # Repro: benchmark pages showed "first-5 pass 346.9%", token counts as response_length/clip_ratio and
+    # negative grad norms. Read through rlmon, its numbers stay in the ranges verl logs (and the demo shows).
+    from benchmarks.bench_app import MAX_RESPONSE_LENGTH, write_generated_root
+    from rlmon.runs.loading import load_experiment
+    from rlmon.settings import Settings
+    from rlmon.views.model import table_numbers, view_of
+
+    write_generated_root(tmp_path / "root", experiments=2, steps=200)
+    cache = LogCache(None)
+    for ref in discover_experiments([tmp_path / "root"]).experiments:
+        experiment = load_experiment(ref, cache, now=time.time(), settings=Settings())
+        numbers = table_numbers(view_of(ref, experiment))
+        for rate in (numbers.first5_pass, numbers.last10_pass):
+            assert rate is not None and 0.0 <= rate <= 100.0, rate  # percent
+        ranges = {
+            "critic/score/": (-1.0, 1.0),
+            "response_length/clip_ratio": (0.0, 1.0),
+            "response_length/": (0.0, MAX_RESPONSE_LENGTH),
+            "actor/grad_norm": (1e-9, 100.0),
+            "actor/entropy": (1e-9, 10.0),
+            "actor/pg_clipfrac": (0.0, 1.0),
+            "prompt_length/": (1.0, MAX_RESPONSE_LENGTH),
+            "perf/": (1.0, 1e6),
+        }
+        for prefix, (low, high) in ranges.items():
+            for name in (name for name in experiment.steps.columns if name.startswith(prefix)):
+                column = experiment.steps.get_column(name).drop_nulls()
+                assert low <= column.min() and column.max() <= high, (name, column.min(), column.max())  # type: ignore[operator]
