@@ -22,6 +22,19 @@ Which test covers which case:
    ``test_unknown_metrics_in_the_link_are_named`` (AppTest); in the browser (tests/browser/test_hostile.py),
    ``test_long_and_bidi_names_keep_the_page_narrow`` (no horizontal scrolling at 1440 and 390 px) and
    ``test_log_text_is_shown_literally_and_fetches_nothing`` (no bidi control reaches the page).
+
+Round three (issue 27):
+
+- The escaper leaves no URL, ``www.`` name or address to Streamlit's autolinker:
+  ``test_escape_markdown_keeps_text_literal``; every page in the browser: ``test_no_name_becomes_a_link_and_only_a_
+  descriptions_own_link_leaves_the_page`` (tests/browser/test_hostile.py); the sanitiser: tests/unit/text/
+  test_markdown.py.
+- Dump folders outside the log roots: ``test_samples_page_reads_no_dump_folder_outside_the_roots``.
+- Many keys: ``test_the_metric_picker_offers_a_few_hundred_keys_and_finds_the_rest``,
+  ``test_keys_past_max_keys_are_named_in_one_notice``, ``test_the_explorers_family_picker_stays_short``.
+- A refresh period beyond its maximum: ``test_a_refresh_period_beyond_its_maximum_is_said_in_the_app``.
+- The samples page: ``test_samples_page_shows_no_bidi_control``, ``test_samples_link_to_an_unknown_experiment_
+  says_so``; an unusable cache folder: ``test_an_unusable_cache_folder_is_said_in_the_app``.
 """
 
 from __future__ import annotations

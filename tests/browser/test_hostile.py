@@ -1,6 +1,11 @@
 """The app against hostile input in a real browser (cases 6, 7 and 12 of tests/app/test_hostile.py): text from
 logs, folders and ``rlmon.toml`` is shown literally and fetches nothing, no other host is asked for anything, and
 long and bidi names keep the page narrow (no horizontal scrolling at 1440 and 390 px).
+
+Round three (issue 27): no name from a log, a folder or ``rlmon.toml`` becomes a link on any page (header,
+summary, sidebar, legend chips, tables, a chart's tooltip, notices) and a description keeps its markdown but no
+image, HTML or autolink (``test_no_name_becomes_a_link_...``, ``test_a_description_keeps_its_markdown_...``);
+``/home`` opens the overview without a "Page not found" box.
 """
 
 from __future__ import annotations

@@ -27,6 +27,19 @@ The command line's exit codes and messages (``rlmon.cli``; 2 = cannot start, 1 =
                                                     a symlink to /dev/full, a file as a root...),
                                                     test_unreadable_input_is_named_before_parsing,
                                                     test_interrupt_and_os_errors_are_one_line
+
+Round three (issue 27):
+- a refresh period beyond the picker's range:       test_a_setting_above_its_widgets_range_is_refused,
+                                                    test_the_widgets_offer_the_settings_range
+- bidi controls printed by ``info``/``samples``:    test_the_command_line_prints_no_bidi_control,
+                                                    test_an_error_line_prints_no_bidi_control
+- ``rlmon parse`` of a binary .log:                 test_a_binary_log_is_refused_naming_it,
+                                                    test_a_file_without_verl_output_among_logs_is_left_out_with_a_
+                                                    warning, test_a_run_that_logged_no_step_yet_parses_to_an_empty_
+                                                    table
+- ``rlmon samples`` and dump folders outside:       test_rlmon_samples_reads_no_dump_folder_outside_the_roots
+- a JSONL record of 100k keys called SFT:           test_a_file_logger_record_of_many_keys_is_not_taken_for_an_sft_log
+- the benchmark's data (first-5 pass 346.9%):       test_the_benchmark_root_reads_as_a_real_run
 """
 
 from __future__ import annotations
