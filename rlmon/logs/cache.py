@@ -30,8 +30,9 @@ Persistence (when a cache folder is given, outside the log folders): per log, ``
 frame and one delta frame holding the rows the last N refreshes added, so a refresh writes only a few rows
 and a restart reads two frames; the delta is folded into the base every :data:`MAX_DELTAS` refreshes.
 ``state.json`` names its frame files with their row counts and CRC-32s. A frame file is never written over:
-each write makes a file of a new name (``base-<pid>-<random>.parquet``, ``delta-<pid>-<random>.arrow``: a few
-rows of many columns, which Arrow IPC writes 5x faster than Parquet), through a temporary
+each write makes a file of a new name (``base-<pid>-<random>.parquet``, or ``.arrow`` for a frame of thousands of
+keys, and ``delta-<pid>-<random>.arrow``: a few rows of many columns, which Arrow IPC writes 5x faster than
+Parquet), through a temporary
 file of a name unique to the writing process and thread, renamed into place; ``state.json`` is written (the
 same way) after the files it names, and the files it no longer names are removed last. So a crash at any
 point leaves a consistent cache, and a reader never sees a half-written file. A restart loads the state and
@@ -121,6 +122,8 @@ SWEEP_S = 300.0
 """Seconds of writing between two sweeps of the whole cache folder for temporary files killed writers left."""
 _HEAD_BYTES = 1024
 _TAIL_BYTES = 256
+_PARQUET_COLUMNS = 2000
+"""Widest base frame written as Parquet; a wider one is written as Arrow IPC (see :meth:`LogCache._persist`)."""
 _SWEPT_FOLDERS = ("logs", "samples")
 """Folders of the cache holding one folder per log, each written through temporary files."""
 
@@ -619,7 +622,10 @@ class LogCache:
                 or not entry.files
                 or not (folder / entry.files[0][0]).exists()
             ):
-                name = f"base-{_unique()}.parquet"
+                # Parquet holds a wide frame in buffers of each column while it writes (100 MB for 20,000 keys):
+                # a frame of many keys is written as Arrow IPC, as the deltas are
+                suffix = ".arrow" if entry.steps.width > _PARQUET_COLUMNS else ".parquet"
+                name = f"base-{_unique()}{suffix}"
                 entry.files = [(name, entry.steps.height, _write_frame(entry.steps, folder / name))]
                 entry.deltas = 0
                 entry.since_base = None
@@ -792,7 +798,7 @@ class _Replaced(Exception):
     """A file a state names is gone or differs from what the state records."""
 
 
-_FRAME_NAME = re.compile(r"base-[0-9]+-[0-9a-f]+\.parquet|delta-[0-9]+-[0-9a-f]+\.(parquet|arrow)")
+_FRAME_NAME = re.compile(r"(base|delta)-[0-9]+-[0-9a-f]+\.(parquet|arrow)")
 """What a frame file named in ``state.json`` may be called (nothing else is opened as one)."""
 
 

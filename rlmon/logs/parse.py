@@ -335,7 +335,17 @@ def _unpack_pairs(
     )
     if long.is_empty():
         return records.select(LINE, STEP), [], None
-    long = long.with_columns(_read_values(long.get_column("raw")).alias("value"))
+    long = long.select(LINE, STEP, "pos", "key", _read_values(long.get_column("raw")).alias("value"))
+    if long.height > budget.room:
+        # far more pairs than room for new keys: keep the known keys and the new ones first valued up to the line
+        # where the room runs out, before the work below costs memory with every key (the exact cut is made
+        # once the duplicates of a line are settled)
+        lines = long.filter(pl.col("value").is_not_null()).group_by("key").agg(pl.col(LINE).min())
+        new = lines.filter(~pl.col("key").is_in(list(budget.known))).sort(LINE)
+        if new.height > budget.room:
+            last = new.get_column(LINE)[budget.room]
+            kept_keys = [*budget.known, *new.filter(pl.col(LINE) <= last).get_column("key")]
+            long = long.filter(pl.col("key").is_in(kept_keys))
     # a key logged twice on one line: the later one wins
     long = long.unique(subset=[LINE, "key"], keep="last", maintain_order=True)
     firsts = (
