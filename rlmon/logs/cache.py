@@ -69,6 +69,7 @@ import re
 import secrets
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,6 +159,16 @@ def sweep_temporaries(cache_dir: Path, *, older_than_s: float = locks.STALE_S, n
 def _crc(data: bytes) -> int:
     """CRC-32 of ``data``; a frame file's on two threads (:mod:`rlmon.logs.checksum`)."""
     return checksum.crc32(data)
+
+
+def _file_crc(path: Path) -> int:
+    """CRC-32 of the file at ``path`` (as :func:`_crc` of its bytes), read in blocks: a frame just written is not
+    read back whole into memory, which for a wide one would add its size to the writer's peak."""
+    crc = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(4 << 20):
+            crc = zlib.crc32(block, crc)
+    return crc & 0xFFFFFFFF
 
 
 @dataclass
@@ -889,7 +900,7 @@ def _write_frame(frame: pl.DataFrame, target: Path) -> int:
         else:
             # uncompressed: a restart reads the base about twice as fast, for a file about 1.4x the size
             frame.write_parquet(temporary, compression="uncompressed", statistics=False)
-        crc = _crc(temporary.read_bytes())
+        crc = _file_crc(temporary)
         os.replace(temporary, target)
         return crc
     except (OSError, pl.exceptions.PolarsError):

@@ -535,8 +535,8 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
         order.setdefault(key, None)
     bad = [name for name in seen if name not in order]
     wide = wide.select(list(order))
-    if len(frames) > 1:
-        wide = wide.sort(LINE)
+    if len(frames) > 1 and not wide.get_column(LINE).is_sorted():
+        wide = wide.sort(LINE)  # (a copy of the whole frame: not when the pieces came in line order)
     return _StepLines(
         wide,
         step_line_numbers,
