@@ -340,8 +340,9 @@ def _unpack_pairs(
         # far more pairs than room for new keys: keep the known keys and the new ones first valued up to the line
         # where the room runs out, before the work below costs memory with every key (the exact cut is made
         # once the duplicates of a line are settled)
-        lines = long.filter(pl.col("value").is_not_null()).group_by("key").agg(pl.col(LINE).min())
-        new = lines.filter(~pl.col("key").is_in(list(budget.known))).sort(LINE)
+        # rows come in line order: a key's first row with a value is its first line
+        valued = long.select(LINE, "key").filter(long.get_column("value").is_not_null())
+        new = valued.filter(pl.col("key").is_first_distinct() & ~pl.col("key").is_in(list(budget.known)))
         if new.height > budget.room:
             last = new.get_column(LINE)[budget.room]
             kept_keys = [*budget.known, *new.filter(pl.col(LINE) <= last).get_column("key")]
@@ -497,7 +498,8 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
         else [group for _, group in records.group_by("_n", maintain_order=True)]
     )
     for group in groups:
-        remaining = group.drop("_n")
+        remaining = start = group.drop("_n")
+        unpacked: list[tuple[list[str], pl.DataFrame]] = []
         for _attempt in range(4):
             if remaining.is_empty():
                 break
@@ -505,15 +507,19 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
             if keys is None or budget.over(keys):
                 break
             wide, remaining = _unpack_template(remaining, keys)
+            unpacked.append((keys, wide))
+            if len(unpacked) == 2 and all(done.height <= 1 for _, done in unpacked) and remaining.height > 1:
+                # lines of keys of their own (two templates fitting one line each): the pair-by-pair path reads
+                # them all into one frame, cheaper than a template per line and frames to join
+                unpacked, remaining = [], start
+                break
+        for keys, wide in unpacked:
             if wide.height:
                 seen.update(dict.fromkeys(keys))
-            matched = wide.height
             wide = _drop_empty_rows(wide, keys)
             if wide.height:
                 firsts.extend(_first_values(wide, keys))
                 frames.append(wide)
-            if matched <= 1 and remaining.height > 1:
-                break  # lines of keys of their own: one template each would cost more than the pivot's path
         if remaining.height:
             leftovers.append(remaining)
     if leftovers:
