@@ -244,13 +244,9 @@ def page() -> None:
     if app.current_experiment in app.hidden_ids:
         st.info(app.hidden_notice(app.current_experiment, lang), icon=":material/visibility_off:")
         return
-    unreadable = app.unreadable(app.current_experiment)
+    unreadable = app.unreadable_notice(app.current_experiment, lang)
     if unreadable is not None:
-        st.error(
-            t("exp_unreadable", lang, path=guards.escape_markdown(unreadable.path, paths=app.paths),
-                   reason=guards.escape_markdown(unreadable.reason, paths=app.paths)),
-            icon=":material/error:",
-        )  # fmt: skip
+        st.error(unreadable, icon=":material/error:")
         return
     if app.view(app.current_experiment) is None:
         st.warning(

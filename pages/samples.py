@@ -169,15 +169,11 @@ PICKED_AFTER_LINK = "_samples_picked_after_link"
 
 def link_notice(asked: str) -> None:
     """Why a link's experiment (``?id=``) is not shown: hidden, unreadable, or not under the log roots."""
-    unreadable = app.unreadable(asked)
+    unreadable = app.unreadable_notice(asked, lang)
     if asked in app.hidden_ids:
         st.info(app.hidden_notice(asked, lang), icon=":material/visibility_off:")
     elif unreadable is not None:
-        st.error(
-            t("exp_unreadable", lang, path=guards.escape_markdown(unreadable.path, paths=app.paths),
-              reason=guards.escape_markdown(unreadable.reason, paths=app.paths)),
-            icon=":material/error:",
-        )  # fmt: skip
+        st.error(unreadable, icon=":material/error:")
     else:
         shown_id = guards.escape_markdown(asked, limit=display.NAME_LIMIT)
         st.warning(t("samples_unknown_experiment", lang, id=shown_id), icon=":material/link_off:")

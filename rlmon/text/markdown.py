@@ -163,14 +163,27 @@ def _plain(node: SyntaxTreeNode) -> str:
 # --------------------------------------------------------------------------------------------------- writing
 
 
-class _MarkdownWriter:
-    """A parsed tree -> markdown for Streamlit; every text escaped by :func:`escape_markdown_text`."""
+class _Writer:
+    """A parsed tree -> text, block by block and span by span (the two writers below say how)."""
 
     def __init__(self, *, links: bool) -> None:
         self.links = links
 
     def blocks(self, nodes: list[SyntaxTreeNode]) -> str:
         return "".join(self.block(node) for node in nodes)
+
+    def inline(self, nodes: list[SyntaxTreeNode]) -> str:
+        return "".join(self.span(node) for node in nodes)
+
+    def block(self, node: SyntaxTreeNode) -> str:
+        raise NotImplementedError
+
+    def span(self, node: SyntaxTreeNode) -> str:
+        raise NotImplementedError
+
+
+class _MarkdownWriter(_Writer):
+    """A parsed tree -> markdown for Streamlit; every text escaped by :func:`escape_markdown_text`."""
 
     def block(self, node: SyntaxTreeNode) -> str:
         kind = node.type
@@ -203,9 +216,6 @@ class _MarkdownWriter:
             shown = [marker + lines[0], *(" " * len(marker) + line if line else "" for line in lines[1:])]
             items.append("\n".join(shown))
         return "\n".join(items) + "\n"
-
-    def inline(self, nodes: list[SyntaxTreeNode]) -> str:
-        return "".join(self.span(node) for node in nodes)
 
     def span(self, node: SyntaxTreeNode) -> str:
         kind = node.type
@@ -243,14 +253,8 @@ class _MarkdownWriter:
         return link if _plain(node) == href else f"{link} :gray[({shown_target})]"
 
 
-class _HtmlWriter:
+class _HtmlWriter(_Writer):
     """A parsed tree -> HTML; every text escaped by :func:`html.escape`."""
-
-    def __init__(self, *, links: bool) -> None:
-        self.links = links
-
-    def blocks(self, nodes: list[SyntaxTreeNode]) -> str:
-        return "".join(self.block(node) for node in nodes)
 
     def block(self, node: SyntaxTreeNode) -> str:
         kind = node.type
@@ -274,9 +278,6 @@ class _HtmlWriter:
         if kind == "hr":
             return "<hr>"
         return self.blocks(node.children)
-
-    def inline(self, nodes: list[SyntaxTreeNode]) -> str:
-        return "".join(self.span(node) for node in nodes)
 
     def span(self, node: SyntaxTreeNode) -> str:
         kind = node.type
