@@ -46,7 +46,7 @@ from rlmon.runs.loading import describe_root
 from rlmon.settings import load_settings
 from rlmon.sources.discovery import LOG_SUFFIXES, discover_experiments, list_log_files
 from rlmon.sources.objstore import PublicPaths, RootSyncer, public_paths
-from rlmon.text.display import public_text
+from rlmon.text.display import public_text, terminal_text
 
 __all__ = ["OUT_SUFFIXES", "main"]
 
@@ -68,7 +68,7 @@ def _cache_folder(args: argparse.Namespace) -> Path:
 
 def _cache(args: argparse.Namespace) -> LogCache:
     """The cache named by ``--cache-dir``, else the app's own (``RLMON_CACHE_DIR`` or the user's cache dir)."""
-    cache = LogCache(_cache_folder(args))
+    cache = LogCache(_cache_folder(args), max_keys=load_settings([], os.environ).max_keys)
     args.cache_in_use = cache  # main() reports a cache that could not be written
     return cache
 
@@ -147,17 +147,45 @@ def _write_frame(frame: pl.DataFrame, out: Path) -> None:
         raise RlmonError(f"cannot write: {error}", path=out) from error
 
 
+def _without_verl_output(path: Path) -> str:
+    """Why a file named on the command line gave nothing: it holds no verl output, and is binary data when its
+    first bytes hold a NUL byte or are not text."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        head = b""
+    binary = b"\0" in head or head.decode("utf-8", errors="replace").count("\ufffd") > len(head) // 10
+    return "no verl output in it (binary data)" if binary else "no verl output in it"
+
+
+def _verl_files(files: Sequence[Path], cache: LogCache) -> list[Path]:
+    """The ``files`` that hold verl output (a config dump, a step line...); the others are named in a warning.
+    None holding any is an error naming the first (exit code 2): a binary file is not a run of 0 steps."""
+    kept = [path for path in files if cache.read(path).meta.kind != "none"]
+    if not kept:
+        raise LogReadError(_without_verl_output(files[0]), path=files[0])
+    for path in files:
+        if path not in kept:
+            print(f"warning: {path}: {_without_verl_output(path)}; left out", file=sys.stderr)
+    return kept
+
+
+def _step_span(steps: int, first: int | None, last: int | None) -> str:
+    """``120 steps (1–120)``; ``0 steps`` while a run has logged none."""
+    return f"{steps} steps ({first}–{last})" if steps and first is not None else f"{steps} steps"
+
+
 def _cmd_parse(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_out(out)
-    files = _log_files(args.logs)
-    parsed = read_logs(files, cache=_cache(args))
+    cache = _cache(args)
+    files = _verl_files(_log_files(args.logs), cache)
+    parsed = read_logs(files, cache=cache)
     _write_frame(parsed.steps, out)
     meta = parsed.meta
-    print(
-        f"{out}: {parsed.steps.height} steps ({meta.first_step}–{meta.last_step}), "
-        f"{parsed.steps.width - 1} keys from {len(files)} file(s)"
-    )
+    span = _step_span(parsed.steps.height, meta.first_step, meta.last_step)
+    print(f"{out}: {span}, {parsed.steps.width - 1} keys from {len(files)} file(s)")
     for warning in meta.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
@@ -184,8 +212,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
         print(json.dumps(infos if len(infos) > 1 else infos[0], indent=2, ensure_ascii=False, default=str))
         return 0
     for info in infos:
+        if info["kind"] == "none":  # said, not an error: an empty log may be a run that has not written yet
+            print(f"{info['path']}: {_without_verl_output(Path(info['path']))}")
+            continue
         config_note = "config dump" if info["config"] else "no config dump"
-        span = f"{info['steps']} steps ({info['first_step']}–{info['last_step']})" if info["steps"] else "no step lines"
+        span = _step_span(info["steps"], info["first_step"], info["last_step"]) if info["steps"] else "no step lines"
         print(f"{info['path']}: {info['kind']}, {span},")
         print(f"  {info['keys']} keys, total steps {info['total_steps']}, {config_note}")
         if info["resume_steps"]:
@@ -324,7 +355,18 @@ def _cmd_samples(args: argparse.Namespace) -> int:
     cache = _cache(args)
     config = next((meta.config for meta in (cache.read(path).meta for path in files) if meta.config), None)
     sample_cache = SampleCache(cache.cache_dir)
-    samples = filter_samples(read_samples(files, folder=folder, config=config, cache=sample_cache), step=args.step)
+    settings = load_settings([], os.environ)
+    # dump folders are read inside the experiment's folder, the log roots and the dump roots (the app's rule)
+    allowed = [folder, *(root for root in settings.log_roots if isinstance(root, Path)), *settings.dump_roots]
+    allowed += [Path(item) for item in args.dump_root or []]
+    found = read_samples(files, folder=folder, config=config, cache=sample_cache, allowed=allowed)
+    for refused in found.refused:
+        print(
+            f"warning: dump folder outside the log roots: {refused} is not read; add it with --dump-root or "
+            "RLMON_DUMP_ROOT",
+            file=sys.stderr,
+        )
+    samples = filter_samples(found.frame, step=args.step)
     if args.json:
         records = [{**row, "extra": json.loads(row["extra"])} for row in samples.iter_rows(named=True)]
         print(json.dumps(records, indent=2, ensure_ascii=False))
@@ -450,7 +492,8 @@ def _mirror_inputs(args: argparse.Namespace) -> PublicPaths:
 
 
 class _PublicText(io.TextIOBase):
-    """A text stream that writes mirror folder paths as their ``s3://`` URLs."""
+    """A text stream that writes mirror folder paths as their ``s3://`` URLs, and bidi control characters as
+    their escapes (:func:`rlmon.text.display.terminal_text`: a name holding U+202E must not read backwards)."""
 
     def __init__(self, stream: Any, paths: PublicPaths) -> None:
         self._stream = stream
@@ -460,7 +503,7 @@ class _PublicText(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
-        self._stream.write(public_text(text, self._paths))
+        self._stream.write(terminal_text(public_text(text, self._paths)))
         return len(text)
 
     def flush(self) -> None:
@@ -501,6 +544,11 @@ def build_parser() -> argparse.ArgumentParser:
     samples.add_argument("log", help="a log file or an experiment folder")
     samples.add_argument("--step", type=int, help="only the samples of this step")
     samples.add_argument("--json", action="store_true", help="print JSON")
+    samples.add_argument(
+        "--dump-root", action="append", metavar="DIR",
+        help="a folder outside the experiment's folder and the log roots whose generation dumps may be read "
+        "(repeatable; also RLMON_DUMP_ROOT)",
+    )  # fmt: skip
     add_cache(samples)
     samples.set_defaults(run=_cmd_samples)
     report = sub.add_parser(
@@ -553,12 +601,11 @@ def _run(args: argparse.Namespace, outputs: contextlib.ExitStack) -> int:
     try:
         if args.command != "watch":  # the watcher syncs its s3:// roots at every refresh itself
             args.public_paths = paths = _mirror_inputs(args)
-        if paths:
-            outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout, paths)))
-            outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr, paths)))
+        outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout, paths)))
+        outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr, paths)))
         code: int = args.run(args)
     except RlmonError as error:
-        print(f"rlmon: {public_text(error.describe(), paths)}", file=sys.stderr)
+        print(f"rlmon: {terminal_text(public_text(error.describe(), paths))}", file=sys.stderr)
         return 2 if isinstance(error, _CANNOT_START) else 1
     except BrokenPipeError:
         return 0

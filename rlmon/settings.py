@@ -24,6 +24,7 @@ from typing import Any
 from rlmon.access import normalize_domain, normalize_email
 from rlmon.errors import SettingError
 from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
+from rlmon.schema import MAX_KEYS
 
 __all__ = [
     "ALERT_KINDS",
@@ -36,6 +37,7 @@ __all__ = [
     "Settings",
     "default_cache_dir",
     "load_settings",
+    "setting_range",
     "split_root_list",
     "split_target_list",
 ]
@@ -114,6 +116,17 @@ SETTINGS: tuple[SettingSpec, ...] = (
         repeatable=True,
     ),
     SettingSpec(
+        "dump_roots",
+        "RLMON_DUMP_ROOT",
+        (),
+        "paths",
+        "Folders outside the log roots where the samples page and 'rlmon samples' may read generation dumps "
+        "(trainer.rollout_data_dir / validation_data_dir, 'Dumped generations to' lines). A dump folder a log "
+        "names is read only inside a log root or one of these; any other is named in a notice, not read. "
+        "Environment: a list separated by the OS path separator. Option: repeat --dump-root.",
+        repeatable=True,
+    ),
+    SettingSpec(
         "cache_dir",
         "RLMON_CACHE_DIR",
         None,
@@ -143,8 +156,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "RLMON_REFRESH_S",
         30,
         "int",
-        "Seconds between live refreshes of the pages.",
+        "Seconds between live refreshes of the pages (at most an hour: the refresh picker's range).",
         minimum=2,
+        maximum=3600,
     ),
     SettingSpec(
         "max_points",
@@ -153,6 +167,17 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "int",
         "Most points drawn per line in a chart; longer series are downsampled keeping min, max and last.",
         minimum=10,
+    ),
+    SettingSpec(
+        "max_keys",
+        "RLMON_MAX_KEYS",
+        MAX_KEYS,
+        "int",
+        "Most distinct keys kept per log and per experiment (a real verl log has a few hundred): the first keys "
+        "to get a value, in file order; the keys first logged after them are dropped, with one notice naming "
+        "the log. Bounds the memory and time a log with a new key on every line can cost.",
+        minimum=100,
+        maximum=1_000_000,
     ),
     SettingSpec(
         "smoothing",
@@ -178,6 +203,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "int",
         "Default moving-average window in steps (the team's old page used 5).",
         minimum=1,
+        maximum=500,
     ),
     SettingSpec(
         "spike_factor",
@@ -437,11 +463,13 @@ class Settings:
     """The resolved settings; see :data:`SETTINGS` for the meaning of each field."""
 
     log_roots: tuple[Path | ObjectRoot, ...] = ()
+    dump_roots: tuple[Path, ...] = ()
     cache_dir: Path = Path("~/.cache/rlmon")
     stall_factor: float = 3.0
     stall_min_s: float = 600.0
     refresh_s: int = 30
     max_points: int = 2000
+    max_keys: int = MAX_KEYS
     smoothing: str = "ema"
     smoothing_weight: float = 0.6
     smoothing_window: int = 5
@@ -475,6 +503,19 @@ class Settings:
     alert_digest_s: int = 300
     alert_retry_max_s: float = 600.0
     public_url: str = ""
+
+
+def setting_range(name: str) -> tuple[int, int]:
+    """The (minimum, maximum) of the integer setting ``name``: the bounds of the widget that changes it in the
+    app, so a page never offers a value the setting refuses, nor the reverse.
+
+    >>> setting_range("refresh_s")
+    (2, 3600)
+    """
+    spec = next(spec for spec in SETTINGS if spec.name == name)
+    if spec.minimum is None or spec.maximum is None:
+        raise AssertionError(f"setting {name} has no range")  # pragma: no cover - table bug
+    return int(spec.minimum), int(spec.maximum)
 
 
 def default_cache_dir(env: Mapping[str, str]) -> Path:
@@ -694,6 +735,10 @@ def load_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
         if spec.type == "urls":
             texts = given[spec.name] if spec.name in given else split_target_list(env.get(spec.env, ""))
             values[spec.name] = tuple(_target(spec, text, index) for index, text in enumerate(texts, start=1))
+            continue
+        if spec.type == "paths":
+            texts = given.get(spec.name) or [part for part in env.get(spec.env, "").split(os.pathsep) if part.strip()]
+            values[spec.name] = tuple(_path(spec, text) for text in texts)
             continue
         if spec.name in given:
             if len(given[spec.name]) > 1:

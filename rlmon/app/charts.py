@@ -4,7 +4,11 @@ an SVG download; and the page's colour legend that highlights runs.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -24,14 +28,22 @@ from rlmon.views.model import ExperimentView
 __all__ = [
     "AHEAD_LIMIT_S",
     "AHEAD_QUIET_S",
+    "SPEC_IDLE_S",
     "build_spec",
     "chart_grid",
     "highlight_legend",
     "prepare_ahead",
     "prepare_charts",
+    "release_memory",
     "show_chart",
     "svg_download",
 ]
+
+
+SPEC_IDLE_S = 120.0
+"""Seconds a built spec is kept without being asked for. A spec's key names the versions of the experiments it
+draws: while a log grows, every refresh makes new specs and the old ones are never asked for again, and once the
+pages close none is. Kept by count alone, 512 such specs held 80-90 MB after every page had closed."""
 
 
 class _SpecMemo:
@@ -39,14 +51,44 @@ class _SpecMemo:
 
     A spec depends only on its key, so every session showing the same chart shares one build (and a
     session coming back to an earlier choice gets it at once). The specs are read only: Streamlit copies
-    the top level before taking the datasets out. Bounded; the oldest entries go first.
+    the top level before taking the datasets out. Bounded: the oldest entries go first, and a spec nobody asked
+    for in :data:`SPEC_IDLE_S` seconds goes (:meth:`drop_idle`, run on each build and every
+    ``SPEC_IDLE_S / 4`` seconds by a thread of its own, which then gives the freed memory back to the system).
     """
 
-    def __init__(self, size: int = 512) -> None:
+    def __init__(self, size: int = 512, *, idle_s: float = SPEC_IDLE_S, clock: Callable[[], float] = time.monotonic):
         self._lock = threading.Lock()
         self._size = size
+        self._idle_s = idle_s
+        self._clock = clock
         self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._used: dict[tuple[Any, ...], float] = {}
         self._building: dict[tuple[Any, ...], threading.Event] = {}
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._specs)
+
+    def drop_idle(self) -> int:
+        """Drop the specs not asked for in the last ``idle_s`` seconds; return how many went."""
+        cutoff = self._clock() - self._idle_s
+        with self._lock:
+            idle = [key for key, used in self._used.items() if used < cutoff]
+            for key in idle:
+                del self._specs[key], self._used[key]
+        return len(idle)
+
+    def watch(self) -> None:
+        """Drop idle specs every ``idle_s / 4`` seconds on a daemon thread, for the life of the server (the
+        memo lives as long as the server: it is a cached resource)."""
+
+        def sweep() -> None:
+            while True:
+                time.sleep(self._idle_s / 4)
+                if self.drop_idle():
+                    release_memory()
+
+        threading.Thread(target=sweep, name="rlmon-spec-sweep", daemon=True).start()
 
     def has(self, key: tuple[Any, ...]) -> bool:
         """Whether the spec of ``key`` is built or being built."""
@@ -60,6 +102,7 @@ class _SpecMemo:
             with self._lock:
                 known = self._specs.get(key)
                 if known is not None:
+                    self._used[key] = self._clock()
                     return known
                 building = self._building.get(key)
                 if building is None:
@@ -72,8 +115,10 @@ class _SpecMemo:
             with self._lock:
                 if len(self._specs) >= self._size:
                     for old in list(self._specs)[: self._size // 4]:
-                        del self._specs[old]
+                        del self._specs[old], self._used[old]
                 self._specs[key] = spec
+                self._used[key] = self._clock()
+            self.drop_idle()
             return spec
         finally:
             with self._lock:
@@ -83,7 +128,19 @@ class _SpecMemo:
 
 @st.cache_resource(show_spinner=False)
 def _spec_memo() -> _SpecMemo:
-    return _SpecMemo()
+    memo = _SpecMemo()
+    memo.watch()
+    return memo
+
+
+def release_memory() -> None:
+    """Collect garbage and hand the C allocator's free memory back to the system (glibc keeps what Python and
+    polars freed in its arenas, so a server's size would otherwise stay at its peak)."""
+    gc.collect()
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        return
 
 
 def _to_spec(chart: Any) -> dict[str, Any]:

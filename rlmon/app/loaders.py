@@ -269,7 +269,7 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     is the same as reading them one after another, and one that cannot be read is :class:`Unreadable` alone.
     Each experiment read is looked at on its reader's core as soon as it is read (:func:`_digested`).
     """
-    cache = log_cache(settings.cache_dir)
+    cache = log_cache(settings.cache_dir, settings.max_keys)
     memo = _view_memo(settings.cache_dir)
     now = time.time()
     views: list[ExperimentView] = []
@@ -369,7 +369,7 @@ def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
     cache = None
     try:
         settings = app_settings(argv, env)
-        cache = log_cache(settings.cache_dir)
+        cache = log_cache(settings.cache_dir, settings.max_keys)
         # the cache folder is written once the first screen is drawn (see _write_when_quiet)
         with cache.putting_off_writes():
             views = load_views(load_catalog(configured_roots(settings).roots).catalog, settings).views

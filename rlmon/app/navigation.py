@@ -19,6 +19,7 @@ __all__ = [
     "ALERTS_PATH",
     "GENERIC_PATH",
     "GOTO_KEY",
+    "HOME_PATH",
     "OVERVIEW_PATH",
     "SAMPLES_PATH",
     "STATUS_ICONS",
@@ -39,8 +40,8 @@ STATUS_ICONS = {
     "not started": ":material/radio_button_unchecked:",
 }
 
-_RESERVED_PATHS = {"home", "exp", "overview", "experiment", "_stcore", "static", "media", "component", "generations",
-                   "samples", "alerts", "notifications"}  # fmt: skip
+_RESERVED_PATHS = {"home", "_overview", "exp", "overview", "experiment", "_stcore", "static", "media", "component",
+                   "generations", "samples", "alerts", "notifications"}  # fmt: skip
 
 
 def experiment_slug(experiment_id: str, taken: Iterable[str] = ()) -> str:
@@ -80,7 +81,10 @@ def page_slugs(experiment_ids: Iterable[str]) -> dict[str, str]:
 # A page's url_path must differ from the stem of its file in pages/: where the frame is run without being imported
 # first (AppTest, or an older Streamlit), Streamlit resolves pages/*.py by file stem until the first st.navigation
 # call of a process and would run the page without the frame.
-OVERVIEW_PATH = "home"
+OVERVIEW_PATH = "_overview"
+"""The overview's own url_path: never in an address (the default page is served at the app's root), but reserved."""
+HOME_PATH = "home"
+"""A hidden second page of the overview, so an address typed as ``/home`` opens it (no "Page not found" box)."""
 GENERIC_PATH = "exp"
 SAMPLES_PATH = "generations"
 ALERTS_PATH = "notifications"
@@ -142,7 +146,11 @@ def app_pages(folder: Path, visit: Visit, lang: str) -> Pages:
     alerts = st.Page(
         str(folder / "alerts.py"), title=t("nav_alerts", lang), icon=":material/notifications:", url_path=ALERTS_PATH
     )
-    sections: dict[str, list[Any]] = {"": [overview, samples, alerts]}
+    home = st.Page(
+        str(folder / "overview.py"), title=t("nav_overview", lang), icon=":material/dashboard:", url_path=HOME_PATH,
+        visibility="hidden",
+    )  # fmt: skip
+    sections: dict[str, list[Any]] = {"": [overview, samples, alerts, home]}
     unlisted = [*(item.id for item in visit.unreadable), *visit.hidden_ids]
     slugs = page_slugs([*visit.ids, *unlisted])
     pages: dict[str, Any] = {}

@@ -25,6 +25,7 @@ from rlmon.app.guards import LOG, escape_markdown
 from rlmon.errors import ObjectStoreError, RlmonError
 from rlmon.logs.cache import LogCache
 from rlmon.roots import ObjectRoot
+from rlmon.schema import MAX_KEYS
 from rlmon.settings import Settings, load_settings
 from rlmon.sources.objstore import RootSyncer, SyncResult
 from rlmon.text import MESSAGES, t
@@ -94,14 +95,23 @@ def settings_or_stop(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
 
 
 @st.cache_resource(show_spinner=False)
-def log_cache(cache_dir: Path) -> LogCache:
-    """The per-log cache every session reads through (one per cache folder)."""
+def cache_folder_problem(cache_dir: Path) -> str | None:
+    """Why ``cache_dir`` cannot be the cache folder (it cannot be made: a file, ``/dev/null``, a denied
+    parent), in English; None when it can. Asked once per server: the sidebar says it to every visitor."""
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        LOG.warning("cache folder %s cannot be created; parsed logs are kept in memory only", cache_dir)
-        return LogCache(None)
-    return LogCache(cache_dir)
+    except OSError as error:
+        reason = "not a folder" if isinstance(error, FileExistsError) else error.strerror or str(error)
+        LOG.warning("cache folder %s cannot be used (%s); parsed logs are kept in memory only", cache_dir, reason)
+        return reason
+    return None
+
+
+@st.cache_resource(show_spinner=False)
+def log_cache(cache_dir: Path, max_keys: int = MAX_KEYS) -> LogCache:
+    """The per-log cache every session reads through (one per cache folder and bound on keys, the ``max_keys``
+    setting); in memory only when the folder cannot be made (:func:`cache_folder_problem`)."""
+    return LogCache(None if cache_folder_problem(cache_dir) else cache_dir, max_keys=max_keys)
 
 
 def _advance_forever(root: Path, step_s: float, advance: Callable[[Path], bool]) -> None:

@@ -12,13 +12,13 @@ import streamlit as st
 from rlmon.app.guards import escape_markdown
 from rlmon.app.loaders import Visit, load_catalog, load_views, styled_views
 from rlmon.app.markup import chip_css, legend_html, roots_html
-from rlmon.app.server import log_cache
+from rlmon.app.server import cache_folder_problem, log_cache
 from rlmon.app.signin import Person, signed_in_block
 from rlmon.app.state import lang
 from rlmon.app.url import UrlField, choice_field, flag_field, list_field, number_field, read_url, write_url
 from rlmon.app.widgets import language_picker
 from rlmon.runs import experiment as experiment_tracks
-from rlmon.settings import Settings
+from rlmon.settings import Settings, setting_range
 from rlmon.text import LANGUAGES, display, language_from_locale, t, track_name
 from rlmon.views import model
 from rlmon.views.model import ExperimentView, Lineup
@@ -192,8 +192,9 @@ def draw_sidebar(visit: Visit, lang: str, person: Person | None = None) -> Sideb
         track, selected, labels, lineup = _experiment_pickers(visit, lang)
         any_running = any(view.status == "running" for view in selected)
         live_field = flag_field("app_live", "live", default=any_running)
+        low, high = setting_range("refresh_s")
         every_field = number_field(
-            "app_refresh_s", "every", low=2, high=3600, default=visit.settings.refresh_s, integer=True
+            "app_refresh_s", "every", low=low, high=high, default=visit.settings.refresh_s, integer=True
         )
         read_url([live_field, every_field])
         st.session_state.setdefault("app_live", any_running)
@@ -261,8 +262,9 @@ def _language_and_refresh(lang: str) -> tuple[bool, int]:
     live = st.toggle(
         t("sidebar_live", lang), key="app_live", help=t("sidebar_live_help", lang), persist_state="session"
     )
+    low, high = setting_range("refresh_s")
     refresh_s = st.number_input(
-        t("sidebar_refresh_s", lang), min_value=2, max_value=3600, step=1, key="app_refresh_s",
+        t("sidebar_refresh_s", lang), min_value=low, max_value=high, step=1, key="app_refresh_s",
         disabled=not live, persist_state="session",
     )  # fmt: skip
     return bool(live), int(refresh_s)
@@ -270,8 +272,14 @@ def _language_and_refresh(lang: str) -> tuple[bool, int]:
 
 def _where_logs_come_from(visit: Visit, lang: str) -> None:
     """A cache folder that cannot be written, and the log roots (or that this is the demo)."""
-    cache_problem = log_cache(visit.settings.cache_dir).write_problem
-    if cache_problem:
+    cache_dir = visit.settings.cache_dir
+    unusable = cache_folder_problem(cache_dir)
+    cache_problem = log_cache(cache_dir, visit.settings.max_keys).write_problem
+    if unusable:
+        st.warning(
+            t("notice_cache_unusable", lang, folder=escape_markdown(str(cache_dir)), reason=escape_markdown(unusable))
+        )
+    elif cache_problem:
         st.warning(t("notice_cache_unwritable", lang, problem=escape_markdown(cache_problem)))
     if visit.demo:
         st.caption(t("sidebar_demo", lang))

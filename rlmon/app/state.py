@@ -81,6 +81,16 @@ class AppState:
         """Why the experiment could not be read, when it could not."""
         return next((item for item in self.view_errors if item.id == experiment_id), None)
 
+    def unreadable_notice(self, experiment_id: str, lang: str) -> str | None:
+        """Why the experiment could not be read (its folder and the failure, markdown); None when it could."""
+        unreadable = self.unreadable(experiment_id)
+        if unreadable is None:
+            return None
+        return t(
+            "exp_unreadable", lang, path=escape_markdown(unreadable.path, paths=self.paths),
+            reason=escape_markdown(unreadable.reason, paths=self.paths),
+        )  # fmt: skip
+
     def hidden_notice(self, experiment_id: str, lang: str) -> str:
         """The notice for a link to a hidden experiment: it is hidden, and how to list it again (markdown)."""
         found = next((ref for ref in self.catalog.experiments if ref.id == experiment_id), None)

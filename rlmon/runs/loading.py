@@ -16,6 +16,7 @@ import polars as pl
 from rlmon.errors import LogReadError, RlmonError
 from rlmon.logs.cache import LogCache, merge_steps, write_text_atomically
 from rlmon.logs.lines import file_mark
+from rlmon.logs.parse import bound_keys, keys_dropped_warning
 from rlmon.runs.experiment import (
     ConfigSource,
     Experiment,
@@ -162,10 +163,19 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
             first = meta.warnings[0]
             more = f" (and {len(meta.warnings) - 1} more)" if len(meta.warnings) > 1 else ""
             problems.append(f"{log.path}: damaged input read around: {first}{more}")
+        if meta.keys_dropped_line is not None:
+            problems.append(f"{log.path}: {keys_dropped_warning(meta.keys_dropped_line, cache.max_keys)}")
         metas.append(meta)
         frames.append(parsed.steps)
         frame_names.append(log.name)
-    steps = merge_steps(frames) if frames else empty_steps()
+    steps, dropped = bound_keys(merge_steps(frames), cache.max_keys) if frames else (empty_steps(), [])
+    if dropped:
+        # each log keeps max_keys; together they may hold more: named at the first log whose keys are dropped
+        owner = next(name for name, frame in zip(frame_names, frames, strict=True) if dropped[0] in frame.columns)
+        problems.append(
+            f"{ref.path / owner}: the experiment's logs hold more than {cache.max_keys:,} distinct keys together; "
+            f"the {len(dropped):,} from this log on past them are dropped (the max_keys setting)"
+        )
     last_modified = max(mtimes, default=None)
     dump = next((meta.config for meta in reversed(metas) if meta.config is not None), None)
     launch = next((meta.launch_command for meta in reversed(metas) if meta.launch_command), None)

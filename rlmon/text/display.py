@@ -7,6 +7,9 @@ chart title and report applies.
   where space is short, and local folders written as the names people know them by (``paths``: an
   object-storage mirror's folder as its ``s3://`` URL, :class:`rlmon.sources.objstore.PublicPaths`).
 * :func:`public_text`: only that last rule (the command line's output and error lines).
+* :func:`without_bidi`: only the first rule (long text from a log: a sample's prompt and response).
+* :func:`terminal_text`: bidi control characters written as their ``\\uXXXX`` escapes (what the command line
+  prints: visible in text, and the same string once a JSON reader reads it).
 * :func:`description_text`: an experiment's description in the reader's language.
 """
 
@@ -18,7 +21,16 @@ from types import MappingProxyType
 
 from rlmon.text import MESSAGES, t
 
-__all__ = ["NAME_LIMIT", "NO_PATHS", "description_text", "display_text", "public_text", "strip_invisible"]
+__all__ = [
+    "NAME_LIMIT",
+    "NO_PATHS",
+    "description_text",
+    "display_text",
+    "public_text",
+    "strip_invisible",
+    "terminal_text",
+    "without_bidi",
+]
 
 NAME_LIMIT = 80
 """Characters of a name (label, track, metric key, data source) shown where space is short: menus, chips,
@@ -26,6 +38,8 @@ legends, chart titles. Longer names are cut with an ellipsis."""
 NO_PATHS: Mapping[str, str] = MappingProxyType({})
 """No folder to rename (no object-storage root in use)."""
 _BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_NO_BIDI = dict.fromkeys(map(ord, _BIDI_CONTROLS))
+_BIDI_ESCAPES = {ord(char): f"\\u{ord(char):04x}" for char in _BIDI_CONTROLS}
 _DISPLAY = {
     **dict.fromkeys(map(ord, _BIDI_CONTROLS)),
     **{code: " " for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if code != 0x0A},
@@ -62,6 +76,25 @@ def public_text(text: str, paths: Mapping[str, str]) -> str:
         if folder in text:
             text = text.replace(folder, url)
     return text
+
+
+def without_bidi(text: str) -> str:
+    r"""``text`` without its bidi control characters, nothing else changed (tabs and line breaks stay).
+
+    >>> without_bidi("evil\u202e\tlive")
+    'evil\tlive'
+    """
+    return text.translate(_NO_BIDI)
+
+
+def terminal_text(text: str) -> str:
+    r"""``text`` as the command line prints it: each bidi control character written as its escape (``\u202e``),
+    so a name that would read backwards in a terminal shows what it holds, and JSON output stays the same data.
+
+    >>> print(terminal_text("e4_\u202egnp.exe"))
+    e4_\u202egnp.exe
+    """
+    return text.translate(_BIDI_ESCAPES)
 
 
 def display_text(text: str, *, limit: int | None = None, paths: Mapping[str, str] = NO_PATHS) -> str:

@@ -151,6 +151,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "again. rlmon tries again in a minute.",
         "zh": "缓存无法写入（{problem}）。显示的数字都是正确的；重启后会重新解析日志。rlmon 一分钟后重试。",
     },
+    "notice_cache_unusable": {
+        "en": "The cache folder {folder} cannot be used ({reason}): logs are parsed in memory, again after each "
+        "restart, and colours are not kept. Every number shown is right. Set --cache-dir / RLMON_CACHE_DIR to a "
+        "folder rlmon can write.",
+        "zh": "缓存文件夹 {folder} 无法使用（{reason}）：日志在内存中解析，每次重启后都会重新解析，颜色也不会保留。"
+        "显示的数字都是正确的。请将 --cache-dir / RLMON_CACHE_DIR 设为 rlmon 可写入的文件夹。",
+    },
     "empty_root": {
         "en": "No verl logs under {roots}. Point rlmon at a folder of training logs with `--log-root DIR`; "
         "every folder holding verl `*.log` or `*.jsonl` files is one experiment.",
@@ -316,6 +323,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "control_filter_bad": {"en": "Not a valid regular expression: {reason}", "zh": "不是有效的正则表达式：{reason}"},
     "control_filter_count": {"en": "{count} keys match", "zh": "匹配 {count} 个指标"},
+    "control_metrics_more": {
+        "en": "The first {shown} keys are offered; {count} more are found with the filter.",
+        "zh": "只列出前 {shown} 个指标；另外 {count} 个可用筛选框查找。",
+    },
     "control_smoothing": {"en": "Smoothing", "zh": "平滑"},
     "smoothing_none": {"en": "none", "zh": "无"},
     "smoothing_moving_average": {"en": "moving average", "zh": "移动平均"},
@@ -516,6 +527,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "samples_latest": {"en": "Latest samples", "zh": "最新样例"},
     "samples_latest_link": {"en": "{label} · step {step}", "zh": "{label} · step {step}"},
+    "samples_dump_outside": {
+        "en": "Dump folder outside the log roots: {folder} is not read. To read it, add it (or a folder above it) "
+        "to the dump_roots setting (--dump-root / RLMON_DUMP_ROOT).",
+        "zh": "转储文件夹在日志根目录之外：不读取 {folder}。如需读取，请将它（或其上级文件夹）加入 dump_roots 设置"
+        "（--dump-root / RLMON_DUMP_ROOT）。",
+    },
+    "samples_unknown_experiment": {
+        "en": "There is no experiment {id} under the configured log roots. It may have been moved or renamed; "
+        "pick one below.",
+        "zh": "已配置的日志根目录下没有实验 {id}。它可能已被移动或重命名；请在下方选择其他实验。",
+    },
     # --- report: the HTML report and its download ---
     "report_title": {"en": "rlmon report", "zh": "rlmon 报告"},
     "report_setting": {"en": "{name}: {value}", "zh": "{name}：{value}"},

@@ -137,7 +137,8 @@ def view_of(ref: ExperimentRef, experiment: Experiment, *, serial: int = 0) -> E
     an ``hours`` column (elapsed training hours; null when the log has no step times)."""
     logged = tuple(name for name in experiment.steps.columns if name != STEP)
     steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
-    derived = tuple(name for name in steps.columns if name != STEP and name not in logged)
+    logged_set = set(logged)  # not the tuple: 20,000 keys would cost 400 million comparisons
+    derived = tuple(name for name in steps.columns if name != STEP and name not in logged_set)
     hours = pl.col("elapsed_h") if "elapsed_h" in steps.columns else pl.lit(None, dtype=pl.Float64)
     return ExperimentView(
         ref=ref,

@@ -27,6 +27,7 @@ from rlmon.views.model import (
     ExperimentView,
     display_labels,
     is_validation_key,
+    match_keys,
     track_suffixes,
 )
 
@@ -34,7 +35,9 @@ __all__ = [
     "COMPARISON_HEIGHT",
     "DEFAULT_METRICS",
     "HOURS_TOTAL",
+    "PICKER_LIMIT",
     "UNKNOWN_SHOWN",
+    "MetricPicker",
     "OverviewHeader",
     "UnknownMetrics",
     "Unreadable",
@@ -44,6 +47,7 @@ __all__ = [
     "download_metrics",
     "line_points",
     "metric_options",
+    "metric_picker",
     "notice_lines",
     "overview_eager",
     "overview_header",
@@ -106,6 +110,53 @@ def default_metrics(options: Sequence[str]) -> list[str]:
     chosen = [key for key in DEFAULT_METRICS if key in options]
     chosen += [key for key in options if key.startswith(VALIDATION_PREFIX)][:2]
     return chosen
+
+
+PICKER_LIMIT = 300
+"""Most keys the metric picker offers at once, besides those chosen: a picker of one option per key stops
+working in the browser somewhere past 100,000 keys, and a person reads a few hundred at most. The filter
+(a regular expression) finds the others."""
+
+
+@dataclass(frozen=True)
+class MetricPicker:
+    """What the comparison charts' metric picker offers (:func:`metric_picker`)."""
+
+    shown: list[str]
+    """The options: the chosen keys, then the first keys the filter matches (all keys without a filter), at
+    most :data:`PICKER_LIMIT` of those."""
+    matched: int | None
+    """How many keys the filter matched; None without a filter."""
+    regex: bool
+    """Whether the filter was read as a regular expression (else as plain text)."""
+    more: int
+    """Keys matched (or, without a filter, keys at all) that the picker leaves out: to be found by the filter."""
+
+
+def metric_picker(options: Sequence[str], chosen: Sequence[str], pattern: str) -> MetricPicker:
+    """The picker's options for the keys ``options`` (:func:`metric_options`), the keys ``chosen`` and the filter
+    ``pattern`` (empty: none); however many keys the experiments log, it offers at most :data:`PICKER_LIMIT` of
+    them besides the chosen ones, in ``options``' order.
+
+    >>> keys = [f"k/{index}" for index in range(1000)]
+    >>> picker = metric_picker(keys, ["k/999"], "")
+    >>> len(picker.shown), picker.shown[-2:], picker.matched, picker.more
+    (301, ['k/299', 'k/999'], None, 699)
+    >>> picker = metric_picker(keys, ["k/999"], "^k/1")
+    >>> len(picker.shown), picker.shown[:3], picker.matched, picker.more
+    (112, ['k/1', 'k/10', 'k/11'], 111, 0)
+    """
+    matched: int | None = None
+    regex = True
+    candidates: Sequence[str] = options
+    if pattern:
+        found, regex = match_keys(options, pattern)
+        candidates, matched = found, len(found)
+    kept = set(chosen)
+    others = [key for key in candidates if key not in kept]
+    offered = set(others[:PICKER_LIMIT])
+    shown = [key for key in options if key in kept or key in offered]
+    return MetricPicker(shown=shown, matched=matched, regex=regex, more=max(0, len(others) - PICKER_LIMIT))
 
 
 def _views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:

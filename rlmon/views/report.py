@@ -18,7 +18,9 @@ chart's menu saves it as PNG or SVG.
 Safe. Every text that comes from logs, folder names or ``rlmon.toml`` is HTML-escaped
 (:func:`html.escape`) and only ever becomes element text or an attribute value; chart data goes into one
 ``<script type="application/json">`` block whose ``<``, ``>`` and ``&`` are JSON-escaped, so no log text can
-close the block or start markup. The ``rlmon.toml`` description, markdown in the app, is shown as plain text.
+close the block or start markup. The ``rlmon.toml`` description is markdown made safe by the app's own sanitiser
+(:func:`rlmon.text.markdown.safe_html`: emphasis, code, lists and ``[text](url)`` links shown with their target;
+no image, HTML or autolink).
 
 Chart images. :func:`write_chart_images` writes every chart of a report as PNG and SVG (vl-convert renders
 them with the same Vega, no browser needed).
@@ -59,6 +61,7 @@ from rlmon.text import (
 )
 from rlmon.text.display import NAME_LIMIT, NO_PATHS, description_text, display_text, public_text
 from rlmon.text.lang import parenthesized
+from rlmon.text.markdown import safe_html
 from rlmon.views import charts, detail, model, overview, tables
 
 __all__ = [
@@ -622,7 +625,7 @@ def _experiment_section(
         lang=lang,
     )
     if description:
-        parts.append(f'<p class="description">{_description(description)}</p>')
+        parts.append(f'<div class="description">{safe_html(description, links=True)}</div>')
     paragraph = insights.paragraphs.get(view.id)
     if paragraph:
         parts.append(f'<p class="paragraph"><b>{_text(t("exp_paragraph_title", lang))}</b> · {_text(paragraph)}</p>')
@@ -640,12 +643,6 @@ def _experiment_section(
     parts.append(f"<h3>{_text(t('exp_charts', lang))}</h3>" + _chart_divs(indices, "detail"))
     parts.append("</section>")
     return "".join(parts)
-
-
-def _description(text: str) -> str:
-    """The ``rlmon.toml`` description (markdown in the app) as escaped text; only its ``**bold**`` is kept, as
-    ``<strong>`` around text that is already escaped."""
-    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", _text(text))
 
 
 def _number_cells(view: model.ExperimentView, numbers: model.TableNumbers | None, lang: str) -> str:
@@ -770,6 +767,8 @@ table.experiments td:not(:first-child) { white-space: nowrap; }
 .numbers dt { color: var(--muted); font-size: 0.8rem; }
 .numbers dd { margin: 0; font-size: 1.25rem; font-weight: 600; }
 .paragraph, .description { margin: 0.5rem 0; }
+.description p { margin: 0.3rem 0; }
+.link-target { color: #6b7280; overflow-wrap: anywhere; }
 ul.signals { margin: 0.4rem 0; padding-left: 1.2rem; }
 ul.signals li.critical { color: #b91c1c; }
 ul.signals li.warning { color: #b45309; }

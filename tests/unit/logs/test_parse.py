@@ -17,7 +17,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from rlmon.logs.cache import read_log
-from rlmon.logs.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes, parse_log_text
+from rlmon.logs.parse import MetaCollector, ParsedLog, parse_jsonl_bytes, parse_log_bytes, parse_log_text
 from tests.helpers.paths import DATA
 
 INF = math.inf
@@ -938,6 +938,7 @@ def test_shell_assignments_and_model_names_are_kept() -> None:
         "+ RUN='moe lite'\n"
         "++ MODEL_PATH=Qwen/Qwen2.5-3B-Instruct\n"
         "    actor_rollout_ref.model.path=$MODEL_PATH \\\n"  # a command's piece, not an assignment
+        "(TaskRunner pid=300) num_prompt_in_batch=200 < prompt_bsz=512\n"  # a worker's message (DAPO), not the shell
         '(WorkerDict pid=7) {"_name_or_path": "Qwen/Qwen2.5-0.5B-Instruct", "architectures": ["Qwen2ForCausalLM"]}\n'
         "step:1 - actor/grad_norm:0.5\n"
     )
@@ -949,6 +950,20 @@ def test_shell_assignments_and_model_names_are_kept() -> None:
         "MODEL_PATH": "Qwen/Qwen2.5-3B-Instruct",  # the later assignment wins
     }
     assert meta.model_names == ["Qwen/Qwen2.5-0.5B-Instruct"]
+
+
+def test_a_prefixed_assignment_is_a_workers_message_whichever_way_the_line_is_read() -> None:
+    # the whole-file pass only offers bare lines as assignments; the collector, which sees any line a chunk sends
+    # it closely (after a config dump, say), must agree: `(TaskRunner pid=300) a=b` is DAPO speaking, not a shell
+    collector = MetaCollector()
+    collector.feed(
+        [
+            (1, "+ MODEL_PATH=Qwen/Qwen2.5-3B-Instruct"),
+            (2, "(TaskRunner pid=300) num_prompt_in_batch=200 < prompt_bsz=512"),
+        ],
+        [],
+    )
+    assert collector.meta.shell_vars == {"MODEL_PATH": "Qwen/Qwen2.5-3B-Instruct"}
 
 
 def test_shell_assignments_on_real_logs(realdata_dir: Path) -> None:

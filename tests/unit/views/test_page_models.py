@@ -62,7 +62,7 @@ def test_experiment_header_of_a_crashed_experiment() -> None:
     )
     header = detail.experiment_header(view, model.TableNumbers(), lang="en")
     assert header.badge == "✗ crashed · 3/10"
-    assert header.description == "Our **own** words."
+    assert header.description == "Our **own** words\\."  # safe markdown (rlmon.text.markdown)
     assert header.cells[2:] == (
         ("Step time", "–"),
         ("first-5 pass", "–"),
