@@ -26,6 +26,7 @@ from rlmon.logs.cache import LogCache
 from rlmon.runs.experiment import STATUS_ORDER, Experiment, name_entries
 from rlmon.runs.headline import Headline, headline_numbers
 from rlmon.runs.metrics import validation_keys
+from rlmon.runs.schedule import next_milestones
 from rlmon.settings import Settings
 from rlmon.text.lang import (
     LANGUAGES,
@@ -670,18 +671,33 @@ def _overview_sentence(tracks: Sequence[_Track], lang: str) -> str:
     )
 
 
-def _next_validation(experiment: Experiment) -> int | None:
-    """The step of the next validation of a running experiment (``trainer.test_freq``), if any."""
-    frequency = experiment.setting("test_freq")
-    if experiment.status != "running" or frequency is None:
+def _validation_name(experiment: Experiment, headline: Headline, lang: str) -> str:
+    """``aime24 validation`` (its one data source), ``first aime24 validation`` when none has been logged since
+    training began, else ``validation``."""
+    sources = sorted(validation_keys(experiment.steps.columns))
+    if len(sources) != 1:
+        return _word("next_validation", lang)
+    key = "next_validation_of" if headline.validation_source is not None else "next_validation_first"
+    return _fill(key, lang, source=sources[0])
+
+
+def _next_sentence(experiment: Experiment, validation: str, lang: str) -> str | None:
+    """``Next: aime24 validation at step 25 in 4 steps (about 50m), checkpoint at step 25 ..., end at step 150
+    in 129 steps (about 27h05m).`` for a running run (:func:`rlmon.runs.schedule.next_milestones`)."""
+    items = []
+    for milestone in next_milestones(experiment):
+        when = (
+            _fill("next_time", lang, time=format_duration(milestone.hours_left, lang))
+            if milestone.hours_left is not None
+            else ""
+        )
+        what = validation if milestone.kind == "validation" else _word(f"next_{milestone.kind}", lang)
+        items.append(
+            _fill("next_item", lang, what=what, step=str(milestone.step), count=str(milestone.steps_left), time=when)
+        )
+    if not items:
         return None
-    every = frequency.value
-    if not isinstance(every, int) or isinstance(every, bool) or every <= 0:
-        return None
-    upcoming = (experiment.steps_done // every + 1) * every
-    if experiment.total_steps is not None and upcoming > experiment.total_steps:
-        return None
-    return upcoming
+    return _fill("next", lang, items=join_clauses(items, lang))
 
 
 def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, lang: str = "en") -> str:
@@ -697,8 +713,12 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
     if experiment.status == "finished":
         status = _fill("exp_status_finished", lang, name=name, progress=progress, hours=hours)
     elif experiment.status == "running":
+        # the time to the end is told with what comes next, when the total is known
+        ends = any(milestone.kind == "end" for milestone in next_milestones(experiment))
         eta = (
-            _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, lang)) if experiment.eta_h is not None else ""
+            _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, lang))
+            if experiment.eta_h is not None and not ends
+            else ""
         )
         status = _fill("exp_status_running", lang, name=name, progress=progress, hours=hours, eta=eta)
     else:
@@ -744,12 +764,12 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
                 last_step=str(last.step),
             )
         )
-    next_step = _next_validation(experiment)
-    if next_step is not None:
-        facts.append(_fill("exp_next_val", lang, step=str(next_step), count=str(next_step - experiment.steps_done)))
     parts = [status]
     if facts:
         parts.append(_fill("facts", lang, facts=join_clauses(facts, lang)))
+    upcoming = _next_sentence(experiment, _validation_name(experiment, headline, lang), lang)
+    if upcoming is not None:
+        parts.append(upcoming)
     mine = [signal for signal in signals if signal.experiment == experiment.id]
     if mine:
         mine.sort(key=lambda s: (SEVERITIES.index(s.severity) * -1, _KIND_ORDER.get(s.kind, 99), s.step or 0))

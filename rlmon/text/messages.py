@@ -249,6 +249,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_kind": {"en": "kind", "zh": "类型"},
     "col_step": {"en": "step", "zh": "步"},
     "col_message": {"en": "what", "zh": "内容"},
+    "col_rule": {"en": "rule", "zh": "规则"},
+    "col_rule_help": {
+        "en": "The rule that found the signal. verl's own thresholds name the file of verl's documentation they "
+        "come from (github.com/volcengine/verl); the others name the rlmon settings that set them.",
+        "zh": "发现该信号的规则。verl 自己的阈值注明出自 verl 文档的哪个文件（github.com/volcengine/verl）；"
+        "其余规则注明设定它们的 rlmon 设置。",
+    },
     "col_open": {"en": "page", "zh": "页面"},
     "open_link": {"en": "open ›", "zh": "打开 ›"},
     "table_title": {"en": "Experiments", "zh": "实验列表"},
@@ -354,6 +361,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "chart_grad_norm": {"en": "Gradient norm (grad_norm)", "zh": "梯度范数（grad_norm）"},
     "chart_clipfrac": {"en": "PPO clip fractions (%)", "zh": "PPO 裁剪比例（%）"},
     "chart_kl_loss": {"en": "KL loss", "zh": "KL 损失"},
+    "chart_probs_diff": {
+        "en": "rollout↔training probability difference (mean)",
+        "zh": "rollout↔训练概率差（均值）",
+    },
+    "exp_rollout_corr": {
+        "en": "Rollout correction (verl's health bounds as dashed lines)",
+        "zh": "Rollout 校正（虚线为 verl 给出的健康边界）",
+    },
     "chart_mismatch": {
         "en": "Rollout↔training mismatch ((1−corr)×1e4)",
         "zh": "rollout↔训练概率偏离度（(1−corr)×1e4）",
@@ -749,6 +764,55 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "尚无训练 step，日志已 {idle} 没有更新",
     },
     "insight_days": {"en": "{days} days", "zh": "{days} 天"},
+    # --- verl's own health rules (rlmon.analysis.health) and the signals built on them ---
+    "kind_probs_diff_high": {"en": "rollout precision", "zh": "推理精度偏差"},
+    "kind_rollout_corr": {"en": "off-policy gap", "zh": "离策略偏差"},
+    "kind_step_time_regression": {"en": "slower steps", "zh": "步耗时变慢"},
+    "kind_collapse_signature": {"en": "collapse signature", "zh": "崩溃征兆"},
+    "rule_source": {
+        "en": "verl's rule: {metric} {bounds} (verl {source})",
+        "zh": "verl 的规则：{metric} {bounds}（verl {source}）",
+    },
+    "rule_line": {"en": "verl {value} ({source})", "zh": "verl {value}（{source}）"},
+    "rule_normal": {"en": "normal below {value} (verl FAQ)", "zh": "低于 {value} 为正常（verl 常见问题）"},
+    "rule_own": {
+        "en": "rlmon's rule (settings: {settings})",
+        "zh": "rlmon 自己的规则（设置：{settings}）",
+    },
+    "insight_probs_diff_high": {
+        "en": "rollout↔training probability difference is {end} over the last {window} steps, above verl's 0.01 "
+        "(a precision problem in the inference engine; below 0.005 is normal); {symptom}",
+        "zh": "rollout↔训练概率差末 {window} 步为 {end}，高于 verl 的 0.01"
+        "（推理引擎精度问题；低于 0.005 为正常）；{symptom}",
+    },
+    "insight_probs_diff_grad_rising": {
+        "en": "grad_norm rises with it ({start}→{end}), the FAQ's symptom",
+        "zh": "grad_norm 随之上升（{start}→{end}），正是 verl 常见问题文档所说的症状",
+    },
+    "insight_probs_diff_grad_steady": {
+        "en": "grad_norm does not rise ({start}→{end})",
+        "zh": "grad_norm 没有上升（{start}→{end}）",
+    },
+    "insight_probs_diff_no_grad": {
+        "en": "no grad_norm logged to check the FAQ's symptom",
+        "zh": "未记录 grad_norm，无法核对 verl 常见问题文档所说的症状",
+    },
+    "insight_rollout_corr": {
+        "en": "{metric} is {end} over the last {window} steps, outside verl's healthy {bounds}",
+        "zh": "{metric} 末 {window} 步为 {end}，超出 verl 的健康范围 {bounds}",
+    },
+    "insight_step_time_regression": {
+        "en": "steps slow down: {recent}s per step over the last {recent_steps} steps, {ratio}× the median {base}s "
+        "of the {base_steps} steps before (a throughput regression)",
+        "zh": "步耗时变慢：末 {recent_steps} 步每步 {recent} 秒，是此前 {base_steps} 步中位数 {base} 秒的 {ratio} 倍"
+        "（吞吐量下降）",
+    },
+    "insight_collapse_signature": {
+        "en": "grad_norm rises ({grad_before}→{grad_after}) while the score falls ({score_before}→{score_after}) "
+        "over the last {window} steps: the signature of a collapse",
+        "zh": "末 {window} 步 grad_norm 上升（{grad_before}→{grad_after}）而得分下降（{score_before}→{score_after}）："
+        "崩溃的征兆",
+    },
     # --- summary: the written summary and an experiment's paragraph (rlmon.analysis.summary) ---
     "insight_track_status": {"en": "{track}: {states}.", "zh": "{track}：{states}。"},
     "insight_track_status_list": {"en": "{track}, {count} runs:", "zh": "{track}，{count} 个实验："},
@@ -865,10 +929,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{source} {value} before training (step {step})",
         "zh": "{source} 训练前 {value}（step {step}）",
     },
-    "insight_exp_next_val": {
-        "en": "next validation at step {step} (in {count} steps)",
-        "zh": "下次验证在 step {step}（还差 {count} 步）",
+    "insight_next": {"en": "Next: {items}.", "zh": "接下来：{items}。"},
+    "insight_next_item": {
+        "en": "{what} at step {step} in {count} steps{time}",
+        "zh": "{what}在 step {step}，还差 {count} 步{time}",
     },
+    "insight_next_time": {"en": " (about {time})", "zh": "（约 {time}）"},
+    "insight_next_validation": {"en": "validation", "zh": "验证"},
+    "insight_next_validation_of": {"en": "{source} validation", "zh": "{source} 验证"},
+    "insight_next_validation_first": {"en": "first {source} validation", "zh": "首次 {source} 验证"},
+    "insight_next_checkpoint": {"en": "checkpoint", "zh": "checkpoint 保存"},
+    "insight_next_end": {"en": "end", "zh": "结束"},
     "insight_exp_signals": {"en": "Signals: {items}.", "zh": "信号：{items}。"},
     "insight_exp_no_signals": {"en": "No anomaly signal.", "zh": "未见异常信号。"},
     "insight_summary_empty": {"en": "No experiment with training steps yet.", "zh": "尚无包含训练 step 的实验。"},

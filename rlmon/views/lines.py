@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.health import threshold_lines
 from rlmon.analysis.signals import Signal
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key
 from rlmon.schema import EXPERIMENT, STEP, VALUE
@@ -131,7 +132,8 @@ def line_builder(
 ) -> Build:
     """The builder of ``key``'s line chart over ``views``: ``options`` (what the page's charts share: colours,
     labels, axis, smoothing, points, size, tooltip texts) with the metric's title (``title``, else its name),
-    axis title and format, the response cap (:data:`CAPPED_KEYS`) and the markers of ``signals`` about it (and
+    axis title and format, the response cap (:data:`CAPPED_KEYS`), verl's health thresholds
+    (:func:`rlmon.analysis.health.threshold_lines`) and the markers of ``signals`` about it (and
     of ``focus``, :func:`signal_markers`)."""
 
     def build() -> dict[str, Any]:
@@ -143,6 +145,7 @@ def line_builder(
             y_title=axis_title(key, lang),
             reference=reference,
             reference_label=reference_label,
+            thresholds=threshold_lines(key, lang),
             axis_format=_axis_format(key),
         )
         return charts.metric_chart_spec(long_frame(views, key), metric_options, markers=markers)

@@ -681,10 +681,12 @@ def test_durations_are_written_in_the_text_language() -> None:
         eta_h=26.5,
     )
     assert experiment_paragraph(running, [], lang="zh") == (
-        "E5 (REINFORCE++)：运行中，21/150，已用 4小时23分（预计还需 26小时30分）。grad_norm 0.2–0.2。未见异常信号。"
+        "E5 (REINFORCE++)：运行中，21/150，已用 4小时23分。grad_norm 0.2–0.2。"
+        "接下来：结束在 step 150，还差 129 步（约 26小时30分）。未见异常信号。"
     )
     assert experiment_paragraph(running, [], lang="en") == (
-        "E5 (REINFORCE++): running, 21/150 after 4h23m (about 26h30m to go). grad_norm 0.2–0.2. No anomaly signal."
+        "E5 (REINFORCE++): running, 21/150 after 4h23m. grad_norm 0.2–0.2. "
+        "Next: end at step 150 in 129 steps (about 26h30m). No anomaly signal."
     )
     stalled = make_experiment({"actor/grad_norm": [0.2] * 3}, status="stalled", idle_s=7200.0, total_steps=150)
     [signal] = detect_signals(stalled, settings=SETTINGS)
@@ -851,9 +853,24 @@ def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Sig
     e5_en = experiment_paragraph(four_b["E5"], signals, lang="en")
     assert e5_en.startswith("E5 (REINFORCE++): running, 21/150 after 4h23m")
     assert e5_en.endswith("No anomaly signal.")
-    # seed: "first aime24 validation due in 4 steps" (test_freq=25, 21 steps done)
-    assert "next validation at step 25 (in 4 steps)" in e5_en
-    assert "下次验证在 step 25（还差 4 步）" in experiment_paragraph(four_b["E5"], signals, lang="zh")
+    # seed: "first aime24 validation due in 4 steps" (test_freq=25, save_freq=25, 21 of 150 steps done). The
+    # median of the 21 timing_s/step values in the log is 751.73 s (checked below from the log text): 4 steps
+    # are 3006.9 s = 50 min, 129 steps 96973 s = 26.94 h = 26h56m.
+    root = demo[0]
+    (log,) = (root / "4b" / "e5_reinforce_pp_4b").glob("train_*.log")
+    times = sorted(float(value) for value in re.findall(r"timing_s/step:([0-9.]+)", log.read_text(encoding="utf-8")))
+    assert len(times) == 21 and times[10] == pytest.approx(751.73, abs=0.01)
+    assert (
+        "Next: first aime24 validation at step 25 in 4 steps (about 50m); checkpoint at step 25 in 4 steps "
+        "(about 50m); end at step 150 in 129 steps (about 26h56m)." in e5_en
+    )
+    assert (
+        "接下来：首次 aime24 验证在 step 25，还差 4 步（约 50分钟）；"
+        "checkpoint 保存在 step 25，还差 4 步（约 50分钟）；结束在 step 150，还差 129 步（约 26小时56分）。"
+        in experiment_paragraph(four_b["E5"], signals, lang="zh")
+    )
+    # a finished run has nothing next
+    assert "Next:" not in e2_en
 
 
 def test_demo_grad_norm_range_is_the_same_in_paragraph_and_summary(
@@ -988,6 +1005,29 @@ def test_real_logs_signals_are_pinned(real_experiments: list[Experiment]) -> Non
         for signal in detect_all(real_experiments, settings=SETTINGS)
     }
     assert found == set(REAL_SIGNALS)
+
+
+def test_real_logs_under_verls_health_rules(real_experiments: list[Experiment]) -> None:
+    """The real logs that carry a key of verl's health rules: only the GPG FSDP run's truncation fires (its clip
+    ratio reaches 0.493 by step 210, above verl's 0.1); the probability differences of both GPG runs (at most
+    0.003, below the FAQ's 0.01 and its 0.005 "normal") and the step times of every run raise nothing."""
+    carrying = {
+        experiment.id: {key for key in ("response_length/clip_ratio", "training/rollout_probs_diff_mean")
+                        if key in experiment.steps.columns}
+        for experiment in real_experiments
+    }  # fmt: skip
+    assert {name for name, keys in carrying.items() if "training/rollout_probs_diff_mean" in keys} == {
+        "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06",
+        "gpg-qwen2-7b-megatron-gsm8k-2025-06",
+    }
+    assert len([name for name, keys in carrying.items() if "response_length/clip_ratio" in keys]) >= 8
+    fired = {
+        (signal.experiment, signal.kind)
+        for signal in detect_all(real_experiments, settings=SETTINGS)
+        if signal.kind in ("length_cap", "probs_diff_high", "rollout_corr", "step_time_regression",
+                           "collapse_signature")
+    }  # fmt: skip
+    assert fired == {("gpg-qwen2-7b-fsdp-gsm8k-math-2025-06", "length_cap")}
 
 
 def test_real_logs_summary_and_paragraphs_do_not_fail(real_experiments: list[Experiment]) -> None:
