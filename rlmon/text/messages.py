@@ -386,6 +386,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "logged with 3 decimals (verl ≤ 0.4): small values move in steps of 10",
         "zh": "日志只保留 3 位小数（verl ≤ 0.4）：小数值呈 10 的阶梯",
     },
+    # --- notes under charts whose verl metric is easy to misread (rlmon.views.lines.metric_note) ---
+    "note_grad_norm": {
+        "en": "grad_norm is measured before clipping: the total norm clip_grad_norm_ returns (verl dp_actor.py).",
+        "zh": "grad_norm 是裁剪前的值：clip_grad_norm_ 返回的总范数（verl dp_actor.py）。",
+    },
+    "note_entropy_loss": {
+        "en": "Logged as actor/entropy_loss: it is the entropy itself, not a loss (verl dp_actor.py).",
+        "zh": "记录为 actor/entropy_loss：它就是熵，不是损失（verl dp_actor.py）。",
+    },
+    "note_clip_ratio": {
+        "en": "Wrong on verl's V1 trainer (v0.9+): measured against the batch's longest response, so never 0 "
+        "(verl issue #7817).",
+        "zh": "verl V1 训练器（v0.9+）上此值有误：按批内最长响应计算，因此永不为 0（verl 问题 #7817）。",
+    },
     "axis_tokens": {"en": "tokens", "zh": "词元数"},
     "axis_score": {"en": "score", "zh": "分数"},
     "axis_seconds": {"en": "seconds", "zh": "秒"},
@@ -882,6 +896,71 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "首 5 步 pass rate {a_band} 对 {b_band}",
     },
     "insight_tracks_hours": {"en": "hours {a_band} vs {b_band}", "zh": "耗时 {a_band} 对 {b_band}"},
+    # --- settings lined up with behaviour (rlmon.analysis.associations) ---
+    "insight_tracks_settings": {
+        "en": "{a} vs {b} (settings that differ between the tracks: {settings}): {items}.",
+        "zh": "{a} 对比 {b}（两个赛道不同的设置：{settings}）：{items}。",
+    },
+    "insight_track_setting": {"en": "{setting} {a} vs {b}", "zh": "{setting} {a} 对 {b}"},
+    "insight_track_setting_values": {"en": "{a} vs {b}", "zh": "{a} 对 {b}"},
+    "insight_apart_only": {"en": "the only run with {items}", "zh": "唯一 {items} 的实验"},
+    "insight_apart_shared": {
+        "en": "one of only {count} runs with {item} (with {others})",
+        "zh": "仅有的 {count} 个 {item} 的实验之一（另有 {others}）",
+    },
+    "insight_apart_setting": {"en": "{setting} {value}", "zh": "{setting} {value}"},
+    "insight_apart_running": {
+        "en": "still running, not yet compared with the finished runs",
+        "zh": "仍在运行，尚未与已完成的实验比较",
+    },
+    "insight_apart": {"en": "{name} — among {names}: {text}.", "zh": "{name}——在 {names} 中：{text}。"},
+    "insight_rank_pass_most": {"en": "highest final pass rate ({value})", "zh": "末段 pass rate 最高（{value}）"},
+    "insight_rank_pass_least": {"en": "lowest final pass rate ({value})", "zh": "末段 pass rate 最低（{value}）"},
+    "insight_rank_length_most": {"en": "most length growth ({value})", "zh": "响应长度涨幅最大（{value}）"},
+    "insight_rank_length_least": {"en": "least length growth ({value})", "zh": "响应长度涨幅最小（{value}）"},
+    "insight_rank_entropy_most": {"en": "highest entropy ({value})", "zh": "entropy 最高（{value}）"},
+    "insight_rank_entropy_least": {"en": "lowest entropy ({value})", "zh": "entropy 最低（{value}）"},
+    "insight_rank_grad_most": {"en": "highest grad_norm ({value})", "zh": "grad_norm 最高（{value}）"},
+    "insight_rank_grad_least": {"en": "steadiest grad_norm ({value})", "zh": "grad_norm 最稳（{value}）"},
+    "insight_rank_hours_most": {"en": "slowest ({value})", "zh": "最慢（{value}）"},
+    "insight_rank_hours_least": {"en": "fastest ({value})", "zh": "最快（{value}）"},
+    "insight_rank_val_most": {"en": "best {value}", "zh": "{value} 最佳"},
+    "insight_rank_val_least": {"en": "lowest best {value}", "zh": "{value} 最佳成绩最低"},
+    "insight_tracks_hours_spread": {
+        "en": "the spread of hours is {order} on {a} ({a_band}, {a_spread} apart) than on {b} ({b_band}, "
+        "{b_spread} apart)",
+        "zh": "{a} 上耗时的差距（{a_band}，相差 {a_spread}）比 {b}（{b_band}，相差 {b_spread}）{order}",
+    },
+    "insight_spread_narrower": {"en": "narrower", "zh": "更小"},
+    "insight_spread_wider": {"en": "wider", "zh": "更大"},
+    "insight_assoc_entropy": {
+        "en": "With {setting} {low_value}, {low_names} have the flattest entropy ({low_items}); with {setting} "
+        "{high_value}, {high_names} move {factor}× as much ({high_items}).",
+        "zh": "{setting}{low_value}的 {low_names} 熵最平稳（{low_items}）；{setting}{high_value}的 {high_names} "
+        "变化幅度是其 {factor} 倍（{high_items}）。",
+    },
+    "insight_assoc_length": {
+        "en": "With {setting} {low_value}, {low_names} grow their responses least ({low_items}); with {setting} "
+        "{high_value}, {high_names} grow {factor}× as much ({high_items}).",
+        "zh": "{setting}{low_value}的 {low_names} 响应长度涨幅最小（{low_items}）；{setting}{high_value}的 "
+        "{high_names} 涨幅是其 {factor} 倍（{high_items}）。",
+    },
+    "insight_assoc_grad": {
+        "en": "With {setting} {low_value}, {low_names} keep grad_norm lower ({low_items}); with {setting} "
+        "{high_value}, {high_names} run higher ({high_items}).",
+        "zh": "{setting}{low_value}的 {low_names} grad_norm 更低（{low_items}）；{setting}{high_value}的 "
+        "{high_names} 更高（{high_items}）。",
+    },
+    "insight_assoc_hours": {
+        "en": "With {setting} {low_value}, {low_names} take fewer hours ({low_items}); with {setting} "
+        "{high_value}, {high_names} take more ({high_items}).",
+        "zh": "{setting}{low_value}的 {low_names} 耗时更短（{low_items}）；{setting}{high_value}的 "
+        "{high_names} 更长（{high_items}）。",
+    },
+    "insight_assoc_note": {
+        "en": "These go together in these runs; the data cannot show that the setting causes them.",
+        "zh": "以上只是这些实验中同时出现的现象，数据无法证明是该设置导致的。",
+    },
     "insight_reversal": {
         "en": "on {a} {algorithm}'s {what} {a_order} — the opposite of {b}, where it {b_order}",
         "zh": "{a} 上 {algorithm} 的{what}{a_order}——与 {b} 相反（{b} 上{b_order}）",

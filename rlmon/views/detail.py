@@ -20,7 +20,7 @@ from rlmon.text.display import NAME_LIMIT, description_text, display_text
 from rlmon.text.markdown import safe_markdown
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
-from rlmon.views.lines import axis_title, is_fraction, line_builder
+from rlmon.views.lines import axis_title, is_fraction, line_builder, metric_note
 from rlmon.views.model import (
     STATUS_GLYPHS,
     ChartPlan,
@@ -231,7 +231,12 @@ def detail_charts(
         drawn.insert(0, single(focus.key, title, focus_step=focus.step))
     identity = (view.id, view.serial, smoothing, x, lang, max_points, signal_marks)
     return [
-        ChartPlan(detail.name, ("experiment", detail.name, *identity, focus if index == 0 else None), detail.build)
+        ChartPlan(
+            detail.name,
+            ("experiment", detail.name, *identity, focus if index == 0 else None),
+            detail.build,
+            note=None if detail.key is None else metric_note(detail.key, [view], lang),
+        )
         for index, detail in enumerate(drawn)
     ]
 

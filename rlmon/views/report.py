@@ -155,7 +155,11 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
     summary = tuple(write_summary(experiments, list(signals), lang=lang, settings=settings))
     paragraphs = {
         experiment.id: experiment_paragraph(
-            experiment, [signal for signal in signals if signal.experiment == experiment.id], lang=lang
+            experiment,
+            [signal for signal in signals if signal.experiment == experiment.id],
+            lang=lang,
+            peers=experiments,
+            settings=settings,
         )
         for experiment in experiments
     }

@@ -109,3 +109,31 @@ def test_signals_table_names_the_rule_and_its_source(tmp_path: Path) -> None:
         frame = tables.signals_frame([view], signals, kinds={}, slugs={}, lang=lang)
         (rule,) = frame.get_column("rule").to_list()
         assert "docs/algo/rollout_corr.md" in rule and "rollout_corr/rollout_is_std ≤ 1" in rule
+
+
+def test_metric_notes_under_the_charts_easy_to_misread(realdata_dir: Path, tmp_path: Path) -> None:
+    # amd-mi300-deepseek7b-grpo logs the entropy under its old name: "step:1 - ... actor/entropy_loss:0.389 ..."
+    name = "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log"
+    folder = tmp_path / "root" / "amd"
+    folder.mkdir(parents=True)
+    shutil.copy(realdata_dir / name, folder / name)
+    view = _view(tmp_path / "root")
+    for lang, entropy_words, grad_words, clip_words in (
+        ("en", "the entropy itself, not a loss", "measured before clipping", "verl issue #7817"),
+        ("zh", "它就是熵，不是损失", "裁剪前的值", "verl 问题 #7817"),
+    ):
+        plans = {plan.name: plan for plan in detail.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
+                                                                  lang=lang, max_points=2000)}  # fmt: skip
+        assert entropy_words in (plans["actor/entropy"].note or "")
+        assert "dp_actor.py" in (plans["actor/entropy"].note or "")
+        assert grad_words in (plans["actor/grad_norm"].note or "")
+        assert clip_words in (plans["response_clip_pct"].note or "")
+        assert plans["pass_rate"].note is None
+
+
+def test_no_entropy_note_when_the_run_logs_actor_entropy(tmp_path: Path) -> None:
+    view = _crafted_view(tmp_path, {"actor/entropy": [0.3] * 12, "actor/grad_norm": [0.2] * 12})
+    plans = {plan.name: plan for plan in detail.detail_charts(view, smoothing=Smoothing(), x="step", signals=[],
+                                                              lang="en", max_points=2000)}  # fmt: skip
+    assert plans["actor/entropy"].note is None
+    assert "measured before clipping" in (plans["actor/grad_norm"].note or "")
