@@ -118,6 +118,19 @@ def curves(view: model.ExperimentView, smoothing: Smoothing, x: str, signals: Se
     )
 
 
+def rollout_corr_block(view: model.ExperimentView, smoothing: Smoothing, x: str, signals: Sequence[Signal]) -> None:
+    plans = detail.rollout_corr_charts(
+        view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points
+    )
+    if not plans:
+        return
+    st.markdown(f"#### {t('exp_rollout_corr', lang)}")
+    # verl's doc draws these 2×3: three a row on a laptop (wide=4: wide - 1 up to 1600 px)
+    charts.chart_grid(
+        plans, key="experiment_rollout_corr", lang=lang, wide=4, height=detail.DETAIL_HEIGHT, settings=settings
+    )
+
+
 def validation_block(view: model.ExperimentView, x: str) -> None:
     st.markdown(f"#### {t('exp_validation', lang)}")
     found = detail.validation_panels(view, x=x, lang=lang)
@@ -229,6 +242,7 @@ def charts_section(view: model.ExperimentView, peers: Sequence[model.ExperimentV
     guards.guarded(lambda: report_download(view, smoothing, x), lang=lang, paths=app.paths)
     insights = digests.insights_for(peers, settings, lang)
     guards.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang, paths=app.paths)
+    guards.guarded(lambda: rollout_corr_block(view, smoothing, x, insights.signals), lang=lang, paths=app.paths)
     guards.guarded(lambda: validation_block(view, x), lang=lang, paths=app.paths)
     guards.guarded(lambda: explorer(view, smoothing, x), lang=lang, paths=app.paths)
     notes = model.log_notes(view.experiment.problems, lang=lang, paths=app.paths)

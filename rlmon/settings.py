@@ -60,6 +60,10 @@ ALERT_KINDS = (
     "mismatch_high",
     "pass_rate_collapse",
     "kl_blowup",
+    "probs_diff_high",
+    "rollout_corr",
+    "step_time_regression",
+    "collapse_signature",
 )
 """What an alert can be about (``alert_kinds``, ``rlmon.toml``'s ``[alerts] kinds``): a run that crashed, stalled
 (and later resumed), logged NaN/inf, finished, reached a new best validation score; ``signals`` is every run-health
@@ -283,10 +287,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec(
         "clip_ratio_warn",
         "RLMON_CLIP_RATIO_WARN",
-        0.05,
+        0.1,
         "float",
-        "Insights: length cap warning when this share of responses is cut at the cap over the last window "
-        "(and rising).",
+        "Insights: length cap warning when more than this share of responses is cut at the cap over the last "
+        "window (verl's performance best practices: above 0.1 you are truncating too much).",
         minimum=0.0,
     ),
     SettingSpec(
@@ -336,6 +340,32 @@ SETTINGS: tuple[SettingSpec, ...] = (
         0.05,
         "float",
         "Insights: ...and is at least this value.",
+        minimum=0.0,
+    ),
+    SettingSpec(
+        "step_time_factor",
+        "RLMON_STEP_TIME_FACTOR",
+        3.0,
+        "float",
+        "Insights: slower steps (a throughput regression) when the median step time of the last 5 steps is this "
+        "many times the median of the spike_window steps before them.",
+        minimum=1.0,
+    ),
+    SettingSpec(
+        "collapse_grad_factor",
+        "RLMON_COLLAPSE_GRAD_FACTOR",
+        1.5,
+        "float",
+        "Insights: collapse signature when the mean grad_norm of the last drift_window steps is this many times "
+        "the mean of the window before...",
+        minimum=1.0,
+    ),
+    SettingSpec(
+        "collapse_score_drop",
+        "RLMON_COLLAPSE_SCORE_DROP",
+        0.1,
+        "float",
+        "Insights: ...while the mean score fell by at least this share of the run's score range (max-min).",
         minimum=0.0,
     ),
     SettingSpec(
@@ -482,13 +512,16 @@ class Settings:
     min_steps: int = 10
     entropy_collapse_ratio: float = 0.3
     validation_drop: float = 0.1
-    clip_ratio_warn: float = 0.05
+    clip_ratio_warn: float = 0.1
     length_cap_fraction: float = 0.75
     length_growth_ratio: float = 2.0
     mismatch_high: float = 100.0
     pass_rate_collapse: float = 0.5
     kl_blowup_factor: float = 10.0
     kl_floor: float = 0.05
+    step_time_factor: float = 3.0
+    collapse_grad_factor: float = 1.5
+    collapse_score_drop: float = 0.1
     language: str = "en"
     demo_step_s: float = 5.0
     draw_all_charts: bool = False

@@ -18,8 +18,8 @@ Detectors (signal ``kind``, severity):
 * ``entropy_collapse`` (warning): the last-window mean below ``entropy_collapse_ratio`` x the first-window mean.
 * ``validation_drop`` (warning): the last validation of a data source below the previous one and more than
   ``validation_drop`` (relative) below the best before it.
-* ``length_cap`` (warning): ``response_length/clip_ratio`` averages at least ``clip_ratio_warn`` over the last
-  window and rose since the start; or, without a clip ratio, ``response_length/max`` sits at the cap while the
+* ``length_cap`` (warning): ``response_length/clip_ratio`` averages more than ``clip_ratio_warn`` (verl's 0.1)
+  over the last window; or, without a clip ratio, ``response_length/max`` sits at the cap while the
   mean length is above ``length_cap_fraction`` x the cap.
 * ``length_growth`` (info): the mean response length grew by ``length_growth_ratio`` x or more and still rises.
 * ``mismatch_high`` (warning) / ``mismatch_rising`` (info): the rollout↔training mismatch (derived metric,
@@ -30,6 +30,15 @@ Detectors (signal ``kind``, severity):
 * ``kl_blowup`` (warning): the KL (``actor/kl_loss``; the KL-in-reward penalty ``actor/reward_kl_penalty``,
   ``critic/kl`` in older logs) averages ``kl_blowup_factor`` x its earlier median at the end, and at least
   ``kl_floor``.
+* verl's own health rules (:mod:`rlmon.analysis.health`, each signal's ``rule`` naming the file of verl's
+  documentation it comes from): ``probs_diff_high`` (warning): ``training/rollout_probs_diff_mean`` above 0.01
+  over the last window (verl's FAQ), stating whether ``grad_norm`` rose with it (the FAQ's symptom);
+  ``rollout_corr`` (warning): a ``rollout_corr/*`` key outside its healthy range over the last window (verl's
+  rollout-correction doc); the ``length_cap`` clip-ratio rule above is verl's best-practice 0.1.
+* ``step_time_regression`` (warning): the median step time of the last 5 steps at ``step_time_factor`` x the
+  median of the ``spike_window`` steps before them.
+* ``collapse_signature`` (warning): over the last window against the one before it, the mean grad norm grew
+  ``collapse_grad_factor`` x and the mean score fell by ``collapse_score_drop`` of the run's score range.
 * ``crashed`` (critical), ``stalled`` (warning): from the experiment status; ``crashed`` carries the first
   exception line, the last training step before it (``Experiment.failure_step``) and the innermost traceback
   frame (``Experiment.failure_frames``); a run with no step whose log has been quiet for long is ``stalled`` too.
@@ -53,7 +62,8 @@ from typing import Literal, TypedDict, get_args
 
 import polars as pl
 
-from rlmon.runs.experiment import Experiment
+from rlmon.analysis.health import CLIP_RATIO_RULE, PROBS_DIFF_RULE, ROLLOUT_CORR_RULES, HealthRule
+from rlmon.runs.experiment import Experiment, step_time_column
 from rlmon.runs.headline import (
     ENTROPY_KEY,
     PASS_RATE,
@@ -112,6 +122,10 @@ Kind = Literal[
     "non_finite",
     "pass_rate_collapse",
     "kl_blowup",
+    "probs_diff_high",
+    "rollout_corr",
+    "step_time_regression",
+    "collapse_signature",
     "crashed",
     "stalled",
 ]
@@ -140,6 +154,7 @@ class SignalJson(TypedDict):
     values: dict[str, float | None]
     message: dict[str, str]
     label: str
+    rule: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -163,6 +178,9 @@ class Signal:
     """Plain text per language (``en``, ``zh``); log-derived parts are not escaped."""
     label: str = ""
     """The experiment's label (``E2 · DAPO``)."""
+    rule: dict[str, str] = field(default_factory=dict, hash=False)
+    """The rule that found it per language, with its source when it is one of verl's
+    (:mod:`rlmon.analysis.health`); empty for rlmon's older detectors."""
 
     def text(self, lang: str = "en") -> str:
         """The message in ``lang`` (English when that language is missing)."""
@@ -180,6 +198,7 @@ class Signal:
             values={key: (value if math.isfinite(value) else None) for key, value in self.values.items()},
             message=dict(self.message),
             label=self.label,
+            rule=dict(self.rule),
         )
 
 
@@ -269,6 +288,7 @@ class _Context:
         step_end: int | None,
         values: Mapping[str, float],
         message: dict[str, str],
+        rule: dict[str, str] | None = None,
     ) -> None:
         self.signals.append(
             Signal(
@@ -281,6 +301,7 @@ class _Context:
                 values=dict(values),
                 message=message,
                 label=self.experiment.label,
+                rule=rule or {},
             )
         )
 
@@ -493,7 +514,8 @@ def _detect_length(context: _Context) -> None:
     fired = False
     if len(clip) >= thresholds.min_steps:
         first, last, window = _trend_windows(clip, thresholds)
-        if last >= thresholds.clip_ratio_warn and last > first:
+        # verl's performance best practices: above 0.1 "you are truncating too much" (the setting's default)
+        if last > thresholds.clip_ratio_warn:
             fired = True
             context.add(
                 "length_cap",
@@ -509,6 +531,7 @@ def _detect_length(context: _Context) -> None:
                     window=str(window),
                     clip_start=format_percent(first * 100, NUMBERS_LANG),
                 ),
+                rule=_rule_text(CLIP_RATIO_RULE, thresholds.clip_ratio_warn, "clip_ratio_warn"),
             )
     length_steps, length = context.series(RESPONSE_LENGTH_KEY)
     if not fired and cap is not None and not clip and len(length) >= thresholds.min_steps:
@@ -555,7 +578,10 @@ def _detect_mismatch(context: _Context) -> None:
         return
     first, last, window = _trend_windows(values, thresholds)
     metric = "rollout_mismatch"
-    if last >= thresholds.mismatch_high:
+    # Derived from training/rollout_probs_diff_mean (no correlation logged), a high mismatch is verl's FAQ rule on
+    # that key (_detect_probs_diff), said once with its source.
+    from_probs_diff = resolve_key("training/rollout_actor_probs_pearson_corr", context.frame.columns) is None
+    if last >= thresholds.mismatch_high and not from_probs_diff:
         context.add(
             "mismatch_high",
             "warning",
@@ -565,7 +591,7 @@ def _detect_mismatch(context: _Context) -> None:
             values={"end": last, "start": first},
             message=_message("mismatch_high", end=format_value(last, NUMBERS_LANG), window=str(window)),
         )
-    elif first > 0 and last >= 2.0 * first and last >= thresholds.mismatch_high / 4:
+    elif last < thresholds.mismatch_high and first > 0 and last >= 2.0 * first and last >= thresholds.mismatch_high / 4:
         context.add(
             "mismatch_rising",
             "info",
@@ -677,6 +703,182 @@ def _detect_kl(context: _Context) -> None:
             )
 
 
+def _rule_text(rule: HealthRule, threshold: float, setting: str) -> dict[str, str]:
+    """verl's rule with its source when the threshold is verl's (the setting's default), else rlmon's own rule
+    naming the setting."""
+    bound = rule.high if rule.high is not None else rule.low
+    if bound is not None and math.isclose(threshold, bound):
+        return {lang: rule.text(lang) for lang in LANGUAGES}
+    return _own_rule(setting)
+
+
+def _own_rule(*settings: str) -> dict[str, str]:
+    return {lang: t("rule_own", lang, settings=", ".join(settings)) for lang in LANGUAGES}
+
+
+def _window_means(values: Sequence[float], window: int) -> tuple[float, float]:
+    """Mean of the ``window`` values before the last ``window``, and of the last ``window``."""
+    return _mean(values[-2 * window : -window]), _mean(values[-window:])
+
+
+def _detect_probs_diff(context: _Context) -> None:
+    """verl FAQ: ``training/rollout_probs_diff_mean`` above 0.01 is a precision problem of the inference engine
+    (below 0.005 normal); its symptom, ``actor/grad_norm`` rising, is checked and stated either way."""
+    thresholds = context.thresholds
+    rule = PROBS_DIFF_RULE
+    key = resolve_key(rule.key, context.frame.columns)
+    if key is None:
+        return
+    steps, values = context.series(key)
+    if len(values) < thresholds.min_steps:
+        return
+    _, last, window = _trend_windows(values, thresholds)
+    if not rule.breaks(last):
+        return
+    reported = {"end": last, "threshold": rule.high or 0.0}
+    grad_key = resolve_key("actor/grad_norm", context.frame.columns)
+    grad = context.series(grad_key)[1] if grad_key is not None else []
+    if len(grad) >= thresholds.min_steps:
+        grad_first, grad_last, _ = _trend_windows(grad, thresholds)
+        rising = grad_first > 0 and grad_last > grad_first * (1.0 + thresholds.drift_threshold)
+        reported |= {"grad_start": grad_first, "grad_end": grad_last, "grad_rising": float(rising)}
+        symptom = _message(
+            "probs_diff_grad_rising" if rising else "probs_diff_grad_steady",
+            start=format_score(grad_first, NUMBERS_LANG),
+            end=format_score(grad_last, NUMBERS_LANG),
+        )
+    else:
+        symptom = _message("probs_diff_no_grad")
+    context.add(
+        "probs_diff_high",
+        "warning",
+        metric=key,
+        step=steps[-window],
+        step_end=steps[-1],
+        values=reported,
+        message=_message("probs_diff_high", end=format_score(last, NUMBERS_LANG), window=str(window), symptom=symptom),
+        rule={lang: rule.text(lang) for lang in LANGUAGES},
+    )
+
+
+def _detect_rollout_corr(context: _Context) -> None:
+    """verl's rollout-correction doc (``check_rollout_correction_health``): one signal per ``rollout_corr/*`` key
+    whose last-window mean is outside its healthy range."""
+    thresholds = context.thresholds
+    for rule in ROLLOUT_CORR_RULES:
+        key = resolve_key(rule.key, context.frame.columns)
+        if key is None:
+            continue
+        steps, values = context.series(key)
+        if len(values) < thresholds.min_steps:
+            continue
+        _, last, window = _trend_windows(values, thresholds)
+        if not rule.breaks(last):
+            continue
+        context.add(
+            "rollout_corr",
+            "warning",
+            metric=key,
+            step=steps[-window],
+            step_end=steps[-1],
+            values={"end": last},
+            message=_message(
+                "rollout_corr",
+                metric=key,
+                end=format_score(last, NUMBERS_LANG),
+                window=str(window),
+                bounds=rule.bounds_text(),
+            ),
+            rule={lang: rule.text(lang) for lang in LANGUAGES},
+        )
+
+
+_RECENT_STEPS = 5
+"""Step-time regression: the recent median is over this many steps, so one validation or checkpoint step (slower
+by design) is not a regression."""
+
+
+def _detect_step_time(context: _Context) -> None:
+    """The median step time of the last :data:`_RECENT_STEPS` steps at ``step_time_factor`` x or more the median
+    of the ``spike_window`` steps before them."""
+    thresholds = context.thresholds
+    key = step_time_column(context.frame.columns)
+    if key is None:
+        return
+    steps, values = context.series(key)
+    base_values = values[-_RECENT_STEPS - thresholds.spike_window : -_RECENT_STEPS]
+    if len(values) < thresholds.min_steps or len(base_values) < _RECENT_STEPS:
+        return
+    recent = _median(values[-_RECENT_STEPS:])
+    base = _median(base_values)
+    if base <= 0 or recent < thresholds.step_time_factor * base:
+        return
+    context.add(
+        "step_time_regression",
+        "warning",
+        metric=key,
+        step=steps[-_RECENT_STEPS],
+        step_end=steps[-1],
+        values={"recent": recent, "base": base, "ratio": recent / base},
+        message=_message(
+            "step_time_regression",
+            recent=format_value(recent, NUMBERS_LANG),
+            recent_steps=str(_RECENT_STEPS),
+            ratio=format_value(recent / base, NUMBERS_LANG),
+            base=format_value(base, NUMBERS_LANG),
+            base_steps=str(len(base_values)),
+        ),
+        rule=_own_rule("step_time_factor", "spike_window"),
+    )
+
+
+def _detect_collapse_signature(context: _Context) -> None:
+    """grad_norm rising while the score falls: over the last window against the window before it, the mean grad
+    norm grew ``collapse_grad_factor`` x or more and the mean score fell by ``collapse_score_drop`` of the run's
+    score range (min–max) or more."""
+    thresholds = context.thresholds
+    grad_key = resolve_key("actor/grad_norm", context.frame.columns)
+    score_key = next(
+        (key for key in ("critic/score/mean", "critic/rewards/mean") if key in context.frame.columns), None
+    )
+    if grad_key is None or score_key is None:
+        return
+    grad_steps, grad = context.series(grad_key)
+    _, score = context.series(score_key)
+    if min(len(grad), len(score)) < max(thresholds.min_steps, 4):
+        return
+    window = _window(min(len(grad), len(score)), thresholds)
+    grad_before, grad_after = _window_means(grad, window)
+    score_before, score_after = _window_means(score, window)
+    score_range = max(score) - min(score)
+    rising = grad_before > 0 and grad_after >= thresholds.collapse_grad_factor * grad_before
+    falling = score_range > 0 and score_before - score_after >= thresholds.collapse_score_drop * score_range
+    if not (rising and falling):
+        return
+    context.add(
+        "collapse_signature",
+        "warning",
+        metric=grad_key,
+        step=grad_steps[-window],
+        step_end=grad_steps[-1],
+        values={
+            "grad_before": grad_before,
+            "grad_after": grad_after,
+            "score_before": score_before,
+            "score_after": score_after,
+        },
+        message=_message(
+            "collapse_signature",
+            grad_before=format_score(grad_before, NUMBERS_LANG),
+            grad_after=format_score(grad_after, NUMBERS_LANG),
+            score_before=format_score(score_before, NUMBERS_LANG),
+            score_after=format_score(score_after, NUMBERS_LANG),
+            window=str(window),
+        ),
+        rule=_own_rule("collapse_grad_factor", "collapse_score_drop", "drift_window"),
+    )
+
+
 def _idle_text(idle_s: float) -> dict[str, str]:
     hours = idle_s / 3600.0
     if hours >= 48:
@@ -744,6 +946,10 @@ _DETECTORS: tuple[Callable[[_Context], None], ...] = (
     _detect_mismatch,
     _detect_pass_rate,
     _detect_kl,
+    _detect_probs_diff,
+    _detect_rollout_corr,
+    _detect_step_time,
+    _detect_collapse_signature,
 )
 
 

@@ -21,11 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlmon.analysis.associations import Association, associations, distinctions, track_differences, value_text
 from rlmon.analysis.signals import KINDS, NUMBERS_LANG, SEVERITIES, Signal, detect_all, short_metric
 from rlmon.logs.cache import LogCache
 from rlmon.runs.experiment import STATUS_ORDER, Experiment, name_entries
 from rlmon.runs.headline import Headline, headline_numbers
 from rlmon.runs.metrics import validation_keys
+from rlmon.runs.schedule import next_milestones
 from rlmon.settings import Settings
 from rlmon.text.lang import (
     LANGUAGES,
@@ -37,7 +39,7 @@ from rlmon.text.lang import (
     join_values,
     parenthesized,
 )
-from rlmon.text.messages import t, track_name
+from rlmon.text.messages import setting_display, setting_label, t, track_name
 from rlmon.text.names import experiment_names
 from rlmon.text.numbers import (
     UNKNOWN,
@@ -410,6 +412,68 @@ def _dynamics_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> 
     if grad is not None:
         lowest = grad[0]
         sentences.append(_fill("grad_lowest", lang, name=_name(lowest), range=_grad_range(track.headlines[lowest.id])))
+    sentences.extend(_association_sentences(track, lang))
+    return sentences
+
+
+ASSOCIATIONS_TOLD = 2
+"""Settings-and-behaviour sentences a track's paragraph holds at most (the cleanest splits)."""
+
+
+def _measure_items(association: Association, runs: Sequence[Experiment], track: _Track, lang: str) -> str:
+    """``E1 0.250→0.220, E4 0.262→0.231``: each run's numbers for the measure."""
+    name = association.measure.name
+    texts = []
+    for run in runs:
+        headline = track.headlines[run.id]
+        if name == "entropy":
+            figure = _entropy_range(headline)
+        elif name == "length":
+            figure = _length_range(headline)
+        elif name == "grad":
+            figure = _grad_range(headline)
+        else:
+            figure = format_hours(headline.elapsed_h, NUMBERS_LANG)
+        texts.append(f"{_code(run)} {figure}")
+    return join_values(texts, lang)
+
+
+def _association_sentences(track: _Track, lang: str) -> list[str]:
+    """``With KL loss on, E1 and E4 have the flattest entropy (...); with KL loss off, E2 and E3 move 3.4–5.3× as
+    much (...).``: the cleanest :data:`ASSOCIATIONS_TOLD` splits of a measure by a setting
+    (:mod:`rlmon.analysis.associations`), then a note that they are associations."""
+    found = associations(track.compared, track.headlines, finished=_finished(track))[:ASSOCIATIONS_TOLD]
+    # the cleanest ones, told in the order of the measures (entropy, length, grad_norm, hours)
+    order = {measure: index for index, measure in enumerate(("entropy", "length", "grad", "hours"))}
+    found.sort(key=lambda item: order.get(item.measure.name, len(order)))
+    sentences = []
+    for association in found:
+        setting = association.split.setting
+        label = setting_label(association.split.key, setting.label, lang)
+        (low_value, low_runs), (high_value, high_runs) = association.low, association.high
+        # every run of a split has the setting (rlmon.analysis.associations.setting_splits)
+        low_setting = low_runs[0].setting(association.split.key) or setting
+        high_setting = high_runs[0].setting(association.split.key) or setting
+        factor = ""
+        if association.factor is not None:
+            least, most = association.factor
+            factor = f"{least:.1f}" if f"{least:.1f}" == f"{most:.1f}" else f"{least:.1f}–{most:.1f}"
+        sentences.append(
+            _fill(
+                f"assoc_{association.measure.name}",
+                lang,
+                setting=label,
+                low_value=value_text(low_setting, low_value, lang),
+                low_names=join_list([_code(run) for run in low_runs], lang),
+                low_items=_measure_items(association, low_runs, track, lang),
+                high_value=value_text(high_setting, high_value, lang),
+                high_names=join_list([_code(run) for run in high_runs], lang),
+                high_items=_measure_items(association, high_runs, track, lang),
+                factor=factor,
+            )
+        )
+    if sentences:
+        sentences.append(_word("assoc_note", lang))
     return sentences
 
 
@@ -521,9 +585,27 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
     hours_a = _band([item.elapsed_h for item in _finished(first)])
     hours_b = _band([item.elapsed_h for item in _finished(second)])
     if hours_a and hours_b:
-        items.append(
-            _fill("tracks_hours", lang, a_band=_band_text(hours_a, kind="h"), b_band=_band_text(hours_b, kind="h"))
-        )
+        # the spread as the bands are written (one decimal), so the figures add up for a reader
+        spread_a = round(hours_a[1], 1) - round(hours_a[0], 1)
+        spread_b = round(hours_b[1], 1) - round(hours_b[0], 1)
+        if round(spread_a, 1) == round(spread_b, 1) or len(_finished(first)) < 2 or len(_finished(second)) < 2:
+            items.append(
+                _fill("tracks_hours", lang, a_band=_band_text(hours_a, kind="h"), b_band=_band_text(hours_b, kind="h"))
+            )
+        else:
+            items.append(
+                _fill(
+                    "tracks_hours_spread",
+                    lang,
+                    a=first.name,
+                    b=second.name,
+                    order=_word("spread_narrower" if spread_a < spread_b else "spread_wider", lang),
+                    a_band=_band_text(hours_a, kind="h"),
+                    b_band=_band_text(hours_b, kind="h"),
+                    a_spread=f"{spread_a:.1f}h",
+                    b_spread=f"{spread_b:.1f}h",
+                )
+            )
     names = {item.algorithm.key: item.algorithm.name for item in first.compared + second.compared}
     measures: tuple[tuple[str, Callable[[Headline], float | None]], ...] = (
         ("length", _growth),
@@ -555,6 +637,16 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
             )
     if not items:
         return None
+    differences = track_differences(first.experiments, second.experiments, lang)
+    if differences:
+        return _fill(
+            "tracks_settings",
+            lang,
+            a=first.name,
+            b=second.name,
+            settings=join_values(differences, lang),
+            items=join_clauses(items, lang),
+        )
     return _fill("tracks", lang, a=first.name, b=second.name, items=join_clauses(items, lang))
 
 
@@ -670,35 +762,136 @@ def _overview_sentence(tracks: Sequence[_Track], lang: str) -> str:
     )
 
 
-def _next_validation(experiment: Experiment) -> int | None:
-    """The step of the next validation of a running experiment (``trainer.test_freq``), if any."""
-    frequency = experiment.setting("test_freq")
-    if experiment.status != "running" or frequency is None:
-        return None
-    every = frequency.value
-    if not isinstance(every, int) or isinstance(every, bool) or every <= 0:
-        return None
-    upcoming = (experiment.steps_done // every + 1) * every
-    if experiment.total_steps is not None and upcoming > experiment.total_steps:
-        return None
-    return upcoming
+def _validation_name(experiment: Experiment, headline: Headline, lang: str) -> str:
+    """``aime24 validation`` (its one data source), ``first aime24 validation`` when none has been logged since
+    training began, else ``validation``."""
+    sources = sorted(validation_keys(experiment.steps.columns))
+    if len(sources) != 1:
+        return _word("next_validation", lang)
+    key = "next_validation_of" if headline.validation_source is not None else "next_validation_first"
+    return _fill(key, lang, source=sources[0])
 
 
-def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, lang: str = "en") -> str:
-    """One paragraph about one experiment for its page: status, start→end numbers, validation, signals.
+def _next_sentence(experiment: Experiment, validation: str, lang: str) -> str | None:
+    """``Next: aime24 validation at step 25 in 4 steps (about 50m), checkpoint at step 25 ..., end at step 150
+    in 129 steps (about 27h05m).`` for a running run (:func:`rlmon.runs.schedule.next_milestones`)."""
+    items = []
+    for milestone in next_milestones(experiment):
+        when = (
+            _fill("next_time", lang, time=format_duration(milestone.hours_left, lang))
+            if milestone.hours_left is not None
+            else ""
+        )
+        what = validation if milestone.kind == "validation" else _word(f"next_{milestone.kind}", lang)
+        items.append(
+            _fill("next_item", lang, what=what, step=str(milestone.step), count=str(milestone.steps_left), time=when)
+        )
+    if not items:
+        return None
+    return _fill("next", lang, items=join_clauses(items, lang))
 
-    ``signals`` may hold other experiments' signals; only this experiment's are used.
+
+def _rank_value(name: str, headline: Headline, lang: str) -> str:
+    if name == "pass":
+        return format_percent(headline.pass_rate_end, NUMBERS_LANG)
+    if name == "length":
+        return _length_range(headline)
+    if name == "entropy":
+        return format_score(headline.entropy_end, NUMBERS_LANG)
+    if name == "grad":
+        return _grad_range(headline)
+    if name == "hours":
+        return format_hours(headline.elapsed_h, NUMBERS_LANG)
+    best = headline.best()
+    if best is None:
+        return ""
+    return parenthesized(f"{best.data_source} {format_score(best.value, NUMBERS_LANG)}", f"step {best.step}", lang)
+
+
+def _apart_sentence(experiment: Experiment, peers: Sequence[Experiment], lang: str, settings: Settings) -> str | None:
+    """``E3 (Dr.GRPO) — the only run with loss aggregation seq-mean-token-sum-norm and divide by group std off;
+    among E1–E4: lowest entropy (0.048), ....``: what sets the run apart among the runs its track compares
+    (:func:`rlmon.analysis.associations.distinctions`); None when nothing does or it has no track mates."""
+    others = [peer for peer in peers if peer.id != experiment.id]
+    track = next((item for item in _tracks([*others, experiment], settings) if experiment in item.experiments), None)
+    if track is None or len(track.experiments) < 3:
+        return None
+    found = distinctions(experiment, track.compared, track.headlines)
+    parts = []
+    if found.settings:
+        described = [
+            _fill(
+                "apart_setting",
+                lang,
+                setting=setting_label(item.key, item.label, lang),
+                value=value_text(item, item.value, lang)
+                if isinstance(item.value, bool)
+                else setting_display(item, lang),
+            )
+            for item, _ in found.settings
+        ]
+        sharing = found.settings[0][1]
+        if sharing:
+            parts.append(
+                _fill(
+                    "apart_shared",
+                    lang,
+                    count=str(len(sharing) + 1),
+                    item=described[0],
+                    others=join_list([_code(run) for run in sharing], lang),
+                )
+            )
+        else:
+            parts.append(_fill("apart_only", lang, items=join_list(described, lang)))
+    if found.ranks:
+        ranks = [
+            _fill(f"rank_{name}_{order}", lang, value=_rank_value(name, track.headlines[experiment.id], lang))
+            for name, order in found.ranks
+        ]
+        parts.append(join_values(ranks, lang))
+    elif experiment not in track.compared and experiment.status == "running":
+        parts.append(_word("apart_running", lang))
+    if not parts:
+        return None
+    pool = [run for run in track.experiments if run in track.compared or run.id == experiment.id]
+    return _fill(
+        "apart",
+        lang,
+        name=_name(experiment),
+        names=_codes(pool, lang, track.experiments),
+        text=join_clauses(parts, lang),
+    )
+
+
+def experiment_paragraph(
+    experiment: Experiment,
+    signals: Sequence[Signal],
+    *,
+    lang: str = "en",
+    peers: Sequence[Experiment] = (),
+    settings: Settings | None = None,
+) -> str:
+    """One paragraph about one experiment for its page: what sets it apart among its track's runs (with
+    ``peers``, the experiments in view), status, start→end numbers, validation, what comes next, signals.
+
+    ``signals`` may hold other experiments' signals; only this experiment's are used. ``settings``: only
+    ``min_steps`` matters (which runs are compared); default settings when None.
     """
     lang = lang if lang in LANGUAGES else "en"
     headline = headline_numbers(experiment)
     name = _name(experiment)
+    apart = _apart_sentence(experiment, peers, lang, settings or Settings()) if peers else None
     hours = format_duration(experiment.elapsed_h, lang)
     progress = format_progress(experiment.steps_done, experiment.total_steps, lang)
     if experiment.status == "finished":
         status = _fill("exp_status_finished", lang, name=name, progress=progress, hours=hours)
     elif experiment.status == "running":
+        # the time to the end is told with what comes next, when the total is known
+        ends = any(milestone.kind == "end" for milestone in next_milestones(experiment))
         eta = (
-            _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, lang)) if experiment.eta_h is not None else ""
+            _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, lang))
+            if experiment.eta_h is not None and not ends
+            else ""
         )
         status = _fill("exp_status_running", lang, name=name, progress=progress, hours=hours, eta=eta)
     else:
@@ -744,12 +937,12 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
                 last_step=str(last.step),
             )
         )
-    next_step = _next_validation(experiment)
-    if next_step is not None:
-        facts.append(_fill("exp_next_val", lang, step=str(next_step), count=str(next_step - experiment.steps_done)))
-    parts = [status]
+    parts = [status] if apart is None else [apart, status]
     if facts:
         parts.append(_fill("facts", lang, facts=join_clauses(facts, lang)))
+    upcoming = _next_sentence(experiment, _validation_name(experiment, headline, lang), lang)
+    if upcoming is not None:
+        parts.append(upcoming)
     mine = [signal for signal in signals if signal.experiment == experiment.id]
     if mine:
         mine.sort(key=lambda s: (SEVERITIES.index(s.severity) * -1, _KIND_ORDER.get(s.kind, 99), s.step or 0))

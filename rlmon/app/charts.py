@@ -237,6 +237,8 @@ def _grid_chart(plan: model.ChartPlan, *, key: str, renderer: str, lang: str) ->
     the button is clicked (on a thread of its own), and the click reruns nothing."""
     with st.container(key=f"rlmon_cell_{key}", gap=None):
         show_chart(plan.build, key=plan.key, renderer=renderer)
+        if plan.note:
+            st.caption(escape_markdown(plan.note))
         file_name, contents = svg_download(_spec_memo().get(plan.key, plan.build), name=plan.name)
         st.download_button(
             t("svg_save", lang), contents, file_name=file_name, mime="image/svg+xml", key=f"rlmon_svg_{key}",

@@ -165,7 +165,9 @@ def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str)
         paragraphs: dict[str, str] = {}
         for experiment in experiments:
             own = [signal for signal in signals if signal.experiment == experiment.id]
-            paragraphs[experiment.id] = analysis_summary.experiment_paragraph(experiment, own, lang=lang)
+            paragraphs[experiment.id] = analysis_summary.experiment_paragraph(
+                experiment, own, lang=lang, peers=experiments, settings=settings
+            )
         return Insights(available=True, signals=signals, summary=summary, paragraphs=paragraphs)
 
     insights_now: Insights = _insight_memo().get_or_build(key, build)

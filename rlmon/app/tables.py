@@ -165,6 +165,7 @@ def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
             "kind": st.column_config.TextColumn(t("col_kind", lang), width="small"),
             "step": st.column_config.TextColumn(t("col_step", lang), width="small"),
             "message": st.column_config.TextColumn(t("col_message", lang), width="large"),
+            "rule": st.column_config.TextColumn(t("col_rule", lang), width="medium", help=t("col_rule_help", lang)),
             "chart": st.column_config.LinkColumn(
                 t("col_chart", lang), display_text=t("chart_link", lang), width="small"
             ),

@@ -249,6 +249,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_kind": {"en": "kind", "zh": "类型"},
     "col_step": {"en": "step", "zh": "步"},
     "col_message": {"en": "what", "zh": "内容"},
+    "col_rule": {"en": "rule", "zh": "规则"},
+    "col_rule_help": {
+        "en": "The rule that found the signal. verl's own thresholds name the file of verl's documentation they "
+        "come from (github.com/volcengine/verl); the others name the rlmon settings that set them.",
+        "zh": "发现该信号的规则。verl 自己的阈值注明出自 verl 文档的哪个文件（github.com/volcengine/verl）；"
+        "其余规则注明设定它们的 rlmon 设置。",
+    },
     "col_open": {"en": "page", "zh": "页面"},
     "open_link": {"en": "open ›", "zh": "打开 ›"},
     "table_title": {"en": "Experiments", "zh": "实验列表"},
@@ -354,6 +361,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "chart_grad_norm": {"en": "Gradient norm (grad_norm)", "zh": "梯度范数（grad_norm）"},
     "chart_clipfrac": {"en": "PPO clip fractions (%)", "zh": "PPO 裁剪比例（%）"},
     "chart_kl_loss": {"en": "KL loss", "zh": "KL 损失"},
+    "chart_probs_diff": {
+        "en": "rollout↔training probability difference (mean)",
+        "zh": "rollout↔训练概率差（均值）",
+    },
+    "exp_rollout_corr": {
+        "en": "Rollout correction (verl's health bounds as dashed lines)",
+        "zh": "Rollout 校正（虚线为 verl 给出的健康边界）",
+    },
     "chart_mismatch": {
         "en": "Rollout↔training mismatch ((1−corr)×1e4)",
         "zh": "rollout↔训练概率偏离度（(1−corr)×1e4）",
@@ -370,6 +385,20 @@ MESSAGES: dict[str, dict[str, str]] = {
     "note_three_decimals": {
         "en": "logged with 3 decimals (verl ≤ 0.4): small values move in steps of 10",
         "zh": "日志只保留 3 位小数（verl ≤ 0.4）：小数值呈 10 的阶梯",
+    },
+    # --- notes under charts whose verl metric is easy to misread (rlmon.views.lines.metric_note) ---
+    "note_grad_norm": {
+        "en": "grad_norm is measured before clipping: the total norm clip_grad_norm_ returns (verl dp_actor.py).",
+        "zh": "grad_norm 是裁剪前的值：clip_grad_norm_ 返回的总范数（verl dp_actor.py）。",
+    },
+    "note_entropy_loss": {
+        "en": "Logged as actor/entropy_loss: it is the entropy itself, not a loss (verl dp_actor.py).",
+        "zh": "记录为 actor/entropy_loss：它就是熵，不是损失（verl dp_actor.py）。",
+    },
+    "note_clip_ratio": {
+        "en": "Wrong on verl's V1 trainer (v0.9+): measured against the batch's longest response, so never 0 "
+        "(verl issue #7817).",
+        "zh": "verl V1 训练器（v0.9+）上此值有误：按批内最长响应计算，因此永不为 0（verl 问题 #7817）。",
     },
     "axis_tokens": {"en": "tokens", "zh": "词元数"},
     "axis_score": {"en": "score", "zh": "分数"},
@@ -749,6 +778,55 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "尚无训练 step，日志已 {idle} 没有更新",
     },
     "insight_days": {"en": "{days} days", "zh": "{days} 天"},
+    # --- verl's own health rules (rlmon.analysis.health) and the signals built on them ---
+    "kind_probs_diff_high": {"en": "rollout precision", "zh": "推理精度偏差"},
+    "kind_rollout_corr": {"en": "off-policy gap", "zh": "离策略偏差"},
+    "kind_step_time_regression": {"en": "slower steps", "zh": "步耗时变慢"},
+    "kind_collapse_signature": {"en": "collapse signature", "zh": "崩溃征兆"},
+    "rule_source": {
+        "en": "verl's rule: {metric} {bounds} (verl {source})",
+        "zh": "verl 的规则：{metric} {bounds}（verl {source}）",
+    },
+    "rule_line": {"en": "verl {value} ({source})", "zh": "verl {value}（{source}）"},
+    "rule_normal": {"en": "normal below {value} (verl FAQ)", "zh": "低于 {value} 为正常（verl 常见问题）"},
+    "rule_own": {
+        "en": "rlmon's rule (settings: {settings})",
+        "zh": "rlmon 自己的规则（设置：{settings}）",
+    },
+    "insight_probs_diff_high": {
+        "en": "rollout↔training probability difference is {end} over the last {window} steps, above verl's 0.01 "
+        "(a precision problem in the inference engine; below 0.005 is normal); {symptom}",
+        "zh": "rollout↔训练概率差末 {window} 步为 {end}，高于 verl 的 0.01"
+        "（推理引擎精度问题；低于 0.005 为正常）；{symptom}",
+    },
+    "insight_probs_diff_grad_rising": {
+        "en": "grad_norm rises with it ({start}→{end}), the FAQ's symptom",
+        "zh": "grad_norm 随之上升（{start}→{end}），正是 verl 常见问题文档所说的症状",
+    },
+    "insight_probs_diff_grad_steady": {
+        "en": "grad_norm does not rise ({start}→{end})",
+        "zh": "grad_norm 没有上升（{start}→{end}）",
+    },
+    "insight_probs_diff_no_grad": {
+        "en": "no grad_norm logged to check the FAQ's symptom",
+        "zh": "未记录 grad_norm，无法核对 verl 常见问题文档所说的症状",
+    },
+    "insight_rollout_corr": {
+        "en": "{metric} is {end} over the last {window} steps, outside verl's healthy {bounds}",
+        "zh": "{metric} 末 {window} 步为 {end}，超出 verl 的健康范围 {bounds}",
+    },
+    "insight_step_time_regression": {
+        "en": "steps slow down: {recent}s per step over the last {recent_steps} steps, {ratio}× the median {base}s "
+        "of the {base_steps} steps before (a throughput regression)",
+        "zh": "步耗时变慢：末 {recent_steps} 步每步 {recent} 秒，是此前 {base_steps} 步中位数 {base} 秒的 {ratio} 倍"
+        "（吞吐量下降）",
+    },
+    "insight_collapse_signature": {
+        "en": "grad_norm rises ({grad_before}→{grad_after}) while the score falls ({score_before}→{score_after}) "
+        "over the last {window} steps: the signature of a collapse",
+        "zh": "末 {window} 步 grad_norm 上升（{grad_before}→{grad_after}）而得分下降（{score_before}→{score_after}）："
+        "崩溃的征兆",
+    },
     # --- summary: the written summary and an experiment's paragraph (rlmon.analysis.summary) ---
     "insight_track_status": {"en": "{track}: {states}.", "zh": "{track}：{states}。"},
     "insight_track_status_list": {"en": "{track}, {count} runs:", "zh": "{track}，{count} 个实验："},
@@ -818,6 +896,71 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "首 5 步 pass rate {a_band} 对 {b_band}",
     },
     "insight_tracks_hours": {"en": "hours {a_band} vs {b_band}", "zh": "耗时 {a_band} 对 {b_band}"},
+    # --- settings lined up with behaviour (rlmon.analysis.associations) ---
+    "insight_tracks_settings": {
+        "en": "{a} vs {b} (settings that differ between the tracks: {settings}): {items}.",
+        "zh": "{a} 对比 {b}（两个赛道不同的设置：{settings}）：{items}。",
+    },
+    "insight_track_setting": {"en": "{setting} {a} vs {b}", "zh": "{setting} {a} 对 {b}"},
+    "insight_track_setting_values": {"en": "{a} vs {b}", "zh": "{a} 对 {b}"},
+    "insight_apart_only": {"en": "the only run with {items}", "zh": "唯一 {items} 的实验"},
+    "insight_apart_shared": {
+        "en": "one of only {count} runs with {item} (with {others})",
+        "zh": "仅有的 {count} 个 {item} 的实验之一（另有 {others}）",
+    },
+    "insight_apart_setting": {"en": "{setting} {value}", "zh": "{setting} {value}"},
+    "insight_apart_running": {
+        "en": "still running, not yet compared with the finished runs",
+        "zh": "仍在运行，尚未与已完成的实验比较",
+    },
+    "insight_apart": {"en": "{name} — among {names}: {text}.", "zh": "{name}——在 {names} 中：{text}。"},
+    "insight_rank_pass_most": {"en": "highest final pass rate ({value})", "zh": "末段 pass rate 最高（{value}）"},
+    "insight_rank_pass_least": {"en": "lowest final pass rate ({value})", "zh": "末段 pass rate 最低（{value}）"},
+    "insight_rank_length_most": {"en": "most length growth ({value})", "zh": "响应长度涨幅最大（{value}）"},
+    "insight_rank_length_least": {"en": "least length growth ({value})", "zh": "响应长度涨幅最小（{value}）"},
+    "insight_rank_entropy_most": {"en": "highest entropy ({value})", "zh": "entropy 最高（{value}）"},
+    "insight_rank_entropy_least": {"en": "lowest entropy ({value})", "zh": "entropy 最低（{value}）"},
+    "insight_rank_grad_most": {"en": "highest grad_norm ({value})", "zh": "grad_norm 最高（{value}）"},
+    "insight_rank_grad_least": {"en": "steadiest grad_norm ({value})", "zh": "grad_norm 最稳（{value}）"},
+    "insight_rank_hours_most": {"en": "slowest ({value})", "zh": "最慢（{value}）"},
+    "insight_rank_hours_least": {"en": "fastest ({value})", "zh": "最快（{value}）"},
+    "insight_rank_val_most": {"en": "best {value}", "zh": "{value} 最佳"},
+    "insight_rank_val_least": {"en": "lowest best {value}", "zh": "{value} 最佳成绩最低"},
+    "insight_tracks_hours_spread": {
+        "en": "the spread of hours is {order} on {a} ({a_band}, {a_spread} apart) than on {b} ({b_band}, "
+        "{b_spread} apart)",
+        "zh": "{a} 上耗时的差距（{a_band}，相差 {a_spread}）比 {b}（{b_band}，相差 {b_spread}）{order}",
+    },
+    "insight_spread_narrower": {"en": "narrower", "zh": "更小"},
+    "insight_spread_wider": {"en": "wider", "zh": "更大"},
+    "insight_assoc_entropy": {
+        "en": "With {setting} {low_value}, {low_names} have the flattest entropy ({low_items}); with {setting} "
+        "{high_value}, {high_names} move {factor}× as much ({high_items}).",
+        "zh": "{setting}{low_value}的 {low_names} 熵最平稳（{low_items}）；{setting}{high_value}的 {high_names} "
+        "变化幅度是其 {factor} 倍（{high_items}）。",
+    },
+    "insight_assoc_length": {
+        "en": "With {setting} {low_value}, {low_names} grow their responses least ({low_items}); with {setting} "
+        "{high_value}, {high_names} grow {factor}× as much ({high_items}).",
+        "zh": "{setting}{low_value}的 {low_names} 响应长度涨幅最小（{low_items}）；{setting}{high_value}的 "
+        "{high_names} 涨幅是其 {factor} 倍（{high_items}）。",
+    },
+    "insight_assoc_grad": {
+        "en": "With {setting} {low_value}, {low_names} keep grad_norm lower ({low_items}); with {setting} "
+        "{high_value}, {high_names} run higher ({high_items}).",
+        "zh": "{setting}{low_value}的 {low_names} grad_norm 更低（{low_items}）；{setting}{high_value}的 "
+        "{high_names} 更高（{high_items}）。",
+    },
+    "insight_assoc_hours": {
+        "en": "With {setting} {low_value}, {low_names} take fewer hours ({low_items}); with {setting} "
+        "{high_value}, {high_names} take more ({high_items}).",
+        "zh": "{setting}{low_value}的 {low_names} 耗时更短（{low_items}）；{setting}{high_value}的 "
+        "{high_names} 更长（{high_items}）。",
+    },
+    "insight_assoc_note": {
+        "en": "These go together in these runs; the data cannot show that the setting causes them.",
+        "zh": "以上只是这些实验中同时出现的现象，数据无法证明是该设置导致的。",
+    },
     "insight_reversal": {
         "en": "on {a} {algorithm}'s {what} {a_order} — the opposite of {b}, where it {b_order}",
         "zh": "{a} 上 {algorithm} 的{what}{a_order}——与 {b} 相反（{b} 上{b_order}）",
@@ -865,10 +1008,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{source} {value} before training (step {step})",
         "zh": "{source} 训练前 {value}（step {step}）",
     },
-    "insight_exp_next_val": {
-        "en": "next validation at step {step} (in {count} steps)",
-        "zh": "下次验证在 step {step}（还差 {count} 步）",
+    "insight_next": {"en": "Next: {items}.", "zh": "接下来：{items}。"},
+    "insight_next_item": {
+        "en": "{what} at step {step} in {count} steps{time}",
+        "zh": "{what}在 step {step}，还差 {count} 步{time}",
     },
+    "insight_next_time": {"en": " (about {time})", "zh": "（约 {time}）"},
+    "insight_next_validation": {"en": "validation", "zh": "验证"},
+    "insight_next_validation_of": {"en": "{source} validation", "zh": "{source} 验证"},
+    "insight_next_validation_first": {"en": "first {source} validation", "zh": "首次 {source} 验证"},
+    "insight_next_checkpoint": {"en": "checkpoint", "zh": "checkpoint 保存"},
+    "insight_next_end": {"en": "end", "zh": "结束"},
     "insight_exp_signals": {"en": "Signals: {items}.", "zh": "信号：{items}。"},
     "insight_exp_no_signals": {"en": "No anomaly signal.", "zh": "未见异常信号。"},
     "insight_summary_empty": {"en": "No experiment with training steps yet.", "zh": "尚无包含训练 step 的实验。"},

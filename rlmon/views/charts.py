@@ -66,6 +66,7 @@ __all__ = [
     "PLOT_HEIGHT",
     "RENDERERS",
     "SCHEMA_URL",
+    "THRESHOLD_COLOR",
     "ChartOptions",
     "Renderer",
     "XAxis",
@@ -110,6 +111,8 @@ _TOOLTIP_FIELD = "_tooltip"
 _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
 _REFERENCE_DASH = [6, 4]
+THRESHOLD_COLOR = "#b45309"
+"""Colour of a health threshold's dashed rule and label (amber, apart from the grey response cap; 5:1 on white)."""
 _NO_SMOOTHING = Smoothing()
 _BULK_MARK: dict[str, Any] = {"aria": False, "invalid": "filter"}
 """Mark properties of the layers drawn per point. The browser computes every encoding channel of every point
@@ -188,6 +191,9 @@ class ChartOptions:
     """A horizontal dashed rule at this y value (e.g. the response-length cap)."""
     reference_label: str | None = None
     """The reference rule's label."""
+    thresholds: tuple[tuple[float, str], ...] = ()
+    """Line charts: health thresholds (y value, label) drawn as dashed rules in the threshold colour, e.g. verl's
+    (:func:`rlmon.analysis.health.threshold_lines`); the y scale reaches them."""
     max_points: int = 2000
     """Points per experiment line (steps of a stacked area) sent to the browser: the downsampling bound."""
     height: int = PLOT_HEIGHT
@@ -716,6 +722,10 @@ def _line_spec(
     y_values = [points[VALUE]] + ([marker_rows[VALUE]] if marker_rows is not None else [])
     if reference is not None and math.isfinite(reference) and not (log_scale and reference <= 0):
         y_values.append(pl.Series([float(reference)]))
+    thresholds = [
+        (value, label) for value, label in options.thresholds if math.isfinite(value) and not (log_scale and value <= 0)
+    ]
+    y_values.extend(pl.Series([float(value)]) for value, _ in thresholds)
     x_domain, y_domain = _extent(x_values), _extent(y_values)
 
     def x_enc() -> dict[str, Any]:
@@ -850,6 +860,10 @@ def _line_spec(
     layers.append(_hover_rule(hover_data, x=x, tooltip_expr=hover_tooltip))
     if reference is not None and math.isfinite(reference):
         layers.extend(_reference_layers(reference, reference_label, y_title=y_title, fmt=fmt, datasets=datasets))
+    for value, label in thresholds:
+        layers.extend(
+            _reference_layers(value, label, y_title=y_title, fmt=fmt, datasets=datasets, color=THRESHOLD_COLOR)
+        )
     if marker_rows is not None:
         layers.append(
             {
@@ -1046,11 +1060,17 @@ def _tooltip_format(*, percent: bool, value_format: str | None, y_title: str) ->
 
 
 def _reference_layers(
-    reference: float, label: str | None, *, y_title: str, fmt: str | None, datasets: _Datasets
+    reference: float,
+    label: str | None,
+    *,
+    y_title: str,
+    fmt: str | None,
+    datasets: _Datasets,
+    color: str = "#666666",
 ) -> list[dict[str, Any]]:
     rule = {
         "data": datasets.add(pl.DataFrame({"ref": [float(reference)]}), "reference"),
-        "mark": {"type": "rule", "color": "#666666", "strokeDash": list(_REFERENCE_DASH), "strokeWidth": 1.5},
+        "mark": {"type": "rule", "color": color, "strokeDash": list(_REFERENCE_DASH), "strokeWidth": 1.5},
         "encoding": {
             "tooltip": [{"field": "ref", "format": fmt or ",", "title": label or y_title, "type": "quantitative"}],
             "y": {"datum": reference},
@@ -1064,7 +1084,7 @@ def _reference_layers(
             "type": "text",
             "align": "left",
             "baseline": "bottom",
-            "color": "#666666",
+            "color": color,
             "dx": 4,
             "dy": -3,
             "fontSize": 11,

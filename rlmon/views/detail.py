@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.health import PROBS_DIFF_RULE, ROLLOUT_CORR_GRID
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.experiment import SETTING_GROUPS, Setting
@@ -19,7 +20,7 @@ from rlmon.text.display import NAME_LIMIT, description_text, display_text
 from rlmon.text.markdown import safe_markdown
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
-from rlmon.views.lines import axis_title, is_fraction, line_builder
+from rlmon.views.lines import axis_title, is_fraction, line_builder, metric_note
 from rlmon.views.model import (
     STATUS_GLYPHS,
     ChartPlan,
@@ -52,6 +53,7 @@ __all__ = [
     "explorer_notes",
     "focus_of",
     "paragraph_of",
+    "rollout_corr_charts",
     "setting_groups",
     "track_peers",
     "validation_panels",
@@ -130,25 +132,7 @@ def detail_charts(
     metric's chart comes first with the signal's step marked, even when it is none of the above.
     """
     columns = view.steps.columns
-    colors = {view.id: view.color}
-    labels = {view.id: view.label}
-    base = ChartOptions(
-        title="",
-        y_title="",
-        colors=colors,
-        labels=labels,
-        x=x,  # type: ignore[arg-type]
-        x_title=t("x_" + x, lang),
-        smoothing=smoothing,
-        max_points=max_points,
-        height=DETAIL_HEIGHT,
-        experiment_title=t("col_experiment", lang),
-        raw_suffix=t("raw_suffix", lang),
-        marker_title=t("signal_marker", lang),
-        total_title=t("chart_step_total", lang),
-        empty_text=t("no_data", lang),
-        arrow=True,
-    )
+    base = _base_options(view, smoothing=smoothing, x=x, lang=lang, max_points=max_points)
     signal_marks = tuple(
         (signal.experiment, signal.step, signal.metric) for signal in signals if signal.experiment == view.id
     )
@@ -207,7 +191,15 @@ def detail_charts(
             "%",
         ),
         single("actor/kl_loss", t("chart_kl_loss", lang)) if has("actor/kl_loss") else None,
+        # Without the correlation, the mismatch is verl's probability difference x 1e4: that key is drawn as
+        # logged instead, with the FAQ's thresholds.
         single(
+            PROBS_DIFF_RULE.key,
+            t("chart_probs_diff", lang),
+            note=t("note_three_decimals", lang) if three_decimals else None,
+        )
+        if has(PROBS_DIFF_RULE.key) and not has("training/rollout_actor_probs_pearson_corr")
+        else single(
             "rollout_mismatch",
             t("chart_mismatch", lang),
             note=t("note_three_decimals", lang) if three_decimals else None,
@@ -239,8 +231,62 @@ def detail_charts(
         drawn.insert(0, single(focus.key, title, focus_step=focus.step))
     identity = (view.id, view.serial, smoothing, x, lang, max_points, signal_marks)
     return [
-        ChartPlan(detail.name, ("experiment", detail.name, *identity, focus if index == 0 else None), detail.build)
+        ChartPlan(
+            detail.name,
+            ("experiment", detail.name, *identity, focus if index == 0 else None),
+            detail.build,
+            note=None if detail.key is None else metric_note(detail.key, [view], lang),
+        )
         for index, detail in enumerate(drawn)
+    ]
+
+
+def _base_options(view: ExperimentView, *, smoothing: Smoothing, x: str, lang: str, max_points: int) -> ChartOptions:
+    """What an experiment page's charts share."""
+    return ChartOptions(
+        title="",
+        y_title="",
+        colors={view.id: view.color},
+        labels={view.id: view.label},
+        x=x,  # type: ignore[arg-type]
+        x_title=t("x_" + x, lang),
+        smoothing=smoothing,
+        max_points=max_points,
+        height=DETAIL_HEIGHT,
+        experiment_title=t("col_experiment", lang),
+        raw_suffix=t("raw_suffix", lang),
+        marker_title=t("signal_marker", lang),
+        total_title=t("chart_step_total", lang),
+        empty_text=t("no_data", lang),
+        arrow=True,
+    )
+
+
+def rollout_corr_charts(
+    view: ExperimentView,
+    *,
+    smoothing: Smoothing,
+    x: str,
+    signals: Sequence[Signal],
+    lang: str,
+    max_points: int,
+) -> list[ChartPlan]:
+    """The rollout-correction grid of verl's rollout-correction doc (``plot_is_metrics``: mean IS weight,
+    effective sample size, IS weight std, KL, PPL ratio, chi-squared), each with verl's healthy bounds as dashed
+    rules; the keys the run logged, none when it logged no ``rollout_corr/*`` key."""
+    base = _base_options(view, smoothing=smoothing, x=x, lang=lang, max_points=max_points)
+    present = [key for key in ROLLOUT_CORR_GRID if key in view.steps.columns]
+    signal_marks = tuple(
+        (signal.experiment, signal.step, signal.metric) for signal in signals if signal.experiment == view.id
+    )
+    identity = (view.id, view.serial, smoothing, x, lang, max_points, signal_marks)
+    return [
+        ChartPlan(
+            key,
+            ("rollout_corr", key, *identity),
+            line_builder(key, [view], base, signals=signals, lang=lang, title=key.removeprefix("rollout_corr/")),
+        )
+        for key in present
     ]
 
 

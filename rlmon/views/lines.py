@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.health import threshold_lines
 from rlmon.analysis.signals import Signal
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key
 from rlmon.schema import EXPERIMENT, STEP, VALUE
@@ -23,6 +24,7 @@ __all__ = [
     "axis_title",
     "is_fraction",
     "line_builder",
+    "metric_note",
     "signal_markers",
     "validation_builder",
 ]
@@ -67,6 +69,28 @@ def _response_cap(views: Sequence[ExperimentView], lang: str) -> tuple[float | N
         return None, None
     top = max(known, key=lambda item: float(item.value))
     return float(top.value), t("reference_cap", lang, cap=setting_display(top, lang))
+
+
+_NOTE_OF = {
+    "actor/grad_norm": "note_grad_norm",
+    "response_clip_pct": "note_clip_ratio",
+    "response_length/clip_ratio": "note_clip_ratio",
+}
+"""Charts of a verl metric that is easy to misread, and the note under their title. Sources: grad_norm is what
+``clip_grad_norm_`` returns in verl's ``verl/workers/actor/dp_actor.py`` (the total norm before clipping, as
+PyTorch documents it); the clip ratio of verl's V1 trainer is measured against the batch's longest response
+(verl issue #7817, fix proposed in PR #7821)."""
+
+
+def metric_note(key: str, views: Sequence[ExperimentView], lang: str) -> str | None:
+    """The note under the title of ``key``'s chart, in ``lang``: why the metric is easy to misread, with its source;
+    for the entropy, only when a run logged it under its old name ``actor/entropy_loss`` (an entropy, not a loss:
+    verl's ``dp_actor.py`` logs the aggregated token entropy)."""
+    if alias_of(key) == "actor/entropy":
+        old = any(resolve_key("actor/entropy", view.steps.columns) == "actor/entropy_loss" for view in views)
+        return t("note_entropy_loss", lang) if old else None
+    message = _NOTE_OF.get(key)
+    return None if message is None else t(message, lang)
 
 
 def signal_markers(
@@ -131,7 +155,8 @@ def line_builder(
 ) -> Build:
     """The builder of ``key``'s line chart over ``views``: ``options`` (what the page's charts share: colours,
     labels, axis, smoothing, points, size, tooltip texts) with the metric's title (``title``, else its name),
-    axis title and format, the response cap (:data:`CAPPED_KEYS`) and the markers of ``signals`` about it (and
+    axis title and format, the response cap (:data:`CAPPED_KEYS`), verl's health thresholds
+    (:func:`rlmon.analysis.health.threshold_lines`) and the markers of ``signals`` about it (and
     of ``focus``, :func:`signal_markers`)."""
 
     def build() -> dict[str, Any]:
@@ -143,6 +168,7 @@ def line_builder(
             y_title=axis_title(key, lang),
             reference=reference,
             reference_label=reference_label,
+            thresholds=threshold_lines(key, lang),
             axis_format=_axis_format(key),
         )
         return charts.metric_chart_spec(long_frame(views, key), metric_options, markers=markers)

@@ -159,6 +159,9 @@ class ChartPlan:
     """What it shows (a metric key or a chart name); the page's anchor for links to it."""
     key: tuple[Any, ...]
     build: Callable[[], dict[str, Any]]
+    note: str | None = None
+    """Plain text shown under the chart: why its verl metric is easy to misread, with the source
+    (:func:`rlmon.views.lines.metric_note`)."""
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,11 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
     summary = tuple(write_summary(experiments, list(signals), lang=lang, settings=settings))
     paragraphs = {
         experiment.id: experiment_paragraph(
-            experiment, [signal for signal in signals if signal.experiment == experiment.id], lang=lang
+            experiment,
+            [signal for signal in signals if signal.experiment == experiment.id],
+            lang=lang,
+            peers=experiments,
+            settings=settings,
         )
         for experiment in experiments
     }
@@ -567,7 +571,7 @@ def _summary(views: Sequence[model.ExperimentView], insights: model.Insights, la
     if signals.is_empty():
         table = f'<p class="muted">{_text(t("signals_none", lang))}</p>'
     else:
-        columns = ("experiment", "severity", "kind", "step", "message")
+        columns = ("experiment", "severity", "kind", "step", "message", "rule")
         table = _table([t("col_" + name, lang) for name in columns], signals.select(columns).rows(), css="signals")
     caption = f'<p class="muted">{_text(t("summary_caption", lang))}</p>' if paragraphs else ""
     return f"<section><h2>{_text(t('summary_title', lang))}</h2>{paragraphs}{caption}{heading}{table}</section>"

@@ -112,7 +112,8 @@ def signals_frame(
     slugs: Mapping[str, str],
     lang: str,
 ) -> pl.DataFrame:
-    """The signals table: experiment, severity, kind, step, message, and ``chart`` — the link to the signal's
+    """The signals table: experiment, severity, kind, step, message, ``rule`` (the rule that found it, with its
+    source when it is verl's), and ``chart`` — the link to the signal's
     chart on the experiment page, with its step marked (:func:`signal_link`)."""
     labels = display_labels(views, lang)
     rows = []
@@ -130,10 +131,11 @@ def signals_frame(
                 "kind": kinds.get(kind, {}).get(lang, kind),
                 "step": where,
                 "message": display_text(signal.text(lang)),
+                "rule": signal.rule.get(lang) or signal.rule.get("en", ""),
                 "chart": signal_link(slugs.get(experiment, ""), signal),
             }
         )
-    names = ("experiment", "severity", "kind", "step", "message", "chart")
+    names = ("experiment", "severity", "kind", "step", "message", "rule", "chart")
     return pl.DataFrame(rows, schema={name: pl.String for name in names}, orient="row")
 
 

@@ -40,7 +40,8 @@ def test_the_alert_kinds_cover_every_signal_of_warning_or_above() -> None:
     # the detectors' warning-or-above kinds (rlmon.analysis.signals' docstring) are all sent
     assert set(SIGNAL_KINDS) == {
         "spike", "entropy_rising", "entropy_collapse", "validation_drop", "length_cap", "mismatch_high",
-        "pass_rate_collapse", "kl_blowup",
+        "pass_rate_collapse", "kl_blowup", "probs_diff_high", "rollout_corr", "step_time_regression",
+        "collapse_signature",
     }  # fmt: skip
 
 

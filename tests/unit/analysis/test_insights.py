@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from rlmon.analysis.signals import KINDS, Signal, detect_all, detect_signals
 from rlmon.analysis.summary import experiment_paragraph, paragraph_parts, summary_for_root, write_summary
 from rlmon.logs.cache import LogCache
-from rlmon.runs.experiment import Experiment
+from rlmon.runs.experiment import Experiment, Setting
 from rlmon.runs.headline import headline_numbers
 from rlmon.runs.loading import load_experiment
 from rlmon.settings import Settings
@@ -514,7 +514,11 @@ def test_summary_states_a_reversal_between_tracks_in_both_languages() -> None:
     assert "Response length grows most in E1 (GRPO) (1.0k→3.0k), least in E3 (Dr.GRPO) (1.0k→1.5k)." in english
     assert "E2 (DAPO) is the fastest (28.0h), E3 (Dr.GRPO) the slowest (33.0h)." in english
     assert "E2 (DAPO) 最快（28.0h），E3 (Dr.GRPO) 最慢（33.0h）。" in chinese
-    assert "hours 28.0–33.0h vs 18.0–22.0h" in english
+    # hours 28.0–33.0 (5.0 apart) against 18.0–22.0 (4.0 apart)
+    assert "the spread of hours is wider on Big (28.0–33.0h, 5.0h apart) than on Small (18.0–22.0h, 4.0h apart)" in (
+        english
+    )
+    assert "Big 上耗时的差距（28.0–33.0h，相差 5.0h）比 Small（18.0–22.0h，相差 4.0h）更大" in chinese
 
 
 def test_with_several_tracks_every_paragraph_names_its_track() -> None:
@@ -681,10 +685,12 @@ def test_durations_are_written_in_the_text_language() -> None:
         eta_h=26.5,
     )
     assert experiment_paragraph(running, [], lang="zh") == (
-        "E5 (REINFORCE++)：运行中，21/150，已用 4小时23分（预计还需 26小时30分）。grad_norm 0.2–0.2。未见异常信号。"
+        "E5 (REINFORCE++)：运行中，21/150，已用 4小时23分。grad_norm 0.2–0.2。"
+        "接下来：结束在 step 150，还差 129 步（约 26小时30分）。未见异常信号。"
     )
     assert experiment_paragraph(running, [], lang="en") == (
-        "E5 (REINFORCE++): running, 21/150 after 4h23m (about 26h30m to go). grad_norm 0.2–0.2. No anomaly signal."
+        "E5 (REINFORCE++): running, 21/150 after 4h23m. grad_norm 0.2–0.2. "
+        "Next: end at step 150 in 129 steps (about 26h30m). No anomaly signal."
     )
     stalled = make_experiment({"actor/grad_norm": [0.2] * 3}, status="stalled", idle_s=7200.0, total_steps=150)
     [signal] = detect_signals(stalled, settings=SETTINGS)
@@ -840,6 +846,140 @@ def test_demo_summary_chinese(demo: tuple[Path, list[Experiment], list[Signal]])
     assert text.count("尖峰") == 1
 
 
+# The seed's "E1/E4 have a KL loss holding them and decline gently", worked from the demo's settings (KL loss on
+# in E1 and E4, low_var_kl 1e-3; off in E2 and E3) and its entropy targets (first-5 -> last-10 means):
+# E1 0.250->0.220 moves |0.220/0.250 - 1| = 12.0%, E4 0.262->0.231 11.8%, E3 0.081->0.048 40.7%, E2 0.256->0.417
+# 62.9%. The groups do not overlap; the gap 40.7 - 12.0 = 28.7 points is above the spread inside either group
+# (0.2, 22.2); E2/E3 move 40.7/12.0 = 3.4x to 62.9/11.8 = 5.3x as much. Their hours split the same way (KL on:
+# 35.8, 37.2h; off: 32.6, 33.9h; gap 1.9h above the spreads 1.4h and 1.3h).
+# The seed's "the spread of hours (...) is narrower than on 2B (21.2-26.8h); with 4 GPUs and offload off": 4B
+# hours 32.6-37.2h (4.6h apart) against 2B 21.2-26.8h (5.6h apart); the tracks differ in GPUs (4, 2), param and
+# optimizer offload (off, on) and rollout TP (4, 2).
+DEMO_ASSOCIATIONS = {
+    "en": (
+        "With KL loss on, E1 and E4 have the flattest entropy (E1 0.250→0.220, E4 0.262→0.231); with KL loss off, "
+        "E2 and E3 move 3.4–5.3× as much (E2 0.256→0.417, E3 0.081→0.048).",
+        "With KL loss off, E2 and E3 take fewer hours (E2 32.6h, E3 33.9h); with KL loss on, E1 and E4 take more "
+        "(E1 37.2h, E4 35.8h).",
+        "These go together in these runs; the data cannot show that the setting causes them.",
+        "Qwen3.5-4B vs Qwen3.5-2B (settings that differ between the tracks: 4 GPUs vs 2 GPUs, param offload off vs "
+        "on, optimizer offload off vs on, TP=4 vs TP=2)",
+        "the spread of hours is narrower on Qwen3.5-4B (32.6–37.2h, 4.6h apart) than on Qwen3.5-2B (21.2–26.8h, "
+        "5.6h apart)",
+    ),
+    "zh": (
+        "KL 损失开启的 E1、E4 熵最平稳（E1 0.250→0.220、E4 0.262→0.231）；KL 损失关闭的 E2、E3 变化幅度是其 "
+        "3.4–5.3 倍（E2 0.256→0.417、E3 0.081→0.048）。",
+        "KL 损失关闭的 E2、E3 耗时更短（E2 32.6h、E3 33.9h）；KL 损失开启的 E1、E4 更长（E1 37.2h、E4 35.8h）。",
+        "以上只是这些实验中同时出现的现象，数据无法证明是该设置导致的。",
+        "Qwen3.5-4B 对比 Qwen3.5-2B（两个赛道不同的设置：GPU 数 4 卡 对 2 卡、参数 offload 关闭 对 开启、"
+        "优化器 offload 关闭 对 开启、TP=4 对 TP=2）",
+        "Qwen3.5-4B 上耗时的差距（32.6–37.2h，相差 4.6h）比 Qwen3.5-2B（21.2–26.8h，相差 5.6h）更小",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_demo_summary_lines_settings_up_with_behaviour(
+    demo: tuple[Path, list[Experiment], list[Signal]], lang: str
+) -> None:
+    _, experiments, signals = demo
+    text = "\n".join(write_summary(experiments, signals, lang=lang))
+    for expected in DEMO_ASSOCIATIONS[lang]:
+        assert expected in text, expected
+    # the 4B paragraph holds them; the 2B runs split by KL loss too, but not cleanly on any measure
+    two_b = [part for part in text.split("\n") if part.startswith(SEED_2B)]
+    assert not any("KL" in part for part in two_b)
+
+
+# What opens each 4B paragraph, from the demo's settings (rlmon/demo/root.py) and its table of numbers: E1 and E4
+# are the two of E1-E4 with a KL loss; E2 alone has clip-higher 0.28, dynamic sampling and overlong shaping; E3
+# alone divides by no std and aggregates seq-mean-token-sum-norm; E5 alone uses the mse KL loss. First or last
+# among E1-E4: final pass rate 89.6/91.1/88.8/90.3%; length growth 9.7/5.1 = 1.90, 7.9/5.2 = 1.52, 7.3/5.3 = 1.38,
+# 8.1/5.0 = 1.62; final entropy 0.220/0.417/0.048/0.231; grad_norm 0.11-0.29, 0.10-1.13 (spikes), 0.03-0.23,
+# 0.12-0.28; hours 37.2/32.6/33.9/35.8; best aime24 0.767/0.767/0.800/0.833.
+DEMO_OPENINGS = {
+    "E1": "E1 (GRPO) — among E1–E4: one of only 2 runs with KL loss on (with E4); most length growth (5.1k→9.7k), "
+    "slowest (37.2h). E1 (GRPO): finished",
+    "E2": "E2 (DAPO) — among E1–E4: the only run with clip ratio low/high 0.2/0.28, dynamic sampling on and "
+    "overlong shaping on; highest final pass rate (91.1%), highest entropy (0.417), highest grad_norm (0.1–1.13), "
+    "fastest (32.6h). E2 (DAPO): finished",
+    "E3": "E3 (Dr.GRPO) — among E1–E4: the only run with loss aggregation seq-mean-token-sum-norm and divide by "
+    "group std off; lowest final pass rate (88.8%), least length growth (5.3k→7.3k), lowest entropy (0.048), "
+    "steadiest grad_norm (0.03–0.23). E3 (Dr.GRPO): finished",
+    "E4": "E4 (RLOO) — among E1–E4: one of only 2 runs with KL loss on (with E1); best aime24 0.833 (step 125). "
+    "E4 (RLOO): finished",
+    "E5": "E5 (REINFORCE++) — among E1–E5: the only run with KL loss type mse; still running, not yet compared "
+    "with the finished runs. E5 (REINFORCE++): running",
+}
+DEMO_OPENINGS_ZH = {
+    "E1": "E1 (GRPO)——在 E1–E4 中：仅有的 2 个 KL 损失 开启 的实验之一（另有 E4）；响应长度涨幅最大（5.1k→9.7k）、"
+    "最慢（37.2h）。",
+    "E3": "E3 (Dr.GRPO)——在 E1–E4 中：唯一 loss 聚合方式 seq-mean-token-sum-norm、除以组内 std 关闭 的实验；",
+    "E4": "E4 (RLOO)——在 E1–E4 中：仅有的 2 个 KL 损失 开启 的实验之一（另有 E1）；aime24 0.833（step 125） 最佳。",
+    "E5": "E5 (REINFORCE++)——在 E1–E5 中：唯一 KL 损失类型 mse 的实验；仍在运行，尚未与已完成的实验比较。",
+}
+
+
+def test_demo_paragraphs_open_with_what_sets_each_run_apart(
+    demo: tuple[Path, list[Experiment], list[Signal]],
+) -> None:
+    _, experiments, signals = demo
+    four_b = _by_code(experiments, SEED_4B)
+    for code, expected in DEMO_OPENINGS.items():
+        paragraph = experiment_paragraph(four_b[code], signals, lang="en", peers=experiments)
+        assert paragraph.startswith(expected), (code, paragraph)
+    for code, expected in DEMO_OPENINGS_ZH.items():
+        paragraph = experiment_paragraph(four_b[code], signals, lang="zh", peers=experiments)
+        assert paragraph.startswith(expected), (code, paragraph)
+    # without the runs it is compared with, a paragraph has no such opening
+    assert experiment_paragraph(four_b["E1"], signals, lang="en").startswith("E1 (GRPO): finished")
+
+
+def _kl_run(code: int, *, kl: bool, entropy_end: float, track: str = "T") -> Experiment:
+    """A 20-step run with KL loss on or off, entropy 0.3 over its first 5 steps and ``entropy_end`` over the rest."""
+    experiment = make_experiment(
+        {"critic/score/mean": [0.4] * 20, "actor/entropy": [0.3] * 5 + [entropy_end] * 15},
+        experiment_id=f"{track}/e{code}",
+        label=f"E{code} · GRPO",
+        track=track,
+        order=code,
+    )
+    setting = Setting("kl_loss", "KL loss", "algorithm", kl, "on" if kl else "off")
+    return dataclasses.replace(experiment, settings=(setting,))
+
+
+@pytest.mark.parametrize(
+    ("moves", "told"),
+    [
+        # entropy moves (|end/start - 1|) of the two runs with KL loss on, then the two without
+        ((0.10, 0.12, 0.40, 0.60), True),  # gap 0.28 >= spreads 0.02, 0.20; 0.40/0.12 = 3.3x >= 1.5
+        ((0.10, 0.45, 0.40, 0.60), False),  # the groups overlap
+        ((0.10, 0.30, 0.45, 0.80), False),  # gap 0.15 below the spread 0.35 inside the second group
+        ((0.30, 0.31, 0.46, 0.47), False),  # gap 0.15 >= spreads 0.01, but 0.46/0.31 = 1.48x < 1.5
+    ],
+)
+def test_a_settings_sentence_only_for_a_clean_split(moves: tuple[float, ...], told: bool) -> None:
+    experiments = [
+        _kl_run(index + 1, kl=index < 2, entropy_end=round(0.3 * (1.0 - move), 6)) for index, move in enumerate(moves)
+    ]
+    for lang, words in (("en", "flattest entropy"), ("zh", "熵最平稳")):
+        text = "\n".join(write_summary(experiments, detect_all(experiments, settings=SETTINGS), lang=lang))
+        assert (words in text) is told, text
+        assert ("With KL loss" in text or "KL 损失" in text) is told
+
+
+def test_no_settings_sentence_when_no_setting_splits_the_runs() -> None:
+    # the same clean entropy split, but every run has KL loss on: no setting takes two values
+    experiments = [_kl_run(index + 1, kl=True, entropy_end=end) for index, end in enumerate((0.27, 0.264, 0.18, 0.12))]
+    text = "\n".join(write_summary(experiments, detect_all(experiments, settings=SETTINGS), lang="en"))
+    assert "flattest" not in text and "go together" not in text
+    # three of one value and one of the other: one run alone is what sets it apart, not a split
+    experiments[3] = _kl_run(4, kl=False, entropy_end=0.12)
+    text = "\n".join(write_summary(experiments, detect_all(experiments, settings=SETTINGS), lang="en"))
+    assert "flattest" not in text
+
+
 def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Signal]]) -> None:
     _, experiments, signals = demo
     four_b = _by_code(experiments, SEED_4B)
@@ -851,9 +991,24 @@ def test_demo_experiment_paragraphs(demo: tuple[Path, list[Experiment], list[Sig
     e5_en = experiment_paragraph(four_b["E5"], signals, lang="en")
     assert e5_en.startswith("E5 (REINFORCE++): running, 21/150 after 4h23m")
     assert e5_en.endswith("No anomaly signal.")
-    # seed: "first aime24 validation due in 4 steps" (test_freq=25, 21 steps done)
-    assert "next validation at step 25 (in 4 steps)" in e5_en
-    assert "下次验证在 step 25（还差 4 步）" in experiment_paragraph(four_b["E5"], signals, lang="zh")
+    # seed: "first aime24 validation due in 4 steps" (test_freq=25, save_freq=25, 21 of 150 steps done). The
+    # median of the 21 timing_s/step values in the log is 751.73 s (checked below from the log text): 4 steps
+    # are 3006.9 s = 50 min, 129 steps 96973 s = 26.94 h = 26h56m.
+    root = demo[0]
+    (log,) = (root / "4b" / "e5_reinforce_pp_4b").glob("train_*.log")
+    times = sorted(float(value) for value in re.findall(r"timing_s/step:([0-9.]+)", log.read_text(encoding="utf-8")))
+    assert len(times) == 21 and times[10] == pytest.approx(751.73, abs=0.01)
+    assert (
+        "Next: first aime24 validation at step 25 in 4 steps (about 50m); checkpoint at step 25 in 4 steps "
+        "(about 50m); end at step 150 in 129 steps (about 26h56m)." in e5_en
+    )
+    assert (
+        "接下来：首次 aime24 验证在 step 25，还差 4 步（约 50分钟）；"
+        "checkpoint 保存在 step 25，还差 4 步（约 50分钟）；结束在 step 150，还差 129 步（约 26小时56分）。"
+        in experiment_paragraph(four_b["E5"], signals, lang="zh")
+    )
+    # a finished run has nothing next
+    assert "Next:" not in e2_en
 
 
 def test_demo_grad_norm_range_is_the_same_in_paragraph_and_summary(
@@ -988,6 +1143,29 @@ def test_real_logs_signals_are_pinned(real_experiments: list[Experiment]) -> Non
         for signal in detect_all(real_experiments, settings=SETTINGS)
     }
     assert found == set(REAL_SIGNALS)
+
+
+def test_real_logs_under_verls_health_rules(real_experiments: list[Experiment]) -> None:
+    """The real logs that carry a key of verl's health rules: only the GPG FSDP run's truncation fires (its clip
+    ratio reaches 0.493 by step 210, above verl's 0.1); the probability differences of both GPG runs (at most
+    0.003, below the FAQ's 0.01 and its 0.005 "normal") and the step times of every run raise nothing."""
+    carrying = {
+        experiment.id: {key for key in ("response_length/clip_ratio", "training/rollout_probs_diff_mean")
+                        if key in experiment.steps.columns}
+        for experiment in real_experiments
+    }  # fmt: skip
+    assert {name for name, keys in carrying.items() if "training/rollout_probs_diff_mean" in keys} == {
+        "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06",
+        "gpg-qwen2-7b-megatron-gsm8k-2025-06",
+    }
+    assert len([name for name, keys in carrying.items() if "response_length/clip_ratio" in keys]) >= 8
+    fired = {
+        (signal.experiment, signal.kind)
+        for signal in detect_all(real_experiments, settings=SETTINGS)
+        if signal.kind in ("length_cap", "probs_diff_high", "rollout_corr", "step_time_regression",
+                           "collapse_signature")
+    }  # fmt: skip
+    assert fired == {("gpg-qwen2-7b-fsdp-gsm8k-math-2025-06", "length_cap")}
 
 
 def test_real_logs_summary_and_paragraphs_do_not_fail(real_experiments: list[Experiment]) -> None:
