@@ -722,9 +722,7 @@ def _line_spec(
     y_values = [points[VALUE]] + ([marker_rows[VALUE]] if marker_rows is not None else [])
     if reference is not None and math.isfinite(reference) and not (log_scale and reference <= 0):
         y_values.append(pl.Series([float(reference)]))
-    thresholds = [
-        (value, label) for value, label in options.thresholds if math.isfinite(value) and not (log_scale and value <= 0)
-    ]
+    thresholds = _thresholds_in_reach(options.thresholds, points[VALUE], log_scale=log_scale)
     y_values.extend(pl.Series([float(value)]) for value, _ in thresholds)
     x_domain, y_domain = _extent(x_values), _extent(y_values)
 
@@ -1057,6 +1055,29 @@ def _tooltip_format(*, percent: bool, value_format: str | None, y_title: str) ->
     if y_title.strip() == "%":
         return ",.1f", "%"
     return None, ""
+
+
+THRESHOLD_REACH = 4.0
+"""How far from the data a health threshold is still drawn, in spans of the data's own range: a rule further off
+would squeeze the curves into less than a fifth of the plot (verl's 10% clip ratio over a run near 0.4%)."""
+
+
+def _thresholds_in_reach(
+    thresholds: Sequence[tuple[float, str]], values: pl.Series, *, log_scale: bool
+) -> list[tuple[float, str]]:
+    """The thresholds a line chart draws: finite ones (positive on a log scale) within :data:`THRESHOLD_REACH`
+    spans of the values drawn; all of them when nothing is drawn yet."""
+    shown = [(value, label) for value, label in thresholds if math.isfinite(value) and not (log_scale and value <= 0)]
+    finite = values.cast(pl.Float64).filter(values.cast(pl.Float64).is_finite())
+    if finite.is_empty():
+        return shown
+    low, high = float(finite.min()), float(finite.max())  # type: ignore[arg-type]
+    span = high - low or abs(high) or 1.0
+    return [
+        (value, label)
+        for value, label in shown
+        if low - THRESHOLD_REACH * span <= value <= high + THRESHOLD_REACH * span
+    ]
 
 
 def _reference_layers(

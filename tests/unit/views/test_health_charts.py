@@ -79,7 +79,8 @@ def test_rollout_correction_grid_in_verls_order_with_its_bounds(tmp_path: Path) 
         tmp_path,
         {
             "rollout_corr/chi2_token": [0.2] * 12,
-            "rollout_corr/kl": [0.01] * 12,
+            "rollout_corr/kl": [-0.02, 0.04]
+            * 6,  # both bounds within 4 spans of the data (charts draw no rule further)
             "rollout_corr/rollout_is_mean": [1.0] * 12,
             "rollout_corr/rollout_is_eff_sample_size": [0.8] * 12,
             "rollout_corr/ppl_ratio": [1.01] * 12,
@@ -137,3 +138,16 @@ def test_no_entropy_note_when_the_run_logs_actor_entropy(tmp_path: Path) -> None
                                                               lang="en", max_points=2000)}  # fmt: skip
     assert plans["actor/entropy"].note is None
     assert "measured before clipping" in (plans["actor/grad_norm"].note or "")
+
+
+def test_a_threshold_far_off_the_data_is_not_drawn(tmp_path: Path) -> None:
+    # clipped responses near 0.4% (0.002-0.004): verl's 10% is 24 spans of 0.2% above them, past the 4 spans a rule
+    # may lie from the data before the curve would fill less than a fifth of the plot; at 2-4% it is 3 spans above
+    near = _crafted_view(tmp_path / "near", {"response_length/clip_ratio": [0.002, 0.003, 0.004]})
+    plans = {plan.name: plan for plan in detail.detail_charts(near, smoothing=Smoothing(), x="step", signals=[],
+                                                              lang="en", max_points=2000)}  # fmt: skip
+    assert _threshold_rules(plans["response_clip_pct"].build()) == []
+    close = _crafted_view(tmp_path / "close", {"response_length/clip_ratio": [0.02, 0.03, 0.04]})
+    plans = {plan.name: plan for plan in detail.detail_charts(close, smoothing=Smoothing(), x="step", signals=[],
+                                                              lang="en", max_points=2000)}  # fmt: skip
+    assert _threshold_rules(plans["response_clip_pct"].build()) == [10.0]
