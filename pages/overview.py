@@ -14,7 +14,7 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.analysis.summary import paragraph_parts as summary_parts
 from rlmon.app import charts, digests, guards, live, navigation, samples, state, tables, url, widgets
 from rlmon.text import UNKNOWN, display, format_count, t
-from rlmon.views import model, overview, report
+from rlmon.views import axes, model, overview, report
 from rlmon.views import tables as view_tables
 
 app = state.app_state()
@@ -201,6 +201,7 @@ def chart_views(views: Sequence[model.ExperimentView], insights: model.Insights,
     """Smoothing, axis and highlight choices, the charts, and what follows from those choices."""
     smoothing, x, log_scale = widgets.view_controls("overview", settings, lang, with_log=True)
     url.write_url(FIELDS)
+    widgets.axis_caption(axes.axis_notes(views, x, lang), paths=app.paths)
     highlight = charts.highlight_legend(views, key="overview_highlight", lang=lang)
     plans = overview.comparison_charts(
         metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,

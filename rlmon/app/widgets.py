@@ -3,11 +3,14 @@ picker (the sidebar's, and the sign-in page's)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from rlmon.app.guards import escape_markdown
 from rlmon.app.url import UrlField, choice_field, number_field
+from rlmon.runs import axes
 from rlmon.settings import Settings, setting_range
 from rlmon.text import LANGUAGE_NAMES, LANGUAGES, t
 
@@ -17,6 +20,7 @@ if TYPE_CHECKING:  # imported where it is used
 __all__ = [
     "SMOOTHING_METHODS",
     "X_AXES",
+    "axis_caption",
     "filter_field",
     "filter_note",
     "language_picker",
@@ -27,7 +31,7 @@ __all__ = [
 
 SMOOTHING_METHODS = {"none": "none", "ma": "moving_average", "ema": "ema"}
 """URL value -> :class:`~rlmon.analysis.smoothing.Smoothing` method."""
-X_AXES = ("step", "hours")
+X_AXES = axes.X_AXES
 
 
 def view_fields(prefix: str, settings: Settings) -> list[UrlField]:
@@ -84,7 +88,8 @@ def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool)
                 help=t("control_weight_help", lang), persist_state="session",
             )
         )  # fmt: skip
-    x = columns[2].segmented_control(
+    # A menu, not segments: five axes do not fit one row of a third of the page.
+    x = columns[2].selectbox(
         t("control_x", lang),
         list(X_AXES),
         key=f"{prefix}_x",
@@ -97,6 +102,12 @@ def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool)
         log_scale = bool(columns[3].toggle(t("control_log", lang), key=f"{prefix}_log", persist_state="session"))
     smoothing = Smoothing(SMOOTHING_METHODS[method], weight=min(max(weight, 0.0), 0.99), window=max(1, window))  # type: ignore[arg-type]
     return smoothing, x, log_scale
+
+
+def axis_caption(notes: Sequence[str], *, paths: Mapping[str, str]) -> None:
+    """The x axis's notes (:func:`rlmon.views.axes.axis_notes`) under its controls, names kept literal."""
+    if notes:
+        st.caption(escape_markdown(" ".join(notes), paths=paths))
 
 
 def filter_field(key: str) -> UrlField:

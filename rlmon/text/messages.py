@@ -340,6 +340,41 @@ MESSAGES: dict[str, dict[str, str]] = {
     "control_x": {"en": "X axis", "zh": "横轴"},
     "x_step": {"en": "step", "zh": "训练步"},
     "x_hours": {"en": "elapsed hours", "zh": "已用小时"},
+    "x_samples": {"en": "samples seen", "zh": "已见样本"},
+    "x_tokens": {"en": "tokens", "zh": "token 数"},
+    "x_gpu_hours": {"en": "GPU-hours", "zh": "GPU 小时"},
+    "axis_left_out": {
+        "en": "Not on the {axis} axis: {runs} ({missing}).",
+        "zh": "未画在「{axis}」横轴上：{runs}（{missing}）。",
+    },
+    "axis_missing_step_times": {"en": "no step times in the log", "zh": "日志中没有步耗时"},
+    "axis_missing_gpus": {
+        "en": "no GPU count, trainer.n_gpus_per_node × trainer.nnodes, in its settings",
+        "zh": "配置中没有 GPU 数（trainer.n_gpus_per_node × trainer.nnodes）",
+    },
+    "axis_missing_batch": {
+        "en": "no prompts × samples per step, data.train_batch_size × actor_rollout_ref.rollout.n, in its settings",
+        "zh": "配置中没有每步的提示数 × 采样数（data.train_batch_size × actor_rollout_ref.rollout.n）",
+    },
+    "axis_missing_tokens": {
+        "en": "neither perf/total_num_tokens nor response_length/mean with prompts × samples per step",
+        "zh": "既无 perf/total_num_tokens，也无 response_length/mean 与每步提示数 × 采样数",
+    },
+    "axis_tokens_total": {
+        "en": "Tokens: prompt and response tokens of each step, from perf/total_num_tokens (the sum global_seqlen "
+        "splits across ranks), summed{runs}.",
+        "zh": "token 数：每步的提示与回答 token 数（取自 perf/total_num_tokens，即 global_seqlen 各卡之和），"
+        "逐步累加{runs}。",
+    },
+    "axis_tokens_response": {
+        "en": "Tokens: response tokens of each step, response_length/mean × prompts × samples, summed{runs}.",
+        "zh": "token 数：每步的回答 token 数（response_length/mean × 提示数 × 采样数），逐步累加{runs}。",
+    },
+    "axis_tokens_runs": {"en": " for {runs}", "zh": "（{runs}）"},
+    "axis_counted_from": {
+        "en": "Samples, tokens and GPU-hours are counted from each log's first training step.",
+        "zh": "样本数、token 数与 GPU 小时均从各日志的第一个训练步起累计。",
+    },
     "control_log": {"en": "Log scale", "zh": "对数坐标"},
     "raw_suffix": {"en": " (raw)", "zh": "（原始）"},
     "signal_marker": {"en": "signal", "zh": "信号"},

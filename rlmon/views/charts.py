@@ -54,6 +54,7 @@ import polars as pl
 
 from rlmon.analysis.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
 from rlmon.errors import SettingError
+from rlmon.runs.axes import SAMPLES, TOKENS, X_AXES, XAxis
 from rlmon.runs.experiment import DASH_PATTERNS
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, PALETTE, STEP, VALUE
 from rlmon.views import ticks, tooltip
@@ -82,7 +83,6 @@ __all__ = [
     "with_renderer",
 ]
 
-XAxis = Literal["step", "hours"]
 Renderer = Literal["svg", "canvas"]
 RENDERERS = ("auto", "svg", "canvas")
 """Values of :func:`with_renderer`'s ``renderer``: ``auto`` keeps each builder's choice."""
@@ -169,7 +169,8 @@ class ChartOptions:
     """Line charts: experiment id -> its dash (:data:`rlmon.runs.experiment.DASH_PATTERNS`; missing or 0: solid).
     A view of more experiments than colours draws those that share a colour in different dashes."""
     x: XAxis = "step"
-    """``"step"`` or ``"hours"`` (rows with unknown hours are left out on the hours axis)."""
+    """One of :data:`rlmon.runs.axes.X_AXES` (rows with no value on that axis are left out); on an axis other than
+    step and hours the long frame carries that axis's column (:func:`rlmon.views.model.long_frame`)."""
     x_title: str | None = None
     """X-axis title; default: the x column name."""
     smoothing: Smoothing = _NO_SMOOTHING
@@ -707,7 +708,7 @@ def _line_spec(
 
     datasets = _Datasets(arrow=arrow)
     # The raw points and the smoothed ones are separate datasets: a smoothing change replaces only the second.
-    main = datasets.add(points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, _HIGHLIGHTED), "raw")
+    main = datasets.add(points.select(EXPERIMENT, LABEL, *dict.fromkeys([STEP, HOURS, x]), VALUE, _HIGHLIGHTED), "raw")
     smooth = datasets.add(line.select(LABEL, x, SMOOTHED, _HIGHLIGHTED), "smoothed")
 
     # Explicit domains: the browser computes no extents, and a smoothing change (the smoothed values stay within
@@ -1077,7 +1078,8 @@ def _reference_layers(
 def _marker_rows(
     markers: pl.DataFrame, *, long: pl.DataFrame, label_of: Mapping[str, str], x: str, log_scale: bool
 ) -> pl.DataFrame | None:
-    """The markers on charted experiments with a value (and known hours on the hours axis), labelled."""
+    """The markers on charted experiments with a value (and a known position on an axis other than step),
+    labelled."""
     _require_columns(markers, [EXPERIMENT, STEP, VALUE, "text"], "markers")
     rows = markers.select(
         pl.col(EXPERIMENT).cast(pl.String),
@@ -1087,10 +1089,10 @@ def _marker_rows(
     ).filter(pl.col(EXPERIMENT).is_in(list(label_of)), pl.col(VALUE).is_not_null())
     if log_scale:
         rows = rows.filter(pl.col(VALUE) > 0)
-    if x == HOURS:
-        hours = long.select(EXPERIMENT, STEP, HOURS).unique([EXPERIMENT, STEP])
-        rows = rows.join(hours, on=[EXPERIMENT, STEP], how="inner", maintain_order="left").filter(
-            pl.col(HOURS).is_not_null()
+    if x != STEP:
+        positions = long.select(EXPERIMENT, STEP, x).unique([EXPERIMENT, STEP])
+        rows = rows.join(positions, on=[EXPERIMENT, STEP], how="inner", maintain_order="left").filter(
+            pl.col(x).is_not_null()
         )
     if rows.is_empty():
         return None
@@ -1199,9 +1201,11 @@ def _to_altair(spec: dict[str, Any]) -> alt.LayerChart:
 
 
 def _prepare(long: pl.DataFrame, *, x: str, log_scale: bool) -> pl.DataFrame:
-    """The long columns with their schema dtypes, non-finite values as null, rows off the x axis dropped."""
-    _require_columns(long, list(LONG_SCHEMA), "long frame")
-    frame = long.select(pl.col(name).cast(dtype) for name, dtype in LONG_SCHEMA.items())
+    """The long columns with their schema dtypes (and the ``x`` axis's column), non-finite values as null, rows
+    off the x axis dropped."""
+    schema = LONG_SCHEMA if x in LONG_SCHEMA else {**LONG_SCHEMA, x: pl.Float64()}
+    _require_columns(long, list(schema), "long frame")
+    frame = long.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
     value = _finite_or_null(pl.col(VALUE))
     if log_scale:
         value = pl.when(value > 0).then(value)
@@ -1282,13 +1286,15 @@ def _bottom_legend(labels: Sequence[str]) -> dict[str, Any]:
 
 
 def _x_encoding(x: str, x_title: str | None, domain: Sequence[float] | None = None) -> dict[str, Any]:
-    """The step or hours axis. Over a ``domain`` (the data's extent, kept as the scale's), 4-7 round ticks
-    inside it (:func:`rlmon.views.ticks.position_ticks`; whole steps on the step axis)."""
-    axis: dict[str, Any] = {"format": "~s", "tickMinStep": 1} if x == STEP else {"format": "~r"}
+    """The x axis (:data:`rlmon.runs.axes.X_AXES`). Over a ``domain`` (the data's extent, kept as the scale's), 4-7
+    round ticks inside it (:func:`rlmon.views.ticks.position_ticks`; whole steps on the step axis; SI suffixes
+    on the counting axes, steps, samples and tokens)."""
+    counting = x in _COUNTING_AXES
+    axis: dict[str, Any] = {"format": "~s", "tickMinStep": 1} if counting else {"format": "~r"}
     axis["tickCount"] = _X_TICKS
-    found = None if domain is None else ticks.position_ticks(domain[0], domain[1], integer=x == STEP)
+    found = None if domain is None else ticks.position_ticks(domain[0], domain[1], integer=counting)
     if found is not None:
-        axis = _with_ticks(axis, found, axis_format="~s" if x == STEP else None)
+        axis = _with_ticks(axis, found, axis_format="~s" if counting else None)
     return {"axis": axis, "field": x, "scale": {"nice": False}, "title": x_title or x, "type": "quantitative"}
 
 
@@ -1320,9 +1326,13 @@ def _extent(columns: Sequence[pl.Series]) -> list[float] | None:
     return [float(low), float(high)]  # type: ignore[arg-type]
 
 
+_COUNTING_AXES = (STEP, SAMPLES, TOKENS)
+"""X axes of whole counts: whole ticks with SI suffixes (``12k``), whole numbers in the tooltip heading."""
+
+
 def _check_x(x: str) -> None:
-    if x not in (STEP, HOURS):
-        raise SettingError(f"x axis {x!r} is not one of step, hours")
+    if x not in X_AXES:
+        raise SettingError(f"x axis {x!r} is not one of {', '.join(X_AXES)}")
 
 
 def _require_columns(frame: pl.DataFrame, names: Sequence[str], what: str) -> None:

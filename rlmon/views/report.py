@@ -63,6 +63,7 @@ from rlmon.text.display import NAME_LIMIT, NO_PATHS, description_text, display_t
 from rlmon.text.lang import parenthesized
 from rlmon.text.markdown import safe_html
 from rlmon.views import charts, detail, model, overview, tables
+from rlmon.views.axes import axis_notes
 
 __all__ = [
     "ReportChart",
@@ -517,7 +518,9 @@ def _header(views: Sequence[model.ExperimentView], *, title: str, made: str, opt
         f'<header><p class="kicker">{_text(t("report_title", lang))}</p><h1>{html.escape(title)}</h1>'
         + (f'<p class="shared">{_text(line)}</p>' if line else "")
         + f'<p class="muted">{_text(overview.progress_line(views, lang))}</p>'
-        + f'<p class="muted">{_text(t("report_made", lang, time=made))} · {_text(view_line)}</p></header>'
+        + f'<p class="muted">{_text(t("report_made", lang, time=made))} · {_text(view_line)}</p>'
+        + "".join(f'<p class="muted">{_text(note)}</p>' for note in axis_notes(views, options.x, lang))
+        + "</header>"
     )
 
 
