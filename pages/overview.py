@@ -168,6 +168,7 @@ FIELDS = [
     widgets.filter_field("overview_filter"),
     *widgets.view_fields("overview", settings),
     url.flag_field("overview_log", "log", default=False),
+    widgets.band_field("overview"),
 ]
 
 
@@ -202,14 +203,15 @@ def chart_views(views: Sequence[model.ExperimentView], insights: model.Insights,
     smoothing, x, log_scale = widgets.view_controls("overview", settings, lang, with_log=True)
     url.write_url(FIELDS)
     widgets.axis_caption(axes.axis_notes(views, x, lang), paths=app.paths)
+    band = widgets.band_choice("overview", lang) if overview.repeat_groups(views) else "minmax"
     highlight = charts.highlight_legend(views, key="overview_highlight", lang=lang)
     plans = overview.comparison_charts(
         metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
-        lang=lang, max_points=settings.max_points,
+        lang=lang, max_points=settings.max_points, band=band,
     )  # fmt: skip
     ahead = overview.comparison_charts_ahead(
         metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
-        lang=lang, max_points=settings.max_points,
+        lang=lang, max_points=settings.max_points, band=band,
     )  # fmt: skip
     # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
     # Each drawn chart is built ahead under the other smoothing methods: a click there waits only for the browser.

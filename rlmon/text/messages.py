@@ -343,6 +343,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "x_samples": {"en": "samples seen", "zh": "已见样本"},
     "x_tokens": {"en": "tokens", "zh": "token 数"},
     "x_gpu_hours": {"en": "GPU-hours", "zh": "GPU 小时"},
+    "control_band": {"en": "Repeats' band", "zh": "重复运行的区间"},
+    "band_minmax": {"en": "min–max", "zh": "最小–最大"},
+    "band_std": {"en": "± 1 std", "zh": "± 1 标准差"},
+    "control_band_help": {
+        "en": "Runs whose settings differ only in seeds, names and paths are drawn as one group: their mean line, "
+        "this band where two or more have values, and the runs themselves as faint lines.",
+        "zh": "设置仅在随机种子、名称与路径上不同的运行画作一组：均值线、至少两次运行有值处的区间，"
+        "以及淡色的各次运行。",
+    },
     "axis_left_out": {
         "en": "Not on the {axis} axis: {runs} ({missing}).",
         "zh": "未画在「{axis}」横轴上：{runs}（{missing}）。",

@@ -46,12 +46,13 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from rlmon.analysis.groups import GROUP, Band, group_steps
 from rlmon.analysis.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
 from rlmon.errors import SettingError
 from rlmon.runs.axes import SAMPLES, TOKENS, X_AXES, XAxis
@@ -109,6 +110,12 @@ PLOT_HEIGHT = 220
 _TOOLTIP_FIELD = "_tooltip"
 _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
+_MEMBER = "_member"
+"""Column: the row's run is a member of a group of repeats (drawn faint)."""
+_MEMBER_OPACITY = 0.35
+"""A group member's line under its group's mean line."""
+_BAND_OPACITY = 0.2
+"""A group's band: its colour, light enough for the lines in it to show."""
 _REFERENCE_DASH = [6, 4]
 _NO_SMOOTHING = Smoothing()
 _BULK_MARK: dict[str, Any] = {"aria": False, "invalid": "filter"}
@@ -215,6 +222,12 @@ class ChartOptions:
     """Text shown when there is nothing to draw."""
     arrow: bool = False
     """Datasets as Arrow IPC stream bytes (for ``st.vega_lite_chart``) instead of lists of row dicts."""
+    groups: Mapping[str, str] = field(default_factory=dict)
+    """Line charts: experiment id -> the key of its group of repeats (:mod:`rlmon.runs.groups`). A group is drawn in
+    its first member's colour (``colors``): its mean line, a band (``band``) where two or more members have values,
+    and its members as faint lines. Empty: every run on its own, as always."""
+    band: Band = "minmax"
+    """The groups' band: ``minmax`` (the members' range) or ``std`` (mean ± one sample standard deviation)."""
 
 
 # --- public builders ---------------------------------------------------------------------------------
@@ -658,6 +671,14 @@ def _line_spec(
     )
     points = downsample(smoothed, max_points=max_points, x=x)
     experiments = _ordered_experiments(points[EXPERIMENT].unique().to_list(), colors)
+    groups = {experiment: key for experiment, key in options.groups.items() if experiment in experiments}
+    if groups:
+        # every member in its group's colour: the first member's (in the colour order)
+        group_color: dict[str, str | None] = {}
+        for experiment in experiments:
+            if experiment in groups:
+                group_color.setdefault(groups[experiment], colors.get(experiment))
+        colors = {**colors, **{experiment: group_color[key] or "" for experiment, key in groups.items()}}
     domain, color_range, label_of = _color_scale(experiments, colors, labels)
     shown_in_full = set(highlight) & set(experiments) or set(experiments)
     order = {experiment: i for i, experiment in enumerate(experiments)}
@@ -667,6 +688,7 @@ def _line_spec(
         return frame.with_columns(
             pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
             pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
+            *([pl.col(EXPERIMENT).is_in(list(groups)).alias(_MEMBER)] if groups else []),
         ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
 
     points = labelled(points)
@@ -708,8 +730,11 @@ def _line_spec(
 
     datasets = _Datasets(arrow=arrow)
     # The raw points and the smoothed ones are separate datasets: a smoothing change replaces only the second.
-    main = datasets.add(points.select(EXPERIMENT, LABEL, *dict.fromkeys([STEP, HOURS, x]), VALUE, _HIGHLIGHTED), "raw")
-    smooth = datasets.add(line.select(LABEL, x, SMOOTHED, _HIGHLIGHTED), "smoothed")
+    member = [_MEMBER] if groups else []
+    main = datasets.add(
+        points.select(EXPERIMENT, LABEL, *dict.fromkeys([STEP, HOURS, x]), VALUE, _HIGHLIGHTED, *member), "raw"
+    )
+    smooth = datasets.add(line.select(LABEL, x, SMOOTHED, _HIGHLIGHTED, *member), "smoothed")
 
     # Explicit domains: the browser computes no extents, and a smoothing change (the smoothed values stay within
     # the raw ones) leaves the scales as they are, so the raw lines are not drawn again.
@@ -774,9 +799,14 @@ def _line_spec(
     dimming = shown_in_full != set(experiments)
 
     def dimmed() -> dict[str, Any]:
-        if not dimming:  # nothing highlighted: no per-point test
+        conditions: list[dict[str, Any]] = []
+        if groups:  # a group's members are faint lines under its mean
+            conditions.append({"test": f"datum.{_MEMBER}", "value": _MEMBER_OPACITY})
+        if dimming:
+            conditions.append({"test": f"datum.{_HIGHLIGHTED}", "value": 1.0})
+        if not conditions:  # nothing highlighted, no group: no per-point test
             return {"value": 1.0}
-        return {"condition": [{"test": f"datum.{_HIGHLIGHTED}", "value": 1.0}], "value": _DIMMED_OPACITY}
+        return {"condition": conditions, "value": _DIMMED_OPACITY if dimming else 1.0}
 
     # The fading of the raw line is the mark's strokeOpacity, not the opacity encoding, which a legend's
     # symbols would copy.
@@ -816,6 +846,13 @@ def _line_spec(
                 ),
             }
         )
+    if groups:
+        layers.extend(
+            _group_layers(
+                smoothed, groups, label_of=label_of, x=x, band=options.band, datasets=datasets,
+                color=color, x_enc=x_enc, y_enc=y_enc,
+            )
+        )  # fmt: skip
     hover_data = datasets.add(tooltip_rows, "hover")
     # The dots at the hovered x come from the hover table's one row there (folded into one row per run), not
     # from filtering every point of the lines on each pointer move.
@@ -882,6 +919,44 @@ def _line_spec(
         layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)], note=note,
         renderer="canvas",
     )  # fmt: skip
+
+
+def _group_layers(
+    smoothed: pl.DataFrame,
+    groups: Mapping[str, str],
+    *,
+    label_of: Mapping[str, str],
+    x: str,
+    band: Band,
+    datasets: _Datasets,
+    color: Callable[[], dict[str, Any]],
+    x_enc: Callable[[], dict[str, Any]],
+    y_enc: Callable[[str], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """A band and a mean line per group of repeats, over the values the lines show (smoothed when smoothing is
+    on), in the colour of the group's first member: its label is the rows' ``label``, so the lines' colour scale
+    gives the band and the mean line their group's colour."""
+    stats = group_steps(smoothed, groups, band=band, value=SMOOTHED, x=x)
+    first_label: dict[str, str] = {}
+    for experiment, key in groups.items():
+        first_label.setdefault(key, label_of[experiment])
+    rows = stats.with_columns(pl.col(GROUP).replace_strict(first_label, return_dtype=pl.String).alias(LABEL)).select(
+        LABEL, x, "mean", "low", "high", "n"
+    )
+    data = datasets.add(_inline(rows), "groups")
+    quiet = {"legend": None}
+    band_layer = {
+        "data": data,
+        "transform": [{"filter": "isValid(datum.low)"}],
+        "mark": {"type": "area", "opacity": _BAND_OPACITY, **_BULK_MARK},
+        "encoding": {"color": {**color(), **quiet}, "x": x_enc(), "y": y_enc("low"), "y2": {"field": "high"}},
+    }
+    mean_layer = {
+        "data": data,
+        "mark": {"type": "line", "strokeWidth": 2.4, **_BULK_MARK},
+        "encoding": {"color": {**color(), **quiet}, "x": x_enc(), "y": y_enc("mean")},
+    }
+    return [band_layer, mean_layer]
 
 
 def _hover_table(

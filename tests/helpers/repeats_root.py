@@ -17,6 +17,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rlmon.logs.cache import LogCache
+from rlmon.runs.loading import load_experiments
+from rlmon.settings import Settings
+from rlmon.sources.discovery import discover_experiments
+from rlmon.views.model import ExperimentView, view_of
+
 STEPS = 10
 ALGORITHMS = ("grpo", "dapo", "rloo")
 LENGTHS = {("dapo", 2): 8, ("dapo", 3): 6, ("rloo", 3): 5}
@@ -80,3 +86,15 @@ def write_repeats_root(root: Path, *, toml: str = "") -> list[str]:
     if toml:
         (root / "rlmon.toml").write_text(toml, encoding="utf-8")
     return folders
+
+
+NOW = 1_767_240_000.0
+"""When the tests look at the root: hours after its logs last grew (no run is still running)."""
+
+
+def repeat_views(root: Path) -> list[ExperimentView]:
+    """The views of the runs under ``root``, read as the app reads them."""
+    catalog = discover_experiments([root])
+    experiments = load_experiments(catalog, LogCache(None), now=NOW, settings=Settings())
+    refs = {ref.id: ref for ref in catalog.experiments}
+    return [view_of(refs[item.id], item) for item in experiments]

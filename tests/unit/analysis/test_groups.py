@@ -10,24 +10,19 @@ import polars as pl
 import pytest
 
 from rlmon.analysis.groups import group_steps
-from rlmon.logs.cache import LogCache
 from rlmon.runs.groups import find_groups
-from rlmon.runs.loading import load_experiments
-from rlmon.settings import Settings
-from rlmon.sources.discovery import discover_experiments
 from rlmon.views import model
-from tests.helpers.repeats_root import write_repeats_root
+from tests.helpers.repeats_root import repeat_views, write_repeats_root
 
 
 @pytest.fixture(scope="module")
 def pass_rates(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, dict[str, str]]:
     root = tmp_path_factory.mktemp("repeats")
     write_repeats_root(root)
-    catalog = discover_experiments([root])
-    experiments = load_experiments(catalog, LogCache(None), now=1_767_240_000.0, settings=Settings())
-    refs = {ref.id: ref for ref in catalog.experiments}
-    views = [model.view_of(refs[item.id], item) for item in experiments]
-    members = {member: group.name for group in find_groups(experiments) for member in group.members}
+    views = repeat_views(root)
+    members = {
+        member: group.name for group in find_groups([view.experiment for view in views]) for member in group.members
+    }
     return model.long_frame(views, "pass_rate", x="samples"), members
 
 
