@@ -816,6 +816,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "First-5-step mean pass rate {start}, last-10-step mean {end}.",
         "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}。",
     },
+    "insight_groups": {
+        "en": "Repeats, last-10-step mean pass rate as mean ± std over the runs: {items}.",
+        "zh": "重复运行的末 10 步 pass rate 均值（各次运行的均值 ± 标准差）：{items}。",
+    },
+    "insight_group_item": {"en": "{name} ({n} seeds) {mean} ± {std}", "zh": "{name}（{n} 个种子）{mean} ± {std}"},
+    "insight_groups_within_spread": {
+        "en": "{first} and {second} differ by less than their spread.",
+        "zh": "{first}与{second}之差小于其离散程度。",
+    },
+    "insight_group_crashed": {
+        "en": "{member} crashed after step {step}: {group}'s mean leaves it out from then on.",
+        "zh": "{member} 在 step {step} 后崩溃：此后 {group} 的均值不计入它。",
+    },
     "insight_best_validation": {"en": "Best {source}: {items}.", "zh": "{source} 最高：{items}。"},
     "insight_best_item": {"en": "{name} {value} at step {step}", "zh": "{name} {value}（step {step}）"},
     "insight_leaders": {

@@ -5,11 +5,14 @@ DAPO's seeds 2 and 3 stop after steps 8 and 6, RLOO's seed 3 crashes after step 
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 from rlmon.analysis.groups import group_steps
+from rlmon.analysis.summary import write_summary
 from rlmon.runs.groups import find_groups
 from rlmon.views import model
 from tests.helpers.repeats_root import repeat_views, write_repeats_root
@@ -75,3 +78,37 @@ def test_std_band(pass_rates: tuple[pl.DataFrame, dict[str, str]]) -> None:
     assert (row["low"], row["high"]) == (pytest.approx(12.3 - math.sqrt(0.5)), pytest.approx(12.3 + math.sqrt(0.5)))
     assert "samples" not in stats.columns
     assert stats.filter(pl.col("group") == "GRPO").height == 10
+
+
+def _group_figures(text: str, name: str) -> tuple[int, float, float]:
+    """(seeds, mean, std) of a group as the summary writes it: ``DAPO (3 seeds) 12.5 ± 0.9%``."""
+    found = re.search(re.escape(name) + r" \((\d+) seeds\) ([\d.]+) ± ([\d.]+)%", text)
+    assert found is not None, (name, text)
+    return int(found.group(1)), float(found.group(2)), float(found.group(3))
+
+
+def test_summary_speaks_of_groups(tmp_path: Path) -> None:
+    write_repeats_root(tmp_path / "found")
+    experiments = [view.experiment for view in repeat_views(tmp_path / "found")]
+    text = "\n".join(write_summary(experiments, [], lang="en"))
+    # last-10-step means: DAPO 11.55, 12.45 (8 steps), 13.35 (6 steps) -> 12.45 ± 0.9; GRPO 1.55, 2.55, 3.55 ->
+    # 2.55 ± 1.0; RLOO 21.55, 22.55, 23.3 (5 steps) -> 22.47 ± 0.88 (one decimal: halves may round either way)
+    assert "Repeats, last-10-step mean pass rate as mean ± std over the runs: DAPO (3 seeds)" in text
+    assert _group_figures(text, "DAPO") == (3, pytest.approx(12.45, abs=0.051), 0.9)
+    assert _group_figures(text, "GRPO") == (3, pytest.approx(2.55, abs=0.051), 1.0)
+    assert _group_figures(text, "RLOO") == (3, 22.5, 0.9)
+    assert "rloo_seed3 (RLOO) crashed after step 5: RLOO's mean leaves it out from then on." in text
+    assert "differ by less than their spread" not in text
+    zh = "\n".join(write_summary(experiments, [], lang="zh"))
+    assert "RLOO（3 个种子）22.5 ± 0.9%" in zh
+    # Two groups set in rlmon.toml: A = 1.55, 2.55 (2.05 ± 0.71), B = 3.55, 11.55 (7.55 ± 5.66): 5.5 apart < 5.66
+    toml = "".join(
+        f'[experiments.{folder}]\ngroup = "{name}"\n'
+        for folder, name in (("grpo_seed1", "A"), ("grpo_seed2", "A"), ("grpo_seed3", "B"), ("dapo_seed1", "B"))
+    )
+    write_repeats_root(tmp_path / "set", toml=toml)
+    experiments = [view.experiment for view in repeat_views(tmp_path / "set")]
+    text = "\n".join(write_summary(experiments, [], lang="en"))
+    assert _group_figures(text, "A") == (2, pytest.approx(2.05, abs=0.051), 0.7)
+    assert _group_figures(text, "B") == (2, pytest.approx(7.55, abs=0.051), 5.7)
+    assert "B and A differ by less than their spread." in text
