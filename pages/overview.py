@@ -58,8 +58,13 @@ def summary_and_signals(views: Sequence[model.ExperimentView], insights: model.I
 
 
 def experiments_table(views: Sequence[model.ExperimentView]) -> None:
-    st.markdown(f"#### {t('table_title', lang)}")
     numbers = digests.headlines(views)
+    groups = view_tables.groups_frame(views, numbers, lang=lang)
+    if groups.height:
+        st.markdown(f"#### {t('groups_title', lang)}")
+        st.caption(t("groups_caption", lang))
+        tables.show_groups_table(groups, key="overview_groups", lang=lang)
+    st.markdown(f"#### {t('table_title', lang)}")
     frame = view_tables.experiments_frame(views, numbers, slugs=app.slugs, lang=lang)
     opened = tables.show_experiments_table(frame, key="overview_table", lang=lang)
     if opened is not None and views[opened].id in app.pages:

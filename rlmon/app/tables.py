@@ -30,6 +30,23 @@ __all__ = [
 ]
 
 
+def show_groups_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
+    """The overview's groups of repeats (:func:`rlmon.views.tables.groups_frame`), one row per group."""
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_config={
+            "group": st.column_config.TextColumn(t("col_repeat_group", lang), pinned=True),
+            "members": st.column_config.TextColumn(t("col_members", lang), width="medium"),
+            "first5": st.column_config.TextColumn(t("col_first5", lang), help=t("table_help_first5", lang)),
+            "last10": st.column_config.TextColumn(t("col_last10", lang), help=t("table_help_last10", lang)),
+            "best_val": st.column_config.TextColumn(t("col_best_val_only", lang)),
+        },
+    )
+
+
 def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
     """The overview's experiments table (:func:`rlmon.views.tables.experiments_frame`); a click on any cell of a
     row - its name included - returns that row's index (the page opens the experiment), else None.

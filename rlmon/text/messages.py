@@ -259,6 +259,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_steps": {"en": "steps", "zh": "步数"},
     "col_hours": {"en": "hours", "zh": "耗时"},
     "col_eta": {"en": "ETA", "zh": "预计剩余"},
+    "col_repeat_group": {"en": "group", "zh": "组"},
+    "col_best_val_only": {"en": "best val", "zh": "最佳验证"},
+    "col_members": {"en": "runs", "zh": "运行"},
+    "groups_title": {"en": "Repeats", "zh": "重复运行"},
+    "groups_caption": {
+        "en": "Runs whose settings differ only in seeds, names and paths, one row per group: mean ± standard "
+        "deviation over its runs, n = how many have the number. The table below lists every run.",
+        "zh": "设置仅在随机种子、名称与路径上不同的运行，每组一行：各次运行的均值 ± 标准差，"
+        "n 为有该数值的运行数。下表列出每次运行。",
+    },
+    "group_figure": {"en": "{mean} ± {std} (n = {n})", "zh": "{mean} ± {std}（n = {n}）"},
     "col_first5": {"en": "first-5 pass", "zh": "首 5 步通过率"},
     "col_last10": {"en": "last-10 pass", "zh": "末 10 步通过率"},
     "col_best_val": {"en": "best val @step", "zh": "最佳验证 @步"},

@@ -541,6 +541,14 @@ def _color(color: str) -> str:
 def _experiments_table(
     views: Sequence[model.ExperimentView], numbers: Mapping[str, model.TableNumbers], lang: str
 ) -> str:
+    groups = tables.groups_frame(views, numbers, lang=lang)
+    repeats = ""
+    if groups.height:
+        headers = ["col_repeat_group", "col_members", "col_first5", "col_last10", "col_best_val_only"]
+        repeats = (
+            f'<section><h2>{_text(t("groups_title", lang))}</h2><p class="muted">{_text(t("groups_caption", lang))}'
+            "</p>" + _table([t(name, lang) for name in headers], groups.rows(), css="groups") + "</section>"
+        )
     frame = tables.experiments_frame(views, numbers, slugs={}, lang=lang)
     names = {
         "experiment": "col_experiment", "track": "col_track", "status": "col_status", "hours": "col_hours",
@@ -550,7 +558,8 @@ def _experiments_table(
     shown = [name for name in names if name in frame.columns]
     rows = frame.select(shown).rows()
     return (
-        f"<section><h2>{_text(t('table_title', lang))}</h2>"
+        repeats
+        + f"<section><h2>{_text(t('table_title', lang))}</h2>"
         + _table([t(names[name], lang) for name in shown], rows, css="experiments")
         + "</section>"
     )

@@ -12,7 +12,9 @@ import polars as pl
 import pytest
 
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.views import model, overview
+from rlmon.settings import Settings
+from rlmon.text import UNKNOWN
+from rlmon.views import model, overview, report, tables
 from tests.helpers.repeats_root import repeat_views, write_repeats_root
 
 
@@ -67,3 +69,22 @@ def test_a_view_without_repeats_draws_as_always(demo_root: Path) -> None:
     assert "rlmon_groups" not in spec["datasets"]
     assert "_member" not in _dataset(spec, spec["data"]["name"]).columns
     assert spec["layer"][0]["encoding"]["opacity"] == {"value": 1.0}
+
+
+def test_groups_table_and_report(tmp_path: Path) -> None:
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    numbers = {view.id: report.report_numbers(view) for view in views}
+    frame = tables.groups_frame(views, numbers, lang="en")
+    # first-5 means: GRPO 1.3, 2.3, 3.3 -> 2.3 ± 1.0; DAPO 11.3, 12.3, 13.3; RLOO 21.3, 22.3, 23.3 (its crashed
+    # seed 3 logged 5 steps: its first-5 mean counts); no validation logged
+    assert frame.select("group", "first5", "best_val").rows() == [
+        ("DAPO", "12.3% ± 1.0% (n = 3)", UNKNOWN),
+        ("GRPO", "2.3% ± 1.0% (n = 3)", UNKNOWN),
+        ("RLOO", "22.3% ± 1.0% (n = 3)", UNKNOWN),
+    ]
+    assert frame["members"][1] == "grpo_seed1 · GRPO, grpo_seed2 · GRPO and grpo_seed3 · GRPO"
+    insights = report.report_insights(views, Settings(), "zh")
+    page = report.render_report(views, numbers=numbers, insights=insights, options=report.ReportOptions(lang="zh"))
+    assert "<h2>重复运行</h2>" in page and "<td>2.3% ± 1.0%（n = 3）</td>" in page
+    assert tables.groups_frame(repeat_views(tmp_path)[:1], numbers, lang="en").height == 0
