@@ -25,18 +25,15 @@ GROUP_SIZES = (3, 3, 3, 3, 3, 3, 2)
 
 
 def _set_configs(root: Path, *, grouped: bool) -> None:
-    """Give each log's config dump a learning rate (per group, or per run) and a seed."""
+    """Give each log's config dump a seed and, in the grouped root, its group's learning rate (the generator gives
+    every run its own)."""
     assignments = [group for group, size in enumerate(GROUP_SIZES) for _ in range(size)]
     for number in range(1, EXPERIMENTS + 1):
         path = root / f"e{number}_grpo_big" / "train_20260101_000000.log"
         text = path.read_text(encoding="utf-8")
-        lr = (assignments[number - 1] if grouped else number) + 1
         first, rest = text.split("\n", 1)
-        first = re.sub(
-            r"'actor_rollout_ref': \{'model'",
-            f"'actor_rollout_ref': {{'actor': {{'optim': {{'lr': {lr}e-06}}}}, 'model'",
-            first,
-        )
+        if grouped:
+            first = re.sub(r"'lr': \d+e-07", f"'lr': {assignments[number - 1] + 1}e-06", first)
         first = first.replace("'train_batch_size': 64}", f"'train_batch_size': 64, 'seed': {number}}}")
         path.write_text(first + "\n" + rest, encoding="utf-8")
 
