@@ -39,7 +39,7 @@ EXPERIMENTS = 20
 DEMO_EXPERIMENT = "4b/e2_dapo_4b"
 BIG_EXPERIMENT = "e1_grpo_big"
 MAX_RESPONSE_LENGTH = 8192
-VALUES = 3
+VALUES = 4
 """Version of the generated root's value model (:func:`_value`): the benchmarks that keep generated roots between
 runs write it beside them and write the roots again when it changed."""
 
@@ -218,7 +218,9 @@ def write_generated_root(root: Path, *, experiments: int | None = None, steps: i
         folder = root / f"e{number}_grpo_big"
         folder.mkdir(parents=True, exist_ok=True)
         lines = [
-            "(TaskRunner pid=1) {'actor_rollout_ref': {'model': {'path': 'Qwen/Qwen3-8B'}}, "
+            # each run its own learning rate (a sweep): no two are repeats of one setting
+            f"(TaskRunner pid=1) {{'actor_rollout_ref': {{'actor': {{'optim': {{'lr': {number}e-07}}}}, "
+            "'model': {'path': 'Qwen/Qwen3-8B'}}, "
             "'algorithm': {'adv_estimator': 'grpo'}, "
             f"'data': {{'max_response_length': {MAX_RESPONSE_LENGTH}, "
             "'train_batch_size': 64}, 'trainer': {'n_gpus_per_node': 8, 'nnodes': 1, 'test_freq': 25}}",

@@ -16,7 +16,7 @@ from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.app import charts, digests, guards, live, markup, state, tables, url, widgets
 from rlmon.text import display, t
-from rlmon.views import detail, model, report
+from rlmon.views import axes, detail, model, report
 from rlmon.views import tables as view_tables
 
 BadgeColor = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
@@ -239,6 +239,7 @@ def charts_section(view: model.ExperimentView, peers: Sequence[model.ExperimentV
     st.markdown(f"#### {t('exp_charts', lang)}")
     smoothing, x, _log = widgets.view_controls("experiment", settings, lang, with_log=False)
     url.write_url(FIELDS)
+    widgets.axis_caption(axes.axis_notes([view], x, lang), paths=app.paths)
     guards.guarded(lambda: report_download(view, smoothing, x), lang=lang, paths=app.paths)
     insights = digests.insights_for(peers, settings, lang)
     guards.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang, paths=app.paths)

@@ -14,7 +14,7 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.analysis.summary import paragraph_parts as summary_parts
 from rlmon.app import charts, digests, guards, live, navigation, samples, state, tables, url, widgets
 from rlmon.text import UNKNOWN, display, format_count, t
-from rlmon.views import model, overview, report
+from rlmon.views import axes, model, overview, report
 from rlmon.views import tables as view_tables
 
 app = state.app_state()
@@ -58,8 +58,13 @@ def summary_and_signals(views: Sequence[model.ExperimentView], insights: model.I
 
 
 def experiments_table(views: Sequence[model.ExperimentView]) -> None:
-    st.markdown(f"#### {t('table_title', lang)}")
     numbers = digests.headlines(views)
+    groups = view_tables.groups_frame(views, numbers, lang=lang)
+    if groups.height:
+        st.markdown(f"#### {t('groups_title', lang)}")
+        st.caption(t("groups_caption", lang))
+        tables.show_groups_table(groups, key="overview_groups", lang=lang)
+    st.markdown(f"#### {t('table_title', lang)}")
     frame = view_tables.experiments_frame(views, numbers, slugs=app.slugs, lang=lang)
     opened = tables.show_experiments_table(frame, key="overview_table", lang=lang)
     if opened is not None and views[opened].id in app.pages:
@@ -168,6 +173,7 @@ FIELDS = [
     widgets.filter_field("overview_filter"),
     *widgets.view_fields("overview", settings),
     url.flag_field("overview_log", "log", default=False),
+    widgets.band_field("overview"),
 ]
 
 
@@ -201,14 +207,16 @@ def chart_views(views: Sequence[model.ExperimentView], insights: model.Insights,
     """Smoothing, axis and highlight choices, the charts, and what follows from those choices."""
     smoothing, x, log_scale = widgets.view_controls("overview", settings, lang, with_log=True)
     url.write_url(FIELDS)
+    widgets.axis_caption(axes.axis_notes(views, x, lang), paths=app.paths)
+    band = widgets.band_choice("overview", lang) if overview.repeat_groups(views) else "minmax"
     highlight = charts.highlight_legend(views, key="overview_highlight", lang=lang)
     plans = overview.comparison_charts(
         metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
-        lang=lang, max_points=settings.max_points,
+        lang=lang, max_points=settings.max_points, band=band,
     )  # fmt: skip
     ahead = overview.comparison_charts_ahead(
         metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
-        lang=lang, max_points=settings.max_points,
+        lang=lang, max_points=settings.max_points, band=band,
     )  # fmt: skip
     # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
     # Each drawn chart is built ahead under the other smoothing methods: a click there waits only for the browser.

@@ -42,6 +42,7 @@ import polars as pl
 from rlmon.errors import CatalogError, LogReadError, RlmonError, SettingError, UnknownExperimentError
 from rlmon.logs.cache import LogCache, read_logs
 from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
+from rlmon.runs.axes import X_AXES
 from rlmon.runs.loading import describe_root
 from rlmon.settings import load_settings
 from rlmon.sources.discovery import LOG_SUFFIXES, discover_experiments, list_log_files
@@ -566,7 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--metric", action="append", metavar="KEY", help="a comparison chart (repeatable; default: the app's)"
     )
-    report.add_argument("--x", choices=["step", "hours"], default="step", help="x axis (default: step)")
+    report.add_argument("--x", choices=list(X_AXES), default="step", help="x axis (default: step)")
     report.add_argument("--out", help="the report, a .html file")
     report.add_argument("--png", metavar="DIR", help="also write every chart as PNG and SVG into DIR")
     add_cache(report)

@@ -13,9 +13,11 @@ text's own language.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import re
+import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from rlmon.analysis.associations import Association, associations, distinctions,
 from rlmon.analysis.signals import KINDS, NUMBERS_LANG, SEVERITIES, Signal, detect_all, short_metric
 from rlmon.logs.cache import LogCache
 from rlmon.runs.experiment import STATUS_ORDER, Experiment, name_entries
+from rlmon.runs.groups import find_groups
 from rlmon.runs.headline import Headline, headline_numbers
 from rlmon.runs.metrics import validation_keys
 from rlmon.runs.schedule import next_milestones
@@ -209,6 +212,44 @@ def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Trac
         with_steps = [item for item in members if headlines[item.id].steps > 0]
         tracks.append(_Track(name, members, headlines, finished if len(finished) >= 2 else with_steps))
     return tracks
+
+
+def _group_sentences(track: _Track, lang: str) -> list[str]:
+    """The track's groups of repeats (:func:`rlmon.runs.groups.find_groups`): each one's last-10-step pass rate
+    as the mean ± sample standard deviation of its runs' (``DAPO (3 seeds) 91.1 ± 0.6%``); which groups, next to
+    each other in that order, differ by less than the larger of their two spreads; and the crashed members, left
+    out of their group's mean after their last step. Nothing when the track has no repeats."""
+    found = find_groups(track.experiments)
+    if not found:
+        return []
+    by_id = {experiment.id: experiment for experiment in track.experiments}
+    stats = []
+    for group in found:
+        values = [track.headlines[member].pass_rate_end for member in group.members]
+        present = [value for value in values if value is not None and math.isfinite(value)]
+        if len(present) >= 2:
+            stats.append((group, statistics.fmean(present), statistics.stdev(present), len(present)))
+    sentences = []
+    if stats:
+        items = [
+            _fill("group_item", lang, name=group.name, n=str(count),
+                  mean=format_percent(mean, NUMBERS_LANG).removesuffix("%"), std=format_percent(spread, NUMBERS_LANG))
+            for group, mean, spread, count in stats
+        ]  # fmt: skip
+        sentences.append(_fill("groups", lang, items=join_list(items, lang)))
+        ranked = sorted(stats, key=lambda item: item[1], reverse=True)
+        for (first, mean_a, std_a, _), (second, mean_b, std_b, _) in itertools.pairwise(ranked):
+            if abs(mean_a - mean_b) < max(std_a, std_b):
+                sentences.append(_fill("groups_within_spread", lang, first=first.name, second=second.name))
+    for group in found:
+        for member in group.members:
+            experiment = by_id[member]
+            if experiment.status == "crashed" and experiment.failure_step is not None:
+                sentences.append(
+                    _fill("group_crashed", lang, member=_name(experiment), step=str(experiment.failure_step),
+                          group=group.name)
+                )  # fmt: skip
+    return sentences
 
 
 def _status_clauses(track: _Track, lang: str) -> list[str]:
@@ -721,6 +762,7 @@ def write_summary(
                         names=_codes(track.compared, lang, track.experiments) if compared else "",
                     )
                 )
+        first.extend(_group_sentences(track, lang))
         first.extend(_validation_sentences(track, signals, lang))
         if first:
             paragraphs.append(join_sentences(first, lang))

@@ -30,6 +30,23 @@ __all__ = [
 ]
 
 
+def show_groups_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
+    """The overview's groups of repeats (:func:`rlmon.views.tables.groups_frame`), one row per group."""
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_config={
+            "group": st.column_config.TextColumn(t("col_repeat_group", lang), pinned=True),
+            "members": st.column_config.TextColumn(t("col_members", lang), width="medium"),
+            "first5": st.column_config.TextColumn(t("col_first5", lang), help=t("table_help_first5", lang)),
+            "last10": st.column_config.TextColumn(t("col_last10", lang), help=t("table_help_last10", lang)),
+            "best_val": st.column_config.TextColumn(t("col_best_val_only", lang)),
+        },
+    )
+
+
 def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
     """The overview's experiments table (:func:`rlmon.views.tables.experiments_frame`); a click on any cell of a
     row - its name included - returns that row's index (the page opens the experiment), else None.
@@ -180,9 +197,14 @@ def download_frame(
 
     Columns: ``experiment`` (id), ``label``, ``step``, every logged and derived column, ``hours``, and - when
     ``smoothing`` (a :class:`~rlmon.analysis.smoothing.Smoothing`) is on - ``<metric> (smoothed)`` for each of
-    ``smoothed_metrics``, smoothed over that metric's logged points as the charts draw it.
+    ``smoothed_metrics``, smoothed over that metric's logged points as the charts draw it. When the runs hold
+    groups of repeats (:func:`rlmon.views.overview.repeat_groups`): ``group`` (its name; null for a run of no
+    group) and, for each of ``smoothed_metrics``, ``<metric> (group mean)``, ``(group std)`` and ``(group n)`` at
+    that step (:func:`rlmon.analysis.groups.group_steps`, on the logged values), on every member's row.
     """
+    from rlmon.analysis.groups import GROUP, group_steps
     from rlmon.analysis.smoothing import SMOOTHED, with_smoothed
+    from rlmon.views.overview import repeat_groups
 
     parts = [
         view.steps.select(
@@ -195,6 +217,21 @@ def download_frame(
     if not parts:
         return pl.DataFrame(schema={EXPERIMENT: pl.String, "label": pl.String, STEP: pl.Int64})
     table = pl.concat(parts, how="diagonal_relaxed")
+    groups = repeat_groups(views)
+    if groups:
+        members = {member: group.name for group in groups for member in group.members}
+        table = table.with_columns(
+            pl.col(EXPERIMENT).replace_strict(members, default=None, return_dtype=pl.String).alias(GROUP)
+        )
+        for key in smoothed_metrics:
+            stats = group_steps(model.long_frame(views, key), members, band="minmax")
+            table = table.join(
+                stats.select(
+                    GROUP, STEP, pl.col("mean").alias(f"{key} (group mean)"), pl.col("std").alias(f"{key} (group std)"),
+                    pl.col("n").alias(f"{key} (group n)"),
+                ),
+                on=[GROUP, STEP], how="left", maintain_order="left",
+            )  # fmt: skip
     if not smoothing.enabled:
         return table
     for key in smoothed_metrics:

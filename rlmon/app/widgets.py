@@ -3,11 +3,15 @@ picker (the sidebar's, and the sign-in page's)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from rlmon.analysis.groups import BAND_KINDS, Band
+from rlmon.app.guards import escape_markdown
 from rlmon.app.url import UrlField, choice_field, number_field
+from rlmon.runs import axes
 from rlmon.settings import Settings, setting_range
 from rlmon.text import LANGUAGE_NAMES, LANGUAGES, t
 
@@ -17,6 +21,9 @@ if TYPE_CHECKING:  # imported where it is used
 __all__ = [
     "SMOOTHING_METHODS",
     "X_AXES",
+    "axis_caption",
+    "band_choice",
+    "band_field",
     "filter_field",
     "filter_note",
     "language_picker",
@@ -27,7 +34,7 @@ __all__ = [
 
 SMOOTHING_METHODS = {"none": "none", "ma": "moving_average", "ema": "ema"}
 """URL value -> :class:`~rlmon.analysis.smoothing.Smoothing` method."""
-X_AXES = ("step", "hours")
+X_AXES = axes.X_AXES
 
 
 def view_fields(prefix: str, settings: Settings) -> list[UrlField]:
@@ -84,7 +91,8 @@ def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool)
                 help=t("control_weight_help", lang), persist_state="session",
             )
         )  # fmt: skip
-    x = columns[2].segmented_control(
+    # A menu, not segments: five axes do not fit one row of a third of the page.
+    x = columns[2].selectbox(
         t("control_x", lang),
         list(X_AXES),
         key=f"{prefix}_x",
@@ -97,6 +105,31 @@ def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool)
         log_scale = bool(columns[3].toggle(t("control_log", lang), key=f"{prefix}_log", persist_state="session"))
     smoothing = Smoothing(SMOOTHING_METHODS[method], weight=min(max(weight, 0.0), 0.99), window=max(1, window))  # type: ignore[arg-type]
     return smoothing, x, log_scale
+
+
+def band_field(prefix: str) -> UrlField:
+    """The URL field (``band``) of a page's band choice for groups of repeats."""
+    return choice_field(f"{prefix}_band", "band", BAND_KINDS, "minmax")
+
+
+def band_choice(prefix: str, lang: str) -> Band:
+    """How a page draws the spread of its groups of repeats: ``minmax`` or ``std`` (keyed ``<prefix>_band``)."""
+    st.session_state.setdefault(f"{prefix}_band", "minmax")
+    chosen = st.segmented_control(
+        t("control_band", lang),
+        list(BAND_KINDS),
+        key=f"{prefix}_band",
+        format_func=lambda value: t("band_" + value, lang),
+        help=t("control_band_help", lang),
+        persist_state="session",
+    )
+    return "std" if chosen == "std" else "minmax"
+
+
+def axis_caption(notes: Sequence[str], *, paths: Mapping[str, str]) -> None:
+    """The x axis's notes (:func:`rlmon.views.axes.axis_notes`) under its controls, names kept literal."""
+    if notes:
+        st.caption(escape_markdown(" ".join(notes), paths=paths))
 
 
 def filter_field(key: str) -> UrlField:

@@ -6,6 +6,8 @@
 - :mod:`~rlmon.runs.overrides`: a launch command's Hydra overrides -> config, for logs without a config dump.
 - :mod:`~rlmon.runs.metrics`: metric names, aliases across verl versions, and derived metrics.
 - :mod:`~rlmon.runs.headline`: the headline numbers of one experiment.
+- :mod:`~rlmon.runs.axes`: the x axes besides the step: samples seen, tokens, GPU-hours.
+- :mod:`~rlmon.runs.groups`: repeated runs, found from settings that differ only in seeds, names and paths.
 """
 
 from __future__ import annotations

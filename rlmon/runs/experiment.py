@@ -244,6 +244,9 @@ class Experiment:
     failure_step: int | None = None
     """Crashed experiments: the last training step logged before the failure, as logged (0-based in v0.1
     logs); None when it died before its first training step (or did not crash)."""
+    group: str | None = None
+    """``group`` of ``rlmon.toml``: the group of repeated runs it belongs to (an empty string: none); None: found
+    from the settings (:func:`rlmon.runs.groups.find_groups`)."""
     three_decimals: bool = False
     """The step values were printed with 3 decimals (verl <= 0.4.1; ``RunMeta.three_decimals`` of any of its
     files): small quantities (mismatch, KL, lr) move in 0.001 stairs."""

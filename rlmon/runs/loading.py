@@ -238,6 +238,7 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
         failure_frames=tuple(current.failure_frames) if crashed and current is not None else (),
         failure_step=current.failure_step if crashed and current is not None else None,
         three_decimals=any(meta.three_decimals for meta in metas),
+        group=overrides.group,
     )
 
 

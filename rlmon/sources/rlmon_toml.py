@@ -13,6 +13,7 @@ Example::
     track = "4B"
     hidden = false
     pass_rate = "pm1"                 # "pm1": scores are ±1; "01": scores are 0/1; "raw": as logged
+    group = "DAPO"                    # repeats of one setting: drawn and counted as one group (default: found)
 
     [alerts]                          # what rlmon watch (or the app's watcher) sends about this root
     targets = ["feishu://token"]      # apprise URLs, sent to besides the alert_targets setting's
@@ -62,6 +63,8 @@ class ExperimentOverrides:
     track: str | None = None
     hidden: bool | None = None
     pass_rate: str | None = None
+    group: str | None = None
+    """The group of repeated runs it belongs to; an empty string: none (not grouped with its look-alikes)."""
 
     def merged_over(self, base: ExperimentOverrides) -> ExperimentOverrides:
         """These values, falling back to ``base`` where unset."""
@@ -73,6 +76,7 @@ class ExperimentOverrides:
             track=self.track if self.track is not None else base.track,
             hidden=self.hidden if self.hidden is not None else base.hidden,
             pass_rate=self.pass_rate if self.pass_rate is not None else base.pass_rate,
+            group=self.group if self.group is not None else base.group,
         )
 
 
@@ -120,6 +124,7 @@ _FIELDS: dict[str, type] = {
     "track": str,
     "hidden": bool,
     "pass_rate": str,
+    "group": str,
 }
 
 

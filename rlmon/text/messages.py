@@ -266,6 +266,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_steps": {"en": "steps", "zh": "步数"},
     "col_hours": {"en": "hours", "zh": "耗时"},
     "col_eta": {"en": "ETA", "zh": "预计剩余"},
+    "col_repeat_group": {"en": "group", "zh": "组"},
+    "col_best_val_only": {"en": "best val", "zh": "最佳验证"},
+    "col_members": {"en": "runs", "zh": "运行"},
+    "groups_title": {"en": "Repeats", "zh": "重复运行"},
+    "groups_caption": {
+        "en": "Runs whose settings differ only in seeds, names and paths, one row per group: mean ± standard "
+        "deviation over its runs, n = how many have the number. The table below lists every run.",
+        "zh": "设置仅在随机种子、名称与路径上不同的运行，每组一行：各次运行的均值 ± 标准差，"
+        "n 为有该数值的运行数。下表列出每次运行。",
+    },
+    "group_figure": {"en": "{mean} ± {std} (n = {n})", "zh": "{mean} ± {std}（n = {n}）"},
     "col_first5": {"en": "first-5 pass", "zh": "首 5 步通过率"},
     "col_last10": {"en": "last-10 pass", "zh": "末 10 步通过率"},
     "col_best_val": {"en": "best val @step", "zh": "最佳验证 @步"},
@@ -347,6 +358,50 @@ MESSAGES: dict[str, dict[str, str]] = {
     "control_x": {"en": "X axis", "zh": "横轴"},
     "x_step": {"en": "step", "zh": "训练步"},
     "x_hours": {"en": "elapsed hours", "zh": "已用小时"},
+    "x_samples": {"en": "samples seen", "zh": "已见样本"},
+    "x_tokens": {"en": "tokens", "zh": "token 数"},
+    "x_gpu_hours": {"en": "GPU-hours", "zh": "GPU 小时"},
+    "control_band": {"en": "Repeats' band", "zh": "重复运行的区间"},
+    "band_minmax": {"en": "min–max", "zh": "最小–最大"},
+    "band_std": {"en": "± 1 std", "zh": "± 1 标准差"},
+    "control_band_help": {
+        "en": "Runs whose settings differ only in seeds, names and paths are drawn as one group: their mean line, "
+        "this band where two or more have values, and the runs themselves as faint lines.",
+        "zh": "设置仅在随机种子、名称与路径上不同的运行画作一组：均值线、至少两次运行有值处的区间，"
+        "以及淡色的各次运行。",
+    },
+    "axis_left_out": {
+        "en": "Not on the {axis} axis: {runs} ({missing}).",
+        "zh": "未画在「{axis}」横轴上：{runs}（{missing}）。",
+    },
+    "axis_missing_step_times": {"en": "no step times in the log", "zh": "日志中没有步耗时"},
+    "axis_missing_gpus": {
+        "en": "no GPU count, trainer.n_gpus_per_node × trainer.nnodes, in its settings",
+        "zh": "配置中没有 GPU 数（trainer.n_gpus_per_node × trainer.nnodes）",
+    },
+    "axis_missing_batch": {
+        "en": "no prompts × samples per step, data.train_batch_size × actor_rollout_ref.rollout.n, in its settings",
+        "zh": "配置中没有每步的提示数 × 采样数（data.train_batch_size × actor_rollout_ref.rollout.n）",
+    },
+    "axis_missing_tokens": {
+        "en": "neither perf/total_num_tokens nor response_length/mean with prompts × samples per step",
+        "zh": "既无 perf/total_num_tokens，也无 response_length/mean 与每步提示数 × 采样数",
+    },
+    "axis_tokens_total": {
+        "en": "Tokens: prompt and response tokens of each step, from perf/total_num_tokens (the sum global_seqlen "
+        "splits across ranks), summed{runs}.",
+        "zh": "token 数：每步的提示与回答 token 数（取自 perf/total_num_tokens，即 global_seqlen 各卡之和），"
+        "逐步累加{runs}。",
+    },
+    "axis_tokens_response": {
+        "en": "Tokens: response tokens of each step, response_length/mean × prompts × samples, summed{runs}.",
+        "zh": "token 数：每步的回答 token 数（response_length/mean × 提示数 × 采样数），逐步累加{runs}。",
+    },
+    "axis_tokens_runs": {"en": " for {runs}", "zh": "（{runs}）"},
+    "axis_counted_from": {
+        "en": "Samples, tokens and GPU-hours are counted from each log's first training step.",
+        "zh": "样本数、token 数与 GPU 小时均从各日志的第一个训练步起累计。",
+    },
     "control_log": {"en": "Log scale", "zh": "对数坐标"},
     "raw_suffix": {"en": " (raw)", "zh": "（原始）"},
     "signal_marker": {"en": "signal", "zh": "信号"},
@@ -849,6 +904,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     "insight_pass_bands_all": {
         "en": "First-5-step mean pass rate {start}, last-10-step mean {end}.",
         "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}。",
+    },
+    "insight_groups": {
+        "en": "Repeats, last-10-step mean pass rate as mean ± std over the runs: {items}.",
+        "zh": "重复运行的末 10 步 pass rate 均值（各次运行的均值 ± 标准差）：{items}。",
+    },
+    "insight_group_item": {"en": "{name} ({n} seeds) {mean} ± {std}", "zh": "{name}（{n} 个种子）{mean} ± {std}"},
+    "insight_groups_within_spread": {
+        "en": "{first} and {second} differ by less than their spread.",
+        "zh": "{first}与{second}之差小于其离散程度。",
+    },
+    "insight_group_crashed": {
+        "en": "{member} crashed after step {step}: {group}'s mean leaves it out from then on.",
+        "zh": "{member} 在 step {step} 后崩溃：此后 {group} 的均值不计入它。",
     },
     "insight_best_validation": {"en": "Best {source}: {items}.", "zh": "{source} 最高：{items}。"},
     "insight_best_item": {"en": "{name} {value} at step {step}", "zh": "{name} {value}（step {step}）"},

@@ -46,14 +46,16 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from rlmon.analysis.groups import GROUP, Band, group_steps
 from rlmon.analysis.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
 from rlmon.errors import SettingError
+from rlmon.runs.axes import SAMPLES, TOKENS, X_AXES, XAxis
 from rlmon.runs.experiment import DASH_PATTERNS
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, PALETTE, STEP, VALUE
 from rlmon.views import ticks, tooltip
@@ -83,7 +85,6 @@ __all__ = [
     "with_renderer",
 ]
 
-XAxis = Literal["step", "hours"]
 Renderer = Literal["svg", "canvas"]
 RENDERERS = ("auto", "svg", "canvas")
 """Values of :func:`with_renderer`'s ``renderer``: ``auto`` keeps each builder's choice."""
@@ -110,6 +111,12 @@ PLOT_HEIGHT = 220
 _TOOLTIP_FIELD = "_tooltip"
 _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
+_MEMBER = "_member"
+"""Column: the row's run is a member of a group of repeats (drawn faint)."""
+_MEMBER_OPACITY = 0.35
+"""A group member's line under its group's mean line."""
+_BAND_OPACITY = 0.2
+"""A group's band: its colour, light enough for the lines in it to show."""
 _REFERENCE_DASH = [6, 4]
 THRESHOLD_COLOR = "#b45309"
 """Colour of a health threshold's dashed rule and label (amber, apart from the grey response cap; 5:1 on white)."""
@@ -172,7 +179,8 @@ class ChartOptions:
     """Line charts: experiment id -> its dash (:data:`rlmon.runs.experiment.DASH_PATTERNS`; missing or 0: solid).
     A view of more experiments than colours draws those that share a colour in different dashes."""
     x: XAxis = "step"
-    """``"step"`` or ``"hours"`` (rows with unknown hours are left out on the hours axis)."""
+    """One of :data:`rlmon.runs.axes.X_AXES` (rows with no value on that axis are left out); on an axis other than
+    step and hours the long frame carries that axis's column (:func:`rlmon.views.model.long_frame`)."""
     x_title: str | None = None
     """X-axis title; default: the x column name."""
     smoothing: Smoothing = _NO_SMOOTHING
@@ -220,6 +228,12 @@ class ChartOptions:
     """Text shown when there is nothing to draw."""
     arrow: bool = False
     """Datasets as Arrow IPC stream bytes (for ``st.vega_lite_chart``) instead of lists of row dicts."""
+    groups: Mapping[str, str] = field(default_factory=dict)
+    """Line charts: experiment id -> the key of its group of repeats (:mod:`rlmon.runs.groups`). A group is drawn in
+    its first member's colour (``colors``): its mean line, a band (``band``) where two or more members have values,
+    and its members as faint lines. Empty: every run on its own, as always."""
+    band: Band = "minmax"
+    """The groups' band: ``minmax`` (the members' range) or ``std`` (mean ± one sample standard deviation)."""
 
 
 # --- public builders ---------------------------------------------------------------------------------
@@ -663,6 +677,14 @@ def _line_spec(
     )
     points = downsample(smoothed, max_points=max_points, x=x)
     experiments = _ordered_experiments(points[EXPERIMENT].unique().to_list(), colors)
+    groups = {experiment: key for experiment, key in options.groups.items() if experiment in experiments}
+    if groups:
+        # every member in its group's colour: the first member's (in the colour order)
+        group_color: dict[str, str | None] = {}
+        for experiment in experiments:
+            if experiment in groups:
+                group_color.setdefault(groups[experiment], colors.get(experiment))
+        colors = {**colors, **{experiment: group_color[key] or "" for experiment, key in groups.items()}}
     domain, color_range, label_of = _color_scale(experiments, colors, labels)
     shown_in_full = set(highlight) & set(experiments) or set(experiments)
     order = {experiment: i for i, experiment in enumerate(experiments)}
@@ -672,6 +694,7 @@ def _line_spec(
         return frame.with_columns(
             pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
             pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
+            *([pl.col(EXPERIMENT).is_in(list(groups)).alias(_MEMBER)] if groups else []),
         ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
 
     points = labelled(points)
@@ -713,8 +736,11 @@ def _line_spec(
 
     datasets = _Datasets(arrow=arrow)
     # The raw points and the smoothed ones are separate datasets: a smoothing change replaces only the second.
-    main = datasets.add(points.select(EXPERIMENT, LABEL, STEP, HOURS, VALUE, _HIGHLIGHTED), "raw")
-    smooth = datasets.add(line.select(LABEL, x, SMOOTHED, _HIGHLIGHTED), "smoothed")
+    member = [_MEMBER] if groups else []
+    main = datasets.add(
+        points.select(EXPERIMENT, LABEL, *dict.fromkeys([STEP, HOURS, x]), VALUE, _HIGHLIGHTED, *member), "raw"
+    )
+    smooth = datasets.add(line.select(LABEL, x, SMOOTHED, _HIGHLIGHTED, *member), "smoothed")
 
     # Explicit domains: the browser computes no extents, and a smoothing change (the smoothed values stay within
     # the raw ones) leaves the scales as they are, so the raw lines are not drawn again.
@@ -781,9 +807,14 @@ def _line_spec(
     dimming = shown_in_full != set(experiments)
 
     def dimmed() -> dict[str, Any]:
-        if not dimming:  # nothing highlighted: no per-point test
+        conditions: list[dict[str, Any]] = []
+        if groups:  # a group's members are faint lines under its mean
+            conditions.append({"test": f"datum.{_MEMBER}", "value": _MEMBER_OPACITY})
+        if dimming:
+            conditions.append({"test": f"datum.{_HIGHLIGHTED}", "value": 1.0})
+        if not conditions:  # nothing highlighted, no group: no per-point test
             return {"value": 1.0}
-        return {"condition": [{"test": f"datum.{_HIGHLIGHTED}", "value": 1.0}], "value": _DIMMED_OPACITY}
+        return {"condition": conditions, "value": _DIMMED_OPACITY if dimming else 1.0}
 
     # The fading of the raw line is the mark's strokeOpacity, not the opacity encoding, which a legend's
     # symbols would copy.
@@ -823,6 +854,13 @@ def _line_spec(
                 ),
             }
         )
+    if groups:
+        layers.extend(
+            _group_layers(
+                smoothed, groups, label_of=label_of, x=x, band=options.band, datasets=datasets,
+                color=color, x_enc=x_enc, y_enc=y_enc,
+            )
+        )  # fmt: skip
     hover_data = datasets.add(tooltip_rows, "hover")
     # The dots at the hovered x come from the hover table's one row there (folded into one row per run), not
     # from filtering every point of the lines on each pointer move.
@@ -893,6 +931,44 @@ def _line_spec(
         layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)], note=note,
         renderer="canvas",
     )  # fmt: skip
+
+
+def _group_layers(
+    smoothed: pl.DataFrame,
+    groups: Mapping[str, str],
+    *,
+    label_of: Mapping[str, str],
+    x: str,
+    band: Band,
+    datasets: _Datasets,
+    color: Callable[[], dict[str, Any]],
+    x_enc: Callable[[], dict[str, Any]],
+    y_enc: Callable[[str], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """A band and a mean line per group of repeats, over the values the lines show (smoothed when smoothing is
+    on), in the colour of the group's first member: its label is the rows' ``label``, so the lines' colour scale
+    gives the band and the mean line their group's colour."""
+    stats = group_steps(smoothed, groups, band=band, value=SMOOTHED, x=x)
+    first_label: dict[str, str] = {}
+    for experiment, key in groups.items():
+        first_label.setdefault(key, label_of[experiment])
+    rows = stats.with_columns(pl.col(GROUP).replace_strict(first_label, return_dtype=pl.String).alias(LABEL)).select(
+        LABEL, x, "mean", "low", "high", "n"
+    )
+    data = datasets.add(_inline(rows), "groups")
+    quiet = {"legend": None}
+    band_layer = {
+        "data": data,
+        "transform": [{"filter": "isValid(datum.low)"}],
+        "mark": {"type": "area", "opacity": _BAND_OPACITY, **_BULK_MARK},
+        "encoding": {"color": {**color(), **quiet}, "x": x_enc(), "y": y_enc("low"), "y2": {"field": "high"}},
+    }
+    mean_layer = {
+        "data": data,
+        "mark": {"type": "line", "strokeWidth": 2.4, **_BULK_MARK},
+        "encoding": {"color": {**color(), **quiet}, "x": x_enc(), "y": y_enc("mean")},
+    }
+    return [band_layer, mean_layer]
 
 
 def _hover_table(
@@ -1118,7 +1194,8 @@ def _reference_layers(
 def _marker_rows(
     markers: pl.DataFrame, *, long: pl.DataFrame, label_of: Mapping[str, str], x: str, log_scale: bool
 ) -> pl.DataFrame | None:
-    """The markers on charted experiments with a value (and known hours on the hours axis), labelled."""
+    """The markers on charted experiments with a value (and a known position on an axis other than step),
+    labelled."""
     _require_columns(markers, [EXPERIMENT, STEP, VALUE, "text"], "markers")
     rows = markers.select(
         pl.col(EXPERIMENT).cast(pl.String),
@@ -1128,10 +1205,10 @@ def _marker_rows(
     ).filter(pl.col(EXPERIMENT).is_in(list(label_of)), pl.col(VALUE).is_not_null())
     if log_scale:
         rows = rows.filter(pl.col(VALUE) > 0)
-    if x == HOURS:
-        hours = long.select(EXPERIMENT, STEP, HOURS).unique([EXPERIMENT, STEP])
-        rows = rows.join(hours, on=[EXPERIMENT, STEP], how="inner", maintain_order="left").filter(
-            pl.col(HOURS).is_not_null()
+    if x != STEP:
+        positions = long.select(EXPERIMENT, STEP, x).unique([EXPERIMENT, STEP])
+        rows = rows.join(positions, on=[EXPERIMENT, STEP], how="inner", maintain_order="left").filter(
+            pl.col(x).is_not_null()
         )
     if rows.is_empty():
         return None
@@ -1240,9 +1317,11 @@ def _to_altair(spec: dict[str, Any]) -> alt.LayerChart:
 
 
 def _prepare(long: pl.DataFrame, *, x: str, log_scale: bool) -> pl.DataFrame:
-    """The long columns with their schema dtypes, non-finite values as null, rows off the x axis dropped."""
-    _require_columns(long, list(LONG_SCHEMA), "long frame")
-    frame = long.select(pl.col(name).cast(dtype) for name, dtype in LONG_SCHEMA.items())
+    """The long columns with their schema dtypes (and the ``x`` axis's column), non-finite values as null, rows
+    off the x axis dropped."""
+    schema = LONG_SCHEMA if x in LONG_SCHEMA else {**LONG_SCHEMA, x: pl.Float64()}
+    _require_columns(long, list(schema), "long frame")
+    frame = long.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
     value = _finite_or_null(pl.col(VALUE))
     if log_scale:
         value = pl.when(value > 0).then(value)
@@ -1323,13 +1402,15 @@ def _bottom_legend(labels: Sequence[str]) -> dict[str, Any]:
 
 
 def _x_encoding(x: str, x_title: str | None, domain: Sequence[float] | None = None) -> dict[str, Any]:
-    """The step or hours axis. Over a ``domain`` (the data's extent, kept as the scale's), 4-7 round ticks
-    inside it (:func:`rlmon.views.ticks.position_ticks`; whole steps on the step axis)."""
-    axis: dict[str, Any] = {"format": "~s", "tickMinStep": 1} if x == STEP else {"format": "~r"}
+    """The x axis (:data:`rlmon.runs.axes.X_AXES`). Over a ``domain`` (the data's extent, kept as the scale's), 4-7
+    round ticks inside it (:func:`rlmon.views.ticks.position_ticks`; whole steps on the step axis; SI suffixes
+    on the counting axes, steps, samples and tokens)."""
+    counting = x in _COUNTING_AXES
+    axis: dict[str, Any] = {"format": "~s", "tickMinStep": 1} if counting else {"format": "~r"}
     axis["tickCount"] = _X_TICKS
-    found = None if domain is None else ticks.position_ticks(domain[0], domain[1], integer=x == STEP)
+    found = None if domain is None else ticks.position_ticks(domain[0], domain[1], integer=counting)
     if found is not None:
-        axis = _with_ticks(axis, found, axis_format="~s" if x == STEP else None)
+        axis = _with_ticks(axis, found, axis_format="~s" if counting else None)
     return {"axis": axis, "field": x, "scale": {"nice": False}, "title": x_title or x, "type": "quantitative"}
 
 
@@ -1361,9 +1442,13 @@ def _extent(columns: Sequence[pl.Series]) -> list[float] | None:
     return [float(low), float(high)]  # type: ignore[arg-type]
 
 
+_COUNTING_AXES = (STEP, SAMPLES, TOKENS)
+"""X axes of whole counts: whole ticks with SI suffixes (``12k``), whole numbers in the tooltip heading."""
+
+
 def _check_x(x: str) -> None:
-    if x not in (STEP, HOURS):
-        raise SettingError(f"x axis {x!r} is not one of step, hours")
+    if x not in X_AXES:
+        raise SettingError(f"x axis {x!r} is not one of {', '.join(X_AXES)}")
 
 
 def _require_columns(frame: pl.DataFrame, names: Sequence[str], what: str) -> None:

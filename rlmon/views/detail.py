@@ -90,8 +90,10 @@ PHASES = (
 _SERIES_GREY = "#9ca3af"
 
 
-def _series_frame(view: ExperimentView, keys: Mapping[str, str]) -> pl.DataFrame:
-    """A long frame with one series per metric key (the ``experiment`` column names the series)."""
+def _series_frame(view: ExperimentView, keys: Mapping[str, str], *, x: str) -> pl.DataFrame:
+    """A long frame with one series per metric key (the ``experiment`` column names the series), with the ``x``
+    axis's column when it is neither step nor hours."""
+    extra = [pl.col(x).cast(pl.Float64)] if x not in (STEP, HOURS) else []
     parts = [
         view.steps.select(
             pl.lit(key, dtype=pl.String).alias(EXPERIMENT),
@@ -99,11 +101,12 @@ def _series_frame(view: ExperimentView, keys: Mapping[str, str]) -> pl.DataFrame
             pl.col(HOURS),
             pl.lit(key, dtype=pl.String).alias(METRIC),
             pl.col(key).cast(pl.Float64).alias(VALUE),
+            *extra,
         ).filter(pl.col(VALUE).is_not_null())
         for key in keys
         if key in view.steps.columns
     ]
-    return pl.concat(parts) if parts else pl.DataFrame(schema=LONG_SCHEMA)
+    return pl.concat(parts) if parts else pl.DataFrame(schema=LONG_SCHEMA | ({x: pl.Float64()} if extra else {}))
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,7 @@ def detail_charts(
                 experiment_title=t("col_series", lang),
                 legend=True,
             )
-            return charts.metric_chart_spec(_series_frame(view, present), series_options)
+            return charts.metric_chart_spec(_series_frame(view, present, x=x), series_options)
 
         return _Detail(name, None, build)
 
@@ -292,7 +295,7 @@ def rollout_corr_charts(
 
 def _phases_spec(view: ExperimentView, phase_keys: Sequence[str], base: ChartOptions, *, lang: str) -> dict[str, Any]:
     return charts.stacked_area_chart_spec(
-        _series_frame(view, dict.fromkeys(phase_keys, "")).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
+        _series_frame(view, dict.fromkeys(phase_keys, ""), x=base.x).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
         replace(base, title=t("chart_step_time", lang), y_title=t("axis_seconds", lang)),
     )
 
@@ -328,7 +331,7 @@ def validation_panels(view: ExperimentView, *, x: str, lang: str) -> list[Valida
         if score in view.steps.columns:
 
             def build(score: str = score, source: str = source) -> dict[str, Any]:
-                long = long_frame([view], score)
+                long = long_frame([view], score, x=x)
                 options = ChartOptions(
                     title=t("chart_validation", lang, source=display_text(source, limit=NAME_LIMIT)),
                     y_title=axis_title(score, lang),
@@ -394,7 +397,7 @@ def explorer(
 
         def build(key: str = key) -> dict[str, Any]:
             return charts.metric_chart_spec(
-                long_frame([view], key), replace(small, title=display_text(key, limit=NAME_LIMIT))
+                long_frame([view], key, x=x), replace(small, title=display_text(key, limit=NAME_LIMIT))
             )
 
         plan = ChartPlan(key, ("experiment-explorer", key, view.id, view.serial, smoothing, x, lang), build)

@@ -134,7 +134,7 @@ def validation_builder(key: str, views: Sequence[ExperimentView], options: Chart
     the metric's title, axis title and percent scale (for fractions)."""
 
     def build() -> dict[str, Any]:
-        long = long_frame(views, key)
+        long = long_frame(views, key, x=options.x)
         return charts.validation_chart_spec(
             long,
             replace(options, title=metric_name(key, lang), y_title=axis_title(key, lang), percent=is_fraction(long)),
@@ -171,6 +171,6 @@ def line_builder(
             thresholds=threshold_lines(key, lang),
             axis_format=_axis_format(key),
         )
-        return charts.metric_chart_spec(long_frame(views, key), metric_options, markers=markers)
+        return charts.metric_chart_spec(long_frame(views, key, x=options.x), metric_options, markers=markers)
 
     return build

@@ -29,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from rlmon.analysis.signals import Signal
+from rlmon.runs.axes import NO_AXIS_FACTS, AxisFacts, axis_columns, axis_facts
 from rlmon.runs.experiment import Experiment, name_entries, short_track_names, tracks_in_labels, view_styles
 from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, resolve_key
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
@@ -90,6 +91,8 @@ class ExperimentView:
     """The name its view shows it by (:class:`Lineup`, set by :func:`styled`); empty: its label, cleaned."""
     dash: int = 0
     """Its lines' dash in its view (:data:`rlmon.runs.experiment.DASH_PATTERNS`; 0 solid)."""
+    axis_facts: AxisFacts = NO_AXIS_FACTS
+    """What its settings and keys give the x axes (:mod:`rlmon.runs.axes`)."""
 
     @property
     def id(self) -> str:
@@ -133,21 +136,24 @@ class ExperimentView:
 
 
 def view_of(ref: ExperimentRef, experiment: Experiment, *, serial: int = 0) -> ExperimentView:
-    """The experiment ready for the pages: its derived metrics (:func:`rlmon.runs.metrics.add_derived_metrics`) and
-    an ``hours`` column (elapsed training hours; null when the log has no step times)."""
+    """The experiment ready for the pages: its derived metrics (:func:`rlmon.runs.metrics.add_derived_metrics`), an
+    ``hours`` column (elapsed training hours; null when the log has no step times) and the other x axes'
+    columns, ``samples``, ``tokens`` and ``gpu_hours`` (:func:`rlmon.runs.axes.axis_columns`)."""
     logged = tuple(name for name in experiment.steps.columns if name != STEP)
     steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
     logged_set = set(logged)  # not the tuple: 20,000 keys would cost 400 million comparisons
     derived = tuple(name for name in steps.columns if name != STEP and name not in logged_set)
     hours = pl.col("elapsed_h") if "elapsed_h" in steps.columns else pl.lit(None, dtype=pl.Float64)
+    facts = axis_facts(experiment, steps.columns)
     return ExperimentView(
         ref=ref,
         experiment=experiment,
-        steps=steps.with_columns(hours.alias(HOURS)),
+        steps=steps.with_columns(hours.alias(HOURS), *axis_columns(steps, facts, logged_keys=logged)),
         logged_keys=logged,
         derived_keys=derived,
         serial=serial,
         version=serial,
+        axis_facts=facts,
     )
 
 
@@ -281,11 +287,13 @@ def family_of(key: str) -> str:
     return key.split("/", 1)[0] + "/" if "/" in key else key
 
 
-def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
+def long_frame(views: Sequence[ExperimentView], metric: str, *, x: str = STEP) -> pl.DataFrame:
     """The long frame (schema.py) of one metric over several experiments; rows without a value left out.
 
-    Each experiment's column is the metric's logged name there (:func:`rlmon.runs.metrics.resolve_key`).
+    Each experiment's column is the metric's logged name there (:func:`rlmon.runs.metrics.resolve_key`). On an x
+    axis other than step and hours (:data:`rlmon.runs.axes.X_AXES`) the frame has that axis's column too.
     """
+    extra = [pl.col(x).cast(pl.Float64)] if x not in (STEP, HOURS) else []
     parts = []
     for view in views:
         column = resolve_key(metric, view.steps.columns)
@@ -298,10 +306,11 @@ def long_frame(views: Sequence[ExperimentView], metric: str) -> pl.DataFrame:
                 pl.col(HOURS).cast(pl.Float64),
                 pl.lit(metric, dtype=pl.String).alias(METRIC),
                 pl.col(column).cast(pl.Float64).alias(VALUE),
+                *extra,
             ).filter(pl.col(VALUE).is_not_null())
         )
     if not parts:
-        return pl.DataFrame(schema=LONG_SCHEMA)
+        return pl.DataFrame(schema=LONG_SCHEMA | ({x: pl.Float64()} if extra else {}))
     return pl.concat(parts, how="vertical")
 
 

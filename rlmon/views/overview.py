@@ -10,9 +10,11 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from rlmon.analysis.groups import Band
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import METHODS, Smoothing
 from rlmon.runs.experiment import STATUS_ORDER
+from rlmon.runs.groups import Group, find_groups
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.text import format_duration, format_hours, setting_display, t, track_name
@@ -52,6 +54,7 @@ __all__ = [
     "overview_eager",
     "overview_header",
     "progress_line",
+    "repeat_groups",
     "shared_settings_line",
     "unknown_metrics",
 ]
@@ -199,10 +202,13 @@ def comparison_charts(
     highlight: Sequence[str],
     lang: str,
     max_points: int,
+    band: Band = "minmax",
 ) -> list[ChartPlan]:
     """The overview's charts of ``metrics`` over ``views``: lines (smoothed, raw faded beneath, signal markers,
-    the response cap), validation points, or the hours bars for :data:`HOURS_TOTAL`."""
+    the response cap; each group of repeats, :func:`repeat_groups`, as its mean line and ``band``), validation
+    points, or the hours bars for :data:`HOURS_TOTAL`."""
     colors = {view.id: view.color for view in views}
+    members = {member: group.key for group in repeat_groups(views) for member in group.members}
     labels = display_labels(views, lang)
     points = line_points(max_points, len(views))
     base = ChartOptions(
@@ -224,8 +230,10 @@ def comparison_charts(
         projected_title=t("bar_projected", lang),
         empty_text=t("no_data", lang),
         arrow=True,
+        groups=members,
+        band=band,
     )
-    identity = (_views_key(views), tuple(labels.values()), tuple(highlight), lang)
+    identity = (_views_key(views), tuple(labels.values()), tuple(highlight), lang, tuple(members.items()), band)
     plans: list[ChartPlan] = []
     for key in metrics:
         if key == HOURS_TOTAL:
@@ -270,6 +278,7 @@ def comparison_charts_ahead(
     highlight: Sequence[str],
     lang: str,
     max_points: int,
+    band: Band = "minmax",
 ) -> dict[str, list[ChartPlan]]:
     """What a click on the smoothing control asks for next: by metric, the overview's chart of it
     (:func:`comparison_charts`, the same choices) under each smoothing method but ``smoothing``'s, with its
@@ -279,11 +288,17 @@ def comparison_charts_ahead(
         if method != smoothing.method:
             plans = comparison_charts(
                 metrics, views, smoothing=replace(smoothing, method=method), x=x, log_scale=log_scale,
-                signals=signals, highlight=highlight, lang=lang, max_points=max_points,
+                signals=signals, highlight=highlight, lang=lang, max_points=max_points, band=band,
             )  # fmt: skip
             for plan in plans:
                 ahead[plan.name].append(plan)
     return ahead
+
+
+def repeat_groups(views: Sequence[ExperimentView]) -> list[Group]:
+    """The groups of repeated runs among ``views`` (:func:`rlmon.runs.groups.find_groups`): none in a view without
+    repeats, which then looks as it always did."""
+    return find_groups([view.experiment for view in views])
 
 
 def _compress_codes(codes: Sequence[str], lang: str) -> str:

@@ -63,6 +63,7 @@ from rlmon.text.display import NAME_LIMIT, NO_PATHS, description_text, display_t
 from rlmon.text.lang import parenthesized
 from rlmon.text.markdown import safe_html
 from rlmon.views import charts, detail, model, overview, tables
+from rlmon.views.axes import axis_notes
 
 __all__ = [
     "ReportChart",
@@ -521,7 +522,9 @@ def _header(views: Sequence[model.ExperimentView], *, title: str, made: str, opt
         f'<header><p class="kicker">{_text(t("report_title", lang))}</p><h1>{html.escape(title)}</h1>'
         + (f'<p class="shared">{_text(line)}</p>' if line else "")
         + f'<p class="muted">{_text(overview.progress_line(views, lang))}</p>'
-        + f'<p class="muted">{_text(t("report_made", lang, time=made))} · {_text(view_line)}</p></header>'
+        + f'<p class="muted">{_text(t("report_made", lang, time=made))} · {_text(view_line)}</p>'
+        + "".join(f'<p class="muted">{_text(note)}</p>' for note in axis_notes(views, options.x, lang))
+        + "</header>"
     )
 
 
@@ -542,6 +545,14 @@ def _color(color: str) -> str:
 def _experiments_table(
     views: Sequence[model.ExperimentView], numbers: Mapping[str, model.TableNumbers], lang: str
 ) -> str:
+    groups = tables.groups_frame(views, numbers, lang=lang)
+    repeats = ""
+    if groups.height:
+        headers = ["col_repeat_group", "col_members", "col_first5", "col_last10", "col_best_val_only"]
+        repeats = (
+            f'<section><h2>{_text(t("groups_title", lang))}</h2><p class="muted">{_text(t("groups_caption", lang))}'
+            "</p>" + _table([t(name, lang) for name in headers], groups.rows(), css="groups") + "</section>"
+        )
     frame = tables.experiments_frame(views, numbers, slugs={}, lang=lang)
     names = {
         "experiment": "col_experiment", "track": "col_track", "status": "col_status", "hours": "col_hours",
@@ -551,7 +562,8 @@ def _experiments_table(
     shown = [name for name in names if name in frame.columns]
     rows = frame.select(shown).rows()
     return (
-        f"<section><h2>{_text(t('table_title', lang))}</h2>"
+        repeats
+        + f"<section><h2>{_text(t('table_title', lang))}</h2>"
         + _table([t(names[name], lang) for name in shown], rows, css="experiments")
         + "</section>"
     )

@@ -3,13 +3,16 @@ signals, what differs between settings, and an experiment's log files."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+import statistics
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
 from rlmon.analysis.signals import Signal
 from rlmon.runs.experiment import SETTING_GROUPS, settings_diff
+from rlmon.runs.groups import find_groups
 from rlmon.text import (
     MESSAGES,
     UNKNOWN,
@@ -24,6 +27,7 @@ from rlmon.text import (
     t,
 )
 from rlmon.text.display import NAME_LIMIT, NO_PATHS, display_text
+from rlmon.text.lang import join_list
 from rlmon.views.model import (
     STATUS_GLYPHS,
     ExperimentView,
@@ -33,7 +37,15 @@ from rlmon.views.model import (
     signal_link,
 )
 
-__all__ = ["SOURCE_COLUMNS", "experiments_frame", "settings_diff_frame", "signals_frame", "sources_frame"]
+__all__ = [
+    "GROUP_COLUMNS",
+    "SOURCE_COLUMNS",
+    "experiments_frame",
+    "groups_frame",
+    "settings_diff_frame",
+    "signals_frame",
+    "sources_frame",
+]
 
 _NO_NUMBERS = TableNumbers()
 
@@ -102,6 +114,40 @@ def experiments_frame(
         "whole": pl.String,
     }
     return pl.DataFrame([{name: row.get(name) for name in schema} for row in rows], schema=schema, orient="row")
+
+
+GROUP_COLUMNS = ("group", "members", "first5", "last10", "best_val")
+"""Columns of :func:`groups_frame`."""
+
+
+def groups_frame(views: Sequence[ExperimentView], numbers: Mapping[str, TableNumbers], *, lang: str) -> pl.DataFrame:
+    """One row per group of repeats among ``views`` (:func:`rlmon.runs.groups.find_groups`; none without
+    repeats): ``group`` (its name), ``members`` (its runs' names), and the first-5 and last-10 pass rates and the
+    best validation score as mean ± sample standard deviation over its runs with ``n`` (how many runs have the
+    number; a single value has no spread)."""
+    labels = {view.id: view.label for view in views}
+    rows = []
+    for group in find_groups([view.experiment for view in views]):
+        headlines = [numbers.get(member) or _NO_NUMBERS for member in group.members]
+
+        def figure(values: Sequence[float | None], write: Callable[[float | None, str], str]) -> str:
+            present = [value for value in values if value is not None and math.isfinite(value)]
+            if not present:
+                return UNKNOWN
+            spread = statistics.stdev(present) if len(present) >= 2 else None
+            return t("group_figure", lang, mean=write(statistics.fmean(present), lang),
+                     std=write(spread, lang), n=str(len(present)))  # fmt: skip
+
+        rows.append(
+            {
+                "group": display_text(group.name, limit=NAME_LIMIT),
+                "members": join_list([labels[member] for member in group.members], lang),
+                "first5": figure([item.first5_pass for item in headlines], format_percent),
+                "last10": figure([item.last10_pass for item in headlines], format_percent),
+                "best_val": figure([item.best_val for item in headlines], format_score),
+            }
+        )
+    return pl.DataFrame(rows, schema=dict.fromkeys(GROUP_COLUMNS, pl.String), orient="row")
 
 
 def signals_frame(

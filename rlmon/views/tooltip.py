@@ -532,11 +532,13 @@ def heading(
     """The tooltip heading as a polars String expression (plain text: the tooltip escapes it).
 
     On the step axis: ``"<x_title> 120 · 3.4 h"`` (``3.1–3.6 h`` when the runs' elapsed hours at that step
-    differ); on the hours axis: ``"<x_title> 3.42 · step 118–121"``. ``other_low``/``other_high`` are the
-    smallest and largest value of the other coordinate among the series shown (null: left out).
+    differ); on the other axes: ``"<x_title> 3.42 · step 118–121"`` (samples and tokens whole).
+    ``other_low``/``other_high`` are the smallest and largest value of the other coordinate among the series
+    shown (null: left out).
     """
-    if x == "hours":
-        shown = x_value.round(2).cast(pl.String)
+    if x != "step":
+        counting = x in ("samples", "tokens")
+        shown = (x_value.round(0).cast(pl.Int64) if counting else x_value.round(2)).cast(pl.String)
         low, high = other_low.cast(pl.Int64).cast(pl.String), other_high.cast(pl.Int64).cast(pl.String)
         span = pl.when(low == high).then(low).otherwise(pl.concat_str(low, pl.lit(_DASH), high))
         other = pl.concat_str(pl.lit(f" · {step_title} "), span)

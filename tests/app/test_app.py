@@ -257,6 +257,24 @@ def test_smoothing_comes_from_the_url(app_env: Path) -> None:
     assert spec["layer"][0]["encoding"]["x"]["field"] == "hours"
 
 
+def test_tokens_axis_from_the_url(app_env: Path) -> None:
+    at = run_app({"x": "tokens"})
+    assert at.selectbox(key="overview_x").value == "tokens"
+    spec, datasets = chart_titled(at, "pass rate (%)")
+    assert spec["layer"][0]["encoding"]["x"]["field"] == "tokens"
+    assert spec["layer"][0]["encoding"]["x"]["title"] == "tokens"
+    # E1's first two steps on the tokens axis: its log's perf/total_num_tokens of step 1, then of steps 1 and 2
+    log = next((app_env / "4b" / "e1_grpo_4b").glob("*.log")).read_text(encoding="utf-8")
+    logged = [float(found) for found in re.findall(r"perf/total_num_tokens:([0-9.]+)", log)[:2]]
+    raw = main_data(spec, datasets).filter(pl.col("experiment") == "4b/e1_grpo_4b").sort("step")
+    assert raw["tokens"].head(2).to_list() == [logged[0], logged[0] + logged[1]]
+    assert "Tokens: prompt and response tokens of each step, from perf/total_num_tokens" in unescape(texts(at))
+    at.selectbox(key="overview_x").set_value("gpu_hours").run()
+    assert at.query_params["x"] == "gpu_hours"  # the choice is kept in the URL
+    spec, _ = chart_titled(at, "pass rate (%)")
+    assert spec["layer"][0]["encoding"]["x"]["field"] == "gpu_hours"
+
+
 def test_signal_markers_on_grad_norm(app_env: Path) -> None:
     at = run_app()
     spec, datasets = chart_titled(at, "grad_norm")

@@ -133,7 +133,8 @@ def write_generated_root(root: Path) -> GeneratedRoot:
             os.utime(path, (mtime, mtime))
             ids.append(experiment)
     toml = [f'[experiments."{experiment}"]\nlabel = "{label}"\n' for experiment, label in _LABELS.items()]
-    (root / "rlmon.toml").write_text("\n".join(toml), encoding="utf-8")
+    # The runs of one algorithm share their settings, but they are meant as distinct runs, not repeats of one.
+    (root / "rlmon.toml").write_text('group = ""\n\n' + "\n".join(toml), encoding="utf-8")
     return GeneratedRoot(root=root, tracks=tracks)
 
 
@@ -304,7 +305,8 @@ def write_hostile_root(root: Path) -> HostileRoot:
         ),
     }
     text = "\n".join(f"[experiments.{_toml_string(key)}]\n{value}\n" for key, value in toml.items())
-    (root / "rlmon.toml").write_text(text, encoding="utf-8")
+    # Runs of one setting on one track, meant as distinct runs (not repeats of one).
+    (root / "rlmon.toml").write_text('group = ""\n\n' + text, encoding="utf-8")
     return ids
 
 

@@ -333,10 +333,20 @@ def test_out_must_be_html(demo_root: Path, tmp_path: Path, capsys: pytest.Captur
 
 def test_chinese_report(demo_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "zh.html"
-    assert main(["report", str(demo_root), "--lang", "zh", "--out", str(out), "--smoothing", "none"]) == 0
+    command = ["report", str(demo_root), "--lang", "zh", "--out", str(out), "--smoothing", "none", "--x", "gpu_hours"]
+    assert main(command) == 0
     page = parse(out.read_text(encoding="utf-8"))
     assert ("html", {"lang": "zh-CN"}) in page.tags
     assert "实验列表" in page.all_text and "平滑：无" in page.all_text
+    # the x axis asked for: named in the header with its note, and every line chart drawn against it
+    assert (
+        "横轴：GPU 小时" in page.all_text
+        and "样本数、token 数与 GPU 小时均从各日志的第一个训练步起累计" in page.all_text
+    )
+    lines = [spec for spec in page.data_block()["charts"] if spec.get("layer") and "x" in spec["layer"][0]["encoding"]]
+    fields = [spec["layer"][0]["encoding"]["x"]["field"] for spec in lines]
+    # every chart over steps is on GPU-hours; the total-hours bars ("projected") have no step axis
+    assert fields.count("gpu_hours") >= 5 and set(fields) == {"gpu_hours", "projected"}
     assert page.data_block()["labels"]["SVG_ACTION"] == "保存为 SVG"
 
 

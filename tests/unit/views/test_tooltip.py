@@ -220,3 +220,16 @@ def test_stacked_area_tooltip_sorts_phases_and_adds_a_total() -> None:
     decoded = urllib.parse.unquote("".join(literals(expression)))
     assert "gen &lt;&amp;&gt;" in decoded and "Σ &#39;total&#39;" in decoded
     assert "datum._tt" in expression
+
+
+def test_heading_on_the_counting_and_gpu_hours_axes() -> None:
+    frame = pl.DataFrame({"x": [1500.4, 4000.0], "low": [1.0, 2.0], "high": [1.0, 3.0]})
+
+    def head(axis: str, title: str) -> list[str]:
+        expr = tooltip.heading(
+            x=axis, x_title=title, x_value=pl.col("x"), other_low=pl.col("low"), other_high=pl.col("high")
+        )
+        return frame.select(expr.alias("h"))["h"].to_list()
+
+    assert head("tokens", "tokens") == ["tokens 1500 · step 1", "tokens 4000 · step 2–3"]
+    assert head("gpu_hours", "GPU-hours") == ["GPU-hours 1500.4 · step 1", "GPU-hours 4000.0 · step 2–3"]
