@@ -88,16 +88,17 @@ _SERIES_GREY = "#9ca3af"
 
 def _series_frame(view: ExperimentView, keys: Mapping[str, str]) -> pl.DataFrame:
     """A long frame with one series per metric key (the ``experiment`` column names the series)."""
+    present = [key for key in keys if key in view.columns]
+    steps = view.read_steps([HOURS, *present])
     parts = [
-        view.steps.select(
+        steps.select(
             pl.lit(key, dtype=pl.String).alias(EXPERIMENT),
             pl.col(STEP),
             pl.col(HOURS),
             pl.lit(key, dtype=pl.String).alias(METRIC),
             pl.col(key).cast(pl.Float64).alias(VALUE),
         ).filter(pl.col(VALUE).is_not_null())
-        for key in keys
-        if key in view.steps.columns
+        for key in present
     ]
     return pl.concat(parts) if parts else pl.DataFrame(schema=LONG_SCHEMA)
 
@@ -127,7 +128,7 @@ def detail_charts(
     A chart whose metric was not logged is left out. With ``focus`` (a link from a signal), the focused
     metric's chart comes first with the signal's step marked, even when it is none of the above.
     """
-    columns = view.steps.columns
+    columns = view.columns
     colors = {view.id: view.color}
     labels = {view.id: view.label}
     base = ChartOptions(
@@ -271,13 +272,13 @@ def validation_panels(view: ExperimentView, *, x: str, lang: str) -> list[Valida
         ]
         keys = [headline_key, *related[:8]]
         table = (
-            view.steps.select(STEP, *keys)
+            view.read_steps(keys)
             .filter(pl.any_horizontal(pl.col(key).is_not_null() for key in keys))
             .rename({key: key.removeprefix(prefix_core) for key in keys if key.startswith(prefix_core)})
         )
         score = f"{VALIDATION_PREFIX}{source}"
         chart = None
-        if score in view.steps.columns:
+        if score in view.columns:
 
             def build(score: str = score, source: str = source) -> dict[str, Any]:
                 long = long_frame([view], score)
@@ -508,7 +509,7 @@ def explorer_notes(found: Explorer, *, filtered: bool, lang: str) -> ExplorerNot
 def focus_of(view: ExperimentView, key: str | None, at: str) -> Focus | None:
     """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when ``view`` logs that key;
     ``at`` is the step, ignored unless it is a number."""
-    if not key or resolve_key(key, view.steps.columns) is None:
+    if not key or resolve_key(key, view.columns) is None:
         return None
     return Focus(key=key, step=int(at) if at.isdigit() else None)
 

@@ -90,10 +90,10 @@ def signal_markers(
     by_id = {view.id: view for view in views}
     for experiment, step, text in marks:
         view = by_id.get(experiment)
-        column = None if view is None else resolve_key(metric, view.steps.columns)
+        column = None if view is None else resolve_key(metric, view.columns)
         if view is None or step is None or column is None:
             continue
-        found = view.steps.filter(pl.col(STEP) == step).get_column(column)
+        found = view.read_steps([column]).filter(pl.col(STEP) == step).get_column(column)
         value = found[0] if found.len() else None
         if value is None:
             continue
