@@ -34,18 +34,28 @@ __all__ = [
 ]
 
 
+SPEC_MEMORY_BYTES = 64_000_000
+"""The datasets of the chart specs kept for every session: a few hundred charts of 20 runs, the charts of a few
+tracks and pages with each chart's other smoothing methods."""
+
+
 class _SpecMemo:
     """Finished Vega-Lite specs, keyed on what they are drawn from (view serials, metric, choices, language).
 
     A spec depends only on its key, so every session showing the same chart shares one build (and a
     session coming back to an earlier choice gets it at once). The specs are read only: Streamlit copies
-    the top level before taking the datasets out. Bounded; the oldest entries go first.
+    the top level before taking the datasets out. Bounded by count and by the bytes of their datasets (a chart
+    of 40 long runs holds megabytes); the oldest entries go first.
     """
 
-    def __init__(self, size: int = 512) -> None:
+    def __init__(self, size: int = 512, *, max_bytes: int = SPEC_MEMORY_BYTES) -> None:
         self._lock = threading.Lock()
         self._size = size
+        self._max_bytes = max_bytes
         self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._bytes: dict[tuple[Any, ...], int] = {}
+        self.held_bytes = 0
+        """Bytes of the datasets of the specs kept."""
         self._building: dict[tuple[Any, ...], threading.Event] = {}
 
     def has(self, key: tuple[Any, ...]) -> bool:
@@ -69,16 +79,34 @@ class _SpecMemo:
         try:
             with server.WORK:
                 spec = build_spec(build)
+            size = _dataset_bytes(spec)
             with self._lock:
                 if len(self._specs) >= self._size:
                     for old in list(self._specs)[: self._size // 4]:
-                        del self._specs[old]
+                        self._forget(old)
+                while self._specs and self.held_bytes + size > self._max_bytes:
+                    self._forget(next(iter(self._specs)))
                 self._specs[key] = spec
+                self._bytes[key] = size
+                self.held_bytes += size
             return spec
         finally:
             with self._lock:
                 del self._building[key]
             building.set()
+
+    def _forget(self, key: tuple[Any, ...]) -> None:
+        del self._specs[key]
+        self.held_bytes -= self._bytes.pop(key, 0)
+
+
+def _dataset_bytes(spec: dict[str, Any]) -> int:
+    """The bytes of a spec's datasets (Arrow IPC; rows as dicts are counted at 100 bytes a row)."""
+    total = 0
+    datasets = spec.get("datasets")
+    for value in datasets.values() if isinstance(datasets, dict) else ():
+        total += len(value) if isinstance(value, bytes) else 100 * len(value) if isinstance(value, list) else 0
+    return total
 
 
 @st.cache_resource(show_spinner=False)

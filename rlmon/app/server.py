@@ -93,15 +93,20 @@ def settings_or_stop(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
         raise  # st.stop() ends the run by raising; this line is never reached
 
 
+def log_cache(settings: Settings) -> LogCache:
+    """The per-log cache every session reads through (one per cache folder), holding at most
+    ``frame_memory_mb`` of frames in memory (see :mod:`rlmon.logs.cache`)."""
+    return _log_cache(settings.cache_dir, settings.frame_memory_mb)
+
+
 @st.cache_resource(show_spinner=False)
-def log_cache(cache_dir: Path) -> LogCache:
-    """The per-log cache every session reads through (one per cache folder)."""
+def _log_cache(cache_dir: Path, memory_mb: float) -> LogCache:
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
     except OSError:
         LOG.warning("cache folder %s cannot be created; parsed logs are kept in memory only", cache_dir)
         return LogCache(None)
-    return LogCache(cache_dir)
+    return LogCache(cache_dir, memory_mb=memory_mb)
 
 
 def _advance_forever(root: Path, step_s: float, advance: Callable[[Path], bool]) -> None:

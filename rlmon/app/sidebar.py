@@ -259,7 +259,7 @@ def _language_and_refresh(lang: str) -> tuple[bool, int]:
 
 def _where_logs_come_from(visit: Visit, lang: str) -> None:
     """A cache folder that cannot be written, and the log roots (or that this is the demo)."""
-    cache_problem = log_cache(visit.settings.cache_dir).write_problem
+    cache_problem = log_cache(visit.settings).write_problem
     if cache_problem:
         st.warning(t("notice_cache_unwritable", lang, problem=escape_markdown(cache_problem)))
     if visit.demo:

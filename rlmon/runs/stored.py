@@ -25,6 +25,16 @@ _DTYPES = {"Int64": pl.Int64(), "Float64": pl.Float64()}
 """The column types a step frame holds (schema.py): ``step`` an Int64, every key a Float64."""
 _OWN = frozenset({"algorithm", "settings", "sources", "metas", "steps", "step_source"})
 """The fields :func:`to_state` writes in a form of their own; every other field is a JSON value as it is."""
+_SCALARS: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "int": (int,),
+    "bool": (bool,),
+    "int | None": (int, type(None)),
+    "float | None": (int, float, type(None)),
+    "str | None": (str, type(None)),
+}
+"""The JSON types a field of each of these annotations is read back from (a bool is an int to Python: the
+``int`` fields refuse it below)."""
 
 
 def to_state(experiment: Experiment) -> dict[str, Any]:
@@ -74,6 +84,11 @@ def _experiment(state: dict[str, Any], cache: LogCache) -> Experiment:
         if item.name in _OWN:
             continue
         value = state[item.name]
+        allowed = _SCALARS.get(str(item.type))
+        if allowed is not None and (
+            not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed)
+        ):
+            raise ValueError(f"{item.name} is {value!r}")
         # the annotations are strings (postponed): a tuple field was written as a JSON list
         if str(item.type).startswith("tuple") and isinstance(value, list):
             value = tuple(value)
