@@ -19,7 +19,7 @@ from pathlib import Path
 import streamlit as st
 
 import rlmon
-from rlmon.app import live, loaders, navigation, server, sidebar, signin, state
+from rlmon.app import alerts, live, loaders, navigation, server, sidebar, signin, state
 
 HERE = Path(__file__).resolve().parent
 # A file shipped with rlmon, inlined: a ":material/...:" icon as page_icon makes every browser fetch the favicon from
@@ -31,6 +31,7 @@ if __name__ != "__main__":
     navigation.serve_without_the_pages_folder_mode()
     loaders.read_at_start(sys.argv, os.environ)  # the logs are read while the server starts, not at the first visit
     signin.check_at_start()
+    alerts.start_watcher(sys.argv, os.environ)  # with an alert target set: alerts go out with no browser open
     gate = signin.DownloadGate.middleware(settings=lambda: server.app_settings(sys.argv, os.environ))
     app = st.App(__file__, middleware=[gate])
 else:
@@ -56,7 +57,7 @@ def main() -> None:
         state.frame_state(
             visit, lang=lang, selected=choice.selected, slugs=pages.slugs, pages=pages.by_id,
             link_notes=sidebar.link_notes(), live=choice.live, refresh_s=choice.refresh_s,
-            current_experiment=current_experiment,
+            current_experiment=current_experiment, lineup=choice.lineup,
         )
     )  # fmt: skip
     sidebar.write_selection(visit, lang_field, track_field, choice)

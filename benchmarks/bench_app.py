@@ -39,7 +39,7 @@ EXPERIMENTS = 20
 DEMO_EXPERIMENT = "4b/e2_dapo_4b"
 BIG_EXPERIMENT = "e1_grpo_big"
 MAX_RESPONSE_LENGTH = 8192
-VALUES = 2
+VALUES = 3
 """Version of the generated root's value model (:func:`_value`): the benchmarks that keep generated roots between
 runs write it beside them and write the roots again when it changed."""
 
@@ -158,8 +158,9 @@ def _keys() -> list[str]:
 
 
 def _value(key: str, step: int, rng: random.Random, steps: int) -> float:
-    """A value in the range verl logs it: fractions within 0-1, lengths within the 8,192-token cap, norms,
-    entropies and throughput positive. Keys rlmon knows nothing of (``*/extra_*``) follow a sine."""
+    """A value in the range verl logs it (and the demo shows): scores within -1-1, fractions within 0-1, lengths
+    within the 8,192-token cap, norms, entropies and throughput positive. Keys rlmon knows nothing of
+    (``*/extra_*``) follow a wave within their family's range."""
     u = step / steps
     score = -0.2 + 0.9 * u
     if key == "critic/score/mean":
@@ -196,7 +197,13 @@ def _value(key: str, step: int, rng: random.Random, steps: int) -> float:
         return min(1.0, 0.999 + rng.gauss(0, 0.0002))
     if key == "perf/throughput":
         return 1500 + 200 * u + rng.gauss(0, 50)
-    return math.sin(step / 50 + len(key)) + rng.gauss(0, 0.1)
+    # keys rlmon knows nothing of: a wave in their family's range (lengths in tokens, rates, else a fraction)
+    wave = math.sin(step / 50 + len(key))
+    if key.startswith("prompt_length/"):
+        return 400 + 150 * wave + rng.gauss(0, 10)
+    if key.startswith("perf/"):
+        return 1000 + 300 * wave + rng.gauss(0, 20)
+    return min(1.0, max(0.0, 0.5 + 0.4 * wave + rng.gauss(0, 0.02)))
 
 
 def write_generated_root(root: Path, *, experiments: int | None = None, steps: int | None = None) -> None:

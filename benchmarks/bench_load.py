@@ -73,12 +73,13 @@ class Server:
 
 
 @contextlib.contextmanager
-def demo_server(folder: Path, *, refresh_s: int) -> Iterator[Server]:
-    """``streamlit run streamlit_app.py`` on the demo data, a free loopback port and a cache folder of its own;
-    yields once ``/_stcore/health`` answers. The server's output goes to ``folder/server.log``."""
+def demo_server(folder: Path, *, refresh_s: int, env_extra: dict[str, str] | None = None) -> Iterator[Server]:
+    """``streamlit run streamlit_app.py`` on the demo data (or the settings of ``env_extra``: a log root), a free
+    loopback port and a cache folder of its own; yields once ``/_stcore/health`` answers. The server's output goes
+    to ``folder/server.log``."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_") and key != "XDG_CACHE_HOME"}
-    env |= {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_REFRESH_S": str(refresh_s)}
+    env |= {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_REFRESH_S": str(refresh_s), **(env_extra or {})}
     log_path = folder / "server.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(

@@ -591,9 +591,12 @@ def main() -> None:
         help="measure these history roots instead (e.g. 400x2000 20x100000): cold start, memory across pages and "
         "tracks, restart, 20 experiments added, refresh cost (once each)",
     )  # fmt: skip
+    parser.add_argument(
+        "--keep", type=Path, help="with --history: keep the cache folders and server logs here (a new folder)"
+    )
     args = parser.parse_args()
     if args.history:
-        main_history(args.history, data=args.data, keys=KEYS, as_json=args.json)
+        main_history(args.history, data=args.data, keys=KEYS, as_json=args.json, keep=args.keep)
         return
     from playwright.sync_api import sync_playwright
 
@@ -632,14 +635,20 @@ def main() -> None:
         print(json.dumps([row.__dict__ for row in rows]))
 
 
-def main_history(sizes: list[tuple[int, int]], *, data: Path | None, keys: int, as_json: bool) -> None:
+def main_history(
+    sizes: list[tuple[int, int]], *, data: Path | None, keys: int, as_json: bool, keep: Path | None
+) -> None:
     from playwright.sync_api import sync_playwright
 
     atexit.register(_stop_all)
     signal.signal(signal.SIGTERM, _on_signal)
     rows: list[HistoryRow] = []
-    with tempfile.TemporaryDirectory(prefix="rlmon-history-") as tmp:
-        work = Path(tmp)
+    with contextlib.ExitStack() as stack:
+        if keep is None:
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rlmon-history-")))
+        else:
+            work = keep
+            work.mkdir(parents=True, exist_ok=True)
         folder = data if data is not None else work / "data"
         folder.mkdir(parents=True, exist_ok=True)
         with sync_playwright() as playwright:
@@ -655,7 +664,17 @@ def main_history(sizes: list[tuple[int, int]], *, data: Path | None, keys: int, 
                 row.load += " → " + load_average()
                 rows.append(row)
             browser.close()
+        # the same refresh on a root of HISTORY_PER_TRACK experiments (of the shortest runs), for comparison
+        steps = min(steps for _experiments, steps in sizes)
+        small = prepare_history_root(folder, HISTORY_PER_TRACK, steps, keys=keys)
+        small_cache = work / "refresh-reference-cache"
+        small_cache.mkdir()
+        reference = refresh_cost(small, small_cache)
     print(history_table(rows, keys=keys))
+    print(
+        f"\nrefresh on {HISTORY_PER_TRACK} × {steps:,} (the same measure): nothing changed "
+        f"{reference['quiet_ms']:.0f} ms, one step appended {reference['grown_ms']:.0f} ms"
+    )
     if as_json:
         print(json.dumps([row.__dict__ for row in rows]))
 

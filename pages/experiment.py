@@ -41,7 +41,7 @@ def title_block(view: model.ExperimentView) -> None:
     header = detail.experiment_header(view, digests.headline(view), lang=lang)
     st.badge(header.badge, color=STATUS_COLORS.get(header.status, "gray"))
     if header.description:
-        # rlmon.toml is the team's own text (markdown); the fallback is rlmon's algorithm description.
+        # rlmon.toml is the team's own text, made safe markdown by the view; the fallback is rlmon's own words.
         st.markdown(header.description)
     if header.progress is not None:
         st.progress(header.progress, text=header.progress_text)
@@ -244,13 +244,9 @@ def page() -> None:
     if app.current_experiment in app.hidden_ids:
         st.info(app.hidden_notice(app.current_experiment, lang), icon=":material/visibility_off:")
         return
-    unreadable = app.unreadable(app.current_experiment)
+    unreadable = app.unreadable_notice(app.current_experiment, lang)
     if unreadable is not None:
-        st.error(
-            t("exp_unreadable", lang, path=guards.escape_markdown(unreadable.path, paths=app.paths),
-                   reason=guards.escape_markdown(unreadable.reason, paths=app.paths)),
-            icon=":material/error:",
-        )  # fmt: skip
+        st.error(unreadable, icon=":material/error:")
         return
     if app.view(app.current_experiment) is None:
         st.warning(

@@ -11,8 +11,9 @@ import streamlit as st
 
 from rlmon.analysis.signals import KINDS
 from rlmon.analysis.smoothing import Smoothing
+from rlmon.analysis.summary import paragraph_parts as summary_parts
 from rlmon.app import charts, digests, guards, live, navigation, samples, state, tables, url, widgets
-from rlmon.text import UNKNOWN, display, t
+from rlmon.text import UNKNOWN, display, format_count, t
 from rlmon.views import model, overview, report
 from rlmon.views import tables as view_tables
 
@@ -41,7 +42,11 @@ def summary_and_signals(views: Sequence[model.ExperimentView], insights: model.I
             st.caption(t("summary_pending", lang))
             return
         for paragraph in insights.summary:
-            st.markdown(guards.escape_markdown(paragraph))
+            lead, items = summary_parts(paragraph)
+            # a paragraph that lists runs: one a line (escaped one by one: the list marks are the page's own)
+            st.markdown(
+                "\n".join([guards.escape_markdown(lead), *(f"- {guards.escape_markdown(item)}" for item in items)])
+            )
         if insights.summary:
             st.caption(t("summary_caption", lang))
         rows = view_tables.signals_frame(views, insights.signals, kinds=KINDS, slugs=app.slugs, lang=lang)
@@ -78,15 +83,17 @@ def metric_controls(views: Sequence[model.ExperimentView]) -> list[str]:
         search, key="overview_filter", label=t("control_filter", lang), help=t("control_filter_help", lang),
         placeholder="^actor/|clip",
     )  # fmt: skip
-    shown = options
-    if pattern:
-        matched, regex = model.match_keys(options, pattern)
-        chosen = set(st.session_state["overview_metrics"])
-        shown = [key for key in options if key in chosen or key in set(matched)]
-        widgets.filter_note(search, t("control_filter_count", lang, count=len(matched)), regex=regex, lang=lang)
+    # the filter first: whatever the number of keys, the picker offers a few hundred (the chosen ones kept)
+    picker = overview.metric_picker(options, st.session_state["overview_metrics"], pattern)
+    if picker.matched is not None:
+        count = t("control_filter_count", lang, count=picker.matched)
+        widgets.filter_note(search, count, regex=picker.regex, lang=lang)
+    if picker.more:
+        more = format_count(picker.more, lang)
+        pick.caption(t("control_metrics_more", lang, count=more, shown=overview.PICKER_LIMIT))
     metrics = pick.multiselect(
         t("control_metrics", lang),
-        shown,
+        picker.shown,
         key="overview_metrics",
         format_func=lambda key: model.metric_name(key, lang),
         help=t("control_metrics_help", lang),

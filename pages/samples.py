@@ -2,9 +2,9 @@
 
 Browse one experiment's samples by step, data source, score and text; compare one prompt across two steps,
 or across two experiments at the same step, side by side. Text from logs is shown as text (``st.code``, which
-keeps line breaks, in monospace); markdown and math are rendered only when the visitor asks, through
-:func:`rlmon.logs.samples.to_safe_markdown` (no links, images or HTML). The experiment comes from ``?id=`` (the
-overview's links) or the picker.
+keeps line breaks, in monospace); markdown and math are rendered only when the visitor asks, through the
+sanitiser descriptions go through too (:func:`rlmon.text.markdown.safe_markdown`: a link shown as its text and
+target, no image, HTML or autolink). The experiment comes from ``?id=`` (the overview's links) or the picker.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import streamlit as st
 
 from rlmon.app import guards, state
 from rlmon.app import samples as sample_rows
-from rlmon.logs.samples import to_safe_markdown
 from rlmon.text import display, t
+from rlmon.text.markdown import safe_markdown
 from rlmon.views import model
 from rlmon.views import samples as view_samples
 
@@ -37,7 +37,7 @@ OUTCOME_ICONS = {True: ":green[:material/check_circle:]", False: ":red[:material
 def show_text(text: str, *, markdown: bool, key: str) -> None:
     if markdown:
         with st.container(height=CODE_HEIGHT if len(text) > 2000 else "content", key=key):
-            st.markdown(to_safe_markdown(text))
+            st.markdown(safe_markdown(text, links=False, math=True))
     else:
         st.code(
             text,
@@ -163,6 +163,22 @@ def across_experiments(
     side_by_side(sides, markdown=markdown, key="samples_pair_card")
 
 
+PICKED_AFTER_LINK = "_samples_picked_after_link"
+"""Session key: the ``?id=`` of the link the visitor picked another experiment after (its notice is gone)."""
+
+
+def link_notice(asked: str) -> None:
+    """Why a link's experiment (``?id=``) is not shown: hidden, unreadable, or not under the log roots."""
+    unreadable = app.unreadable_notice(asked, lang)
+    if asked in app.hidden_ids:
+        st.info(app.hidden_notice(asked, lang), icon=":material/visibility_off:")
+    elif unreadable is not None:
+        st.error(unreadable, icon=":material/error:")
+    else:
+        shown_id = guards.escape_markdown(asked, limit=display.NAME_LIMIT)
+        st.warning(t("samples_unknown_experiment", lang, id=shown_id), icon=":material/link_off:")
+
+
 def page() -> None:
     listed = [view for view in app.views if view.id not in app.hidden_ids]
     if not listed:
@@ -171,6 +187,8 @@ def page() -> None:
     ids = [view.id for view in listed]
     asked = st.query_params.get("id")
     asked_step = st.query_params.get("step")
+    if asked is not None and asked not in ids and st.session_state.get(PICKED_AFTER_LINK) != asked:
+        link_notice(asked)
     if asked in ids and st.session_state.get("_samples_seen_link") != (asked, asked_step):
         # a link (the overview's "latest samples"): its experiment, and its step once the steps are known
         st.session_state["samples_experiment"] = asked
@@ -185,12 +203,18 @@ def page() -> None:
     pick_col, markdown_col = st.columns([3, 2], vertical_alignment="bottom")
     with pick_col:
         chosen_id = st.selectbox(
-            t("samples_experiment", lang), ids, key="samples_experiment", format_func=lambda value: labels[value]
-        )
+            t("samples_experiment", lang), ids, key="samples_experiment", format_func=lambda value: labels[value],
+            on_change=lambda: st.session_state.__setitem__(PICKED_AFTER_LINK, asked),
+        )  # fmt: skip
     with markdown_col:
         markdown = st.toggle(t("samples_markdown", lang), key="samples_markdown", help=t("samples_markdown_help", lang))
     view = next(item for item in listed if item.id == chosen_id)
     samples = sample_rows.sample_set(view, settings)
+    for folder in samples.refused:
+        st.warning(
+            t("samples_dump_outside", lang, folder=guards.escape_markdown(folder, paths=app.paths)),
+            icon=":material/folder_off:",
+        )
     if samples.is_empty:
         st.info(t("samples_none", lang, name=guards.escape_markdown(view.label)), icon=":material/chat_bubble_outline:")
         return

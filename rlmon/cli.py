@@ -5,7 +5,8 @@ Exit codes (every error is one line on stderr naming the path, never a traceback
 - 0: done.
 - 2: the command cannot start. A usage error (argparse's own; an ``--out`` with an unsupported suffix, or in a
   missing or unwritable folder - checked before anything is read; a ``demo`` target that is not a folder; a
-  ``report`` output inside a log root, or an experiment or track the roots do not hold), or
+  ``report`` output inside a log root, or an experiment or track the roots do not hold; for ``watch``, an alert
+  target apprise cannot use, or none at all, or a log root that is not a folder), or
   an input that is missing, unreadable, not a regular file or folder, or holds no verl logs (a log root or an
   experiment folder without any).
 - 1: the command failed while working: the output could not be written (disk full...), any other
@@ -24,10 +25,13 @@ import argparse
 import contextlib
 import io
 import json
+import logging
 import os
+import signal
 import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,7 +46,7 @@ from rlmon.runs.loading import describe_root
 from rlmon.settings import load_settings
 from rlmon.sources.discovery import LOG_SUFFIXES, discover_experiments, list_log_files
 from rlmon.sources.objstore import PublicPaths, RootSyncer, public_paths
-from rlmon.text.display import public_text
+from rlmon.text.display import public_text, terminal_text
 
 __all__ = ["OUT_SUFFIXES", "main"]
 
@@ -64,7 +68,7 @@ def _cache_folder(args: argparse.Namespace) -> Path:
 
 def _cache(args: argparse.Namespace) -> LogCache:
     """The cache named by ``--cache-dir``, else the app's own (``RLMON_CACHE_DIR`` or the user's cache dir)."""
-    cache = LogCache(_cache_folder(args))
+    cache = LogCache(_cache_folder(args), max_keys=load_settings([], os.environ).max_keys)
     args.cache_in_use = cache  # main() reports a cache that could not be written
     return cache
 
@@ -143,17 +147,45 @@ def _write_frame(frame: pl.DataFrame, out: Path) -> None:
         raise RlmonError(f"cannot write: {error}", path=out) from error
 
 
+def _without_verl_output(path: Path) -> str:
+    """Why a file named on the command line gave nothing: it holds no verl output, and is binary data when its
+    first bytes hold a NUL byte or are not text."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        head = b""
+    binary = b"\0" in head or head.decode("utf-8", errors="replace").count("\ufffd") > len(head) // 10
+    return "no verl output in it (binary data)" if binary else "no verl output in it"
+
+
+def _verl_files(files: Sequence[Path], cache: LogCache) -> list[Path]:
+    """The ``files`` that hold verl output (a config dump, a step line...); the others are named in a warning.
+    None holding any is an error naming the first (exit code 2): a binary file is not a run of 0 steps."""
+    kept = [path for path in files if cache.read(path).meta.kind != "none"]
+    if not kept:
+        raise LogReadError(_without_verl_output(files[0]), path=files[0])
+    for path in files:
+        if path not in kept:
+            print(f"warning: {path}: {_without_verl_output(path)}; left out", file=sys.stderr)
+    return kept
+
+
+def _step_span(steps: int, first: int | None, last: int | None) -> str:
+    """``120 steps (1–120)``; ``0 steps`` while a run has logged none."""
+    return f"{steps} steps ({first}–{last})" if steps and first is not None else f"{steps} steps"
+
+
 def _cmd_parse(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_out(out)
-    files = _log_files(args.logs)
-    parsed = read_logs(files, cache=_cache(args))
+    cache = _cache(args)
+    files = _verl_files(_log_files(args.logs), cache)
+    parsed = read_logs(files, cache=cache)
     _write_frame(parsed.steps, out)
     meta = parsed.meta
-    print(
-        f"{out}: {parsed.steps.height} steps ({meta.first_step}–{meta.last_step}), "
-        f"{parsed.steps.width - 1} keys from {len(files)} file(s)"
-    )
+    span = _step_span(parsed.steps.height, meta.first_step, meta.last_step)
+    print(f"{out}: {span}, {parsed.steps.width - 1} keys from {len(files)} file(s)")
     for warning in meta.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
@@ -180,8 +212,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
         print(json.dumps(infos if len(infos) > 1 else infos[0], indent=2, ensure_ascii=False, default=str))
         return 0
     for info in infos:
+        if info["kind"] == "none":  # said, not an error: an empty log may be a run that has not written yet
+            print(f"{info['path']}: {_without_verl_output(Path(info['path']))}")
+            continue
         config_note = "config dump" if info["config"] else "no config dump"
-        span = f"{info['steps']} steps ({info['first_step']}–{info['last_step']})" if info["steps"] else "no step lines"
+        span = _step_span(info["steps"], info["first_step"], info["last_step"]) if info["steps"] else "no step lines"
         print(f"{info['path']}: {info['kind']}, {span},")
         print(f"  {info['keys']} keys, total steps {info['total_steps']}, {config_note}")
         if info["resume_steps"]:
@@ -219,10 +254,75 @@ def _root_info(root: Path, cache: LogCache, *, as_json: bool) -> int:
         print(json.dumps(described, indent=2, ensure_ascii=False, default=str))
         return 0
     for experiment in described["experiments"]:
-        print(f"{experiment['id']}: {experiment['label']} · {experiment['status']} · {experiment['progress']}")
+        print(f"{experiment['id']}: {experiment['name']} · {experiment['status']} · {experiment['progress']}")
     for problem in described["problems"]:
         print(f"warning: {problem}", file=sys.stderr)
     return 0
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    from rlmon.alerts import Watcher, check_targets
+    from rlmon.alerts.watcher import LOG as ALERT_LOG
+
+    env = dict(os.environ)
+    if args.refresh_s is not None:
+        env["RLMON_REFRESH_S"] = str(args.refresh_s)
+    if args.lang is not None:
+        env["RLMON_LANGUAGE"] = args.lang
+    if args.cache_dir:
+        env["RLMON_CACHE_DIR"] = args.cache_dir
+    try:
+        settings = load_settings([], env)
+    except SettingError as error:
+        raise _UsageError(error.reason) from None
+    roots: list[Path | ObjectRoot] = []
+    for item in args.roots:
+        try:
+            roots.append(parse_object_url(item) if is_object_url(item) else Path(item))
+        except SettingError as error:
+            raise _UsageError(error.reason) from None
+    roots = roots or list(settings.log_roots)
+    if not roots:
+        raise _UsageError("give a log root (or set RLMON_LOG_ROOT)")
+    for root in roots:
+        # a root without logs yet is watched all the same: its first runs are what the team waits for
+        if isinstance(root, Path) and not root.is_dir():
+            raise CatalogError("log root does not exist or is not a folder", path=root)
+    if args.notify:
+        urls, origin = list(args.notify), "--notify"
+    else:
+        urls, origin = list(settings.alert_targets), "RLMON_ALERT_TARGETS"
+    targets, problems = check_targets(urls, origin)
+    if problems:
+        raise _UsageError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    watcher = Watcher(
+        roots, settings=settings, cache=_cache(args), targets=targets, dry_run=args.dry_run,
+        printer=lambda text: print(text, flush=True),
+    )  # fmt: skip
+    if not targets and not args.dry_run and not watcher.has_root_targets():
+        raise _UsageError(
+            "no alert target: give --notify URL, set RLMON_ALERT_TARGETS, or list targets in a root's rlmon.toml "
+            "[alerts] (or try --dry-run)"
+        )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("rlmon watch %(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S"))
+    ALERT_LOG.addHandler(handler)
+    ALERT_LOG.setLevel(logging.INFO)
+    ALERT_LOG.propagate = False
+    shown = ", ".join(target.shown for target in targets) or "the roots' rlmon.toml targets"
+    what = "printing what would be sent" if args.dry_run else f"sending to {shown}"
+    ALERT_LOG.info("watching %s every %d s, %s", ", ".join(map(str, roots)), settings.refresh_s, what)
+    try:
+        if args.once:
+            watcher.cycle()
+            return 0
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        watcher.run(stop)
+        return 0
+    finally:
+        watcher.close()
+        ALERT_LOG.removeHandler(handler)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -255,7 +355,18 @@ def _cmd_samples(args: argparse.Namespace) -> int:
     cache = _cache(args)
     config = next((meta.config for meta in (cache.read(path).meta for path in files) if meta.config), None)
     sample_cache = SampleCache(cache.cache_dir)
-    samples = filter_samples(read_samples(files, folder=folder, config=config, cache=sample_cache), step=args.step)
+    settings = load_settings([], os.environ)
+    # dump folders are read inside the experiment's folder, the log roots and the dump roots (the app's rule)
+    allowed = [folder, *(root for root in settings.log_roots if isinstance(root, Path)), *settings.dump_roots]
+    allowed += [Path(item) for item in args.dump_root or []]
+    found = read_samples(files, folder=folder, config=config, cache=sample_cache, allowed=allowed)
+    for refused in found.refused:
+        print(
+            f"warning: dump folder outside the log roots: {refused} is not read; add it with --dump-root or "
+            "RLMON_DUMP_ROOT",
+            file=sys.stderr,
+        )
+    samples = filter_samples(found.frame, step=args.step)
     if args.json:
         records = [{**row, "extra": json.loads(row["extra"])} for row in samples.iter_rows(named=True)]
         print(json.dumps(records, indent=2, ensure_ascii=False))
@@ -381,7 +492,8 @@ def _mirror_inputs(args: argparse.Namespace) -> PublicPaths:
 
 
 class _PublicText(io.TextIOBase):
-    """A text stream that writes mirror folder paths as their ``s3://`` URLs."""
+    """A text stream that writes mirror folder paths as their ``s3://`` URLs, and bidi control characters as
+    their escapes (:func:`rlmon.text.display.terminal_text`: a name holding U+202E must not read backwards)."""
 
     def __init__(self, stream: Any, paths: PublicPaths) -> None:
         self._stream = stream
@@ -391,7 +503,7 @@ class _PublicText(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
-        self._stream.write(public_text(text, self._paths))
+        self._stream.write(terminal_text(public_text(text, self._paths)))
         return len(text)
 
     def flush(self) -> None:
@@ -432,6 +544,11 @@ def build_parser() -> argparse.ArgumentParser:
     samples.add_argument("log", help="a log file or an experiment folder")
     samples.add_argument("--step", type=int, help="only the samples of this step")
     samples.add_argument("--json", action="store_true", help="print JSON")
+    samples.add_argument(
+        "--dump-root", action="append", metavar="DIR",
+        help="a folder outside the experiment's folder and the log roots whose generation dumps may be read "
+        "(repeatable; also RLMON_DUMP_ROOT)",
+    )  # fmt: skip
     add_cache(samples)
     samples.set_defaults(run=_cmd_samples)
     report = sub.add_parser(
@@ -454,6 +571,21 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--png", metavar="DIR", help="also write every chart as PNG and SVG into DIR")
     add_cache(report)
     report.set_defaults(run=_cmd_report)
+
+    watch = sub.add_parser(
+        "watch", help="watch log roots and send alerts (crashes, stalls, NaN/inf, signals, finished runs)"
+    )
+    watch.add_argument("roots", nargs="*", metavar="ROOT", help="log root(s) (default: RLMON_LOG_ROOT)")
+    watch.add_argument(
+        "--notify", action="append", metavar="URL",
+        help="an apprise URL to send to (repeatable; default: RLMON_ALERT_TARGETS)",
+    )  # fmt: skip
+    watch.add_argument("--dry-run", action="store_true", help="print what would be sent; send and write nothing")
+    watch.add_argument("--once", action="store_true", help="one refresh, then exit")
+    watch.add_argument("--lang", choices=["en", "zh"], help="the messages' language (default: RLMON_LANGUAGE or en)")
+    watch.add_argument("--refresh-s", type=int, help="seconds between refreshes (default: RLMON_REFRESH_S or 30)")
+    add_cache(watch)
+    watch.set_defaults(run=_cmd_watch)
     return parser
 
 
@@ -467,13 +599,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace, outputs: contextlib.ExitStack) -> int:
     args.public_paths = paths = PublicPaths()
     try:
-        args.public_paths = paths = _mirror_inputs(args)
-        if paths:
-            outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout, paths)))
-            outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr, paths)))
+        if args.command != "watch":  # the watcher syncs its s3:// roots at every refresh itself
+            args.public_paths = paths = _mirror_inputs(args)
+        outputs.enter_context(contextlib.redirect_stdout(_PublicText(sys.stdout, paths)))
+        outputs.enter_context(contextlib.redirect_stderr(_PublicText(sys.stderr, paths)))
         code: int = args.run(args)
     except RlmonError as error:
-        print(f"rlmon: {public_text(error.describe(), paths)}", file=sys.stderr)
+        print(f"rlmon: {terminal_text(public_text(error.describe(), paths))}", file=sys.stderr)
         return 2 if isinstance(error, _CANNOT_START) else 1
     except BrokenPipeError:
         return 0

@@ -3,7 +3,9 @@
 Step frame (what the parser, the cache and the catalog return)
     ``step`` (Int64, unique, sorted ascending) plus one Float64 column per logged key, named exactly as
     verl logged it (``actor/grad_norm``, ``val-core/aime24/acc/mean@1``). ``True``/``False`` become 1.0/0.0,
-    ``nan``/``inf``/``-inf`` stay non-finite, a key a step did not log is null.
+    ``nan``/``inf``/``-inf`` stay non-finite, a key a step did not log is null. At most ``max_keys`` (default
+    :data:`MAX_KEYS`) key columns: the first keys to get a value, in file order; keys first logged after them
+    are dropped (``RunMeta.keys_dropped_line``), so a log cannot make a frame of any width.
 
 Long frame (what charts and smoothing take)
     ``experiment`` (String, the experiment id), ``step`` (Int64), ``hours`` (Float64, elapsed training
@@ -24,6 +26,7 @@ __all__ = [
     "EXPERIMENT",
     "HOURS",
     "LONG_SCHEMA",
+    "MAX_KEYS",
     "METRIC",
     "NON_TRAINING_KEY",
     "PALETTE",
@@ -35,6 +38,9 @@ __all__ = [
 ]
 
 STEP = "step"
+MAX_KEYS = 20_000
+"""Default bound on the distinct keys of a log and of an experiment (the ``max_keys`` setting): far above any
+real verl log (a few hundred), low enough that a step frame of every row stays small."""
 EXPERIMENT = "experiment"
 HOURS = "hours"
 METRIC = "metric"
@@ -103,6 +109,13 @@ class RunMeta:
     config_line: int | None = None
     launch_command: str | None = None
     """The ``set -x`` echo of the launch command (``python3 -m verl.trainer.main_ppo ...``), if any."""
+    shell_vars: dict[str, str] = field(default_factory=dict)
+    """Shell variables the log shows being set before the launch (``MODEL_PATH="..."`` of a pasted script,
+    ``export VAR=...``, ``+ VAR=...`` of ``set -x``): name -> value as the shell reads it, the last assignment
+    wins; at most 200 names, values cut at 1,000 characters. The launch command's ``$VAR`` is read through them."""
+    model_names: list[str] = field(default_factory=list)
+    """Model paths the log prints outside the config (Hugging Face ``"_name_or_path": "..."``), in order, no
+    repeats, at most 16."""
     total_steps: int | None = None
     """From ``Total training steps: N``; v0.1 prints none, so there it is ``trainer.total_training_steps`` or
     ``Size of train dataloader`` x ``trainer.total_epochs`` from the config dump (format reference §5.2)."""
@@ -154,6 +167,9 @@ class RunMeta:
     """Lines read (complete lines plus a provisional last one)."""
     warnings: list[str] = field(default_factory=list)
     """Damaged input that was read around: ``line N: reason``."""
+    keys_dropped_line: int | None = None
+    """The line of the first key dropped because the log's distinct keys reached ``max_keys`` (every key first
+    logged after the bound is reached is dropped); None when none was."""
 
     @property
     def is_rl(self) -> bool:

@@ -17,15 +17,18 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from rlmon.access import normalize_domain, normalize_email
 from rlmon.errors import SettingError
 from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
+from rlmon.schema import MAX_KEYS
 
 __all__ = [
+    "ALERT_KINDS",
+    "ALERT_SEVERITIES",
     "CHART_RENDERERS",
     "LANGUAGES",
     "SETTINGS",
@@ -34,12 +37,36 @@ __all__ = [
     "Settings",
     "default_cache_dir",
     "load_settings",
+    "setting_range",
     "split_root_list",
+    "split_target_list",
 ]
 
 LANGUAGES = ("en", "zh")
 SMOOTHING_KINDS = ("ema", "moving_average", "none")
 CHART_RENDERERS = ("auto", "svg", "canvas")
+ALERT_KINDS = (
+    "crashed",
+    "stalled",
+    "non_finite",
+    "finished",
+    "best",
+    "signals",
+    "spike",
+    "entropy_rising",
+    "entropy_collapse",
+    "validation_drop",
+    "length_cap",
+    "mismatch_high",
+    "pass_rate_collapse",
+    "kl_blowup",
+)
+"""What an alert can be about (``alert_kinds``, ``rlmon.toml``'s ``[alerts] kinds``): a run that crashed, stalled
+(and later resumed), logged NaN/inf, finished, reached a new best validation score; ``signals`` is every run-health
+signal of severity warning or above, and each of those signals' kinds may be named alone
+(:mod:`rlmon.alerts.events` keeps this list and :mod:`rlmon.analysis.signals` in step)."""
+DEFAULT_ALERT_KINDS = ("crashed", "stalled", "non_finite", "signals", "finished")
+ALERT_SEVERITIES = ("info", "warning", "critical")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
@@ -57,7 +84,8 @@ class SettingSpec:
     type: str
     """Human-readable type: ``paths``, ``path``, ``float``, ``int``, ``str``, ``bool`` (``1``/``0``, ``true``/``false``,
     ``yes``/``no``, ``on``/``off``; the option alone means true), ``emails`` or ``domains`` (lists: separated by
-    commas or spaces, the option repeatable)."""
+    commas or spaces, the option repeatable), ``urls`` (``scheme://...`` each), ``words`` (several of
+    ``choices``, separated by commas or spaces), ``url`` (``http(s)://host[/path]`` or empty)."""
     help: str
     """One or two sentences for ``--help`` and the README."""
     choices: tuple[str, ...] = ()
@@ -85,6 +113,17 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "An s3://bucket/prefix root is read from object storage (S3 or S3-compatible) through a mirror in the "
         "cache folder. Environment: a list separated by the OS path separator (':' on Linux; an s3:// URL's "
         "own ':' is kept). Option: repeat --log-root. Empty means the built-in demo data.",
+        repeatable=True,
+    ),
+    SettingSpec(
+        "dump_roots",
+        "RLMON_DUMP_ROOT",
+        (),
+        "paths",
+        "Folders outside the log roots where the samples page and 'rlmon samples' may read generation dumps "
+        "(trainer.rollout_data_dir / validation_data_dir, 'Dumped generations to' lines). A dump folder a log "
+        "names is read only inside a log root or one of these; any other is named in a notice, not read. "
+        "Environment: a list separated by the OS path separator. Option: repeat --dump-root.",
         repeatable=True,
     ),
     SettingSpec(
@@ -117,8 +156,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "RLMON_REFRESH_S",
         30,
         "int",
-        "Seconds between live refreshes of the pages.",
+        "Seconds between live refreshes of the pages (at most an hour: the refresh picker's range).",
         minimum=2,
+        maximum=3600,
     ),
     SettingSpec(
         "max_points",
@@ -127,6 +167,17 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "int",
         "Most points drawn per line in a chart; longer series are downsampled keeping min, max and last.",
         minimum=10,
+    ),
+    SettingSpec(
+        "max_keys",
+        "RLMON_MAX_KEYS",
+        MAX_KEYS,
+        "int",
+        "Most distinct keys kept per log and per experiment (a real verl log has a few hundred): the first keys "
+        "to get a value, in file order; the keys first logged after them are dropped, with one notice naming "
+        "the log. Bounds the memory and time a log with a new key on every line can cost.",
+        minimum=100,
+        maximum=1_000_000,
     ),
     SettingSpec(
         "smoothing",
@@ -152,6 +203,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "int",
         "Default moving-average window in steps (the team's old page used 5).",
         minimum=1,
+        maximum=500,
     ),
     SettingSpec(
         "spike_factor",
@@ -349,6 +401,70 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "repeated as allowed_emails.",
         repeatable=True,
     ),
+    SettingSpec(
+        "alert_targets",
+        "RLMON_ALERT_TARGETS",
+        (),
+        "urls",
+        "Where alerts are sent: apprise URLs (json://host/path, mailto://..., feishu://..., dingtalk://..., "
+        "wecombot://..., slack://..., tgram://...; docs/alerts.md). When set, the app server also watches the log "
+        "roots and sends alerts (one process per cache folder sends). Environment: URLs separated by spaces. "
+        "Option: repeat --alert-target. They hold secrets: rlmon shows only their scheme and host.",
+        repeatable=True,
+    ),
+    SettingSpec(
+        "alert_kinds",
+        "RLMON_ALERT_KINDS",
+        DEFAULT_ALERT_KINDS,
+        "words",
+        "Which events are sent: crashed, stalled (and its resume), non_finite, finished, best (a new best "
+        "validation score), signals (every signal of severity warning or above) or single signal kinds (spike, "
+        "entropy_collapse, ...). Separated by commas or spaces. A root's rlmon.toml [alerts] kinds replace them "
+        "for that root.",
+        choices=ALERT_KINDS,
+    ),
+    SettingSpec(
+        "alert_min_severity",
+        "RLMON_ALERT_MIN_SEVERITY",
+        "info",
+        "str",
+        "Events milder than this are not sent: 'info' (a finished run, a new best score), 'warning' (stalls, "
+        "signals) or 'critical' (crashes, NaN/inf, a pass-rate collapse).",
+        choices=ALERT_SEVERITIES,
+    ),
+    SettingSpec(
+        "alert_digest_count",
+        "RLMON_ALERT_DIGEST_COUNT",
+        5,
+        "int",
+        "More than this many alerts about one log root within alert_digest_s seconds are sent as one digest message.",
+        minimum=1,
+    ),
+    SettingSpec(
+        "alert_digest_s",
+        "RLMON_ALERT_DIGEST_S",
+        300,
+        "int",
+        "The window, in seconds, over which alert_digest_count is counted.",
+        minimum=1,
+    ),
+    SettingSpec(
+        "alert_retry_max_s",
+        "RLMON_ALERT_RETRY_MAX_S",
+        600.0,
+        "float",
+        "Longest wait, in seconds, before trying again a target that failed (the wait starts at refresh_s and "
+        "doubles with each failure); what could not be delivered is kept in the cache folder until then.",
+        minimum=1.0,
+    ),
+    SettingSpec(
+        "public_url",
+        "RLMON_PUBLIC_URL",
+        "",
+        "url",
+        "The address teammates open the app at (https://rlmon.example.com, with the proxy's path if any): each "
+        "alert then links to the experiment's page at the event's step. Empty: alerts carry no link.",
+    ),
 )
 
 
@@ -357,11 +473,13 @@ class Settings:
     """The resolved settings; see :data:`SETTINGS` for the meaning of each field."""
 
     log_roots: tuple[Path | ObjectRoot, ...] = ()
+    dump_roots: tuple[Path, ...] = ()
     cache_dir: Path = Path("~/.cache/rlmon")
     stall_factor: float = 3.0
     stall_min_s: float = 600.0
     refresh_s: int = 30
     max_points: int = 2000
+    max_keys: int = MAX_KEYS
     smoothing: str = "ema"
     smoothing_weight: float = 0.6
     smoothing_window: int = 5
@@ -388,6 +506,27 @@ class Settings:
     frame_memory_mb: float = 128.0
     allowed_emails: tuple[str, ...] = ()
     allowed_domains: tuple[str, ...] = ()
+    alert_targets: tuple[str, ...] = field(default=(), repr=False)
+    """Secrets inside: never printed (not even in the dataclass's repr)."""
+    alert_kinds: tuple[str, ...] = DEFAULT_ALERT_KINDS
+    alert_min_severity: str = "info"
+    alert_digest_count: int = 5
+    alert_digest_s: int = 300
+    alert_retry_max_s: float = 600.0
+    public_url: str = ""
+
+
+def setting_range(name: str) -> tuple[int, int]:
+    """The (minimum, maximum) of the integer setting ``name``: the bounds of the widget that changes it in the
+    app, so a page never offers a value the setting refuses, nor the reverse.
+
+    >>> setting_range("refresh_s")
+    (2, 3600)
+    """
+    spec = next(spec for spec in SETTINGS if spec.name == name)
+    if spec.minimum is None or spec.maximum is None:
+        raise AssertionError(f"setting {name} has no range")  # pragma: no cover - table bug
+    return int(spec.minimum), int(spec.maximum)
 
 
 def default_cache_dir(env: Mapping[str, str]) -> Path:
@@ -434,6 +573,49 @@ def split_root_list(raw: str) -> list[str]:
             roots.append(part.strip())
         index += 1
     return roots
+
+
+def split_target_list(raw: str) -> list[str]:
+    """``RLMON_ALERT_TARGETS`` split at white space (an apprise URL holds none; it may hold commas).
+
+    >>> split_target_list("json://127.0.0.1:8080/hook  mailto://mail.example.com?to=a@x.org,b@x.org")
+    ['json://127.0.0.1:8080/hook', 'mailto://mail.example.com?to=a@x.org,b@x.org']
+    """
+    return raw.split()
+
+
+def _target(spec: SettingSpec, text: str, index: int) -> str:
+    """One alert target as given; only its form is checked here (apprise checks the rest when alerts start).
+    The message never quotes it: a target URL holds secrets."""
+    value = text.strip()
+    scheme, sep, rest = value.partition("://")
+    if not sep or not scheme or not rest or not scheme.replace("+", "").isalnum():
+        raise SettingError(
+            f"setting {spec.name} ({spec.env} / {spec.option}): target {index} is not a URL (scheme://...); "
+            "see docs/alerts.md for the forms apprise accepts"
+        )
+    return value
+
+
+def _words(spec: SettingSpec, text: str) -> tuple[str, ...]:
+    words = tuple(dict.fromkeys(word for word in text.replace(",", " ").split() if word))
+    unknown = [word for word in words if word not in spec.choices]
+    if unknown:
+        raise SettingError(
+            f"setting {spec.name} ({spec.env} / {spec.option}): {', '.join(map(repr, unknown))} not among "
+            + ", ".join(spec.choices)
+        )
+    return words
+
+
+def _url(spec: SettingSpec, text: str) -> str:
+    value = text.strip().rstrip("/")
+    scheme, sep, rest = value.partition("://")
+    if value and (scheme.lower() not in ("http", "https") or not sep or not rest or rest.startswith("/")):
+        raise SettingError(
+            f"setting {spec.name} ({spec.env} / {spec.option}): {text!r} is not an http:// or https:// address"
+        )
+    return value
 
 
 def _number(spec: SettingSpec, text: str, kind: Callable[[str], Any]) -> Any:
@@ -488,6 +670,10 @@ def _convert(spec: SettingSpec, text: str) -> Any:
         raise SettingError(
             f"setting {spec.name} ({spec.env} / {spec.option}): {text!r} is not one of " + ", ".join(_TRUE + _FALSE)
         )
+    if spec.type == "words":
+        return _words(spec, text)
+    if spec.type == "url":
+        return _url(spec, text)
     if spec.type == "str":
         value = text.strip()
         if spec.choices and value not in spec.choices:
@@ -556,6 +742,14 @@ def load_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
             continue
         if spec.type in _LIST_ENTRIES:
             values[spec.name] = _entries(spec, given.get(spec.name) or [env.get(spec.env, "")])
+            continue
+        if spec.type == "urls":
+            texts = given[spec.name] if spec.name in given else split_target_list(env.get(spec.env, ""))
+            values[spec.name] = tuple(_target(spec, text, index) for index, text in enumerate(texts, start=1))
+            continue
+        if spec.type == "paths":
+            texts = given.get(spec.name) or [part for part in env.get(spec.env, "").split(os.pathsep) if part.strip()]
+            values[spec.name] = tuple(_path(spec, text) for text in texts)
             continue
         if spec.name in given:
             if len(given[spec.name]) > 1:

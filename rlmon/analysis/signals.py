@@ -72,7 +72,15 @@ from rlmon.schema import STEP
 from rlmon.settings import Settings
 from rlmon.text.lang import LANGUAGES
 from rlmon.text.messages import t
-from rlmon.text.numbers import format_band, format_count, format_duration, format_percent, format_score, format_value
+from rlmon.text.numbers import (
+    format_band,
+    format_count,
+    format_duration,
+    format_percent,
+    format_progress,
+    format_score,
+    format_value,
+)
 
 __all__ = [
     "KINDS",
@@ -86,6 +94,7 @@ __all__ = [
     "detect_signals",
     "detect_status_signals",
     "detect_step_signals",
+    "short_frame",
     "short_metric",
 ]
 
@@ -186,7 +195,12 @@ def _message(key: str, **fields: str | dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _short_frame(frame: str) -> str:
+def _progress(experiment: Experiment) -> dict[str, str]:
+    """How far the experiment has come, in every language (:func:`rlmon.text.numbers.format_progress`)."""
+    return {lang: format_progress(experiment.steps_done, experiment.total_steps, lang) for lang in LANGUAGES}
+
+
+def short_frame(frame: str) -> str:
     """``/root/x/verl/utils/reward_score/__init__.py:37 in f`` -> ``utils/reward_score/__init__.py:37 in f``."""
     path, colon, rest = frame.rpartition(":")
     if not colon:
@@ -696,7 +710,7 @@ def _detect_status(context: _Context, settings: Settings) -> None:
         died_after = experiment.failure_step if experiment.failure_step is not None else last_step
         frame: str | dict[str, str] = ""
         if experiment.failure_frames:
-            frame = _message("crashed_frame", frame=_short_frame(experiment.failure_frames[-1]))
+            frame = _message("crashed_frame", frame=short_frame(experiment.failure_frames[-1]))
         if died_after is None:
             message = _message("crashed_start", failure=failure, frame=frame)
         else:
@@ -719,7 +733,7 @@ def _detect_status(context: _Context, settings: Settings) -> None:
             step=last_step,
             step_end=last_step,
             values={"idle_s": idle, "steps_done": float(experiment.steps_done)},
-            message=_message("stalled", progress=experiment.progress_text, idle=_idle_text(idle)),
+            message=_message("stalled", progress=_progress(experiment), idle=_idle_text(idle)),
         )
     elif experiment.status == "not started" and experiment.idle_s is not None:
         quiet_s = settings.stall_min_s * settings.stall_factor

@@ -1,7 +1,9 @@
 """The written summary: a few paragraphs about the experiments in view, and one about each experiment.
 
 The summary (:func:`write_summary`, :func:`experiment_paragraph`; :func:`summary_for_root` for the CLI) is plain
-text, generated only from the data, deterministic, in English or Chinese. Every template is an ``insight_*``
+text, generated only from the data, deterministic, in English or Chinese; a paragraph that would name more than
+:data:`LIST_AFTER` runs one by one lists them instead, one a line (:func:`paragraph_parts` splits it into its lead
+and its items). Every template is an ``insight_*``
 message (signal kinds: ``kind_*``) of the one message catalog, :data:`rlmon.text.messages.MESSAGES`; the
 punctuation between the pieces comes from :mod:`rlmon.text.lang`. Signals come from :mod:`rlmon.analysis.signals`;
 figures are written as the signals write them (:data:`~rlmon.analysis.signals.NUMBERS_LANG`), durations in the
@@ -10,8 +12,10 @@ text's own language.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +23,7 @@ from pathlib import Path
 
 from rlmon.analysis.signals import KINDS, NUMBERS_LANG, SEVERITIES, Signal, detect_all, short_metric
 from rlmon.logs.cache import LogCache
-from rlmon.runs.experiment import Experiment
+from rlmon.runs.experiment import STATUS_ORDER, Experiment, name_entries
 from rlmon.runs.headline import Headline, headline_numbers
 from rlmon.runs.metrics import validation_keys
 from rlmon.settings import Settings
@@ -34,6 +38,7 @@ from rlmon.text.lang import (
     parenthesized,
 )
 from rlmon.text.messages import t, track_name
+from rlmon.text.names import experiment_names
 from rlmon.text.numbers import (
     UNKNOWN,
     format_band,
@@ -41,31 +46,49 @@ from rlmon.text.numbers import (
     format_duration,
     format_hours,
     format_percent,
+    format_progress,
     format_range,
     format_score,
     format_value,
 )
 
-__all__ = ["SUMMARY_ITEMS", "experiment_paragraph", "summary_for_root", "write_summary"]
+__all__ = [
+    "LIST_AFTER",
+    "LIST_MARK",
+    "SUMMARY_ITEMS",
+    "TRACKS_IN_FULL",
+    "experiment_paragraph",
+    "paragraph_parts",
+    "summary_for_root",
+    "write_summary",
+]
 
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
 """Kinds in the order of :data:`~rlmon.analysis.signals.KINDS`: the order signals are told in."""
 
 
+_TOLD_APART = re.compile(r" \(\d+\)$")
+"""The `` (2)`` that tells a name from a look-alike (:func:`rlmon.text.names.experiment_names`)."""
+
+
 def _name(experiment: Experiment | Headline) -> str:
-    """``E2 (DAPO)`` from the label ``E2 · DAPO``; other labels as they are."""
+    """``E2 (DAPO)`` from the label ``E2 · DAPO``; other labels (and one told from a look-alike, ``E1 · GRPO (2)``)
+    as they are."""
     code, sep, algorithm = experiment.label.partition(" · ")
-    return f"{code} ({algorithm})" if sep else experiment.label
+    return f"{code} ({algorithm})" if sep and not _TOLD_APART.search(experiment.label) else experiment.label
 
 
 def _code(experiment: Experiment) -> str:
-    return experiment.label.partition(" · ")[0]
+    """``E2`` of ``E2 · DAPO`` (a label told from a look-alike: all of it)."""
+    return experiment.label if _TOLD_APART.search(experiment.label) else experiment.label.partition(" · ")[0]
 
 
-def _codes(experiments: Sequence[Experiment]) -> str:
-    """``E1–E4`` for consecutive codes, else ``E1, E3``."""
-    codes = [_code(experiment) for experiment in experiments]
+def _codes(experiments: Sequence[Experiment], lang: str, among: Sequence[Experiment] = ()) -> str:
+    """``E1–E4`` for consecutive codes, else ``E1, E3`` (``E1、E3``); a code another of ``among`` shares
+    (``amd-mi300… · GRPO`` and ``amd-mi300… · PPO``) is the whole name (``amd-mi300… (GRPO)``)."""
+    shared = _shared_codes(among)
+    codes = [_name(experiment) if _code(experiment) in shared else _code(experiment) for experiment in experiments]
     numbers = []
     for code in codes:
         digits = "".join(char for char in code if char.isdigit())
@@ -80,7 +103,38 @@ def _codes(experiments: Sequence[Experiment]) -> str:
         and values == list(range(values[0] or 0, (values[0] or 0) + len(values)))
     ):
         return f"{codes[0]}–{codes[-1]}"
-    return ", ".join(codes)
+    return join_values(codes, lang)
+
+
+def _shared_codes(experiments: Sequence[Experiment]) -> set[str]:
+    seen: dict[str, int] = {}
+    for experiment in experiments:
+        seen[_code(experiment)] = seen.get(_code(experiment), 0) + 1
+    return {code for code, count in seen.items() if count > 1}
+
+
+LIST_AFTER = 3
+"""Runs a sentence names one by one (status clauses, signals worth attention); past that they are a list."""
+LIST_MARK = "- "
+"""What starts a list item's line in a summary paragraph (:func:`paragraph_parts`)."""
+TRACKS_IN_FULL = 3
+"""Tracks whose runs the summary tells track by track; past that, tracks of one run are told together."""
+
+
+def _listed(lead: str, items: Sequence[str]) -> str:
+    """A paragraph of ``lead`` and ``items``, one a line (a name never breaks its line)."""
+    return "\n".join([lead, *(LIST_MARK + " ".join(item.split("\n")) for item in items)])
+
+
+def paragraph_parts(paragraph: str) -> tuple[str, list[str]]:
+    """(its lead, its list items) of a summary paragraph: the items of a paragraph that lists runs (one a line,
+    after :data:`LIST_MARK`), none for prose.
+
+    >>> paragraph_parts("Qwen3-4B, 5 runs:\\n- E1 finished 150/150\\n- E2 running 21/150")
+    ('Qwen3-4B, 5 runs:', ['E1 finished 150/150', 'E2 running 21/150'])
+    """
+    lead, *lines = paragraph.split("\n")
+    return lead, [line.removeprefix(LIST_MARK) for line in lines]
 
 
 def _fill(key: str, lang: str, **fields: str) -> str:
@@ -155,29 +209,33 @@ def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Trac
     return tracks
 
 
-def _status_sentence(track: _Track, lang: str) -> str:
-    by_state: dict[str, list[Experiment]] = {}
+def _status_clauses(track: _Track, lang: str) -> list[str]:
+    """One clause per run - or per runs that share their status and progress (``E1–E4 finished 150/150``) - each
+    with its own numbers, in the track's order."""
+    by_state: dict[tuple[str, str], list[Experiment]] = {}
     for experiment in track.experiments:
-        by_state.setdefault(experiment.status, []).append(experiment)
-    states: list[str] = []
-    for status, members in by_state.items():
-        progress = sorted({member.progress_text for member in members})
-        progress_text = ", ".join(progress)
-        names = _codes(members)
+        progress = format_progress(experiment.steps_done, experiment.total_steps, lang)
+        by_state.setdefault((experiment.status, progress), []).append(experiment)
+    clauses: list[str] = []
+    for (status, progress), members in by_state.items():
+        names = _codes(members, lang, track.experiments)
         if status == "finished":
-            states.append(_fill("state_finished", lang, names=names, progress=progress_text))
+            clauses.append(_fill("state_finished", lang, names=names, progress=progress))
         elif status == "running":
-            states.append(_fill("state_running", lang, names=names, progress=progress_text))
+            clauses.append(_fill("state_running", lang, names=names, progress=progress))
         else:
             status_text = t(f"status_{status}", lang)
-            states.append(_fill("state_other", lang, names=names, status=status_text, progress=progress_text))
-    return _fill(
-        "track_status",
-        lang,
-        track=track_name(track.name, lang),
-        names=_codes(track.experiments),
-        states=join_items(states, lang),
-    )
+            clauses.append(_fill("state_other", lang, names=names, status=status_text, progress=progress))
+    return clauses
+
+
+def _status_sentence(track: _Track, lang: str) -> str:
+    """``Qwen3.5-4B: E1–E4 finished 150/150, E5 running 21/150.``; past :data:`LIST_AFTER` clauses a list."""
+    clauses = _status_clauses(track, lang)
+    name = track_name(track.name, lang)
+    if len(clauses) > LIST_AFTER:
+        return _listed(_fill("track_status_list", lang, track=name, count=str(len(track.experiments))), clauses)
+    return _fill("track_status", lang, track=name, states=join_items(clauses, lang))
 
 
 def _track_source(track: _Track) -> str | None:
@@ -412,6 +470,10 @@ def _attention_sentence(track: _Track, signals: Sequence[Signal], lang: str) -> 
             _capped([text for _, text in sorted(items, key=lambda item: item[0])], "more_experiments", lang), lang
         )
 
+    if len(urgent) + len(notes) > LIST_AFTER:
+        items = [text for _, text in sorted(urgent, key=lambda item: item[0])]
+        items += [_fill("attention_noted", lang, text=text) for _, text in sorted(notes, key=lambda item: item[0])]
+        return _listed(_word("attention_lead", lang), _capped(items, "more_experiments", lang))
     sentences = [_fill("attention", lang, items=listed(urgent))] if urgent else []
     if notes:
         sentences.append(_fill("attention_info", lang, items=listed(notes)))
@@ -514,7 +576,10 @@ def write_summary(
     lang: str = "en",
     settings: Settings | None = None,
 ) -> list[str]:
-    """The written summary: a few short paragraphs per track, then one per pair of comparable tracks.
+    """The written summary: a few short paragraphs per track, then one per pair of comparable tracks. With more
+    than :data:`TRACKS_IN_FULL` tracks in view, it starts with how many runs have each status, tells the tracks
+    of several runs one by one (status, validation, what is worth attention; how their runs compare is left to
+    each track's own view), and the tracks of one run together (what is worth attention in them).
 
     Parameters
     ----------
@@ -540,34 +605,69 @@ def write_summary(
         attention = [_attention_sentence(track, signals, lang) for track in tracks]
         return [_word("summary_empty", lang), *(text for text in attention if text != _word("attention_none", lang))]
     paragraphs: list[str] = []
-    for track in tracks:
-        first = [_status_sentence(track, lang)]
+    told = tracks if len(tracks) <= TRACKS_IN_FULL else [track for track in tracks if len(track.experiments) > 1]
+    alone = [track for track in tracks if track not in told]
+    if alone:
+        paragraphs.append(_overview_sentence(tracks, lang))
+    for track in told:
+        status = _status_sentence(track, lang)
+        first = [] if "\n" in status else [status]
+        if "\n" in status:  # a list of runs is a paragraph of its own
+            paragraphs.append(status)
         if track.compared:
             start = _band([track.headlines[item.id].pass_rate_start for item in track.compared])
             end = _band([track.headlines[item.id].pass_rate_end for item in track.compared])
             if start and end:
+                # which runs the bands are of, when not all of the track's
+                compared = track.compared != track.experiments
                 first.append(
                     _fill(
-                        "pass_bands",
+                        "pass_bands" if compared else "pass_bands_all",
                         lang,
                         start=_band_text(start, kind="%"),
                         end=_band_text(end, kind="%"),
-                        names=_codes(track.compared),
+                        names=_codes(track.compared, lang, track.experiments) if compared else "",
                     )
                 )
         first.extend(_validation_sentences(track, signals, lang))
-        paragraphs.append(join_sentences(first, lang))
-        # With several tracks in view, every paragraph says whose runs it is about, as the first one does.
-        follow = [join_sentences(dynamics, lang)] if (dynamics := _dynamics_sentences(track, signals, lang)) else []
+        if first:
+            paragraphs.append(join_sentences(first, lang))
+        # With several tracks in view, every paragraph says whose runs it is about, as the first one does. With
+        # many, how the runs of a track compare (speed, length, entropy) is left to that track's own view.
+        dynamics = _dynamics_sentences(track, signals, lang) if len(tracks) <= TRACKS_IN_FULL else []
+        follow = [join_sentences(dynamics, lang)] if dynamics else []
         follow.append(_attention_sentence(track, signals, lang))
         if len(tracks) > 1:
             follow = [_fill("track_prefix", lang, track=track_name(track.name, lang), text=text) for text in follow]
         paragraphs.extend(follow)
+    if alone:
+        together = _Track(
+            name="",
+            experiments=[experiment for track in alone for experiment in track.experiments],
+            headlines={key: value for track in alone for key, value in track.headlines.items()},
+            compared=[],
+        )
+        paragraphs.append(_fill("single_tracks", lang, text=_attention_sentence(together, signals, lang)))
     for first_track, second_track, common in _track_pairs(tracks):
         sentence = _comparison_sentence(first_track, second_track, common, lang)
         if sentence is not None:
             paragraphs.append(sentence)
     return paragraphs
+
+
+def _overview_sentence(tracks: Sequence[_Track], lang: str) -> str:
+    """``19 runs on 12 tracks: 9 finished, 2 running, 5 stalled, 3 crashed.``"""
+    counts: dict[str, int] = {}
+    for track in tracks:
+        for experiment in track.experiments:
+            counts[experiment.status] = counts.get(experiment.status, 0) + 1
+    states = [
+        _fill("status_count", lang, count=str(count), status=t(f"status_{status}", lang))
+        for status, count in sorted(counts.items(), key=lambda item: STATUS_ORDER.index(item[0]))  # type: ignore[arg-type]
+    ]
+    return _fill(
+        "overview", lang, runs=str(sum(counts.values())), tracks=str(len(tracks)), states=join_items(states, lang)
+    )
 
 
 def _next_validation(experiment: Experiment) -> int | None:
@@ -593,20 +693,17 @@ def experiment_paragraph(experiment: Experiment, signals: Sequence[Signal], *, l
     headline = headline_numbers(experiment)
     name = _name(experiment)
     hours = format_duration(experiment.elapsed_h, lang)
+    progress = format_progress(experiment.steps_done, experiment.total_steps, lang)
     if experiment.status == "finished":
-        status = _fill("exp_status_finished", lang, name=name, progress=experiment.progress_text, hours=hours)
+        status = _fill("exp_status_finished", lang, name=name, progress=progress, hours=hours)
     elif experiment.status == "running":
         eta = (
             _fill("exp_eta", lang, eta=format_duration(experiment.eta_h, lang)) if experiment.eta_h is not None else ""
         )
-        status = _fill("exp_status_running", lang, name=name, progress=experiment.progress_text, hours=hours, eta=eta)
+        status = _fill("exp_status_running", lang, name=name, progress=progress, hours=hours, eta=eta)
     else:
         status = _fill(
-            "exp_status_other",
-            lang,
-            name=name,
-            status=t(f"status_{experiment.status}", lang),
-            progress=experiment.progress_text,
+            "exp_status_other", lang, name=name, status=t(f"status_{experiment.status}", lang), progress=progress
         )
     facts: list[str] = []
     if headline.pass_rate_start is not None:
@@ -701,6 +798,9 @@ def summary_for_root(
     moment = time.time() if now is None else now
     catalog = discover_experiments(roots)
     experiments = [load_experiment(ref, cache, now=moment, settings=settings) for ref in catalog.experiments]
+    # the root is one view: its runs by the names the app gives them there (short, never two alike)
+    names = experiment_names(name_entries(experiments))
+    experiments = [dataclasses.replace(item, label=names[item.id]) for item in experiments]
     signals = detect_all(experiments, settings=settings)
     paragraphs = write_summary(experiments, signals, lang=lang, settings=settings)
     if as_json:

@@ -4,7 +4,11 @@ an SVG download; and the page's colour legend that highlights runs.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -14,7 +18,7 @@ import streamlit as st
 
 from rlmon.app import server
 from rlmon.app.guards import escape_markdown, guarded
-from rlmon.app.markup import css_color
+from rlmon.app.markup import swatch_css
 from rlmon.app.state import app_state, page_state
 from rlmon.settings import Settings
 from rlmon.text import t
@@ -24,16 +28,22 @@ from rlmon.views.model import ExperimentView
 __all__ = [
     "AHEAD_LIMIT_S",
     "AHEAD_QUIET_S",
+    "SPEC_IDLE_S",
     "build_spec",
     "chart_grid",
     "highlight_legend",
     "prepare_ahead",
     "prepare_charts",
+    "release_memory",
     "show_chart",
     "svg_download",
 ]
 
 
+SPEC_IDLE_S = 120.0
+"""Seconds a built spec is kept without being asked for. A spec's key names the versions of the experiments it
+draws: while a log grows, every refresh makes new specs and the old ones are never asked for again, and once the
+pages close none is. Kept by count alone, 512 such specs held 80-90 MB after every page had closed."""
 SPEC_MEMORY_BYTES = 64_000_000
 """The datasets of the chart specs kept for every session: a few hundred charts of 20 runs, the charts of a few
 tracks and pages with each chart's other smoothing methods."""
@@ -45,18 +55,55 @@ class _SpecMemo:
     A spec depends only on its key, so every session showing the same chart shares one build (and a
     session coming back to an earlier choice gets it at once). The specs are read only: Streamlit copies
     the top level before taking the datasets out. Bounded by count and by the bytes of their datasets (a chart
-    of 40 long runs holds megabytes); the oldest entries go first.
+    of 40 long runs holds megabytes): the least recently asked for go first; and a spec nobody asked for in
+    :data:`SPEC_IDLE_S` seconds goes (:meth:`drop_idle`, run on each build and every ``SPEC_IDLE_S / 4`` seconds
+    by a thread of its own, which then gives the freed memory back to the system).
     """
 
-    def __init__(self, size: int = 512, *, max_bytes: int = SPEC_MEMORY_BYTES) -> None:
+    def __init__(
+        self,
+        size: int = 512,
+        *,
+        idle_s: float = SPEC_IDLE_S,
+        clock: Callable[[], float] = time.monotonic,
+        max_bytes: int = SPEC_MEMORY_BYTES,
+    ) -> None:
         self._lock = threading.Lock()
         self._size = size
+        self._idle_s = idle_s
+        self._clock = clock
         self._max_bytes = max_bytes
         self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._used: dict[tuple[Any, ...], float] = {}
         self._bytes: dict[tuple[Any, ...], int] = {}
         self.held_bytes = 0
         """Bytes of the datasets of the specs kept."""
         self._building: dict[tuple[Any, ...], threading.Event] = {}
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._specs)
+
+    def drop_idle(self) -> int:
+        """Drop the specs not asked for in the last ``idle_s`` seconds; return how many went."""
+        cutoff = self._clock() - self._idle_s
+        with self._lock:
+            idle = [key for key, used in self._used.items() if used < cutoff]
+            for key in idle:
+                self._forget(key)
+        return len(idle)
+
+    def watch(self) -> None:
+        """Drop idle specs every ``idle_s / 4`` seconds on a daemon thread, for the life of the server (the
+        memo lives as long as the server: it is a cached resource)."""
+
+        def sweep() -> None:
+            while True:
+                time.sleep(self._idle_s / 4)
+                if self.drop_idle():
+                    release_memory()
+
+        threading.Thread(target=sweep, name="rlmon-spec-sweep", daemon=True).start()
 
     def has(self, key: tuple[Any, ...]) -> bool:
         """Whether the spec of ``key`` is built or being built."""
@@ -70,6 +117,8 @@ class _SpecMemo:
             with self._lock:
                 known = self._specs.get(key)
                 if known is not None:
+                    self._used[key] = self._clock()
+                    self._specs[key] = self._specs.pop(key)  # the most recently asked for go last
                     return known
                 building = self._building.get(key)
                 if building is None:
@@ -87,8 +136,10 @@ class _SpecMemo:
                 while self._specs and self.held_bytes + size > self._max_bytes:
                     self._forget(next(iter(self._specs)))
                 self._specs[key] = spec
+                self._used[key] = self._clock()
                 self._bytes[key] = size
                 self.held_bytes += size
+            self.drop_idle()
             return spec
         finally:
             with self._lock:
@@ -96,7 +147,7 @@ class _SpecMemo:
             building.set()
 
     def _forget(self, key: tuple[Any, ...]) -> None:
-        del self._specs[key]
+        del self._specs[key], self._used[key]
         self.held_bytes -= self._bytes.pop(key, 0)
 
 
@@ -111,7 +162,19 @@ def _dataset_bytes(spec: dict[str, Any]) -> int:
 
 @st.cache_resource(show_spinner=False)
 def _spec_memo() -> _SpecMemo:
-    return _SpecMemo()
+    memo = _SpecMemo()
+    memo.watch()
+    return memo
+
+
+def release_memory() -> None:
+    """Collect garbage and hand the C allocator's free memory back to the system (glibc keeps what Python and
+    polars freed in its arenas, so a server's size would otherwise stay at its peak)."""
+    gc.collect()
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        return
 
 
 def _to_spec(chart: Any) -> dict[str, Any]:
@@ -404,10 +467,9 @@ def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) ->
         st.session_state[key] = [value for value in st.session_state[key] or [] if value in ids]
     rules = []
     for index, view in enumerate(views, start=1):
-        color = css_color(view.color)
         rules.append(
             f".st-key-{key} button:nth-of-type({index})::before {{ content: ''; display: inline-block; "
-            f"width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.4em; background: {color}; }}"
+            f"margin-right: 0.4em; {swatch_css(view.color, view.dash)} }}"
         )
     st.html("<style>" + "\n".join(rules) + "</style>")
     picked = st.pills(

@@ -119,10 +119,16 @@ def headlines(views: Sequence[ExperimentView]) -> dict[str, TableNumbers]:
 
 
 def _full_headline(view: ExperimentView) -> Headline:
-    """:func:`rlmon.runs.headline.headline_numbers` of the view's experiment, once per experiment version."""
+    """:func:`rlmon.runs.headline.headline_numbers` of the view's experiment (without ``pass_rate_series``), once per
+    experiment version."""
     from rlmon.runs.headline import headline_numbers
 
-    numbers: Headline = _FULL_HEADLINES.get_or_build((view.id, view.version), lambda: headline_numbers(view.experiment))
+    def build() -> Headline:
+        # without the pass rate's whole series: no page shows it (the table draws a sparkline of 80 points), and
+        # that of a 100,000-step run is megabytes in memory and in the cache folder
+        return dataclasses.replace(headline_numbers(view.experiment), pass_rate_series=())
+
+    numbers: Headline = _FULL_HEADLINES.get_or_build((view.id, view.version), build)
     return numbers
 
 
@@ -152,9 +158,9 @@ def _insight_memo() -> _Memo:
 
 
 _STEP_SIGNALS = _Memo(limit=4096)
-"""(id, version, label, settings) -> the signals found in the steps (they change only with the steps)."""
+"""(id, version, settings) -> the signals found in the steps (they change only with the steps)."""
 _SIGNALS = _Memo(limit=4096)
-"""(id, serial, label, settings) -> every signal (the status ones change with the clock: a view per minute)."""
+"""(id, serial, settings) -> every signal (the status ones change with the clock: a view per minute)."""
 _DETECT_LOCK = threading.Lock()
 
 
@@ -169,11 +175,13 @@ def _as_shown(view: ExperimentView) -> Experiment:
 
 
 def _step_key(view: ExperimentView, settings: Settings) -> tuple[Any, ...]:
-    return (view.id, view.version, view.label, settings)
+    # Not the name: signals are worked out from the data alone, once, whatever view names the run
+    # (:func:`_named` gives them the name).
+    return (view.id, view.version, settings)
 
 
 def _signal_key(view: ExperimentView, settings: Settings) -> tuple[Any, ...]:
-    return (view.id, view.serial, view.label, settings)
+    return (view.id, view.serial, settings)  # the serial: those of the status change with the clock
 
 
 def _step_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...]:
@@ -186,6 +194,13 @@ def _step_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...
     return found
 
 
+def _named(signals: tuple[Signal, ...], view: ExperimentView) -> tuple[Signal, ...]:
+    """``signals`` under the name the view shows the experiment by."""
+    if all(signal.label == view.label for signal in signals):
+        return signals
+    return tuple(dataclasses.replace(signal, label=view.label) for signal in signals)
+
+
 def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...]:
     from rlmon.analysis import signals as analysis_signals
 
@@ -195,9 +210,9 @@ def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, .
 
 def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tuple[Signal, ...]]:
     """Each experiment's signals (:func:`rlmon.analysis.signals.detect_signals`), the ones found in the steps
-    computed once per experiment version (its view's ``version``: the same when only its colour or the clock
-    changes), whatever selection it is part of; the missing ones in parallel, one per core (their polars work runs
-    outside the GIL)."""
+    computed once per experiment version (its view's ``version``: the same when only its colour, its name or the
+    clock changes), whatever selection it is part of; the missing ones in parallel, one per core (their polars work
+    runs outside the GIL)."""
     keys = [_signal_key(view, settings) for view in views]
 
     def known() -> list[tuple[Signal, ...] | None]:
@@ -208,7 +223,7 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
 
     found = known()
     if all(signals is not None for signals in found):
-        return [signals or () for signals in found]
+        return [_named(signals or (), view) for signals, view in zip(found, views, strict=True)]
     with _DETECT_LOCK, server.WORK:  # one at a time, as load_views reads: no experiment is looked at twice at once
         found = known()
         missing = [index for index, signals in enumerate(found) if signals is None]
@@ -216,7 +231,7 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
         for index, signals in zip(missing, computed, strict=True):
             _SIGNALS.put(keys[index], signals)
             found[index] = signals
-    return [signals or () for signals in found]
+    return [_named(signals or (), view) for signals, view in zip(found, views, strict=True)]
 
 
 def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str) -> Insights:

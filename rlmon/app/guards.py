@@ -7,7 +7,6 @@ path, and any other exception into a short message; tracebacks go to the server 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Mapping
 
 import streamlit as st
@@ -15,6 +14,7 @@ import streamlit as st
 from rlmon.errors import RlmonError
 from rlmon.logs.parse import TracebackText
 from rlmon.text import display, t
+from rlmon.text.markdown import escape_markdown_text
 
 __all__ = ["LOG", "escape_markdown", "guarded"]
 
@@ -22,27 +22,21 @@ LOG = logging.getLogger("rlmon.app")
 """The app's log: what goes wrong in a page goes here (tracebacks never go to the browser)."""
 LOG.addFilter(TracebackText())
 
-_MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~$&:])")
-# Streamlit turns ":material/name:" into an icon before markdown sees a backslash, and ":name:" into an emoji
-# after it (in the text, escapes gone); an invisible word joiner after the colon leaves neither a shortcode.
-_SHORTCODE_START = re.compile(r"\\:(?=[\w+-])")
-_WORD_JOINER = "\u2060"
-
 
 def escape_markdown(text: str, *, limit: int | None = None, paths: Mapping[str, str] = display.NO_PATHS) -> str:
     """``text`` shown literally wherever Streamlit renders markdown (``st.markdown``, captions, notices, widget
-    labels, expander labels, page titles, pills): markdown syntax, HTML, LaTeX and ``:shortcodes:`` escaped, bidi
+    labels, expander labels, page titles, pills): markdown syntax, HTML, LaTeX and ``:shortcodes:`` escaped, no
+    URL, ``www.`` name or e-mail address left for the autolinker (:func:`rlmon.text.markdown.escape_markdown_text`:
+    an invisible word joiner, U+2060, after a colon before a word or ``/``, in ``www.`` and before ``@``), bidi
     controls taken out, cut to ``limit`` characters and the folders of ``paths`` shown by their public names
-    (:func:`rlmon.text.display.display_text`: an object-storage mirror as its ``s3://`` URL). A colon that would
-    start a shortcode is followed by an invisible word joiner (U+2060).
+    (:func:`rlmon.text.display.display_text`: an object-storage mirror as its ``s3://`` URL).
 
     Every piece of text from folders, ``rlmon.toml`` or logs that reaches markdown goes through this.
 
     >>> escape_markdown("![t](http://h/p.png) :smile:")
-    '\\\\!\\\\[t\\\\]\\\\(http\\\\://h/p\\\\.png\\\\) \\\\:\\u2060smile\\\\:'
+    '\\\\!\\\\[t\\\\]\\\\(http\\\\:\\u2060//h/p\\\\.png\\\\) \\\\:\\u2060smile\\\\:'
     """
-    escaped = _MARKDOWN_SYNTAX.sub(r"\\\1", display.display_text(str(text), limit=limit, paths=paths))
-    return _SHORTCODE_START.sub(lambda match: match.group(0) + _WORD_JOINER, escaped)
+    return escape_markdown_text(display.display_text(str(text), limit=limit, paths=paths))
 
 
 def guarded(render: Callable[[], None], *, lang: str, paths: Mapping[str, str] = display.NO_PATHS) -> None:

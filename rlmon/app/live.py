@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from rlmon.app.loaders import Visit, load_catalog, load_views
+from rlmon.app.loaders import Visit, load_catalog, load_views, styled_views
 from rlmon.app.server import resolve_log_roots
 from rlmon.app.state import AppState
 from rlmon.text import t
@@ -28,7 +28,8 @@ def fresh_views(app: AppState) -> tuple[tuple[ExperimentView, ...], tuple[Experi
     """
     resolve_log_roots(app.settings)  # object-storage mirrors synced when due; their folders stay the same
     loaded = load_catalog(app.roots)
-    views = load_views(loaded.catalog, app.settings).views
+    # with the names and colours of the view the frame chose (the sidebar's track)
+    views = styled_views(load_views(loaded.catalog, app.settings).views, app.lineup, app.settings)
     wanted = {view.id for view in app.selected}
     return views, tuple(view for view in views if view.id in wanted)
 

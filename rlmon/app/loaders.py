@@ -36,6 +36,7 @@ from rlmon.app.server import (
 )
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.logs.cache import LogCache
+from rlmon.logs.lines import file_identity
 from rlmon.runs.experiment import retimed
 from rlmon.runs.loading import (
     COLOR_BOOK_NAME,
@@ -50,7 +51,7 @@ from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
 from rlmon.text import t
 from rlmon.text.messages import UNKNOWN_TRACK
 from rlmon.views import model
-from rlmon.views.model import ExperimentView
+from rlmon.views.model import ExperimentView, Lineup
 
 __all__ = [
     "CATALOG_TTL_S",
@@ -62,6 +63,8 @@ __all__ = [
     "load_views",
     "read_at_start",
     "read_visit",
+    "styled_views",
+    "view_lineup",
 ]
 
 CATALOG_TTL_S = 3.0
@@ -145,6 +148,10 @@ def _kept_view(
     return digests.read_digest(cache, ref, settings, key=key, now=now, serial=next(_SERIALS))
 
 
+_STYLES_KEPT = 8
+"""Styles kept per experiment (its colour in the catalog, its colour and name in the views visitors look at: a
+track, all tracks), the oldest dropped first."""
+
 _READ_LOCK = threading.Lock()
 """One reader of the catalog at a time (see :func:`load_views`)."""
 
@@ -171,16 +178,6 @@ def _unreadable(ref: ExperimentRef, error: Exception) -> Unreadable:
     return Unreadable(id=ref.id, path=str(ref.path), reason=reason)
 
 
-def _file_identity(path: Path) -> tuple[Any, ...]:
-    """What tells one version of a log file from another: a file renamed over it (another inode) or rewritten
-    in place (another change time) differs even when its size and mtime were kept."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return (str(path), None)
-    return (str(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns)
-
-
 @dataclass(frozen=True)
 class _Memoised:
     ref: ExperimentRef
@@ -199,7 +196,7 @@ _Pending = tuple[tuple[str, str], tuple[Any, ...], float, tuple[Any, ...], int]
 
 class _ViewMemo:
     """Experiment id -> :class:`_Memoised`: a view rebuilt only when a file of the experiment changes (its
-    :func:`_file_identity`, looked at again with each new listing of the catalog and at least every
+    :func:`~rlmon.logs.lines.file_identity`, looked at again with each new listing of the catalog and at least every
     :data:`CATALOG_TTL_S`, so a log growing every second is not read again on every run), or - for a run whose
     status depends on the clock (running, stalled, not started) - moved to the current minute, so a quiet run can
     turn 'stalled' (:func:`rlmon.runs.experiment.retimed`: nothing is read; the view keeps its ``version``, so its
@@ -215,7 +212,7 @@ class _ViewMemo:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._views: dict[tuple[str, str], _Memoised] = {}
-        self._recolored: dict[str, tuple[tuple[int, str], ExperimentView]] = {}
+        self._recolored: dict[str, dict[tuple[int, tuple[str, str, int]], ExperimentView]] = {}
 
     def get(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView | Unreadable:
         found, pending = self._lookup(ref, settings, now)
@@ -272,7 +269,7 @@ class _ViewMemo:
         if known is not None and known.ref is ref and clock - known.files_at < CATALOG_TTL_S:
             files, files_at = known.files, known.files_at  # the same listing, its files looked at just now
         else:
-            files, files_at = tuple(_file_identity(item.path) for item in ref.files), clock
+            files, files_at = tuple(file_identity(item.path) for item in ref.files), clock
         identity = (str(ref.path), files, ref.overrides, settings.stall_factor, settings.stall_min_s)
         minute = int(now // 60)
         pending = (key, files, files_at, identity, minute)
@@ -290,19 +287,28 @@ class _ViewMemo:
         return None, pending
 
     def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
-        """``view`` with the colour the whole catalog assigned it; the same object while neither changes, a
-        new one (new serial, so memoised charts are redrawn) when the colour moves."""
-        if view.color == color:
+        """``view`` with the colour the whole catalog assigned it (:meth:`restyled`)."""
+        return self.restyled(view, (color, view.name, view.dash))
+
+    def restyled(self, view: ExperimentView, style: tuple[str, str, int]) -> ExperimentView:
+        """``view`` with ``style`` (colour, name, dash): the same object while nothing changes, else one kept per
+        (version, style) - a new serial, so memoised charts are redrawn - shared by every session showing it so
+        (a visitor on a track and one on all tracks each find theirs)."""
+        if (view.color, view.name, view.dash) == style:
             return view
-        key = (view.serial, color)
+        key = (view.serial, style)
         with self._lock:
-            known = self._recolored.get(view.id)
-            if known is not None and known[0] == key:
-                return known[1]
-        experiment = dataclasses.replace(view.experiment, color=color)
-        fresh = dataclasses.replace(view, experiment=experiment, serial=next(_SERIALS))
+            known = self._recolored.get(view.id, {})
+            if key in known:
+                return known[key]
+        color, name, dash = style
+        experiment = view.experiment if color == view.color else dataclasses.replace(view.experiment, color=color)
+        fresh = dataclasses.replace(view, experiment=experiment, name=name, dash=dash, serial=next(_SERIALS))
         with self._lock:
-            self._recolored[view.id] = (key, fresh)
+            kept = self._recolored.setdefault(view.id, {})
+            while len(kept) >= _STYLES_KEPT:  # the oldest goes (an older version's, or a view no one shows now)
+                del kept[next(iter(kept))]
+            kept[key] = fresh
         return fresh
 
     def forget_missing(self, keys: set[tuple[str, str]]) -> None:
@@ -408,6 +414,51 @@ def _loaded(
     return LoadedViews(views=tuple(views), errors=tuple(errors), pending=pending)
 
 
+_LINEUPS_KEPT = 256
+
+
+@st.cache_resource(show_spinner=False)
+def _lineups() -> dict[tuple[Any, ...], Lineup]:
+    """Lineups by the identity of their views (see :func:`view_lineup`); emptied when it holds too many."""
+    return {}
+
+
+_LINEUP_LOCK = threading.Lock()
+
+
+def view_lineup(views: Sequence[ExperimentView]) -> Lineup:
+    """The names, colours and dashes of the experiments one view shows together (:func:`rlmon.views.model.lineup_of`),
+    computed once per set of experiments (their ids, labels, tracks and catalog colours) and shared by every
+    session. ``views`` are the catalog's (:func:`load_views`), in view order."""
+    key = tuple(
+        (view.id, view.experiment.label, view.experiment.track, view.color, view.experiment.hidden,
+         view.experiment.order, bool(view.ref.overrides.color))
+        for view in views
+    )  # fmt: skip
+    kept = _lineups()
+    with _LINEUP_LOCK:
+        found = kept.get(key)
+    if found is None:
+        found = model.lineup_of(views)
+        with _LINEUP_LOCK:
+            if len(kept) >= _LINEUPS_KEPT:
+                kept.clear()
+            kept[key] = found
+    return found
+
+
+def styled_views(views: Sequence[ExperimentView], lineup: Lineup, settings: Settings) -> tuple[ExperimentView, ...]:
+    """``views`` with the name, colour and dash ``lineup`` gives each (the ones it does not hold as they are); a
+    restyled view is kept and shared (:meth:`_ViewMemo.restyled`), so charts memoised for it are found again."""
+    memo = _view_memo(settings.cache_dir)
+    out = []
+    for view in views:
+        name = lineup.names.get(view.id)
+        style = lineup.styles.get(view.id)
+        out.append(view if name is None or style is None else memo.restyled(view, (style[0], name, style[1])))
+    return tuple(out)
+
+
 def read_at_start(argv: Sequence[str], env: Mapping[str, str]) -> threading.Thread:
     """Start reading the configured logs in the background as the server starts, so the first visitor after a
     restart finds them read (and each experiment's signals and headline numbers computed) instead of waiting
@@ -419,12 +470,22 @@ def read_at_start(argv: Sequence[str], env: Mapping[str, str]) -> threading.Thre
     A server that lets frames go (:func:`_bounded`) first takes what its cache folder keeps of each experiment
     (no log read), then reads the rest, the experiments of the track the first screen shows first
     (:func:`_first_screen_first`): a visit waits for those only, and the others appear as they are read."""
-    thread = threading.Thread(target=_read_at_start, args=(list(argv), dict(env)), name="rlmon-start", daemon=True)
+    start: _StartRead | None = None
+    try:
+        settings = app_settings(argv, env)
+        if _bounded(log_cache(settings)):
+            # known before the first visit can come: it waits for the first screen's experiments, not all of them
+            start = _START_READS.setdefault(settings.cache_dir, _StartRead())
+    except Exception:  # the read at start meets (and logs) the same problem
+        start = None
+    thread = threading.Thread(
+        target=_read_at_start, args=(list(argv), dict(env), start), name="rlmon-start", daemon=True
+    )
     thread.start()
     return thread
 
 
-def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
+def _read_at_start(argv: list[str], env: dict[str, str], start: _StartRead | None) -> None:
     started = time.perf_counter()
     cache = None
     try:
@@ -433,14 +494,11 @@ def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
         catalog = load_catalog(configured_roots(settings).roots).catalog
         # the cache folder is written once the first screen is drawn (see _write_when_quiet)
         with cache.putting_off_writes():
-            if _bounded(cache):
-                start = _START_READS.setdefault(settings.cache_dir, _StartRead())
+            if start is not None:
                 try:
                     _first_screen_first(catalog, settings, cache, start)
                 finally:
-                    start.first_screen.set()
-                    start.done.set()
-                    _START_READS.pop(settings.cache_dir, None)
+                    _finish(start)  # the load_views below sees every experiment read
             views = load_views(catalog, settings).views
         view_signals(views, settings)
         headlines(views)
@@ -448,10 +506,19 @@ def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
         LOG.warning("reading the logs at start failed; the first visit reads them", exc_info=True)
         return
     finally:
+        if start is not None:  # whatever happened: no visit waits for it any more
+            _finish(start)
         warm_table_modules()
         if cache is not None:
             threading.Thread(target=_write_when_quiet, args=(cache,), name="rlmon-start-write", daemon=True).start()
     LOG.info("read %d experiments at start in %.1f s", len(views), time.perf_counter() - started)
+
+
+def _finish(start: _StartRead) -> None:
+    start.first_screen.set()
+    start.done.set()
+    for folder in [folder for folder, known in _START_READS.items() if known is start]:
+        _START_READS.pop(folder, None)
 
 
 def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, start: _StartRead) -> None:
@@ -572,6 +639,12 @@ class Visit:
     @property
     def by_id(self) -> dict[str, ExperimentView]:
         return {view.id: view for view in self.visible}
+
+    def lineup(self, ids: Sequence[str]) -> Lineup:
+        """The :class:`~rlmon.views.model.Lineup` of the listed experiments ``ids`` shown together (a track, or
+        all of them), in catalog order."""
+        wanted = set(ids)
+        return view_lineup([view for view in self.visible if view.id in wanted])
 
 
 def read_visit(settings: Settings, lang: str) -> Visit:

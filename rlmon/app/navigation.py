@@ -16,8 +16,10 @@ from rlmon.app.loaders import Visit
 from rlmon.text import display, t, track_name
 
 __all__ = [
+    "ALERTS_PATH",
     "GENERIC_PATH",
     "GOTO_KEY",
+    "HOME_PATH",
     "OVERVIEW_PATH",
     "SAMPLES_PATH",
     "STATUS_ICONS",
@@ -38,8 +40,8 @@ STATUS_ICONS = {
     "not started": ":material/radio_button_unchecked:",
 }
 
-_RESERVED_PATHS = {"home", "exp", "overview", "experiment", "_stcore", "static", "media", "component", "generations",
-                   "samples"}  # fmt: skip
+_RESERVED_PATHS = {"home", "_overview", "exp", "overview", "experiment", "_stcore", "static", "media", "component",
+                   "generations", "samples", "alerts", "notifications"}  # fmt: skip
 
 
 def experiment_slug(experiment_id: str, taken: Iterable[str] = ()) -> str:
@@ -79,9 +81,13 @@ def page_slugs(experiment_ids: Iterable[str]) -> dict[str, str]:
 # A page's url_path must differ from the stem of its file in pages/: where the frame is run without being imported
 # first (AppTest, or an older Streamlit), Streamlit resolves pages/*.py by file stem until the first st.navigation
 # call of a process and would run the page without the frame.
-OVERVIEW_PATH = "home"
+OVERVIEW_PATH = "_overview"
+"""The overview's own url_path: never in an address (the default page is served at the app's root), but reserved."""
+HOME_PATH = "home"
+"""A hidden second page of the overview, so an address typed as ``/home`` opens it (no "Page not found" box)."""
 GENERIC_PATH = "exp"
 SAMPLES_PATH = "generations"
+ALERTS_PATH = "notifications"
 GOTO_KEY = "_rlmon_goto"
 """Session key a page sets to an experiment id to have the frame open that experiment's page."""
 
@@ -124,9 +130,9 @@ class Pages:
 
 
 def app_pages(folder: Path, visit: Visit, lang: str) -> Pages:
-    """The overview, the samples page, one page per experiment grouped by track, and pages left out of the
-    menu: one for ``?id=`` links, and one per hidden or unreadable experiment (a link to one says what became
-    of it). ``folder`` holds the pages' files."""
+    """The overview, the samples page, the alerts page, one page per experiment grouped by track, and pages left
+    out of the menu: one for ``?id=`` links, and one per hidden or unreadable experiment (a link to one says what
+    became of it). ``folder`` holds the pages' files."""
     experiment_page = str(folder / "experiment.py")
     overview = st.Page(
         str(folder / "overview.py"), title=t("nav_overview", lang), icon=":material/dashboard:",
@@ -136,15 +142,28 @@ def app_pages(folder: Path, visit: Visit, lang: str) -> Pages:
     samples = st.Page(
         str(folder / "samples.py"), title=t("nav_samples", lang), icon=":material/chat:", url_path=SAMPLES_PATH
     )
-    sections: dict[str, list[Any]] = {"": [overview, samples]}
+    # What was sent to the team's chat or email, and what is failing.
+    alerts = st.Page(
+        str(folder / "alerts.py"), title=t("nav_alerts", lang), icon=":material/notifications:", url_path=ALERTS_PATH
+    )
+    home = st.Page(
+        str(folder / "overview.py"), title=t("nav_overview", lang), icon=":material/dashboard:", url_path=HOME_PATH,
+        visibility="hidden",
+    )  # fmt: skip
+    sections: dict[str, list[Any]] = {"": [overview, samples, alerts, home]}
     unlisted = [*(item.id for item in visit.unreadable), *visit.hidden_ids]
     slugs = page_slugs([*visit.ids, *unlisted])
     pages: dict[str, Any] = {}
+    # each track's section names its experiments as that track's view does (short, never two alike)
+    by_track: dict[str, list[str]] = {}
+    for view in visit.visible:
+        by_track.setdefault(view.experiment.track, []).append(view.id)
+    names = {key: value for ids in by_track.values() for key, value in visit.lineup(ids).names.items()}
     for view in visit.visible:
         # The menu renders titles and section names as markdown: names from folders and logs are escaped.
         page = st.Page(
-            experiment_page, title=escape_markdown(view.label), icon=STATUS_ICONS.get(view.status),
-            url_path=slugs[view.id],
+            experiment_page, title=escape_markdown(names.get(view.id, view.label), limit=display.NAME_LIMIT),
+            icon=STATUS_ICONS.get(view.status), url_path=slugs[view.id],
         )  # fmt: skip
         pages[view.id] = page
         shown_track = track_name(view.experiment.track, lang)

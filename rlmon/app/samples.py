@@ -9,20 +9,21 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import polars as pl
 import streamlit as st
 
 from rlmon.app import server
-from rlmon.app.guards import LOG
+from rlmon.app.guards import LOG, escape_markdown
 from rlmon.errors import RlmonError
-from rlmon.logs.samples import SampleCache, read_samples
+from rlmon.logs.samples import ExperimentSamples, SampleCache, read_samples
 from rlmon.schema import STEP
 from rlmon.settings import Settings
 from rlmon.text import t
+from rlmon.text.display import NAME_LIMIT
 from rlmon.views.model import ExperimentView
 from rlmon.views.samples import SampleSet, shared_samples
 
 __all__ = [
+    "dump_folders_allowed",
     "experiment_samples",
     "latest_sample_step",
     "latest_samples_links",
@@ -39,13 +40,22 @@ def sample_cache(cache_dir: Path) -> SampleCache:
     return SampleCache(cache_dir if cache_dir.is_dir() else None)
 
 
-def experiment_samples(view: ExperimentView, settings: Settings) -> pl.DataFrame:
-    """An experiment's samples (:mod:`rlmon.logs.samples`); raises :class:`RlmonError` when a log cannot be read."""
+def dump_folders_allowed(view: ExperimentView, settings: Settings) -> list[Path]:
+    """Where an experiment's dump folders may be read: its log root (an object store's mirror folder for an
+    ``s3://`` root), the other local log roots, and the ``dump_roots`` setting."""
+    local_roots = [root for root in settings.log_roots if isinstance(root, Path)]
+    return [view.ref.root, *local_roots, *settings.dump_roots]
+
+
+def experiment_samples(view: ExperimentView, settings: Settings) -> ExperimentSamples:
+    """An experiment's samples (:mod:`rlmon.logs.samples`) and the dump folders its logs name that were not read
+    (outside :func:`dump_folders_allowed`); raises :class:`RlmonError` when a log cannot be read."""
     return read_samples(
         [item.path for item in view.ref.files],
         folder=view.ref.path,
         config=view.experiment.config,
         cache=sample_cache(settings.cache_dir),
+        allowed=dump_folders_allowed(view, settings),
     )
 
 
@@ -79,7 +89,7 @@ def latest_sample_step(view: ExperimentView, settings: Settings) -> int | None:
         _SAMPLE_SCANS.submit(_scan_samples, view, settings)
         return None
     try:
-        steps = experiment_samples(view, settings).get_column(STEP).drop_nulls()
+        steps = experiment_samples(view, settings).frame.get_column(STEP).drop_nulls()
     except RlmonError:
         return None
     return int(steps.max()) if steps.len() else None  # type: ignore[arg-type]
@@ -96,7 +106,7 @@ def latest_samples_links(views: Sequence[ExperimentView], settings: Settings, la
         with columns[index % len(columns)]:
             st.page_link(
                 "pages/samples.py",
-                label=t("samples_latest_link", lang, label=view.label, step=step),
+                label=t("samples_latest_link", lang, label=escape_markdown(view.label, limit=NAME_LIMIT), step=step),
                 icon=":material/chat:",
                 query_params={"id": view.id, "step": str(step)},
             )
@@ -105,7 +115,8 @@ def latest_samples_links(views: Sequence[ExperimentView], settings: Settings, la
 def sample_set(view: ExperimentView, settings: Settings) -> SampleSet:
     """:func:`experiment_samples` as the samples page's view model takes them; raises :class:`RlmonError` when a
     log cannot be read."""
-    return SampleSet(experiment_samples(view, settings))
+    found = experiment_samples(view, settings)
+    return SampleSet(found.frame, refused=tuple(str(folder) for folder in found.refused))
 
 
 def shared_sample_sets(

@@ -25,16 +25,17 @@ from rlmon.app.guards import LOG, escape_markdown
 from rlmon.errors import ObjectStoreError, RlmonError
 from rlmon.logs.cache import LogCache
 from rlmon.roots import ObjectRoot
+from rlmon.schema import MAX_KEYS
 from rlmon.settings import Settings, load_settings
 from rlmon.sources.objstore import RootSyncer, SyncResult
 from rlmon.text import MESSAGES, t
+from rlmon.text.numbers import format_clock
 
 __all__ = [
     "WORK",
     "QuietGate",
     "ResolvedRoots",
     "app_settings",
-    "clock_time",
     "configured_roots",
     "has_object_roots",
     "log_cache",
@@ -94,19 +95,29 @@ def settings_or_stop(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
 
 
 def log_cache(settings: Settings) -> LogCache:
-    """The per-log cache every session reads through (one per cache folder), holding at most
-    ``frame_memory_mb`` of frames in memory (see :mod:`rlmon.logs.cache`)."""
-    return _log_cache(settings.cache_dir, settings.frame_memory_mb)
+    """The per-log cache every session reads through (one per cache folder, bound on keys and frame memory: the
+    ``max_keys`` and ``frame_memory_mb`` settings), holding at most ``frame_memory_mb`` of frames in memory (see
+    :mod:`rlmon.logs.cache`); in memory only when the folder cannot be made (:func:`cache_folder_problem`)."""
+    return _log_cache(settings.cache_dir, settings.frame_memory_mb, settings.max_keys)
+
+
+def cache_folder_problem(cache_dir: Path) -> str | None:
+    """Why ``cache_dir`` cannot be the cache folder (it cannot be made: a file, ``/dev/null``, a denied
+    parent), in English; None when it can. Asked once per server: the sidebar says it to every visitor."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = "not a folder" if isinstance(error, FileExistsError) else error.strerror or str(error)
+        LOG.warning("cache folder %s cannot be used (%s); parsed logs are kept in memory only", cache_dir, reason)
+        return reason
+    return None
 
 
 @st.cache_resource(show_spinner=False)
-def _log_cache(cache_dir: Path, memory_mb: float) -> LogCache:
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        LOG.warning("cache folder %s cannot be created; parsed logs are kept in memory only", cache_dir)
-        return LogCache(None)
-    return LogCache(cache_dir, memory_mb=memory_mb)
+def _log_cache(cache_dir: Path, memory_mb: float, max_keys: int = MAX_KEYS) -> LogCache:
+    if cache_folder_problem(cache_dir):
+        return LogCache(None, max_keys=max_keys)
+    return LogCache(cache_dir, max_keys=max_keys, memory_mb=memory_mb)
 
 
 def _advance_forever(root: Path, step_s: float, advance: Callable[[Path], bool]) -> None:
@@ -221,15 +232,6 @@ def object_reason(error: ObjectStoreError, lang: str) -> str:
     return t(key, lang) if key in MESSAGES else error.reason
 
 
-def clock_time(seconds: float, *, now: float | None = None) -> str:
-    """``08:01`` (server time) for a time today, else ``2026-07-16 08:01``."""
-    moment = time.localtime(seconds)
-    today = time.localtime(time.time() if now is None else now)
-    if moment[:3] == today[:3]:
-        return time.strftime("%H:%M", moment)
-    return time.strftime("%Y-%m-%d %H:%M", moment)
-
-
 def stale_notice(result: SyncResult, lang: str) -> str:
     """``s3://b/p: endpoint not reachable since 08:01; showing the data from 07:58.`` (markdown-escaped)."""
     assert result.error is not None and result.synced_at is not None
@@ -238,8 +240,8 @@ def stale_notice(result: SyncResult, lang: str) -> str:
         lang,
         url=escape_markdown(result.root.url),
         reason=escape_markdown(object_reason(result.error, lang)),
-        since=clock_time(result.failing_since or result.synced_at),
-        synced=clock_time(result.synced_at),
+        since=format_clock(result.failing_since or result.synced_at),
+        synced=format_clock(result.synced_at),
     )
 
 

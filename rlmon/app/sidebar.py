@@ -4,24 +4,24 @@ the legend (redrawn with live refresh), language, live refresh, and where the lo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
 
 from rlmon.app.guards import escape_markdown
-from rlmon.app.loaders import Visit, load_catalog, load_views
+from rlmon.app.loaders import Visit, load_catalog, load_views, styled_views
 from rlmon.app.markup import chip_css, legend_html, roots_html
-from rlmon.app.server import log_cache
+from rlmon.app.server import cache_folder_problem, log_cache
 from rlmon.app.signin import Person, signed_in_block
 from rlmon.app.state import lang
 from rlmon.app.url import UrlField, choice_field, flag_field, list_field, number_field, read_url, write_url
 from rlmon.app.widgets import language_picker
 from rlmon.runs import experiment as experiment_tracks
-from rlmon.settings import Settings
+from rlmon.settings import Settings, setting_range
 from rlmon.text import LANGUAGES, display, language_from_locale, t, track_name
 from rlmon.views import model
-from rlmon.views.model import ExperimentView
+from rlmon.views.model import ExperimentView, Lineup
 
 __all__ = [
     "ALL_TRACKS",
@@ -40,11 +40,15 @@ __all__ = [
 ]
 
 
-def legend_views(roots: tuple[Path, ...], settings: Settings, ids: Sequence[str]) -> tuple[ExperimentView, ...]:
-    """The experiments ``ids`` as they are now (status, progress), in the order of ``ids``; ids that are gone
-    are left out. Reads through the shared loaders, so a refresh costs a stat of the files."""
+def legend_views(
+    roots: tuple[Path, ...], settings: Settings, ids: Sequence[str], *, lineup: Lineup | None = None
+) -> tuple[ExperimentView, ...]:
+    """The experiments ``ids`` as they are now (status, progress), in the order of ``ids``, styled as ``lineup``
+    says (their view's names and colours); ids that are gone are left out. Reads through the shared loaders, so
+    a refresh costs a stat of the files."""
     views = {view.id: view for view in load_views(load_catalog(roots).catalog, settings).views}
-    return tuple(views[experiment_id] for experiment_id in ids if experiment_id in views)
+    found = [views[experiment_id] for experiment_id in ids if experiment_id in views]
+    return tuple(found) if lineup is None else styled_views(found, lineup, settings)
 
 
 def live_legend(
@@ -55,6 +59,7 @@ def live_legend(
     *,
     labels: Mapping[str, str],
     refresh_s: int | None,
+    lineup: Lineup | None = None,
 ) -> None:
     """The sidebar legend (:func:`legend_html`) as a fragment of its own that redraws from fresh views every
     ``refresh_s`` seconds (None: only with the app).
@@ -65,7 +70,7 @@ def live_legend(
     wanted = tuple(ids)
 
     def draw() -> None:
-        views = legend_views(roots, settings, wanted)
+        views = legend_views(roots, settings, wanted, lineup=lineup)
         if views:
             st.html(legend_html(views, lang, labels=labels))
 
@@ -173,6 +178,8 @@ class SidebarChoice:
     refresh_s: int
     url_fields: tuple[UrlField, ...]
     """The URL fields of the live refresh choices."""
+    lineup: Lineup = field(default_factory=Lineup)
+    """The names and colours of the track's experiments (:meth:`Visit.lineup`): what every page shows them by."""
 
 
 def draw_sidebar(visit: Visit, lang: str, person: Person | None = None) -> SidebarChoice:
@@ -182,11 +189,12 @@ def draw_sidebar(visit: Visit, lang: str, person: Person | None = None) -> Sideb
         st.markdown(f"### :material/monitoring: rlmon\n{t('app_tagline', lang)}")
         if person is not None:
             signed_in_block(person, lang)
-        track, selected, labels = _experiment_pickers(visit, lang)
+        track, selected, labels, lineup = _experiment_pickers(visit, lang)
         any_running = any(view.status == "running" for view in selected)
         live_field = flag_field("app_live", "live", default=any_running)
+        low, high = setting_range("refresh_s")
         every_field = number_field(
-            "app_refresh_s", "every", low=2, high=3600, default=visit.settings.refresh_s, integer=True
+            "app_refresh_s", "every", low=low, high=high, default=visit.settings.refresh_s, integer=True
         )
         read_url([live_field, every_field])
         st.session_state.setdefault("app_live", any_running)
@@ -195,20 +203,21 @@ def draw_sidebar(visit: Visit, lang: str, person: Person | None = None) -> Sideb
         legend_every = int(st.session_state["app_refresh_s"]) if st.session_state["app_live"] else None
         live_legend(
             visit.resolved.roots, visit.settings, [view.id for view in selected], lang, labels=labels,
-            refresh_s=legend_every,
+            refresh_s=legend_every, lineup=lineup,
         )  # fmt: skip
         st.divider()
         live, refresh_s = _language_and_refresh(lang)
         st.divider()
         _where_logs_come_from(visit, lang)
     return SidebarChoice(
-        track=track, selected=selected, live=live, refresh_s=refresh_s, url_fields=(live_field, every_field)
-    )
+        track=track, selected=selected, live=live, refresh_s=refresh_s, url_fields=(live_field, every_field),
+        lineup=lineup,
+    )  # fmt: skip
 
 
-def _experiment_pickers(visit: Visit, lang: str) -> tuple[str, tuple[ExperimentView, ...], dict[str, str]]:
-    """The track and experiment pickers: (track, the experiments picked, the label of each experiment offered)."""
-    by_id = visit.by_id
+def _experiment_pickers(visit: Visit, lang: str) -> tuple[str, tuple[ExperimentView, ...], dict[str, str], Lineup]:
+    """The track and experiment pickers: (track, the experiments picked, the label of each experiment offered, the
+    lineup of the experiments offered: the view every page shows)."""
     track = st.selectbox(
         t("sidebar_track", lang),
         track_choices(visit),
@@ -223,6 +232,9 @@ def _experiment_pickers(visit: Visit, lang: str) -> tuple[str, tuple[ExperimentV
         persist_state="session",
     )
     options = in_track(visit, track)
+    # The track's experiments are one view: their names and colours are computed once for it (never two alike).
+    lineup = visit.lineup(options)
+    by_id = {view.id: view for view in styled_views([visit.by_id[value] for value in options], lineup, visit.settings)}
     if "app_experiments" not in st.session_state:
         st.session_state["app_experiments"] = options
     st.session_state["app_experiments"] = [value for value in st.session_state["app_experiments"] if value in options]
@@ -241,7 +253,7 @@ def _experiment_pickers(visit: Visit, lang: str) -> tuple[str, tuple[ExperimentV
     css = chip_css([by_id[value] for value in options], chips)
     if css:
         st.html(f"<style>{css}</style>")
-    return track, tuple(view for view in visit.visible if view.id in picked), labels
+    return track, tuple(by_id[value] for value in options if value in picked), labels, lineup
 
 
 def _language_and_refresh(lang: str) -> tuple[bool, int]:
@@ -250,8 +262,9 @@ def _language_and_refresh(lang: str) -> tuple[bool, int]:
     live = st.toggle(
         t("sidebar_live", lang), key="app_live", help=t("sidebar_live_help", lang), persist_state="session"
     )
+    low, high = setting_range("refresh_s")
     refresh_s = st.number_input(
-        t("sidebar_refresh_s", lang), min_value=2, max_value=3600, step=1, key="app_refresh_s",
+        t("sidebar_refresh_s", lang), min_value=low, max_value=high, step=1, key="app_refresh_s",
         disabled=not live, persist_state="session",
     )  # fmt: skip
     return bool(live), int(refresh_s)
@@ -259,8 +272,14 @@ def _language_and_refresh(lang: str) -> tuple[bool, int]:
 
 def _where_logs_come_from(visit: Visit, lang: str) -> None:
     """A cache folder that cannot be written, and the log roots (or that this is the demo)."""
+    cache_dir = visit.settings.cache_dir
+    unusable = cache_folder_problem(cache_dir)
     cache_problem = log_cache(visit.settings).write_problem
-    if cache_problem:
+    if unusable:
+        st.warning(
+            t("notice_cache_unusable", lang, folder=escape_markdown(str(cache_dir)), reason=escape_markdown(unusable))
+        )
+    elif cache_problem:
         st.warning(t("notice_cache_unwritable", lang, problem=escape_markdown(cache_problem)))
     if visit.demo:
         st.caption(t("sidebar_demo", lang))

@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 from rlmon.app.guards import escape_markdown
-from rlmon.app.loaders import Unreadable, Visit
+from rlmon.app.loaders import Unreadable, Visit, styled_views
 from rlmon.app.server import object_reason
 from rlmon.errors import ObjectStoreError, RlmonError
 from rlmon.settings import Settings
@@ -19,7 +19,7 @@ from rlmon.sources.discovery import Catalog
 from rlmon.sources.objstore import PublicPaths, public_paths
 from rlmon.sources.rlmon_toml import CONFIG_NAME
 from rlmon.text import LANGUAGES, t
-from rlmon.views.model import ExperimentView
+from rlmon.views.model import ExperimentView, Lineup
 
 __all__ = ["AppState", "app_state", "frame_state", "lang", "page_state", "set_app_state", "state"]
 
@@ -44,7 +44,8 @@ class AppState:
     demo: bool
     catalog: Catalog
     views: tuple[ExperimentView, ...]
-    """Every experiment of the catalog (including hidden ones)."""
+    """Every experiment of the catalog (including hidden ones); those of the sidebar's track with the names and
+    colours of its :attr:`lineup`."""
     selected: tuple[ExperimentView, ...]
     """The experiments picked in the sidebar, in catalog order."""
     slugs: dict[str, str]
@@ -66,6 +67,9 @@ class AppState:
     """The experiment whose page is being shown, if any."""
     paths: PublicPaths = dataclasses.field(default_factory=PublicPaths)
     """The object-storage mirrors among the roots, shown by their ``s3://`` URLs wherever a path is shown."""
+    lineup: Lineup = dataclasses.field(default_factory=Lineup)
+    """The names, colours and dashes of the sidebar track's experiments: the view every page shows
+    (:meth:`rlmon.app.loaders.Visit.lineup`; :func:`rlmon.app.live.fresh_views` applies it to fresh reads)."""
 
     def view(self, experiment_id: str) -> ExperimentView | None:
         for view in self.views:
@@ -76,6 +80,16 @@ class AppState:
     def unreadable(self, experiment_id: str) -> Unreadable | None:
         """Why the experiment could not be read, when it could not."""
         return next((item for item in self.view_errors if item.id == experiment_id), None)
+
+    def unreadable_notice(self, experiment_id: str, lang: str) -> str | None:
+        """Why the experiment could not be read (its folder and the failure, markdown); None when it could."""
+        unreadable = self.unreadable(experiment_id)
+        if unreadable is None:
+            return None
+        return t(
+            "exp_unreadable", lang, path=escape_markdown(unreadable.path, paths=self.paths),
+            reason=escape_markdown(unreadable.reason, paths=self.paths),
+        )  # fmt: skip
 
     def hidden_notice(self, experiment_id: str, lang: str) -> str:
         """The notice for a link to a hidden experiment: it is hidden, and how to list it again (markdown)."""
@@ -121,6 +135,7 @@ def frame_state(
     live: bool,
     refresh_s: int,
     current_experiment: str | None,
+    lineup: Lineup | None = None,
 ) -> AppState:
     """The :class:`AppState` of this run: what the frame read (``visit``), and what the sidebar, the navigation
     and the last link (``link_notes``: unknown and hidden experiment ids it asked for) chose."""
@@ -137,7 +152,8 @@ def frame_state(
         roots=resolved.roots,
         demo=visit.demo,
         catalog=catalog,
-        views=visit.views.views,
+        views=visit.views.views if lineup is None else styled_views(visit.views.views, lineup, visit.settings),
+        lineup=lineup or Lineup(),
         selected=selected,
         slugs=slugs,
         pages=pages,

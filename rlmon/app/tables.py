@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import streamlit as st
 
+from rlmon.app.guards import escape_markdown
 from rlmon.runs.experiment import Setting
 from rlmon.schema import EXPERIMENT, STEP
 from rlmon.text import display, setting_display, setting_label, t
@@ -17,7 +19,15 @@ from rlmon.views.model import ExperimentView
 if TYPE_CHECKING:  # imported where it is used
     from rlmon.analysis.smoothing import Smoothing
 
-__all__ = ["download_frame", "settings_frame", "show_experiments_table", "show_signals_table"]
+__all__ = [
+    "download_frame",
+    "name_column_px",
+    "settings_frame",
+    "show_experiments_table",
+    "show_signals_table",
+    "text_column_px",
+    "whole_names_help",
+]
 
 
 def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
@@ -25,28 +35,45 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
     row - its name included - returns that row's index (the page opens the experiment), else None.
 
     Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open,
-    the track column (shown across tracks) included.
+    the track column (shown across tracks) included; the name column is as wide as its names need (shown whole),
+    the sparkline giving way to it down to :data:`SPARK_MIN_PX`. Past that, the columns beside the name column
+    (pinned) scroll.
     """
-    # The track column's 60 px come from the name and the sparkline: 964 px of columns in about 978.
     across_tracks = "track" in frame.columns
+    names = frame.get_column("experiment").to_list()
+    widths = {
+        "experiment": name_column_px(names, 120 if across_tracks else 150),
+        "track": 60, "status": text_column_px(frame.get_column("status").to_list(), 120), "progress": 85,
+        "hours": 62, "eta": 62, "first5": 95, "last10": 95, "best_val": 104, "last_val": 70,
+    }  # fmt: skip
+    taken = sum(width for name, width in widths.items() if name in frame.columns)
+    widths["spark"] = max(SPARK_MIN_PX, min(SPARK_MAX_PX, TABLE_PX - taken))
     columns: dict[str, Any] = {
         "experiment": st.column_config.TextColumn(
-            t("col_experiment", lang), pinned=True, width=120 if across_tracks else 150
+            t("col_experiment", lang),
+            pinned=True,
+            width=widths["experiment"],
+            help=whole_names_help(names, frame.get_column("whole").to_list(), lang),
         ),
-        "track": st.column_config.TextColumn(t("col_track", lang), width=60),
-        "status": st.column_config.TextColumn(t("col_status", lang), width=135),
+        "track": st.column_config.TextColumn(t("col_track", lang), width=widths["track"]),
+        "status": st.column_config.TextColumn(t("col_status", lang), width=widths["status"]),
         "progress": st.column_config.ProgressColumn(
-            t("col_progress", lang), min_value=0.0, max_value=100.0, format="%.0f%%", width=85
+            t("col_progress", lang), min_value=0.0, max_value=100.0, format="%.0f%%", width=widths["progress"]
         ),
-        "hours": st.column_config.TextColumn(t("col_hours", lang), width=62),
-        "eta": st.column_config.TextColumn(t("col_eta", lang), width=62),
-        "first5": st.column_config.TextColumn(t("col_first5", lang), help=t("table_help_first5", lang), width=95),
-        "last10": st.column_config.TextColumn(t("col_last10", lang), help=t("table_help_last10", lang), width=95),
-        "best_val": st.column_config.TextColumn(t("col_best_val", lang), width=110),
-        "last_val": st.column_config.TextColumn(t("col_last_val", lang), width=70),
+        "hours": st.column_config.TextColumn(t("col_hours", lang), width=widths["hours"]),
+        "eta": st.column_config.TextColumn(t("col_eta", lang), width=widths["eta"]),
+        "first5": st.column_config.TextColumn(
+            t("col_first5", lang), help=t("table_help_first5", lang), width=widths["first5"]
+        ),
+        "last10": st.column_config.TextColumn(
+            t("col_last10", lang), help=t("table_help_last10", lang), width=widths["last10"]
+        ),
+        "best_val": st.column_config.TextColumn(t("col_best_val", lang), width=widths["best_val"]),
+        "last_val": st.column_config.TextColumn(t("col_last_val", lang), width=widths["last_val"]),
         # Each run's sparkline on its own scale: the shape of its curve, not its place on 0-100.
-        "spark": st.column_config.LineChartColumn(t("col_sparkline", lang), width=70 if across_tracks else 100),
+        "spark": st.column_config.LineChartColumn(t("col_sparkline", lang), width=widths["spark"]),
         "page": None,
+        "whole": None,
     }
     event = st.dataframe(
         frame,
@@ -62,6 +89,67 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
         return None
     row = cells[0][0] if isinstance(cells[0], list | tuple) else getattr(cells[0], "row", None)
     return int(row) if isinstance(row, int) and 0 <= row < frame.height else None
+
+
+NAME_COLUMN_MAX_PX = 320
+TABLE_PX = 978
+"""The experiments table's width in a 1440 px window with the sidebar open (tests/browser/test_pages.py)."""
+SPARK_MIN_PX = 48
+SPARK_MAX_PX = 100
+
+
+_NARROW = frozenset(".,:;·'|!il ")
+_HALF = frozenset("-()[]/frjt")
+
+
+def _char_px(char: str) -> float:
+    """About how wide ``char`` is in the table's 14 px Source Sans (measured in Chromium: lower case 3.4-11.6 px,
+    upper case 6.7-11, digits 7, ``…`` 13.3, CJK 14)."""
+    if unicodedata.east_asian_width(char) in "WF":
+        return 14.0
+    if char in _NARROW:
+        return 3.6
+    if char in _HALF:
+        return 4.6
+    if char == "…":
+        return 13.3
+    if char in "mwMW@":
+        return 11.2
+    if char.isdigit():
+        return 7.0
+    if char.islower():
+        return 6.9
+    if char.isupper():
+        return 8.4
+    return 8.6
+
+
+def text_column_px(texts: Sequence[str], least: int) -> int:
+    """Pixels a text column needs to show every one of ``texts`` whole (:func:`_char_px` each, and the cell's
+    padding), at least ``least`` and at most :data:`NAME_COLUMN_MAX_PX`."""
+    widest = max((sum(_char_px(char) for char in text) for text in texts), default=0.0)
+    return int(min(NAME_COLUMN_MAX_PX, max(least, widest + 26)))
+
+
+def name_column_px(names: Sequence[str], least: int) -> int:
+    """Pixels the experiments table's name column needs to show every name whole (:func:`text_column_px`)."""
+    return text_column_px(names, least)
+
+
+def whole_names_help(names: Sequence[str], wholes: Sequence[str], lang: str) -> str:
+    """The name column's help: its tooltip, listing the whole label and id of each name shown shorter (markdown,
+    every name escaped)."""
+    pairs = [(name, whole) for name, whole in zip(names, wholes, strict=True) if whole != name]
+    if not pairs:
+        return t("table_help_names", lang)
+    shown = pairs[:_HELP_NAMES]
+    lines = [f"- {escape_markdown(name)}: {escape_markdown(whole)}" for name, whole in shown]
+    if len(pairs) > len(shown):
+        lines.append(f"- {t('more_names', lang, count=len(pairs) - len(shown))}")
+    return t("table_help_names_whole", lang) + "\n\n" + "\n".join(lines)
+
+
+_HELP_NAMES = 30
 
 
 def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:

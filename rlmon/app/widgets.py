@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from rlmon.app.url import UrlField, choice_field, number_field
-from rlmon.settings import Settings
+from rlmon.settings import Settings, setting_range
 from rlmon.text import LANGUAGE_NAMES, LANGUAGES, t
 
 if TYPE_CHECKING:  # imported where it is used
@@ -33,9 +33,10 @@ X_AXES = ("step", "hours")
 def view_fields(prefix: str, settings: Settings) -> list[UrlField]:
     """URL fields of the smoothing and x-axis controls of a page (``smooth``, ``win``, ``w``, ``x``)."""
     default_method = {"moving_average": "ma"}.get(settings.smoothing, settings.smoothing)
+    fewest, most = setting_range("smoothing_window")
     return [
         choice_field(f"{prefix}_smoothing", "smooth", tuple(SMOOTHING_METHODS), default_method),
-        number_field(f"{prefix}_window", "win", low=1, high=500, default=settings.smoothing_window, integer=True),
+        number_field(f"{prefix}_window", "win", low=fewest, high=most, default=settings.smoothing_window, integer=True),
         number_field(f"{prefix}_weight", "w", low=0.0, high=0.99, default=settings.smoothing_weight, integer=False),
         choice_field(f"{prefix}_x", "x", X_AXES, "step"),
     ]
@@ -69,9 +70,10 @@ def view_controls(prefix: str, settings: Settings, lang: str, *, with_log: bool)
     window = int(st.session_state[f"{prefix}_window"])
     weight = float(st.session_state[f"{prefix}_weight"])
     if method == "ma":
+        fewest, most = setting_range("smoothing_window")
         window = int(
             columns[1].number_input(
-                t("control_window", lang), min_value=1, max_value=500, step=1, key=f"{prefix}_window",
+                t("control_window", lang), min_value=fewest, max_value=most, step=1, key=f"{prefix}_window",
                 persist_state="session",
             )
         )  # fmt: skip

@@ -30,8 +30,9 @@ Persistence (when a cache folder is given, outside the log folders): per log, ``
 frame and one delta frame holding the rows the last N refreshes added, so a refresh writes only a few rows
 and a restart reads two frames; the delta is folded into the base every :data:`MAX_DELTAS` refreshes.
 ``state.json`` names its frame files with their row counts and CRC-32s. A frame file is never written over:
-each write makes a file of a new name (``base-<pid>-<random>.parquet``, ``delta-<pid>-<random>.arrow``: a few
-rows of many columns, which Arrow IPC writes 5x faster than Parquet), through a temporary
+each write makes a file of a new name (``base-<pid>-<random>.parquet``, or ``.arrow`` for a frame of thousands of
+keys, and ``delta-<pid>-<random>.arrow``: a few rows of many columns, which Arrow IPC writes 5x faster than
+Parquet), through a temporary
 file of a name unique to the writing process and thread, renamed into place; ``state.json`` is written (the
 same way) after the files it names, and the files it no longer names are removed last. So a crash at any
 point leaves a consistent cache, and a reader never sees a half-written file. A restart loads the state and
@@ -59,7 +60,11 @@ loads what another process wrote since its own last look, so a log is parsed onc
 The disk copy is only a saving: a cache folder that cannot be written (full disk, read-only mount) or read
 costs a parse from the start after a restart, nothing else. Such errors never reach the caller and are never
 blamed on the log; :attr:`LogCache.write_problem` says what went wrong, and writing is tried again after
-:data:`WRITE_RETRY_S` seconds. Temporary files of a failed write are removed.
+:data:`WRITE_RETRY_S` seconds. Temporary files of a failed write are removed. Those of a writer that was killed
+(``kill -9`` mid-write) are removed once older than a stale lock (:data:`rlmon.logs.locks.STALE_S`: a younger
+one may be another process's, mid-write): in the folder being written, on each write, and in the whole cache
+folder (:func:`sweep_temporaries`) when a cache starts and then at most every :data:`SWEEP_S` seconds of
+writing, so one left beside a log that never changes again goes too.
 """
 
 from __future__ import annotations
@@ -67,11 +72,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import secrets
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -91,22 +98,26 @@ from rlmon.logs.parse import (
     ChunkPipeline,
     MetaCollector,
     ParsedLog,
+    bound_keys,
+    keys_dropped_warning,
     long_line_warning,
     merge_steps,
     parse_chunk,
     parse_jsonl_chunk,
 )
-from rlmon.schema import STEP, RunMeta, empty_steps
+from rlmon.schema import MAX_KEYS, STEP, RunMeta, empty_steps
 
 __all__ = [
     "MAX_DELTAS",
     "MAX_LINE_BYTES",
     "QUIET_S",
+    "SWEEP_S",
     "WRITE_RETRY_S",
     "LogCache",
     "merge_steps",
     "read_log",
     "read_logs",
+    "sweep_temporaries",
     "write_text_atomically",
 ]
 
@@ -118,13 +129,56 @@ mid-number for as long as a step takes, and a number shown too early is wrong, o
 WRITE_RETRY_S = 60.0
 """After a failed write to the cache folder, seconds before writing is tried again (a full disk should not
 cost a failed full write on every refresh)."""
+SWEEP_S = 300.0
+"""Seconds of writing between two sweeps of the whole cache folder for temporary files killed writers left."""
 _HEAD_BYTES = 1024
 _TAIL_BYTES = 256
+_PARQUET_COLUMNS = 2000
+"""Widest base frame written as Parquet; a wider one is written as Arrow IPC (see :meth:`LogCache._persist`)."""
+_SWEPT_FOLDERS = ("logs", "samples")
+"""Folders of the cache holding one folder per log, each written through temporary files."""
+
+
+def sweep_temporaries(cache_dir: Path, *, older_than_s: float = locks.STALE_S, now: float | None = None) -> int:
+    """Remove the temporary files (``.<name>.<pid>.<thread>.<random>.tmp``) that writers killed mid-write left in
+    ``cache_dir``: in the folder itself (the colour book), its ``locks/``, and each log's folder under ``logs/``
+    and ``samples/``. Only files older than ``older_than_s`` seconds go: a younger one may be another process's,
+    mid-write. Folders that cannot be listed are passed over. Returns how many files were removed.
+    """
+    now = time.time() if now is None else now
+    folders = [cache_dir, cache_dir / "locks"]
+    for name in _SWEPT_FOLDERS:
+        with contextlib.suppress(OSError):
+            folders.extend(Path(item.path) for item in os.scandir(cache_dir / name) if item.is_dir())
+    removed = 0
+    for folder in folders:
+        try:
+            items = [item for item in os.scandir(folder) if item.name.startswith(".") and item.name.endswith(".tmp")]
+        except OSError:
+            continue
+        for item in items:
+            try:
+                if now - item.stat(follow_symlinks=False).st_mtime > older_than_s:
+                    os.unlink(item.path)
+                    removed += 1
+            except OSError:
+                continue
+    return removed
 
 
 def _crc(data: bytes) -> int:
     """CRC-32 of ``data``; a frame file's on two threads (:mod:`rlmon.logs.checksum`)."""
     return checksum.crc32(data)
+
+
+def _file_crc(path: Path) -> int:
+    """CRC-32 of the file at ``path`` (as :func:`_crc` of its bytes), read in blocks: a frame just written is not
+    read back whole into memory, which for a wide one would add its size to the writer's peak."""
+    crc = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(4 << 20):
+            crc = zlib.crc32(block, crc)
+    return crc & 0xFFFFFFFF
 
 
 @dataclass
@@ -200,6 +254,10 @@ class LogCache:
         Seconds to wait while another process holds a log's lock before reading that log in memory only.
     lock_stale_s
         Age in seconds after which another process's lock on a log is broken (see :mod:`rlmon.logs.locks`).
+    max_keys
+        Most distinct keys a log keeps (the ``max_keys`` setting, :data:`rlmon.schema.MAX_KEYS`): the keys first
+        logged once the bound is reached are dropped (``RunMeta.keys_dropped_line``). A disk copy made under
+        another bound is parsed again.
     memory_mb
         Megabytes of step frames held in memory; None holds every frame read. Beyond it, the frames least
         recently asked for that are in the cache folder are let go (see "Memory" in the module docstring).
@@ -213,9 +271,11 @@ class LogCache:
         clock: Callable[[], float] = time.time,
         lock_wait_s: float = locks.WAIT_S,
         lock_stale_s: float = locks.STALE_S,
+        max_keys: int = MAX_KEYS,
         memory_mb: float | None = None,
     ) -> None:
         self.cache_dir = cache_dir
+        self.max_keys = max_keys
         self.memory_bytes = None if memory_mb is None else int(memory_mb * 1e6)
         """The ``memory_mb`` limit in bytes (None: no limit)."""
         self.quiet_s = quiet_s
@@ -241,6 +301,16 @@ class LogCache:
         """Bytes of step frames held in memory now (the sum of ``_held``)."""
         self.read_backs = 0
         """How many times a frame not held in memory was read back from the cache folder; for tests."""
+        self._swept_at = -math.inf
+        self._sweep_all()
+
+    def _sweep_all(self) -> None:
+        """:func:`sweep_temporaries` over the cache folder, at most every :data:`SWEEP_S` seconds."""
+        now = self._clock()
+        if self.cache_dir is None or now - self._swept_at < SWEEP_S:
+            return
+        self._swept_at = now
+        sweep_temporaries(self.cache_dir, older_than_s=self.lock_stale_s, now=time.time())
 
     # -- public --
     def read(self, path: str | Path) -> ParsedLog:
@@ -422,7 +492,8 @@ class LogCache:
         for (name, rows, _crc), names in zip(entry.files, entry.columns, strict=True):
             wanted = [STEP, *[column for column in columns if column != STEP and column in names]]
             if name.endswith(".arrow"):
-                frame = pl.read_ipc((folder / name).read_bytes(), columns=wanted)  # a delta: a few rows
+                # a delta, or the base of a frame of many keys: only the columns asked for are read
+                frame = pl.read_ipc(folder / name, columns=wanted)
             else:
                 frame = pl.read_parquet(folder / name, columns=wanted)
             if frame.height != rows:
@@ -479,6 +550,9 @@ class LogCache:
                 path_lock.release()
 
     # -- internals --
+    def _new_entry(self, key: str) -> _Entry:
+        return _Entry(path=key, collector=MetaCollector(max_keys=self.max_keys))
+
     def _read(self, key: str) -> ParsedLog:
         try:
             stat = os.stat(key)
@@ -492,7 +566,7 @@ class LogCache:
             raise LogReadError("not a regular file", path=key)
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._load(key, stat) or _Entry(path=key)
+            entry = self._load(key, stat) or self._new_entry(key)
             self._entries[key] = entry
         if self._current(entry, stat):
             return self._answer(key, entry)
@@ -577,7 +651,7 @@ class LogCache:
         try:
             with open(key, "rb") as handle:
                 if not self._still_same(entry, stat, handle):
-                    entry = _Entry(path=key)
+                    entry = self._new_entry(key)
                     self._entries[key] = entry
                     if write:
                         self._drop_disk(key)
@@ -781,7 +855,10 @@ class LogCache:
                 or not (folder / entry.files[0][0]).exists()
             ):
                 assert entry.steps is not None
-                name = f"base-{_unique()}.parquet"
+                # Parquet holds a wide frame in buffers of each column while it writes (100 MB for 20,000 keys):
+                # a frame of many keys is written as Arrow IPC, as the deltas are
+                suffix = ".arrow" if entry.steps.width > _PARQUET_COLUMNS else ".parquet"
+                name = f"base-{_unique()}{suffix}"
                 entry.files = [(name, entry.steps.height, _write_frame(entry.steps, folder / name))]
                 entry.columns = [tuple(entry.steps.columns)]
                 entry.deltas = 0
@@ -817,6 +894,7 @@ class LogCache:
             }
             entry.disk_mark = write_text_atomically(json.dumps(state), folder / "state.json")
             self._sweep(folder, keep={name for name, _, _ in entry.files})
+            self._sweep_all()
         except (OSError, pl.exceptions.PolarsError, TypeError, ValueError) as error:
             # TypeError/ValueError: a state json cannot hold (a config dump with a set in it)
             entry.disk_stale = True
@@ -895,6 +973,8 @@ class LogCache:
                 raise _Replaced
             frames.append(frame)
         collector = MetaCollector.from_state(state["collector"])
+        if collector.max_keys != self.max_keys:
+            return None  # made under another bound on keys: parsed again under this one
         steps = merge_steps(frames)
         return _Entry(
             path=key,
@@ -958,7 +1038,7 @@ class _Lost(Exception):
     """The frames of an entry whose frames were let go cannot be read back as the entry records them."""
 
 
-_FRAME_NAME = re.compile(r"base-[0-9]+-[0-9a-f]+\.parquet|delta-[0-9]+-[0-9a-f]+\.(parquet|arrow)")
+_FRAME_NAME = re.compile(r"(base|delta)-[0-9]+-[0-9a-f]+\.(parquet|arrow)")
 """What a frame file named in ``state.json`` may be called (nothing else is opened as one)."""
 
 
@@ -1049,7 +1129,7 @@ def _write_frame(frame: pl.DataFrame, target: Path) -> int:
         else:
             # uncompressed: a restart reads the base about twice as fast, for a file about 1.4x the size
             frame.write_parquet(temporary, compression="uncompressed", statistics=False)
-        crc = _crc(temporary.read_bytes())
+        crc = _file_crc(temporary)
         os.replace(temporary, target)
         return crc
     except (OSError, pl.exceptions.PolarsError):
@@ -1100,7 +1180,7 @@ def read_logs(paths: Sequence[str | Path], *, cache: LogCache | None = None) -> 
     parsed = [cache.read(path) for path in paths]
     if not parsed:
         return ParsedLog(steps=empty_steps(), meta=RunMeta())
-    steps = merge_steps([log.steps for log in parsed])
+    steps, dropped = bound_keys(merge_steps([log.steps for log in parsed]), cache.max_keys)
     meta = RunMeta.from_json_dict(parsed[-1].meta.to_json_dict())
     for log in parsed[:-1]:
         meta.config = meta.config or log.meta.config
@@ -1111,6 +1191,14 @@ def read_logs(paths: Sequence[str | Path], *, cache: LogCache | None = None) -> 
     meta.resume_paths = [item for log in parsed for item in log.meta.resume_paths]
     meta.step_lines = sum(log.meta.step_lines for log in parsed)
     meta.warnings = [warning for log in parsed for warning in log.meta.warnings]
+    for path, log in zip(paths, parsed, strict=True):
+        if log.meta.keys_dropped_line is not None:
+            meta.warnings.append(f"{path}: {keys_dropped_warning(log.meta.keys_dropped_line, cache.max_keys)}")
+    if dropped:
+        meta.warnings.append(
+            f"the logs hold more than {cache.max_keys:,} distinct keys together; {len(dropped):,} of them dropped "
+            "(the max_keys setting)"
+        )
     if steps.height:
         meta.first_step = int(steps.get_column("step").min())  # type: ignore[arg-type]
         meta.last_step = int(steps.get_column("step").max())  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ __all__ = [
     "STEP_START_RE",
     "complete_end",
     "count_lines",
+    "file_identity",
     "file_mark",
     "split_lines",
 ]
@@ -94,3 +95,14 @@ def complete_end(data: bytes) -> int:
 def file_mark(info: os.stat_result) -> tuple[int, int, int]:
     """A file's identity and version: (inode, mtime in ns, size)."""
     return (info.st_ino, info.st_mtime_ns, info.st_size)
+
+
+def file_identity(path: str | os.PathLike[str]) -> tuple[object, ...]:
+    """What tells one version of a log file from another, looked at now: a file renamed over it (another inode) or
+    rewritten in place (another change time) differs even when its size and mtime were kept; ``(path, None)``
+    when it cannot be looked at."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (str(path), None)
+    return (str(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns)

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STALE_S", "WAIT_S", "HeldLock", "acquire", "is_stale", "read_holder"]
+__all__ = ["STALE_S", "WAIT_S", "HeldLock", "acquire", "is_stale", "read_holder", "renew"]
 
 STALE_S = 300.0
 """Seconds after which a lock is taken as left behind (longer than the longest parse of one log)."""
@@ -177,6 +177,29 @@ def acquire(
         if time.monotonic() >= deadline:
             return None
         time.sleep(_POLL_S)
+
+
+def renew(held: HeldLock, *, clock: Callable[[], float] = time.time) -> bool:
+    """Write a fresh time into a lock this process holds, so that it is not judged stale while its work goes on
+    (a lock held for long: a lease). False, and nothing written, when the lock is no longer this one (it was
+    broken as stale, or removed).
+
+    The new content replaces the file by a rename: the lock's name exists throughout, so nobody can take it
+    meanwhile.
+    """
+    holder = read_holder(held.path)
+    if holder is None or holder.get("token") != held.token:
+        return False
+    holder["time"] = clock()
+    fresh = held.path.with_name(f".{held.path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        _write_new(fresh, json.dumps(holder).encode("utf-8"))
+        os.replace(fresh, held.path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            fresh.unlink()
+        return False
+    return True
 
 
 def _create(path: Path, content: bytes) -> bool:

@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import re
+import shlex
 import threading
 import types
 import typing
@@ -33,7 +34,7 @@ from typing import Any
 import polars as pl
 
 from rlmon.logs.lines import ANSI, ANSI_RE, PREFIX_RE, RAY_PREFIX, split_lines
-from rlmon.schema import NON_TRAINING_KEY, STEP, RunMeta, empty_steps
+from rlmon.schema import MAX_KEYS, NON_TRAINING_KEY, STEP, RunMeta, empty_steps
 
 __all__ = [
     "BLOCK_BYTES",
@@ -43,8 +44,10 @@ __all__ = [
     "ChunkPipeline",
     "MetaCollector",
     "ParsedLog",
+    "bound_keys",
     "empty_log",
     "iter_blocks",
+    "keys_dropped_warning",
     "long_line_warning",
     "merge_steps",
     "parse_chunk",
@@ -54,7 +57,7 @@ __all__ = [
     "parse_log_text",
 ]
 
-PARSER_VERSION = 6
+PARSER_VERSION = 7
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
@@ -86,6 +89,14 @@ _RESUME_STEP_RE = re.compile(r"Setting global step to (\d+)|setting global step 
 _RESUME_PATH_RE = re.compile(r"Resuming from (\S+?),?(?: setting global step|\s*$)|Load from checkpoint folder: (\S+)")
 # the ``set -x`` echo (``+ python3 -m verl...``) or a command pasted into the log as it was typed
 _CMD_RE = re.compile(r"^(?:\++ )?(?:python3?|torchrun)\b.*-m (?:verl\.|recipe\.)\S*.*$")
+# A shell assignment as a pasted script or ``set -x`` shows it: ``MODEL_PATH="..."``, ``export X=1``, ``+ X=1``.
+_ASSIGNMENT = r"^\s*(?:\++ )?(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$"
+_ASSIGNMENT_RE = re.compile(_ASSIGNMENT)
+_ASSIGNMENT_RUST = r"^\s*(?:\++ )?(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*="
+_SHELL_VARS_KEPT = 200
+_SHELL_VALUE_CHARS = 1000
+_NAME_OR_PATH_RE = re.compile(r"""["']_name_or_path["']\s*:\s*["']([^"']+)["']""")
+_MODEL_NAMES_KEPT = 16
 _HYDRA_RE = re.compile(r"^Error executing job with overrides")
 _RAYTASK_RE = re.compile(r"ray\.exceptions\.RayTaskError|^✗ Error: .*ray::")
 _ACTOR_DIED_RE = re.compile(r"ray\.exceptions\.ActorDiedError")
@@ -101,6 +112,9 @@ _FRAME_RE = re.compile(r'^File "([^"]+)", line (\d+), in (.+?)\s*$')
 _TRACEBACK_START_RE = re.compile(r"^Traceback \(most recent call last\)|^ray\.exceptions\.RayTaskError\(|^✗ Error: ")
 # Logs captured through wandb (``files/output.log``) cut every line at this many characters.
 WANDB_LINE_CHARS = 4096
+# The last pair of a line whose value is a numpy wrapper closed by its parenthesis as the line ends
+# (``- key:np.float64(-0.37)``): nothing of it was cut.
+_CLOSED_LAST_VALUE = r" - [^ ]+:np\.[A-Za-z_0-9]+\([^()\s]+\)$"
 # A value printed by verl <= 0.4.1 (``f"{v:.3f}"``) vs one printed at full precision (v0.5+: repr, np wrappers).
 _SHORT_DECIMAL_RUST = r":[-+]?\d+\.\d{1,3}(?: - |$)"
 _LONG_DECIMAL_RUST = r":(?:[-+]?\d*\.\d{4}|[-+]?\d+(?:\.\d*)?[eE][-+]?\d|np\.)"
@@ -132,6 +146,7 @@ _META_MARKERS = [
     "-m recipe.",
     'File "',
     "Traceback (most recent call last)",
+    "_name_or_path",
 ]
 _META_PATTERN = "|".join(re.escape(marker) for marker in _META_MARKERS)
 _FATAL_MARKERS = ["Error executing job", "RayTaskError", "ActorDiedError", "✗ Error", "max_num_gen_batches"]
@@ -228,8 +243,13 @@ def _step_records(lines: pl.Series, first_line: int) -> pl.DataFrame:
     if frame.get_column("cut").any():
         # The cut may have fallen inside the last value (``mean@1:0.12`` of ``0.1234``): a wrong number is
         # worse than none, so the last pair of such a line is dropped (the greedy group ends at the last " - ").
+        # A value whose wrapper closes as the line ends (``np.float64(-0.3725866666666665)``) is whole: kept.
         frame = frame.with_columns(
-            pl.when(pl.col("cut") & pl.col("rest").str.contains(" - ", literal=True))
+            pl.when(
+                pl.col("cut")
+                & pl.col("rest").str.contains(" - ", literal=True)
+                & ~pl.col("rest").str.contains(_CLOSED_LAST_VALUE)
+            )
             .then(pl.col("rest").str.replace(r"^(.*) - .*$", "${1}"))
             .otherwise(pl.col("rest"))
             .alias("rest")
@@ -316,8 +336,12 @@ def _fit_few(group: pl.DataFrame, keys: list[str]) -> tuple[pl.Series, pl.Series
     return pl.Series(fits, dtype=pl.Boolean), pl.Series(values, dtype=pl.String)
 
 
-def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, int, str]]]:
-    """Any lines -> long -> wide (slow path for rare lines); also (line, position, key) of first appearances."""
+def _unpack_pairs(
+    records: pl.DataFrame, budget: _KeyBudget
+) -> tuple[pl.DataFrame, list[tuple[int, int, str]], int | None]:
+    """Any lines -> long -> wide (slow path for rare lines); also (line, position, key) of first appearances,
+    and the line of the first key left out past ``budget`` (None: none was), before the wide frame is made:
+    its cost grows with the keys."""
     long = (
         records.select(LINE, STEP, "parts", pl.int_ranges(pl.col("parts").list.len()).alias("pos"))
         .explode("parts", "pos")
@@ -328,8 +352,19 @@ def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, 
         .filter(pl.col("key").is_not_null() & ~pl.col("key").is_in(list(_RESERVED)))
     )
     if long.is_empty():
-        return records.select(LINE, STEP), []
-    long = long.with_columns(_read_values(long.get_column("raw")).alias("value"))
+        return records.select(LINE, STEP), [], None
+    long = long.select(LINE, STEP, "pos", "key", _read_values(long.get_column("raw")).alias("value"))
+    if long.height > budget.room:
+        # far more pairs than room for new keys: keep the known keys and the new ones first valued up to the line
+        # where the room runs out, before the work below costs memory with every key (the exact cut is made
+        # once the duplicates of a line are settled)
+        # rows come in line order: a key's first row with a value is its first line
+        valued = long.select(LINE, "key").filter(long.get_column("value").is_not_null())
+        new = valued.filter(pl.col("key").is_first_distinct() & ~pl.col("key").is_in(list(budget.known)))
+        if new.height > budget.room:
+            last = new.get_column(LINE)[budget.room]
+            kept_keys = [*budget.known, *new.filter(pl.col(LINE) <= last).get_column("key")]
+            long = long.filter(pl.col("key").is_in(kept_keys))
     # a key logged twice on one line: the later one wins
     long = long.unique(subset=[LINE, "key"], keep="last", maintain_order=True)
     firsts = (
@@ -338,8 +373,35 @@ def _unpack_pairs(records: pl.DataFrame) -> tuple[pl.DataFrame, list[tuple[int, 
         .group_by("key", maintain_order=True)
         .agg(pl.col(LINE).first(), pl.col("pos").first())
     )
-    wide = long.pivot(on="key", index=[LINE, STEP], values="value", maintain_order=True)
-    return wide, [(int(line), int(pos), str(key)) for key, line, pos in firsts.iter_rows()]
+    dropped_line = None
+    if budget.over(firsts.get_column("key")):
+        new = firsts.filter(~pl.col("key").is_in(list(budget.known))).sort(LINE, "pos")
+        dropped_line = int(new.get_column(LINE)[budget.room])
+        kept = [*budget.known, *new.get_column("key").head(budget.room)]
+        firsts = firsts.filter(pl.col("key").is_in(kept))
+        long = long.filter(pl.col("key").is_in(kept))
+    return _wide(long), [(int(line), int(pos), str(key)) for key, line, pos in firsts.iter_rows()], dropped_line
+
+
+def _wide(long: pl.DataFrame) -> pl.DataFrame:
+    """A long frame (``_line``, ``step``, ``key``, ``value``; one row per line and key) -> one row per line (in the
+    order lines come), one column per key (in the order keys come).
+
+    Not ``pivot``: its cost grows with the columns it makes (9 s for 20,000 keys of 200 lines). The values are
+    scattered into one flat column of lines x keys, cut into rows and unnested: a few polars operations
+    whatever the number of keys.
+    """
+    rows = long.select(LINE, STEP).unique(subset=[LINE], keep="first", maintain_order=True)
+    keys = long.get_column("key").unique(maintain_order=True)
+    places = long.select(
+        pl.col(LINE).replace_strict(rows.get_column(LINE), pl.int_range(rows.height), return_dtype=pl.Int64)
+        * keys.len()
+        + pl.col("key").replace_strict(keys, pl.int_range(keys.len()), return_dtype=pl.Int64)
+    ).to_series()
+    cells = pl.Series("value", [None], dtype=pl.Float64).extend_constant(None, rows.height * keys.len() - 1)
+    cells = cells.scatter(places, long.get_column("value"))
+    columns = cells.reshape((rows.height, keys.len())).arr.to_struct(fields=keys.to_list()).struct.unnest()
+    return pl.concat([rows, columns], how="horizontal")
 
 
 def _first_values(wide: pl.DataFrame, keys: list[str]) -> list[tuple[int, int, str]]:
@@ -381,6 +443,33 @@ class _StepLines:
     precision); counted only while none was seen."""
     cut_lines: int = 0
     """Lines cut at :data:`WANDB_LINE_CHARS` characters."""
+    known: frozenset[str] = frozenset()
+    """The keys the log had kept when these lines were read (:class:`_KeyBudget`)."""
+    pre_dropped: bool = False
+    """Keys past the budget were left out while reading (before the chunk's exact admission)."""
+    dropped_line: int | None = None
+    """The line of the first key left out while reading (None: none was)."""
+
+
+@dataclass(frozen=True)
+class _KeyBudget:
+    """What a chunk's step lines may add: every key the log has kept (``known``), and at most ``room`` others, the
+    first to get a value. Read on a worker thread: a snapshot of the collector, never the collector itself."""
+
+    known: frozenset[str]
+    room: int
+
+    @classmethod
+    def of(cls, collector: MetaCollector) -> _KeyBudget:
+        return cls(known=frozenset(collector.keys), room=max(0, collector.max_keys - len(collector.keys)))
+
+    def over(self, keys: Sequence[str] | pl.Series) -> bool:
+        """Whether ``keys`` (distinct) hold more new keys than there is room for."""
+        if len(keys) <= self.room:
+            return False
+        if isinstance(keys, pl.Series):
+            return int((~keys.is_in(list(self.known))).sum()) > self.room
+        return sum(1 for key in keys if key not in self.known) > self.room
 
 
 def _decimals(rest: pl.Series, collector: MetaCollector) -> tuple[int, int]:
@@ -398,16 +487,17 @@ def _decimals(rest: pl.Series, collector: MetaCollector) -> tuple[int, int]:
     return int(rest.str.count_matches(_SHORT_DECIMAL_RUST).sum() or 0), 0
 
 
-def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollector) -> _StepLines:
+def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollector, budget: _KeyBudget) -> _StepLines:
     """Step lines of a chunk -> :class:`_StepLines` (``collector`` is read, not changed).
 
     Lines with the same key sequence (almost all of them) are unpacked column by column against a template
     taken from one of them; every row is checked against the template, and rows that do not fit go through
-    a pair-by-pair pivot.
+    a pair-by-pair pivot. New keys past ``budget`` are left out before the pivot (the chunk's exact admission
+    is :func:`_admit_keys`); a template holding more new keys than there is room for takes the pivot's path.
     """
     records = _step_records(lines, first_line)
     if records.is_empty():
-        return _StepLines(pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}), [])
+        return _StepLines(pl.DataFrame(schema={LINE: pl.UInt32, STEP: pl.Int64}), [], known=budget.known)
     step_line_numbers = records.get_column(LINE).to_list()
     short_decimals, long_decimals = _decimals(records.get_column("rest"), collector)
     cut_lines = records.get_column("cut").sum()
@@ -417,6 +507,7 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
     firsts: list[tuple[int, int, str]] = []
     seen: dict[str, None] = {}
     leftovers: list[pl.DataFrame] = []
+    dropped_line: int | None = None
     lengths = records.get_column("_n")
     # nearly always every line has as many pairs: grouping is then skipped
     groups = (
@@ -425,14 +516,22 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
         else [group for _, group in records.group_by("_n", maintain_order=True)]
     )
     for group in groups:
-        remaining = group.drop("_n")
+        remaining = start = group.drop("_n")
+        unpacked: list[tuple[list[str], pl.DataFrame]] = []
         for _attempt in range(4):
             if remaining.is_empty():
                 break
             keys = _template(remaining.get_column("parts")[0].to_list())
-            if keys is None:
+            if keys is None or budget.over(keys):
                 break
             wide, remaining = _unpack_template(remaining, keys)
+            unpacked.append((keys, wide))
+            if len(unpacked) == 2 and all(done.height <= 1 for _, done in unpacked) and remaining.height > 1:
+                # lines of keys of their own (two templates fitting one line each): the pair-by-pair path reads
+                # them all into one frame, cheaper than a template per line and frames to join
+                unpacked, remaining = [], start
+                break
+        for keys, wide in unpacked:
             if wide.height:
                 seen.update(dict.fromkeys(keys))
             wide = _drop_empty_rows(wide, keys)
@@ -444,7 +543,7 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
     if leftovers:
         # in line order: the groups of each pair count come one after the other (an initial-validation print
         # fills the first row after it, found by position)
-        wide, found = _unpack_pairs(pl.concat(leftovers).sort(LINE))
+        wide, found, dropped_line = _unpack_pairs(pl.concat(leftovers).sort(LINE), budget)
         keys = [name for name in wide.columns if name not in (LINE, STEP)]
         seen.update(dict.fromkeys(keys))
         frames.append(_drop_empty_rows(wide, keys))
@@ -460,8 +559,8 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
         order.setdefault(key, None)
     bad = [name for name in seen if name not in order]
     wide = wide.select(list(order))
-    if len(frames) > 1:
-        wide = wide.sort(LINE)
+    if len(frames) > 1 and not wide.get_column(LINE).is_sorted():
+        wide = wide.sort(LINE)  # (a copy of the whole frame: not when the pieces came in line order)
     return _StepLines(
         wide,
         step_line_numbers,
@@ -469,6 +568,9 @@ def _parse_step_lines(lines: pl.Series, first_line: int, collector: MetaCollecto
         short_decimals=short_decimals,
         long_decimals=long_decimals,
         cut_lines=int(cut_lines or 0),
+        known=budget.known,
+        pre_dropped=dropped_line is not None,
+        dropped_line=dropped_line,
     )
 
 
@@ -495,6 +597,7 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
                     columns[name] = dtype
         return pl.DataFrame(schema=columns)
     ordered = []
+    float64, int64 = pl.Float64(), pl.Int64()
     for frame in usable:
         if LINE in frame.columns:
             if not frame.get_column(LINE).is_sorted():
@@ -502,9 +605,9 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
             frame = frame.drop(LINE)
         # casts only where the type differs: a cast of each of 120 columns costs more than the merge itself
         casts = [
-            pl.col(name).cast(pl.Int64 if name == STEP else pl.Float64)
-            for name, dtype in frame.schema.items()
-            if dtype != (pl.Int64() if name == STEP else pl.Float64())
+            pl.col(name).cast(int64 if name == STEP else float64)
+            for name, dtype in zip(frame.columns, frame.dtypes, strict=True)
+            if dtype != (int64 if name == STEP else float64)
         ]
         ordered.append(frame.with_columns(casts) if casts else frame)
     # the pieces are not copied into one: a refresh appends a few rows to a large frame
@@ -520,6 +623,29 @@ def merge_steps(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
             [pl.col(name).drop_nulls().last().alias(name) for name in metric_columns]
         )
     return combined.sort(STEP)
+
+
+def bound_keys(steps: pl.DataFrame, max_keys: int) -> tuple[pl.DataFrame, list[str]]:
+    """``steps`` (a step frame, or a merge of several logs' frames) with its first ``max_keys`` key columns, in
+    their order; and the keys dropped, in order. Each log is bounded as it is read (:class:`MetaCollector`);
+    this bounds what several logs of one experiment hold together.
+
+    >>> frame, dropped = bound_keys(pl.DataFrame({"step": [1], "a": [1.0], "b": [2.0], "c": [3.0]}), 2)
+    >>> frame.columns, dropped
+    (['step', 'a', 'b'], ['c'])
+    """
+    keys = [name for name in steps.columns if name != STEP]
+    if len(keys) <= max_keys:
+        return steps, []
+    return steps.select(STEP, *keys[:max_keys]), keys[max_keys:]
+
+
+def keys_dropped_warning(line: int, max_keys: int) -> str:
+    """What a log whose distinct keys reached ``max_keys`` at ``line`` is told."""
+    return (
+        f"line {line}: more than {max_keys:,} distinct keys; the keys first logged from this line on are dropped "
+        "(the max_keys setting)"
+    )
 
 
 # --- metadata ---------------------------------------------------------------------------------------------------
@@ -617,6 +743,10 @@ class MetaCollector:
     long_decimals: int = 0
     jsonl_nan_tokens: bool = False
     """A file-logger record held a ``NaN``/``Infinity`` token: the json.dumps era, where ``null`` is None."""
+    max_keys: int = MAX_KEYS
+    """Most distinct keys the log keeps (the ``max_keys`` setting); a state of another bound is parsed again."""
+    keys: dict[str, None] = field(default_factory=dict)
+    """The keys kept so far, in the order they came (an ordered set): at most :attr:`max_keys`."""
     initial_prints: list[tuple[int, dict[str, float]]] = field(default_factory=list)
     """``Initial validation metrics`` prints (line, pairs) read by the last :meth:`feed`, in file order; not
     part of the state (:func:`parse_chunk` fills their step rows before the next chunk)."""
@@ -641,6 +771,8 @@ class MetaCollector:
             "short_decimals": self.short_decimals,
             "long_decimals": self.long_decimals,
             "jsonl_nan_tokens": self.jsonl_nan_tokens,
+            "max_keys": self.max_keys,
+            "keys": self.keys,
         }
 
     @classmethod
@@ -681,6 +813,8 @@ class MetaCollector:
         collector.short_decimals = state.get("short_decimals", 0)
         collector.long_decimals = state.get("long_decimals", 0)
         collector.jsonl_nan_tokens = state.get("jsonl_nan_tokens", False)
+        collector.max_keys = state.get("max_keys", MAX_KEYS)
+        collector.keys = dict(state.get("keys", {}))
         return collector
 
     # -- feeding --
@@ -749,6 +883,12 @@ class MetaCollector:
                 meta.resume_paths.append(path)
         if "Training from scratch" in text:
             meta.from_scratch = True
+        # a shell prints its assignments bare; ``(TaskRunner pid=1) num_prompt_in_batch=200 < ...`` is a worker's
+        # message (and the fast path, which matches whole lines, never sees a prefixed line as one)
+        if not prefix and "=" in stripped and (assignment := _ASSIGNMENT_RE.match(stripped)) is not None:
+            self._assign(assignment.group(1), assignment.group(2))
+        if "_name_or_path" in stripped and (named := _NAME_OR_PATH_RE.search(stripped)) is not None:
+            self._name_model(named.group(1))
         if meta.launch_command is None and not self.command_lines and _CMD_RE.match(stripped):
             self.saw_verl = True
             command = stripped.lstrip("+ ")
@@ -771,6 +911,24 @@ class MetaCollector:
         if "Keep generating" in text:
             meta.dapo_keep_generating += 1
         self._read_failure(number, prefix, stripped, step_lines)
+
+    def _assign(self, name: str, raw: str) -> None:
+        """Keep a shell assignment: the value as the shell reads it (quotes taken off, a ``# comment`` dropped)."""
+        variables = self.meta.shell_vars
+        if name not in variables and len(variables) >= _SHELL_VARS_KEPT:
+            return
+        try:
+            words = shlex.split(raw, comments=True)
+        except ValueError:  # an unclosed quote: the text as written
+            words = [raw.strip().strip("'\"")]
+        value = words[0] if len(words) == 1 else raw.strip() if words else ""
+        variables.pop(name, None)  # re-inserted last: the order is that of the last assignments
+        variables[name] = value[:_SHELL_VALUE_CHARS]
+
+    def _name_model(self, path: str) -> None:
+        names = self.meta.model_names
+        if path not in names and len(names) < _MODEL_NAMES_KEPT:
+            names.append(path)
 
     def _finish_command(self) -> None:
         if self.meta.launch_command is None:
@@ -966,7 +1124,7 @@ def _fits(value: Any, hint: Any) -> bool:
     if origin is dict:
         key, item = typing.get_args(hint)
         return isinstance(value, dict) and all(_fits(k, key) and _fits(v, item) for k, v in value.items())
-    if hint is type(None):
+    if hint is None or hint is type(None):
         return value is None
     if hint is bool:
         return isinstance(value, bool)
@@ -1028,6 +1186,9 @@ def _candidate_rows(lines: pl.Series, *, head: int) -> list[int]:
     # one regex alternation of literals is several times faster here than contains_any
     hits = lines.str.contains(_META_PATTERN)
     marked = set(hits.arg_true().to_list())
+    # shell assignments (the launch command's $VAR) carry no marker: kept whole, never dropped as inert
+    assignments = set(lines.str.contains(_ASSIGNMENT_RUST).arg_true().to_list())
+    marked.update(assignments)
     marked.update(range(min(head, len(lines))))
     titled = lines.str.contains("Training Progress", literal=True).arg_true()
     if len(titled):
@@ -1105,7 +1266,8 @@ def parse_chunk(lines: pl.Series, collector: MetaCollector, *, first_line: int =
 
     ``first_line`` is the 1-based number of the first line in the whole file.
     """
-    return _finish_chunk(lines, _parse_step_lines(lines, first_line, collector), collector, first_line=first_line)
+    parsed = _parse_step_lines(lines, first_line, collector, _KeyBudget.of(collector))
+    return _finish_chunk(lines, parsed, collector, first_line=first_line)
 
 
 class ChunkPipeline:
@@ -1135,7 +1297,9 @@ class ChunkPipeline:
         """Start on the next chunk's lines (from :func:`split_lines`); finish earlier ones to keep few open."""
         # the worker numbers lines from 1 and the numbers are moved once the chunk's place is known; the
         # decimal counts it reads from the collector may lag, which only costs counting more
-        self._pending.append((lines, _workers().submit(_parse_step_lines, lines, 1, self.collector)))
+        # the keys kept as of the chunks finished so far: the chunk in the works may add more (see _finish_one)
+        budget = _KeyBudget.of(self.collector)
+        self._pending.append((lines, _workers().submit(_parse_step_lines, lines, 1, self.collector, budget)))
         while len(self._pending) > _CHUNKS_AHEAD:
             self._finish_one()
 
@@ -1146,8 +1310,13 @@ class ChunkPipeline:
         return self.frames
 
     def _finish_one(self) -> None:
-        lines, parsed = self._pending.popleft()
-        step_lines = _renumbered(parsed.result(), self.next_line)
+        lines, pending = self._pending.popleft()
+        parsed = pending.result()
+        if parsed.pre_dropped and parsed.known != frozenset(self.collector.keys):
+            # keys past the budget were left out against the keys kept before the chunk ahead of this one
+            # was finished: read again against the keys kept now (only ever for a log past max_keys)
+            parsed = _parse_step_lines(lines, 1, self.collector, _KeyBudget.of(self.collector))
+        step_lines = _renumbered(parsed, self.next_line)
         self.frames.append(_finish_chunk(lines, step_lines, self.collector, first_line=self.next_line))
         self.next_line += len(lines)
 
@@ -1179,6 +1348,8 @@ def _renumbered(parsed: _StepLines, first_line: int) -> _StepLines:
     dtype = parsed.steps.schema[LINE]
     parsed.steps = parsed.steps.with_columns((pl.col(LINE).cast(pl.Int64) + shift).cast(dtype))
     parsed.line_numbers = [number + shift for number in parsed.line_numbers]
+    if parsed.dropped_line is not None:
+        parsed.dropped_line += shift
     return parsed
 
 
@@ -1209,9 +1380,33 @@ def _finish_chunk(lines: pl.Series, parsed: _StepLines, collector: MetaCollector
         steps = _fill_initial_validations(steps, collector, prints)
     if bad:
         meta.warnings.append(f"lines {first_line}-{meta.lines}: {bad} logged key(s) had no numeric value")
+    steps = _admit_keys(steps, collector, dropped_line=parsed.dropped_line)
     # one piece per chunk: the pieces of a block's text (read in parallel) would otherwise pile up in the
     # merged frame of a large log
     return steps.rechunk()
+
+
+def _admit_keys(steps: pl.DataFrame, collector: MetaCollector, *, dropped_line: int | None) -> pl.DataFrame:
+    """A chunk frame (columns in the order of their first value, rows in line order) with only the keys the log
+    keeps: every key kept before, then new keys while fewer than ``collector.max_keys`` are kept. A key first
+    logged once the bound is reached is dropped, whichever chunk it comes in (so where a file is cut changes
+    nothing), and a row left with no value goes too; the first dropped key's line is kept in the metadata
+    (``dropped_line``: that of a key the chunk's reading left out already)."""
+    kept = collector.keys
+    new = [name for name in steps.columns if name not in _RESERVED and name not in kept]
+    room = max(0, collector.max_keys - len(kept))
+    kept.update(dict.fromkeys(new[:room]))
+    dropped = new[room:]
+    if dropped:
+        # columns come in the order of their first value: the first dropped key is the first one logged
+        first = steps.get_column(LINE).filter(steps.get_column(dropped[0]).is_not_null())
+        dropped_line = min(int(first[0]), dropped_line or int(first[0]))
+    if dropped_line is not None and collector.meta.keys_dropped_line is None:
+        collector.meta.keys_dropped_line = dropped_line
+    if not dropped:
+        return steps
+    steps = steps.drop(dropped)
+    return _drop_empty_rows(steps, [name for name in steps.columns if name not in _RESERVED])
 
 
 def _last_training_step(steps: pl.DataFrame) -> int | None:
@@ -1284,17 +1479,18 @@ def _fill_initial_validation(steps: pl.DataFrame, pairs: dict[str, float], targe
     )
     keys = [key for key in pairs if key not in _RESERVED]
     moved = [key for key in keys if key not in first_lines or first_lines[key] > target_line]
-    staying = [name for name in metric_columns if name not in moved]
+    moving = set(moved)
+    staying = [name for name in metric_columns if name not in moving]
     before = sum(1 for name in staying if first_lines[name] <= target_line)
     order = [LINE, STEP, *staying[:before], *moved, *staying[before:]]
     return steps.with_columns(fills).select(order)
 
 
-def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog:
+def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES, max_keys: int = MAX_KEYS) -> ParsedLog:
     """Parse a whole verl console log given as bytes.
 
     The bytes are parsed in blocks of about ``block_bytes`` cut at line breaks, which bounds the memory a
-    large file needs.
+    large file needs. At most ``max_keys`` distinct keys are kept (:class:`MetaCollector`).
 
     Examples
     --------
@@ -1302,7 +1498,7 @@ def parse_log_bytes(data: bytes, *, block_bytes: int = BLOCK_BYTES) -> ParsedLog
     >>> log.steps.rows()
     [(1, 0.5, nan)]
     """
-    collector = MetaCollector()
+    collector = MetaCollector(max_keys=max_keys)
     pipeline = ChunkPipeline(collector)
     for block in iter_blocks(data, block_bytes=min(block_bytes, MAX_LINE_BYTES)):
         if len(block) > MAX_LINE_BYTES:
@@ -1378,6 +1574,7 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
         collector.jsonl_nan_tokens = True
     number = first_line - 1
     bad: list[int] = []
+    kept = collector.keys
     for number, line in enumerate(lines, start=first_line):
         if not line.strip():
             continue
@@ -1394,16 +1591,26 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
         nulls_are_none = nan_tokens_from is not None and number >= nan_tokens_from
         if isinstance(values, dict):
             for key, value in values.items():
-                if str(key) in _RESERVED:
+                name = str(key)
+                if name in _RESERVED:
                     continue
                 if isinstance(value, bool):
-                    row[str(key)] = 1.0 if value else 0.0
+                    reading = 1.0 if value else 0.0
                 elif isinstance(value, int | float):
-                    row[str(key)] = float(value)
+                    reading = float(value)
                 elif value is None and not nulls_are_none:
                     # verl's orjson file logger (2026+) writes NaN and +-inf as null; the older json.dumps
                     # one wrote NaN/Infinity, so in its files a null is a None value (dropped, as on the console)
-                    row[str(key)] = math.nan
+                    reading = math.nan
+                else:
+                    continue
+                if name not in kept:
+                    if len(kept) >= collector.max_keys:  # the bound on distinct keys (see _admit_keys)
+                        if meta.keys_dropped_line is None:
+                            meta.keys_dropped_line = number
+                        continue
+                    kept[name] = None
+                row[name] = reading
         meta.step_lines += 1
         if len(row) > 2:
             rows.append(row)
@@ -1420,9 +1627,10 @@ def parse_jsonl_chunk(data: bytes, collector: MetaCollector, *, first_line: int 
     return pl.from_dicts(rows, infer_schema_length=None)
 
 
-def parse_jsonl_bytes(data: bytes) -> ParsedLog:
-    """Parse a whole verl file-logger JSONL file (a line longer than :data:`MAX_LINE_BYTES` is skipped)."""
-    collector = MetaCollector()
+def parse_jsonl_bytes(data: bytes, *, max_keys: int = MAX_KEYS) -> ParsedLog:
+    """Parse a whole verl file-logger JSONL file (a line longer than :data:`MAX_LINE_BYTES` is skipped; at most
+    ``max_keys`` distinct keys are kept)."""
+    collector = MetaCollector(max_keys=max_keys)
     frames = []
     lines_done = 0
     for block in iter_blocks(data, block_bytes=MAX_LINE_BYTES):

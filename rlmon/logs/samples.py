@@ -24,7 +24,9 @@ Generation dumps
     With ``trainer.rollout_data_dir`` / ``trainer.validation_data_dir`` set, verl writes ``<dir>/<step>.jsonl``
     per step, one JSON object per sample: ``input``, ``output``, ``gts``, ``score``, ``step`` and every reward
     extra field of the same length (``acc``, ``pred``, ``request_id`` ...). :func:`find_dump_dirs` finds the
-    folders; :func:`read_dump_dir` reads them, never writes.
+    folders, only inside the folders it is allowed (the log roots and the ``dump_roots`` setting: a log naming
+    ``/any/folder`` must not make rlmon show that folder's files to every visitor); :func:`read_dump_dir` reads
+    them, never writes.
 
 Sample frame (:data:`SAMPLE_SCHEMA`)
     ``step`` (Int64, null while no step line has followed), ``kind`` (``validation`` | ``training`` | null),
@@ -79,6 +81,8 @@ __all__ = [
     "DUMP_KEYS",
     "MAX_FIELD_CHARS",
     "SAMPLE_SCHEMA",
+    "DumpFolders",
+    "ExperimentSamples",
     "SampleCache",
     "SampleCollector",
     "empty_samples",
@@ -90,7 +94,6 @@ __all__ = [
     "read_dump_dir",
     "read_samples",
     "samples_for_prompt",
-    "to_safe_markdown",
     "to_text",
 ]
 
@@ -791,14 +794,33 @@ def parse_dump_jsonl(data: bytes, *, file: str = "", kind: str | None = None) ->
     return _frame(records)
 
 
+@dataclass(frozen=True)
+class DumpFolders:
+    """An experiment's dump folders (:func:`find_dump_dirs`)."""
+
+    found: tuple[tuple[Path, str | None], ...] = ()
+    """``(folder, kind)`` of each folder read, once each: inside an allowed folder."""
+    refused: tuple[Path, ...] = ()
+    """Folders the logs name that exist but lie outside every allowed folder (a symlink leaving them counts as
+    outside): not read, to be named to the reader with how to allow them."""
+
+
+def _inside(real: str, allowed: Sequence[str]) -> bool:
+    return any(real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in allowed)
+
+
 def find_dump_dirs(
-    config: dict[str, Any] | None, folder: Path, *, named: Iterable[str] = ()
-) -> list[tuple[Path, str | None]]:
-    """Dump folders of an experiment that exist: ``(folder, kind)``, each once.
+    config: dict[str, Any] | None, folder: Path, *, named: Iterable[str] = (), allowed: Sequence[Path]
+) -> DumpFolders:
+    """Dump folders of an experiment that exist, inside the ``allowed`` folders (the log roots and the
+    ``dump_roots`` setting): a log must not make rlmon show any folder of the machine to its visitors.
 
     Looked for: ``trainer.rollout_data_dir`` (training) and ``trainer.validation_data_dir`` (validation) of
     the config dump, then the folders ``Dumped generations to`` lines name (kind unknown). Each is taken as
-    written when it is an existing folder, else its last part inside the experiment folder ``folder``.
+    written when it is an existing folder inside an allowed folder (by its real path: a symlink out of them
+    is outside), else its last part inside the experiment folder ``folder`` when that is. An existing folder
+    outside every allowed folder is :attr:`DumpFolders.refused` (unless another place of the same name was
+    read instead).
     """
     wanted: list[tuple[str, str | None]] = []
     trainer = config.get("trainer") if isinstance(config, dict) else None
@@ -808,9 +830,12 @@ def find_dump_dirs(
             if isinstance(value, str) and value.strip() and value.strip() != "null":
                 wanted.append((value.strip(), dump_kind))
     wanted.extend((name, None) for name in named)
+    real_allowed = [os.path.realpath(item) for item in allowed]
     found: list[tuple[Path, str | None]] = []
+    refused: list[Path] = []
     seen: set[str] = set()
     for name, kind in wanted:
+        outside: Path | None = None
         for candidate in (Path(name), Path(os.path.abspath(folder)) / Path(name).name):
             try:
                 if not candidate.is_absolute() or not candidate.is_dir():
@@ -818,11 +843,17 @@ def find_dump_dirs(
                 real = os.path.realpath(candidate)
             except (OSError, ValueError):
                 continue
+            if not _inside(real, real_allowed):
+                outside = outside or candidate
+                continue
             if real not in seen:
                 seen.add(real)
                 found.append((candidate, kind))
+            outside = None
             break
-    return found
+        if outside is not None and outside not in refused:
+            refused.append(outside)
+    return DumpFolders(found=tuple(found), refused=tuple(refused))
 
 
 def read_dump_dir(folder: Path, *, kind: str | None, cache: SampleCache) -> pl.DataFrame:
@@ -839,12 +870,27 @@ def read_dump_dir(folder: Path, *, kind: str | None, cache: SampleCache) -> pl.D
     return pl.concat(frames) if frames else empty_samples()
 
 
+@dataclass(frozen=True)
+class ExperimentSamples:
+    """What :func:`read_samples` found of an experiment."""
+
+    frame: pl.DataFrame
+    """The samples (:data:`SAMPLE_SCHEMA`)."""
+    refused: tuple[Path, ...] = ()
+    """Dump folders the logs name outside the allowed folders, not read (:attr:`DumpFolders.refused`)."""
+
+
 def read_samples(
-    files: Sequence[Path], *, folder: Path, config: dict[str, Any] | None, cache: SampleCache
-) -> pl.DataFrame:
-    """An experiment's samples: the prints of its console logs (files in order), then its dump folders'
-    records (:func:`find_dump_dirs`). ``.jsonl`` files among ``files`` (verl's file logger) hold no prints
-    and are passed over.
+    files: Sequence[Path],
+    *,
+    folder: Path,
+    config: dict[str, Any] | None,
+    cache: SampleCache,
+    allowed: Sequence[Path],
+) -> ExperimentSamples:
+    """An experiment's samples: the prints of its console logs (files in order), then the records of its dump
+    folders inside the ``allowed`` folders (:func:`find_dump_dirs`). ``.jsonl`` files among ``files`` (verl's
+    file logger) hold no prints and are passed over.
 
     Raises
     ------
@@ -859,9 +905,10 @@ def read_samples(
         log = cache.read(path)
         frames.append(log.samples)
         named.extend(log.dump_dirs)
-    for dump_dir, kind in find_dump_dirs(config, folder, named=named):
+    dumps = find_dump_dirs(config, folder, named=named, allowed=allowed)
+    for dump_dir, kind in dumps.found:
         frames.append(read_dump_dir(dump_dir, kind=kind, cache=cache))
-    return pl.concat(frames) if frames else empty_samples()
+    return ExperimentSamples(pl.concat(frames) if frames else empty_samples(), refused=dumps.refused)
 
 
 # --------------------------------------------------------------------------------------------- choosing
@@ -904,24 +951,6 @@ def samples_for_prompt(samples: pl.DataFrame, prompt: str, *, step: int | None =
     if step is not None:
         chosen = chosen.filter(pl.col("step") == step)
     return chosen.sort("step", nulls_last=True, maintain_order=True)
-
-
-_REFERENCE_RE = re.compile(r"^(\s{0,3})\[", re.MULTILINE)
-
-
-def to_safe_markdown(text: str) -> str:
-    r"""Text from a log made safe to render as markdown: it keeps emphasis, lists, code and ``$...$`` math,
-    but no link or image can form (``](`` is escaped, so are reference definitions and ``<``; ``://`` and
-    ``www.`` get a zero-width space, so no bare URL is linked). Raw HTML is never enabled by the caller.
-
-    Examples
-    --------
-    >>> print(to_safe_markdown("[a](b.png) <i>"))
-    [a]\(b.png) \<i>
-    """
-    text = text.replace("](", "]\\(").replace("<", "\\<")
-    text = text.replace("://", ":\u200b//").replace("www.", "www\u200b.")
-    return _REFERENCE_RE.sub(lambda match: f"{match.group(1)}\\[", text) if "]:" in text else text
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

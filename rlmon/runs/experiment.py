@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any, Literal, Protocol
@@ -30,12 +30,16 @@ import polars as pl
 from rlmon.runs.metrics import step_seconds_expr
 from rlmon.schema import NON_TRAINING_KEY, PALETTE, STEP, RunMeta
 from rlmon.sources.discovery import experiment_code
-from rlmon.text import MESSAGES, UNKNOWN, t
+from rlmon.text import MESSAGES, UNKNOWN, format_progress, t
+from rlmon.text.names import NameEntry
 
 __all__ = [
     "ALGORITHMS",
+    "DASH_PATTERNS",
     "PALETTE",
     "SETTING_GROUPS",
+    "STATUS_ORDER",
+    "TRACK_SUFFIX_CHARS",
     "Algorithm",
     "ConfigSource",
     "Experiment",
@@ -53,16 +57,22 @@ __all__ = [
     "experiment_label",
     "extract_settings",
     "infer_algorithm",
+    "model_name",
     "model_track",
+    "name_entries",
     "retimed",
     "settings_diff",
     "short_track_names",
     "step_time_column",
     "summarize_progress",
+    "tracks_in_labels",
     "training_rows",
+    "view_styles",
 ]
 
 Status = Literal["finished", "running", "stalled", "crashed", "not started"]
+STATUS_ORDER: tuple[Status, ...] = ("running", "stalled", "not started", "crashed", "finished")
+"""The order statuses are counted in (what needs a look first)."""
 ConfigSource = Literal["dump", "command"]
 """Where an experiment's config comes from: its config dump, or only its launch command's overrides."""
 SourceRole = Literal["start-up only", "resumed", "crashed attempt", "steps", "not RL", "unreadable"]
@@ -257,7 +267,11 @@ class Experiment:
         """The step frame, or ``step`` and those of ``columns`` it has, in that order: ``steps`` when it is held,
         else read through :attr:`step_source` (only these columns)."""
         if self.step_source is not None:
-            return self.step_source.read_steps(columns)
+            # the columns it was read with (an experiment's logs together may hold more keys than max_keys)
+            known = set(self.steps.columns)
+            return self.step_source.read_steps(
+                [name for name in (self.steps.columns if columns is None else columns) if name in known]
+            )
         if columns is None:
             return self.steps
         return self.steps.select(
@@ -266,9 +280,9 @@ class Experiment:
 
     @property
     def progress_text(self) -> str:
-        """``21/150`` (or ``21/?`` when the total is unknown)."""
-        total = "?" if self.total_steps is None else str(self.total_steps)
-        return f"{self.steps_done}/{total}"
+        """``21/150``, or ``1,120 steps`` when the total is unknown (:func:`rlmon.text.numbers.format_progress`,
+        in English: the command line's and JSON's form)."""
+        return format_progress(self.steps_done, self.total_steps, "en")
 
     def to_summary_dict(self) -> dict[str, Any]:
         """JSON-ready summary (no frames): identity, status, progress, times, settings, sources, problems."""
@@ -543,6 +557,58 @@ def assign_colors(
     return colors
 
 
+DASH_PATTERNS: tuple[tuple[int, ...], ...] = ((1, 0), (6, 3), (2, 2), (8, 3, 2, 3))
+"""Line dashes, solid first: experiments of one view past the palette's size share a colour, never a colour and
+a dash (``strokeDash`` arrays)."""
+
+
+def view_styles(
+    experiments: Sequence[Experiment], *, fixed: Collection[str] = (), palette: Sequence[str] = PALETTE
+) -> dict[str, tuple[str, int]]:
+    """Experiment id -> (colour, dash) for the experiments one view shows together (a track, or all of them).
+
+    Each keeps the colour the catalog gave it (:func:`assign_colors`, :attr:`Experiment.color`) unless an
+    experiment before it in the view already has that colour: then it takes the first palette colour no one in
+    the view has. So no two experiments of a view share a colour while the view holds no more than the palette's
+    20; past that, experiments that share a colour differ in dash (an index into :data:`DASH_PATTERNS`, 0 solid).
+    A colour ``rlmon.toml`` sets (ids in ``fixed``) is kept whatever the view; a colour kept from another view
+    (the catalog's, or the colour book's) gives way.
+
+    The order is the catalog's colour order (shown before hidden, track, :attr:`Experiment.order`, id), so the
+    result depends only on the experiments in view.
+    """
+    ordered = sorted(experiments, key=lambda item: (item.hidden, item.track, item.order, item.id))
+    styles: dict[str, tuple[str, int]] = {}
+    used: set[tuple[str, int]] = set()
+
+    def take(experiment: Experiment, color: str, dash: int) -> None:
+        styles[experiment.id] = (color, dash)
+        used.add((color.lower(), dash))
+
+    for item in ordered:
+        if item.id in fixed:
+            dash = next((level for level in range(len(DASH_PATTERNS)) if (item.color.lower(), level) not in used), 0)
+            take(item, item.color, dash)
+    waiting = []
+    for item in ordered:
+        if item.id in styles:
+            continue
+        if (item.color.lower(), 0) not in used:
+            take(item, item.color, 0)
+        else:
+            waiting.append(item)
+    for item in waiting:
+        free = next(
+            ((color, level) for level in range(len(DASH_PATTERNS)) for color in palette
+             if (color.lower(), level) not in used),
+            None,
+        )  # fmt: skip
+        if free is None:  # more experiments than colours and dashes: repeat
+            free = (palette[len(styles) % len(palette)], (len(styles) // len(palette)) % len(DASH_PATTERNS))
+        take(item, *free)
+    return styles
+
+
 _TRACK_SEPARATORS = "-_./ :"
 
 
@@ -581,6 +647,26 @@ def short_track_names(tracks: Sequence[str]) -> dict[str, str]:
     return short
 
 
+TRACK_SUFFIX_CHARS = 16
+"""Longest short track name a label carries (``E1 · GRPO · 2B``); when one is longer, no label carries one."""
+
+
+def tracks_in_labels(tracks: Sequence[str]) -> bool:
+    """Whether the labels of experiments spanning ``tracks`` carry their short track (``E1 · GRPO · 2B``): when
+    there are several tracks and every short name (:func:`short_track_names`) is at most
+    :data:`TRACK_SUFFIX_CHARS` characters (tracks of unrelated models keep their names to a track column)."""
+    if len(set(tracks)) <= 1:
+        return False
+    return all(len(name) <= TRACK_SUFFIX_CHARS for name in short_track_names(tracks).values())
+
+
+def name_entries(experiments: Sequence[Experiment]) -> list[NameEntry]:
+    """The experiments of one view, in view order, as :func:`rlmon.text.names.experiment_names` reads them: names
+    are told apart within a track when labels carry their track (:func:`tracks_in_labels`), else over the view."""
+    by_track = tracks_in_labels([item.track for item in experiments])
+    return [NameEntry(item.id, item.label, group=item.track if by_track else "") for item in experiments]
+
+
 def default_track(experiments: Sequence[Experiment]) -> str | None:
     """The track a visitor sees first; None means all tracks.
 
@@ -603,20 +689,78 @@ def default_track(experiments: Sequence[Experiment]) -> str | None:
     return max(candidates, key=lambda track: (newest[track], track))
 
 
-def model_track(config: Mapping[str, Any] | None) -> str | None:
-    """The model name from ``actor_rollout_ref.model.path``: ``/models/Qwen3.5-4B`` -> ``Qwen3.5-4B``.
+_GENERIC_MODEL_PARTS = frozenset(
+    {
+        "actor", "best", "checkpoint", "checkpoints", "ckpt", "ckpts", "critic", "export", "exported", "final",
+        "hf", "hf_ckpt", "hf_ckpts", "hf_checkpoint", "hf_checkpoints", "hf_model", "hf_models", "hub",
+        "huggingface", "last", "latest", "merged", "merged_hf", "merged_hf_model", "merged_model", "model",
+        "models", "output", "outputs", "policy", "saved", "snapshots", "weights",
+    }
+)  # fmt: skip
+"""Folder names that say where a model is kept, not which model it is (compared in lower case)."""
+_STEP_PART_RE = re.compile(r"^(?:(?:global[_-]?)?step|checkpoint|ckpt|iter|epoch)[_-]?(\d+)$|^(\d+)$", re.IGNORECASE)
+_HASH_PART_RE = re.compile(r"^[0-9a-f]{16,}$")
+# An unexpanded ``$VAR``, or the name of the variable a script meant to put there (``sft_model_path``).
+_VARIABLE_PART_RE = re.compile(r"\$|^[a-z0-9]+(?:_[a-z0-9]+)*_(?:path|dir)$")
 
-    Hugging Face cache paths (``models--Qwen--Qwen2-7B-Instruct/snapshots/<hash>``) give ``Qwen2-7B-Instruct``.
+
+def model_name(path: str) -> tuple[str | None, int | None]:
+    """The part of a model path that names the model, and the checkpoint step the path names.
+
+    Read from the end, a path's numeric and generic parts (``global_step_58``, ``checkpoint-500``, ``15714``,
+    ``hf_ckpts``, ``huggingface``, ``actor``, ``merged_hf_model``, ``latest``, a hash, an unexpanded ``$VAR``
+    ...) are skipped up to the first one that means something; the first step met on the way is the step.
+    A Hugging Face cache path (``models--Qwen--Qwen2-7B-Instruct/snapshots/<hash>``) gives the repo name.
+
+    Examples
+    --------
+    >>> model_name("/ckpt/moe_lite_sft_04082007/hf_ckpts/15714")
+    ('moe_lite_sft_04082007', 15714)
+    >>> model_name("./models/merged_hf_model")
+    (None, None)
+    >>> model_name("Qwen/Qwen2.5-7B-Instruct")
+    ('Qwen2.5-7B-Instruct', None)
     """
-    path = config_get(config, "actor_rollout_ref.model.path")
-    if not isinstance(path, str) or not path.strip() or "$" in path:
-        # ``$MODEL_PATH`` from a launch command: the log does not say which model it was
-        return None
     parts = [part for part in re.split(r"[\\/]+", path.strip()) if part]
     for part in parts:
         if part.startswith("models--"):
-            return part.split("--")[-1]
-    return parts[-1] if parts else None
+            return part.split("--")[-1] or None, None
+    step: int | None = None
+    for part in reversed(parts):
+        found = _STEP_PART_RE.match(part)
+        if found is not None:
+            step = step if step is not None else int(found.group(1) or found.group(2))
+            continue
+        if (
+            part in (".", "..", "~")
+            or part.lower() in _GENERIC_MODEL_PARTS
+            or _HASH_PART_RE.match(part)
+            or _VARIABLE_PART_RE.search(part)
+        ):
+            continue
+        return part, step
+    return None, step
+
+
+def model_track(config: Mapping[str, Any] | None, *, named: Sequence[str] = ()) -> str | None:
+    """The model an experiment trains, from ``actor_rollout_ref.model.path``: ``/models/Qwen3.5-4B`` ->
+    ``Qwen3.5-4B`` (the rules of :func:`model_name`), with the checkpoint step the path names as a suffix:
+    ``/ckpt/moe_lite_sft/hf_ckpts/15714`` -> ``moe_lite_sft @15714``.
+
+    When the path says nothing (``./models/merged_hf_model``, ``$sft_model_path/global_step_58``), the first of
+    ``named`` that does: the other model paths the log names (the base model a launch command sets before the
+    checkpoint it trains, a Hugging Face ``_name_or_path``), ``$VAR`` already read. None when nothing names one.
+    """
+    path = config_get(config, "actor_rollout_ref.model.path")
+    name, step = model_name(path) if isinstance(path, str) else (None, None)
+    for other in named if name is None else ():
+        name, other_step = model_name(other)
+        if name is not None:
+            step = step if step is not None else other_step
+            break
+    if name is None:
+        return None
+    return name if step is None else f"{name} @{step}"
 
 
 # ----------------------------------------------------------------------------------------------- settings

@@ -18,7 +18,7 @@ import polars as pl
 from rlmon.errors import LogReadError, RlmonError
 from rlmon.logs.cache import LogCache, merge_steps, write_text_atomically
 from rlmon.logs.lines import file_mark
-from rlmon.logs.parse import parse_log_bytes
+from rlmon.logs.parse import bound_keys, keys_dropped_warning, parse_log_bytes
 from rlmon.runs.experiment import (
     ConfigSource,
     Experiment,
@@ -30,14 +30,16 @@ from rlmon.runs.experiment import (
     extract_settings,
     infer_algorithm,
     model_track,
+    name_entries,
     summarize_progress,
     training_rows,
 )
-from rlmon.runs.overrides import config_from_command, merge_configs
+from rlmon.runs.overrides import command_model_paths, config_from_command, merge_configs
 from rlmon.schema import STEP, RunMeta, empty_steps
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
 from rlmon.text.messages import UNKNOWN_TRACK
+from rlmon.text.names import experiment_names
 
 __all__ = [
     "COLOR_BOOK_NAME",
@@ -167,15 +169,31 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
             first = meta.warnings[0]
             more = f" (and {len(meta.warnings) - 1} more)" if len(meta.warnings) > 1 else ""
             problems.append(f"{log.path}: damaged input read around: {first}{more}")
+        if meta.keys_dropped_line is not None:
+            problems.append(f"{log.path}: {keys_dropped_warning(meta.keys_dropped_line, cache.max_keys)}")
         metas.append(meta)
         frames.append(parsed.steps)
         frame_names.append(log.name)
-    steps = merge_steps(frames) if frames else empty_steps()
+    steps, dropped = bound_keys(merge_steps(frames), cache.max_keys) if frames else (empty_steps(), [])
+    if dropped:
+        # each log keeps max_keys; together they may hold more: named at the first log whose keys are dropped
+        owner = next(name for name, frame in zip(frame_names, frames, strict=True) if dropped[0] in frame.columns)
+        problems.append(
+            f"{ref.path / owner}: the experiment's logs hold more than {cache.max_keys:,} distinct keys together; "
+            f"the {len(dropped):,} from this log on past them are dropped (the max_keys setting)"
+        )
     last_modified = max(mtimes, default=None)
     dump = next((meta.config for meta in reversed(metas) if meta.config is not None), None)
     launch = next((meta.launch_command for meta in reversed(metas) if meta.launch_command), None)
+    # the command's $VARs are read through what the logs show being assigned (a later file's assignment wins)
+    variables = {name: value for meta in metas for name, value in meta.shell_vars.items()}
     # a dump value wins; the command's overrides fill what the dump lacks, or stand alone without a dump
-    config = merge_configs(dump, config_from_command(launch))
+    config = merge_configs(dump, config_from_command(launch, variables=variables))
+    # where the model path says nothing: the other models the logs name (a script's base model, an HF name)
+    named = [
+        *(path for meta in metas for path in command_model_paths(meta.launch_command, variables=variables)),
+        *(name for meta in metas for name in meta.model_names),
+    ]
     config_source: ConfigSource | None = "dump" if dump is not None else ("command" if config is not None else None)
     algorithm = infer_algorithm(config, launch_command=launch, columns=steps.columns)
     progress = summarize_progress(
@@ -197,7 +215,7 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
         root=str(ref.root),
         path=str(ref.path),
         label=overrides.label or experiment_label(folder_name, algorithm),
-        track=overrides.track or model_track(config) or UNKNOWN_TRACK,
+        track=overrides.track or model_track(config, named=named) or UNKNOWN_TRACK,
         algorithm=algorithm,
         description=overrides.description or algorithm.description,
         color=overrides.color or experiment_color(ref.id),
@@ -424,7 +442,8 @@ def describe_root(
     Returns
     -------
     dict
-        ``roots`` (paths), ``experiments`` (:meth:`Experiment.to_summary_dict` each, catalog order),
+        ``roots`` (paths), ``experiments`` (:meth:`Experiment.to_summary_dict` each, catalog order, with the
+        ``name`` it is shown by: :func:`rlmon.text.names.experiment_names` over the whole root),
         ``ignored`` (files without verl RL content) and ``problems`` (messages).
     """
     catalog = discover_experiments(roots)
@@ -432,9 +451,11 @@ def describe_root(
     experiments = load_experiments(
         catalog, cache, now=time.time() if now is None else now, settings=settings or Settings(), failures=failures
     )
+    # the root is one view: each run also by the name the app shows it by there (short, never two alike)
+    names = experiment_names(name_entries(experiments))
     return {
         "roots": [str(root) for root in catalog.roots],
-        "experiments": [experiment.to_summary_dict() for experiment in experiments],
+        "experiments": [{**experiment.to_summary_dict(), "name": names[experiment.id]} for experiment in experiments],
         "ignored": list(catalog.ignored),
         "problems": [*catalog.problems, *(str(error) for error in failures)],
     }

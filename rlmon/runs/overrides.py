@@ -7,8 +7,9 @@ user chose explicitly (verl's defaults are not in it), in Hydra's ``key=value`` 
 
 * ``key=value``, ``+key=value`` (add), ``++key=value`` (add or override); ``~key`` (delete) is skipped;
 * values: ``true``/``false`` (any case), ``null``, ints, floats (``1e-6``), quoted strings (``'x'``, ``"x"``),
-  lists (``['console','wandb']``, ``[console,wandb]``); anything else is a string, shell variables included
-  (``$MODEL_PATH`` is kept as text: the log does not say what it held);
+  lists (``['console','wandb']``, ``[console,wandb]``); anything else is a string. A shell variable
+  (``$MODEL_PATH``, ``${MODEL_PATH}``) is read through the assignments the log printed (``variables``:
+  :attr:`rlmon.schema.RunMeta.shell_vars`); one the log never assigned is kept as text;
 * the command is split like a POSIX shell would (quotes, ``\\``-newline continuations); only the words after
   the ``-m <module>`` word count, words starting with ``-`` (``--config-name=...``) are not overrides;
 * a key given twice: the later one wins (Hydra applies overrides in order).
@@ -24,11 +25,45 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["config_from_command", "merge_configs", "parse_override_value", "parse_overrides", "split_command"]
+__all__ = [
+    "command_model_paths",
+    "config_from_command",
+    "expand_variables",
+    "merge_configs",
+    "parse_override_value",
+    "parse_overrides",
+    "split_command",
+]
 
 _KEY_RE = re.compile(r"^[A-Za-z_][\w\-]*(?:\.[\w\-@]+)*$")
 _INT_RE = re.compile(r"^[-+]?\d+$")
 _FLOAT_RE = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
+
+
+_VARIABLE_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_EXPANDED_CHARS = 10_000
+
+
+def expand_variables(text: str, variables: Mapping[str, str]) -> str:
+    """``text`` with each ``$VAR`` / ``${VAR}`` replaced by the value the log showed being assigned; a variable
+    the log never assigned is kept as written. A value that names variables itself is read through them too
+    (three levels at most, the text kept under 10,000 characters).
+
+    Examples
+    --------
+    >>> expand_variables("$BASE/${NAME}/global_step_58", {"BASE": "/ckpt", "NAME": "gemma-sft"})
+    '/ckpt/gemma-sft/global_step_58'
+    >>> expand_variables("$MODEL_PATH", {})
+    '$MODEL_PATH'
+    """
+    for _ in range(3):
+        if "$" not in text:
+            break
+        expanded = _VARIABLE_RE.sub(lambda match: variables.get(match.group(1) or match.group(2), match.group(0)), text)
+        if expanded == text or len(expanded) > _EXPANDED_CHARS:
+            break
+        text = expanded
+    return text
 
 
 def split_command(command: str) -> list[str]:
@@ -104,25 +139,29 @@ def parse_override_value(text: str) -> Any:
     return value
 
 
-def parse_overrides(command: str) -> dict[str, Any]:
+def _override_words(command: str) -> list[str]:
+    """The words after ``-m <module>``: where the overrides are."""
+    words = split_command(command)
+    for index, word in enumerate(words[:-1]):
+        if word == "-m":
+            return words[index + 2 :]
+    return words
+
+
+def parse_overrides(command: str, *, variables: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The Hydra overrides of a launch command, as ``{dotted key: value}`` in command order.
 
     Only the words after ``-m <module>`` are read (environment assignments before ``python3`` are not
-    overrides); ``--options``, ``~key`` deletions and words that are not ``key=value`` are skipped.
+    overrides); ``--options``, ``~key`` deletions and words that are not ``key=value`` are skipped. A value's
+    ``$VAR`` is read through ``variables`` (:func:`expand_variables`).
 
     Examples
     --------
     >>> parse_overrides("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo +trainer.val_before_train=False")
     {'algorithm.adv_estimator': 'grpo', 'trainer.val_before_train': False}
     """
-    words = split_command(command)
-    start = 0
-    for index, word in enumerate(words[:-1]):
-        if word == "-m":
-            start = index + 2
-            break
     overrides: dict[str, Any] = {}
-    for word in words[start:]:
+    for word in _override_words(command):
         if word.startswith(("-", "~")) or "=" not in word:
             continue
         key, _, raw = word.partition("=")
@@ -130,12 +169,34 @@ def parse_overrides(command: str) -> dict[str, Any]:
         if not _KEY_RE.match(key):
             continue
         overrides.pop(key, None)  # a repeated key moves to its last place, like Hydra applying it again
-        overrides[key] = parse_override_value(raw)
+        overrides[key] = parse_override_value(expand_variables(raw, variables or {}))
     return overrides
 
 
-def config_from_command(command: str | None) -> dict[str, Any] | None:
-    """A nested config dict from a launch command's overrides; None when it holds none.
+def command_model_paths(command: str | None, *, variables: Mapping[str, str] | None = None) -> list[str]:
+    """Every model path a launch command gives (``actor_rollout_ref.model.path=``, ``critic.model.path=``, ...),
+    in command order, the ones a later word overrides included (the base model a script sets before the
+    checkpoint given after it); ``$VAR`` read through ``variables``.
+
+    Examples
+    --------
+    >>> command_model_paths("python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=google/gemma-2-2b-it "
+    ...                     "actor_rollout_ref.model.path=$SFT/global_step_58", variables={"SFT": "/ckpt"})
+    ['google/gemma-2-2b-it', '/ckpt/global_step_58']
+    """
+    paths: list[str] = []
+    for word in _override_words(command or ""):
+        key, sep, raw = word.partition("=")
+        if sep and (key.lstrip("+") == "model.path" or key.endswith(".model.path")):
+            value = parse_override_value(expand_variables(raw, variables or {}))
+            if isinstance(value, str) and value and value not in paths:
+                paths.append(value)
+    return paths
+
+
+def config_from_command(command: str | None, *, variables: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+    """A nested config dict from a launch command's overrides (``$VAR`` read through ``variables``); None when it
+    holds none.
 
     ``actor_rollout_ref.rollout.n=8`` becomes ``{"actor_rollout_ref": {"rollout": {"n": 8}}}``. A later key
     below a path that an earlier one set to a plain value replaces that value.
@@ -147,7 +208,7 @@ def config_from_command(command: str | None) -> dict[str, Any] | None:
     """
     if not command:
         return None
-    overrides = parse_overrides(command)
+    overrides = parse_overrides(command, variables=variables)
     if not overrides:
         return None
     config: dict[str, Any] = {}

@@ -214,6 +214,7 @@ _RL_MARKERS = re.compile(
 _SFT_MARKERS = re.compile(rb"step:\d+ - (?:train|val)/loss:|fsdp_sft_trainer")
 _JSONL_STEP = re.compile(rb'^\s*\{\s*"step"\s*:\s*-?\d+\s*,\s*"data"\s*:\s*\{', re.MULTILINE)
 _JSONL_RL_KEY = re.compile(rb'"(?:actor|critic|timing_s|val-core|training|response_length)/')
+_JSONL_SFT_KEY = re.compile(rb'"(?:train|val)/loss"')
 
 
 def sniff_log_head(head: bytes, *, suffix: str = ".log") -> HeadKind:
@@ -231,9 +232,11 @@ def sniff_log_head(head: bytes, *, suffix: str = ".log") -> HeadKind:
     ``"rl"``, ``"sft"`` (verl's SFT trainer) or ``"none"``.
     """
     if suffix == ".jsonl":
-        if _JSONL_STEP.search(head):
-            return "rl" if _JSONL_RL_KEY.search(head) or b'"data": {}' in head else "sft"
-        return "none"
+        if not _JSONL_STEP.search(head):
+            return "none"
+        # SFT only on the SFT trainer's own keys: a record too long for the head (thousands of keys) is not
+        # an SFT log because its RL keys lie past it
+        return "sft" if _JSONL_SFT_KEY.search(head) and not _JSONL_RL_KEY.search(head) else "rl"
     text = _ANSI.sub(b"", head)
     if _RL_MARKERS.search(text):
         return "rl"

@@ -14,6 +14,13 @@ Example::
     hidden = false
     pass_rate = "pm1"                 # "pm1": scores are ±1; "01": scores are 0/1; "raw": as logged
 
+    [alerts]                          # what rlmon watch (or the app's watcher) sends about this root
+    targets = ["feishu://token"]      # apprise URLs, sent to besides the alert_targets setting's
+    tracks = ["Qwen3-4B"]             # only these tracks' experiments (default: all)
+    experiments = ["4B/*"]            # only these experiment ids or folders, * wildcards (default: all)
+    kinds = ["crashed", "stalled", "signals"]   # default: the alert_kinds setting
+    min_severity = "warning"          # default: the alert_min_severity setting
+
 An error in the file never stops rlmon: it becomes a problem message with the file and line, and the
 entries (or the whole file, when it does not parse) fall back to the defaults.
 """
@@ -27,10 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from rlmon.errors import ConfigFileError
+from rlmon.settings import ALERT_KINDS, ALERT_SEVERITIES
 
 __all__ = [
     "CONFIG_NAME",
     "PASS_RATE_CHOICES",
+    "AlertsTable",
     "ExperimentOverrides",
     "RootConfig",
     "parse_root_config",
@@ -68,6 +77,23 @@ class ExperimentOverrides:
 
 
 @dataclass(frozen=True)
+class AlertsTable:
+    """The ``[alerts]`` table: what is sent about this root's experiments, and where besides the setting's
+    targets. None = not set (the settings decide)."""
+
+    targets: tuple[str, ...] = field(default=(), repr=False)
+    """apprise URLs; they hold secrets: never in a message or a repr."""
+    targets_line: int | None = None
+    """The line of ``targets =`` (a target apprise refuses is reported there)."""
+    tracks: tuple[str, ...] | None = None
+    experiments: tuple[str, ...] | None = None
+    """Experiment ids or folders relative to the root, ``*`` and ``?`` wildcards."""
+    kinds: tuple[str, ...] | None = None
+    """Among :data:`rlmon.settings.ALERT_KINDS`."""
+    min_severity: str | None = None
+
+
+@dataclass(frozen=True)
 class RootConfig:
     """A parsed ``rlmon.toml`` (empty when the root has none)."""
 
@@ -78,6 +104,8 @@ class RootConfig:
     """Experiment path relative to the root (posix) -> its table."""
     problems: tuple[str, ...] = ()
     """``path:line: reason`` for each error found."""
+    alerts: AlertsTable | None = None
+    """The ``[alerts]`` table; None when the file has none."""
 
     def for_experiment(self, relative: str) -> ExperimentOverrides:
         """The overrides of one experiment (its table over the root defaults)."""
@@ -130,7 +158,7 @@ def _read_table(
     values: dict[str, Any] = {}
     where = f"[experiments.{section}]" if section is not None else "top level"
     for key, value in table.items():
-        if section is None and key == "experiments":
+        if section is None and key in ("experiments", "alerts"):
             continue
         expected = _FIELDS.get(key)
         line = _line_of(lines, key, section=section)
@@ -160,6 +188,54 @@ def _read_table(
             continue
         values[key] = value
     return ExperimentOverrides(**values)
+
+
+_ALERT_LISTS = ("targets", "tracks", "experiments", "kinds")
+
+
+def _read_alerts(table: Any, *, path: str, lines: list[str], problems: list[str]) -> AlertsTable | None:
+    """The ``[alerts]`` table; a bad entry is dropped with a problem (a target's value is never quoted)."""
+    if not isinstance(table, dict):
+        problems.append(_problem(path, _line_of(lines, "alerts", section=None), "alerts must be a table; ignored"))
+        return None
+    start = next((index for index, line in enumerate(lines) if re.match(r"^\s*\[\s*alerts\s*\]", line)), 0)
+    scoped = lines[start:]
+
+    def line_of(key: str) -> int | None:
+        found = _line_of(scoped, key, section=None)
+        return None if found is None else found + start
+
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        line = line_of(key)
+        if key in _ALERT_LISTS:
+            if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+                problems.append(_problem(path, line, f"{key} in [alerts] must be a list of strings; ignored"))
+                continue
+            items = tuple(item.strip() for item in value)
+            if key == "kinds":
+                unknown = [item for item in items if item not in ALERT_KINDS]
+                if unknown:
+                    problems.append(
+                        _problem(path, line, f"kinds in [alerts]: {', '.join(map(repr, unknown))} not among "
+                                 f"{', '.join(ALERT_KINDS)}; ignored")
+                    )  # fmt: skip
+                    items = tuple(item for item in items if item in ALERT_KINDS)
+            values[key] = items
+            if key == "targets":
+                values["targets_line"] = line
+        elif key == "min_severity":
+            if value not in ALERT_SEVERITIES:
+                problems.append(
+                    _problem(path, line, f"min_severity in [alerts] must be one of {', '.join(ALERT_SEVERITIES)}, "
+                             f"not {value!r}; ignored")
+                )  # fmt: skip
+                continue
+            values[key] = value
+        else:
+            known = ", ".join((*_ALERT_LISTS, "min_severity"))
+            problems.append(_problem(path, line, f"unknown key {key!r} in [alerts] (known: {known}); ignored"))
+    return AlertsTable(**values)
 
 
 def parse_root_config(text: str, *, path: str = CONFIG_NAME) -> RootConfig:
@@ -202,7 +278,8 @@ def parse_root_config(text: str, *, path: str = CONFIG_NAME) -> RootConfig:
             continue
         key = name.strip("/")
         experiments[key] = _read_table(table, path=path, lines=lines, section=name, problems=problems)
-    return RootConfig(path=path, defaults=defaults, experiments=experiments, problems=tuple(problems))
+    alerts = _read_alerts(data["alerts"], path=path, lines=lines, problems=problems) if "alerts" in data else None
+    return RootConfig(path=path, defaults=defaults, experiments=experiments, problems=tuple(problems), alerts=alerts)
 
 
 def read_root_config(root: Path) -> RootConfig:

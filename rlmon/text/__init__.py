@@ -8,6 +8,9 @@ Three modules, one job each:
   values, ranges, bands), one glyph for anything unknown (:data:`~rlmon.text.messages.UNKNOWN`);
 * :mod:`rlmon.text.lang` — the languages and their punctuation (lists, sentences, parentheses, colons).
 
+Beside them, :mod:`rlmon.text.display` holds the display rules for text from folders and logs, and
+:mod:`rlmon.text.names` the names experiments are shown by in a view (short, never two alike).
+
 >>> t("status_running", "zh"), format_duration(4.39, "en"), join_list(["E1", "E2", "E3"], "en")
 ('运行中', '4h23m', 'E1, E2 and E3')
 """
@@ -22,6 +25,7 @@ from rlmon.text.numbers import (
     format_duration,
     format_hours,
     format_percent,
+    format_progress,
     format_range,
     format_score,
     format_size,
@@ -39,6 +43,7 @@ __all__ = [
     "format_duration",
     "format_hours",
     "format_percent",
+    "format_progress",
     "format_range",
     "format_score",
     "format_size",

@@ -151,6 +151,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "again. rlmon tries again in a minute.",
         "zh": "缓存无法写入（{problem}）。显示的数字都是正确的；重启后会重新解析日志。rlmon 一分钟后重试。",
     },
+    "notice_cache_unusable": {
+        "en": "The cache folder {folder} cannot be used ({reason}): logs are parsed in memory, again after each "
+        "restart, and colours are not kept. Every number shown is right. Set --cache-dir / RLMON_CACHE_DIR to a "
+        "folder rlmon can write.",
+        "zh": "缓存文件夹 {folder} 无法使用（{reason}）：日志在内存中解析，每次重启后都会重新解析，颜色也不会保留。"
+        "显示的数字都是正确的。请将 --cache-dir / RLMON_CACHE_DIR 设为 rlmon 可写入的文件夹。",
+    },
     "empty_root": {
         "en": "No verl logs under {roots}. Point rlmon at a folder of training logs with `--log-root DIR`; "
         "every folder holding verl `*.log` or `*.jsonl` files is one experiment.",
@@ -221,6 +228,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "overview_count": {"en": "{count} experiments", "zh": "{count} 个实验"},
     "progress_group": {"en": "{codes} {status} {progress}", "zh": "{codes} {status} {progress}"},
     "progress_detail": {"en": "{elapsed}, ETA {eta}", "zh": "{elapsed}，预计还需 {eta}"},
+    "progress_count": {"en": "{count} {status}", "zh": "{status} {count} 个"},
+    "header_tracks": {"en": "{count} tracks", "zh": "{count} 个赛道"},
     "progress_elapsed": {"en": "{elapsed}", "zh": "{elapsed}"},
     "shared_gpus": {"en": "{n} GPUs", "zh": "{n} 卡"},
     "shared_offload_off": {"en": "offload off", "zh": "关闭 offload"},
@@ -259,6 +268,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_best_val": {"en": "best val @step", "zh": "最佳验证 @步"},
     "col_last_val": {"en": "last val", "zh": "最新验证"},
     "col_sparkline": {"en": "pass rate", "zh": "通过率"},
+    "table_help_names": {
+        "en": "Click a row to open the experiment's page.",
+        "zh": "点击一行打开该实验的页面。",
+    },
+    "table_help_names_whole": {
+        "en": "Long names are shown by the part that tells the runs apart; whole, with their ids:",
+        "zh": "较长的名称只显示能区分各实验的部分；完整名称与 id：",
+    },
+    "more_names": {"en": "and {count} more", "zh": "另有 {count} 个"},
     "table_help_first5": {
         "en": "Mean pass rate over the first 5 training steps.",
         "zh": "前 5 个训练步的平均通过率。",
@@ -309,6 +327,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "control_filter_bad": {"en": "Not a valid regular expression: {reason}", "zh": "不是有效的正则表达式：{reason}"},
     "control_filter_count": {"en": "{count} keys match", "zh": "匹配 {count} 个指标"},
+    "control_metrics_more": {
+        "en": "The first {shown} keys are offered; {count} more are found with the filter.",
+        "zh": "只列出前 {shown} 个指标；另外 {count} 个可用筛选框查找。",
+    },
     "control_smoothing": {"en": "Smoothing", "zh": "平滑"},
     "smoothing_none": {"en": "none", "zh": "无"},
     "smoothing_moving_average": {"en": "moving average", "zh": "移动平均"},
@@ -367,8 +389,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "axis_critic_vf_explained_var": {"en": "explained var.", "zh": "解释方差"},
     "axis_critic_grad_norm": {"en": "grad norm", "zh": "梯度范数"},
     "axis_perf_throughput": {"en": "tokens/s/GPU", "zh": "词元/秒/卡"},
-    "bar_running": {"en": "{hours}\nrunning", "zh": "{hours}\n运行中"},
-    "bar_running_projection": {"en": "{hours}\nrunning\n→ {total}", "zh": "{hours}\n运行中\n→ {total}"},
+    "bar_status": {"en": "{hours}\n{status}", "zh": "{hours}\n{status}"},
+    "bar_status_projection": {"en": "{hours}\n{status}\n→ {total}", "zh": "{hours}\n{status}\n→ {total}"},
     "bar_projected": {"en": "projected total", "zh": "预计总耗时"},
     "chart_step_total": {"en": "step total", "zh": "单步合计"},
     "series_upper": {"en": "pg_clipfrac", "zh": "pg_clipfrac"},
@@ -509,6 +531,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "samples_latest": {"en": "Latest samples", "zh": "最新样例"},
     "samples_latest_link": {"en": "{label} · step {step}", "zh": "{label} · step {step}"},
+    "samples_dump_outside": {
+        "en": "Dump folder outside the log roots: {folder} is not read. To read it, add it (or a folder above it) "
+        "to the dump_roots setting (--dump-root / RLMON_DUMP_ROOT).",
+        "zh": "转储文件夹在日志根目录之外：不读取 {folder}。如需读取，请将它（或其上级文件夹）加入 dump_roots 设置"
+        "（--dump-root / RLMON_DUMP_ROOT）。",
+    },
+    "samples_unknown_experiment": {
+        "en": "There is no experiment {id} under the configured log roots. It may have been moved or renamed; "
+        "pick one below.",
+        "zh": "已配置的日志根目录下没有实验 {id}。它可能已被移动或重命名；请在下方选择其他实验。",
+    },
     # --- report: the HTML report and its download ---
     "report_title": {"en": "rlmon report", "zh": "rlmon 报告"},
     "report_setting": {"en": "{name}: {value}", "zh": "{name}：{value}"},
@@ -721,14 +754,27 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "insight_days": {"en": "{days} days", "zh": "{days} 天"},
     # --- summary: the written summary and an experiment's paragraph (rlmon.analysis.summary) ---
-    "insight_track_status": {"en": "{track} ({names}): {states}.", "zh": "{track}（{names}）：{states}。"},
+    "insight_track_status": {"en": "{track}: {states}.", "zh": "{track}：{states}。"},
+    "insight_track_status_list": {"en": "{track}, {count} runs:", "zh": "{track}，{count} 个实验："},
+    "insight_overview": {
+        "en": "{runs} runs on {tracks} tracks: {states}.",
+        "zh": "{tracks} 个赛道共 {runs} 个实验：{states}。",
+    },
+    "insight_status_count": {"en": "{count} {status}", "zh": "{status} {count} 个"},
+    "insight_single_tracks": {"en": "Tracks of one run · {text}", "zh": "单实验赛道 · {text}"},
+    "insight_attention_lead": {"en": "Worth attention:", "zh": "值得关注："},
+    "insight_attention_noted": {"en": "{text} (info)", "zh": "{text}（提示）"},
     "insight_track_prefix": {"en": "{track} · {text}", "zh": "{track} · {text}"},
     "insight_state_finished": {"en": "{names} finished {progress}", "zh": "{names} 已完成 {progress}"},
-    "insight_state_running": {"en": "{names} running {progress}", "zh": "{names} 训练中 {progress}"},
+    "insight_state_running": {"en": "{names} running {progress}", "zh": "{names} 运行中 {progress}"},
     "insight_state_other": {"en": "{names} {status} {progress}", "zh": "{names} {status} {progress}"},
     "insight_pass_bands": {
         "en": "First-5-step mean pass rate {start}, last-10-step mean {end} ({names}).",
         "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}（{names}）。",
+    },
+    "insight_pass_bands_all": {
+        "en": "First-5-step mean pass rate {start}, last-10-step mean {end}.",
+        "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}。",
     },
     "insight_best_validation": {"en": "Best {source}: {items}.", "zh": "{source} 最高：{items}。"},
     "insight_best_item": {"en": "{name} {value} at step {step}", "zh": "{name} {value}（step {step}）"},
@@ -804,7 +850,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "insight_exp_status_running": {
         "en": "{name}: running, {progress} after {hours}{eta}.",
-        "zh": "{name}：训练中，{progress}，已用 {hours}{eta}。",
+        "zh": "{name}：运行中，{progress}，已用 {hours}{eta}。",
     },
     "insight_exp_status_other": {"en": "{name}: {status}, {progress}.", "zh": "{name}：{status}，{progress}。"},
     "insight_exp_eta": {"en": " (about {eta} to go)", "zh": "（预计还需 {eta}）"},
@@ -832,12 +878,108 @@ MESSAGES: dict[str, dict[str, str]] = {
     "insight_summary_empty": {"en": "No experiment with training steps yet.", "zh": "尚无包含训练 step 的实验。"},
     "insight_signals_heading": {"en": "Signals:", "zh": "信号："},
     "insight_signals_none": {"en": "No signals.", "zh": "无信号。"},
+    # --- alerts: the messages sent (rlmon.alerts.wording) and the Alerts page ---
+    "alert_title": {"en": "[rlmon] {title}", "zh": "[rlmon] {title}"},
+    "alert_title_crashed": {"en": "{name} crashed after step {step}", "zh": "{name} 在 step {step} 之后崩溃"},
+    "alert_title_crashed_start": {"en": "{name} crashed before step 1", "zh": "{name} 在第 1 步之前崩溃"},
+    "alert_title_stalled": {"en": "{name} stalled at step {step}", "zh": "{name} 停滞于 step {step}"},
+    "alert_title_stalled_start": {
+        "en": "{name} stalled before its first step",
+        "zh": "{name} 在第一个 step 之前停滞",
+    },
+    "alert_title_resumed": {"en": "{name} is logging again (step {step})", "zh": "{name} 恢复写日志（step {step}）"},
+    "alert_title_non_finite": {
+        "en": "{name}: NaN/inf in {metric} at step {step}",
+        "zh": "{name}：{metric} 在 step {step} 出现 NaN/inf",
+    },
+    "alert_title_signal": {"en": "{name}: {kind} (step {step})", "zh": "{name}：{kind}（step {step}）"},
+    "alert_title_signal_nostep": {"en": "{name}: {kind}", "zh": "{name}：{kind}"},
+    "alert_title_finished": {"en": "{name} finished (step {step})", "zh": "{name} 已完成（step {step}）"},
+    "alert_title_best": {
+        "en": "{name}: new best validation score (step {step})",
+        "zh": "{name}：验证分数创新高（step {step}）",
+    },
+    "alert_resumed_detail": {
+        "en": "The log grows again after the stall; the run is at {progress}.",
+        "zh": "停滞之后日志又开始增长；当前进度 {progress}。",
+    },
+    "alert_best_detail": {
+        "en": "{source}: {value} at step {step}, above the best before it ({best} at step {best_step}).",
+        "zh": "{source}：step {step} 为 {value}，高于此前最佳（step {best_step} 的 {best}）。",
+    },
+    "alert_field": {"en": "{label}: {value}", "zh": "{label}：{value}"},
+    "alert_field_experiment": {"en": "Experiment", "zh": "实验"},
+    "alert_field_track": {"en": "Track", "zh": "赛道"},
+    "alert_field_step": {"en": "Step", "zh": "Step"},
+    "alert_field_exception": {"en": "Exception", "zh": "异常"},
+    "alert_field_frame": {"en": "Last frame", "zh": "最后一帧"},
+    "alert_field_severity": {"en": "Severity", "zh": "级别"},
+    "alert_field_link": {"en": "Open", "zh": "打开"},
+    "alert_digest_title": {"en": "{count} alerts about {root}", "zh": "{root} 的 {count} 条告警"},
+    "alert_digest_intro": {
+        "en": "More than {limit} alerts about this log root within {window}, sent together:",
+        "zh": "{window}内该日志根目录的告警超过 {limit} 条，合并发送：",
+    },
+    "alert_digest_line": {"en": "- [{severity}] {title}", "zh": "- 【{severity}】{title}"},
+    "alert_digest_link": {"en": "{line} — {link}", "zh": "{line} — {link}"},
+    "nav_alerts": {"en": "Alerts", "zh": "告警"},
+    "alerts_title": {"en": "Alerts", "zh": "告警"},
+    "alerts_intro": {
+        "en": "What rlmon told your team about the runs (chat, email), and what is failing. Targets are set with "
+        "RLMON_ALERT_TARGETS, `rlmon watch --notify URL` or a root's rlmon.toml; they are shown by scheme and host "
+        "only.",
+        "zh": "rlmon 就训练运行向团队发出的通知（聊天、邮件），以及发送失败的情况。通知目标通过 RLMON_ALERT_TARGETS、"
+        "`rlmon watch --notify URL` 或日志根目录的 rlmon.toml 设置；只显示其协议和主机。",
+    },
+    "alerts_sender_here": {
+        "en": "Sent by this server (pid {pid} on {host}); last refresh {time}.",
+        "zh": "由本服务器发送（{host} 上的进程 {pid}）；最近一次刷新 {time}。",
+    },
+    "alerts_sender_other": {
+        "en": "Sent by another process on this cache folder (pid {pid} on {host}); last refresh {time}.",
+        "zh": "由共用此缓存目录的另一个进程发送（{host} 上的进程 {pid}）；最近一次刷新 {time}。",
+    },
+    "alerts_sender_none": {
+        "en": "No process sends alerts for this cache folder now: run `rlmon watch`, or start the app with "
+        "RLMON_ALERT_TARGETS set.",
+        "zh": "当前没有进程为此缓存目录发送告警：运行 `rlmon watch`，或设置 RLMON_ALERT_TARGETS 后启动应用。",
+    },
+    "alerts_not_configured": {
+        "en": "This server has no alert target of its own; what another process on the same cache folder sent is "
+        "listed below.",
+        "zh": "本服务器没有配置告警目标；下面列出共用同一缓存目录的其他进程发送的内容。",
+    },
+    "alerts_targets": {"en": "Targets", "zh": "通知目标"},
+    "alerts_no_targets": {"en": "No target yet.", "zh": "尚无通知目标。"},
+    "alerts_failing": {"en": "Failing", "zh": "失败"},
+    "alerts_all_ok": {"en": "Nothing is failing.", "zh": "没有失败。"},
+    "alerts_target_failing": {
+        "en": "{target}: failing since {since} ({tries} tries in a row): {error}. {waiting} message(s) kept; next try "
+        "at {next}.",
+        "zh": "{target}：自 {since} 起发送失败（连续 {tries} 次）：{error}。保留 {waiting} 条消息；下次尝试 {next}。",
+    },
+    "alerts_sent": {"en": "Sent ({count})", "zh": "已发送（{count}）"},
+    "alerts_none_sent": {"en": "Nothing sent yet.", "zh": "尚未发送任何告警。"},
+    "alerts_state_ok": {"en": "delivering", "zh": "正常"},
+    "alerts_state_failing": {"en": "failing", "zh": "失败"},
+    "alerts_state_new": {"en": "no message yet", "zh": "尚无消息"},
+    "col_alert_target": {"en": "Target", "zh": "目标"},
+    "col_alert_origin": {"en": "Set in", "zh": "配置来源"},
+    "col_alert_state": {"en": "State", "zh": "状态"},
+    "col_alert_last": {"en": "Last sent", "zh": "最近发送"},
+    "col_alert_waiting": {"en": "Waiting", "zh": "待发送"},
+    "col_alert_time": {"en": "Sent at", "zh": "发送时间"},
+    "col_alert_severity": {"en": "Severity", "zh": "级别"},
+    "col_alert_what": {"en": "What", "zh": "内容"},
+    "col_alert_root": {"en": "Log root", "zh": "日志根目录"},
     # --- number formats: the words of rlmon.text.numbers ---
     "fmt_hours": {"en": "{value}h", "zh": "{value} 小时"},
     "fmt_duration_hm": {"en": "{h}h{m:02d}m", "zh": "{h}小时{m:02d}分"},
     "fmt_duration_m": {"en": "{m}m", "zh": "{m}分钟"},
     "fmt_duration_s": {"en": "{s}s", "zh": "{s}秒"},
     "fmt_duration_d": {"en": "{d}d{h}h", "zh": "{d}天{h}小时"},
+    "fmt_steps": {"en": "{count} steps", "zh": "{count} 步"},
+    "fmt_steps_one": {"en": "{count} step", "zh": "{count} 步"},
 }
 """Message key -> language -> template."""
 

@@ -17,16 +17,19 @@ Rules every function here keeps:
 from __future__ import annotations
 
 import math
+import time
 
 from rlmon.text.messages import UNKNOWN, t
 
 __all__ = [
     "UNKNOWN",
     "format_band",
+    "format_clock",
     "format_count",
     "format_duration",
     "format_hours",
     "format_percent",
+    "format_progress",
     "format_range",
     "format_score",
     "format_size",
@@ -110,6 +113,28 @@ def format_duration(hours: float | None, lang: str) -> str:
         days, whole = divmod(whole, 24)
         return t("fmt_duration_d", lang, d=days, h=whole)
     return t("fmt_duration_hm", lang, h=whole, m=rest)
+
+
+def format_clock(seconds: float, *, now: float | None = None, with_seconds: bool = False) -> str:
+    """A moment as a clock shows it, in the server's time zone: ``08:01`` today, else ``2026-07-16 08:01`` (the
+    same in every language); ``08:01:25`` ``with_seconds``."""
+    moment = time.localtime(seconds)
+    today = time.localtime(time.time() if now is None else now)
+    clock = "%H:%M:%S" if with_seconds else "%H:%M"
+    if moment[:3] == today[:3]:
+        return time.strftime(clock, moment)
+    return time.strftime("%Y-%m-%d " + clock, moment)
+
+
+def format_progress(done: int, total: int | None, lang: str) -> str:
+    """How far a run has come: ``21/150``, ``1,120/1,120``; ``1,120 steps`` (``1,120 步``) when its total is unknown.
+
+    >>> format_progress(21, 150, "en"), format_progress(1120, None, "en"), format_progress(1, None, "zh")
+    ('21/150', '1,120 steps', '1 步')
+    """
+    if total is None:
+        return t("fmt_steps_one" if done == 1 else "fmt_steps", lang, count=f"{done:,}")
+    return f"{done:,}/{total:,}"
 
 
 def format_percent(value: float | None, lang: str, *, digits: int = 1) -> str:

@@ -54,6 +54,7 @@ import polars as pl
 
 from rlmon.analysis.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
 from rlmon.errors import SettingError
+from rlmon.runs.experiment import DASH_PATTERNS
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, PALETTE, STEP, VALUE
 from rlmon.views import ticks, tooltip
 
@@ -164,6 +165,9 @@ class ChartOptions:
     from :data:`DEFAULT_PALETTE` (and, missing from ``labels``, its id as label)."""
     labels: Mapping[str, str] = field(default_factory=dict)
     """Experiment id -> display label."""
+    dashes: Mapping[str, int] = field(default_factory=dict)
+    """Line charts: experiment id -> its dash (:data:`rlmon.runs.experiment.DASH_PATTERNS`; missing or 0: solid).
+    A view of more experiments than colours draws those that share a colour in different dashes."""
     x: XAxis = "step"
     """``"step"`` or ``"hours"`` (rows with unknown hours are left out on the hours axis)."""
     x_title: str | None = None
@@ -760,6 +764,12 @@ def _line_spec(
             "type": "nominal",
         }
 
+    dash_encoding = _dash_encoding(experiments, label_of, options.dashes)
+
+    def dashed(encoding: dict[str, Any]) -> dict[str, Any]:
+        """A line layer's encoding, with the runs' dashes when any run is drawn dashed."""
+        return encoding if dash_encoding is None else {**encoding, "strokeDash": dict(dash_encoding)}
+
     dimming = shown_in_full != set(experiments)
 
     def dimmed() -> dict[str, Any]:
@@ -778,13 +788,15 @@ def _line_spec(
                 "strokeWidth": 1.2 if faded else 1.8,
                 **_BULK_MARK,
             },
-            "encoding": {
-                "color": color(),
-                "opacity": dimmed(),
-                "order": _ROW_ORDER,
-                "x": x_enc(),
-                "y": y_enc(VALUE),
-            },
+            "encoding": dashed(
+                {
+                    "color": color(),
+                    "opacity": dimmed(),
+                    "order": _ROW_ORDER,
+                    "x": x_enc(),
+                    "y": y_enc(VALUE),
+                }
+            ),
         }
     ]
     if faded:
@@ -792,13 +804,15 @@ def _line_spec(
             {
                 "data": smooth,
                 "mark": {"type": "line", "strokeWidth": 2, **_BULK_MARK},
-                "encoding": {
-                    "color": color(),
-                    "opacity": dimmed(),
-                    "order": _ROW_ORDER,
-                    "x": x_enc(),
-                    "y": y_enc(SMOOTHED),
-                },
+                "encoding": dashed(
+                    {
+                        "color": color(),
+                        "opacity": dimmed(),
+                        "order": _ROW_ORDER,
+                        "x": x_enc(),
+                        "y": y_enc(SMOOTHED),
+                    }
+                ),
             }
         )
     hover_data = datasets.add(tooltip_rows, "hover")
@@ -1220,6 +1234,23 @@ def _color_scale(
     spare = iter(DEFAULT_PALETTE * (len(ordered) // len(DEFAULT_PALETTE) + 1))
     color_range = [colors.get(experiment) or next(spare) for experiment in ordered]
     return [label_of[experiment] for experiment in ordered], color_range, label_of
+
+
+def _dash_encoding(
+    experiments: Sequence[str], label_of: Mapping[str, str], dashes: Mapping[str, int]
+) -> dict[str, Any] | None:
+    """The ``strokeDash`` encoding of the runs' dashes (:data:`~rlmon.runs.experiment.DASH_PATTERNS`), in the colour
+    domain's order; None when every run is solid."""
+    levels = [dashes.get(experiment, 0) % len(DASH_PATTERNS) for experiment in experiments]
+    if not any(levels):
+        return None
+    return {
+        "field": LABEL,
+        "legend": None,
+        "scale": {"domain": [label_of[experiment] for experiment in experiments],
+                  "range": [list(DASH_PATTERNS[level]) for level in levels]},
+        "type": "nominal",
+    }  # fmt: skip
 
 
 def _scale(domain: Sequence[str], color_range: Sequence[str]) -> dict[str, Any]:

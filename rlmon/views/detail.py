@@ -14,8 +14,9 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.experiment import SETTING_GROUPS, Setting
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
-from rlmon.text import format_duration, format_percent, format_score, t
+from rlmon.text import format_duration, format_percent, format_progress, format_score, t
 from rlmon.text.display import NAME_LIMIT, description_text, display_text
+from rlmon.text.markdown import safe_markdown
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
 from rlmon.views.lines import axis_title, is_fraction, line_builder
@@ -37,6 +38,7 @@ __all__ = [
     "EXPLORER_HEIGHT",
     "EXPLORER_LIMIT",
     "EXPLORER_START",
+    "FAMILY_LIMIT",
     "ExperimentHeader",
     "Explorer",
     "ExplorerNotes",
@@ -372,7 +374,9 @@ class ExperimentHeader:
     badge: str
     """The status badge: glyph, status and progress (``✓ finished · 200/200 steps``)."""
     description: str
-    """The team's ``rlmon.toml`` description (markdown) or rlmon's description of the algorithm; may be empty."""
+    """The team's ``rlmon.toml`` description or rlmon's description of the algorithm, as safe markdown
+    (:func:`rlmon.text.markdown.safe_markdown`: its links shown with their target, no image, HTML or autolink);
+    may be empty."""
     progress: float | None
     """Steps done over the planned steps (at most 1); None when the plan is not known."""
     progress_text: str
@@ -410,12 +414,17 @@ def experiment_header(view: ExperimentView, numbers: TableNumbers, *, lang: str)
         missing = t("exp_missing_steps", lang, count=len(experiment.missing_steps), steps=shown + more)
     return ExperimentHeader(
         status=view.status,
-        badge=f"{STATUS_GLYPHS.get(view.status, '')} {t('status_' + view.status, lang)} · {experiment.progress_text}",
-        description=description_text(
-            experiment.description,
-            algorithm=experiment.algorithm.key,
-            algorithm_description=experiment.algorithm.description,
-            lang=lang,
+        badge=f"{STATUS_GLYPHS.get(view.status, '')} {t('status_' + view.status, lang)} · "
+        f"{format_progress(experiment.steps_done, experiment.total_steps, lang)}",
+        description=safe_markdown(
+            description_text(
+                experiment.description,
+                algorithm=experiment.algorithm.key,
+                algorithm_description=experiment.algorithm.description,
+                lang=lang,
+            ),
+            links=True,
+            math=False,
         ),
         progress=min(1.0, experiment.steps_done / total) if total else None,
         progress_text=t("exp_progress", lang, done=experiment.steps_done, total=total) if total else "",
@@ -481,9 +490,16 @@ EXPLORER_START = "actor/"
 """The family the explorer starts on (what the team reads first) rather than drawing every key at once."""
 
 
+FAMILY_LIMIT = 300
+"""Most families the explorer's family picker offers (a key without a slash is a family of its own: a log of
+20,000 such keys would make a picker of 20,000 options); the filter finds the keys of any family."""
+
+
 def explorer_families(view: ExperimentView) -> tuple[str, ...]:
-    """The families of ``view``'s logged keys (``actor/``, ``critic/`` ...), in key order."""
-    return tuple(dict.fromkeys(family_of(key) for key in sorted(view.logged_keys)))
+    """The families of ``view``'s logged keys (``actor/``, ``critic/`` ...), in key order: the first
+    :data:`FAMILY_LIMIT` of them."""
+    families = dict.fromkeys(family_of(key) for key in sorted(view.logged_keys))
+    return tuple(families)[:FAMILY_LIMIT]
 
 
 @dataclass(frozen=True)

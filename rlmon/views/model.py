@@ -6,9 +6,12 @@ asking for the same chart shares one build) and a builder returning the Vega-Lit
 (:mod:`rlmon.views.charts`). :class:`TableNumbers` are the headline numbers the tables show.
 
 Names come from folders, ``rlmon.toml`` and log text, so every name shown passes
-:func:`rlmon.text.display.display_text`: bidi control characters are taken out (they would reverse the text
-around them) and a name longer than :data:`~rlmon.text.display.NAME_LIMIT` is cut (the experiment page shows an
-experiment's whole label, wrapped).
+:func:`rlmon.text.display.display_text`: bidi control characters and characters that draw nothing are taken out
+and a name longer than :data:`~rlmon.text.display.NAME_LIMIT` is cut (the experiment page shows an experiment's
+whole label, wrapped). The experiments a view shows together (a track, or all of them) get their names and
+colours once, as a :class:`Lineup` (:func:`lineup_of`, applied by :func:`styled`): names short enough to read
+whole and never two alike (:func:`rlmon.text.names.experiment_names`), colours never shared up to 20 runs
+(:func:`rlmon.runs.experiment.view_styles`).
 
 Metric names are the current verl names; each experiment's column is found through
 :func:`rlmon.runs.metrics.resolve_key`, so an older log's ``actor/entropy_loss`` is drawn as its entropy.
@@ -16,6 +19,7 @@ Metric names are the current verl names; each experiment's column is found throu
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +29,7 @@ from typing import Any
 import polars as pl
 
 from rlmon.analysis.signals import Signal
-from rlmon.runs.experiment import Experiment, short_track_names
+from rlmon.runs.experiment import Experiment, name_entries, short_track_names, tracks_in_labels, view_styles
 from rlmon.runs.metrics import (
     VALIDATION_PREFIX,
     add_derived_metrics,
@@ -38,6 +42,7 @@ from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.sources.discovery import ExperimentRef
 from rlmon.text import metric_title, t, track_name
 from rlmon.text.display import NAME_LIMIT, NO_PATHS, display_text
+from rlmon.text.names import clean_name, experiment_names, spelled_out
 
 __all__ = [
     "EAGER_CHARTS",
@@ -46,18 +51,22 @@ __all__ = [
     "ExperimentView",
     "Focus",
     "Insights",
+    "Lineup",
     "LogNotes",
     "TableNumbers",
     "display_labels",
     "family_of",
     "is_validation_key",
+    "lineup_of",
     "log_notes",
     "long_frame",
     "match_keys",
     "metric_name",
     "shown_track_names",
     "signal_link",
+    "styled",
     "table_numbers",
+    "track_suffixes",
     "view_of",
 ]
 
@@ -86,8 +95,12 @@ class ExperimentView:
     serial: int = 0
     """Unique per view object: a new version of an experiment gets a new serial (chart memo keys use it)."""
     version: int = 0
-    """The serial of the read this view comes from, kept when only its colour changes: what is computed from the
-    data alone (headline numbers, signals) is keyed by it."""
+    """The serial of the read this view comes from, kept when only its colour or name changes: what is computed
+    from the data alone (headline numbers, the signals found in its steps) is keyed by it."""
+    name: str = ""
+    """The name its view shows it by (:class:`Lineup`, set by :func:`styled`); empty: its label, cleaned."""
+    dash: int = 0
+    """Its lines' dash in its view (:data:`rlmon.runs.experiment.DASH_PATTERNS`; 0 solid)."""
     pass_rate_mode: str = "01"
     """The mode the pass rate is derived with: ``rlmon.toml``'s, else the one the scores show."""
     held_steps: pl.DataFrame | None = field(default=None, repr=False, compare=False)
@@ -106,16 +119,19 @@ class ExperimentView:
 
     def read_steps(self, columns: Sequence[str] | None = None) -> pl.DataFrame:
         """The frame of :attr:`steps`, or ``step`` and those of ``columns`` it has, in that order."""
-        known = self.columns
+        known = set(self.columns)
         wanted = [
-            name for name in dict.fromkeys(known if columns is None else columns) if name in known and name != STEP
+            name
+            for name in dict.fromkeys(self.columns if columns is None else columns)
+            if name in known and name != STEP
         ]
         if self.held_steps is not None:
             return self.held_steps if columns is None else self.held_steps.select(STEP, *wanted)
         derived = derived_columns((STEP, *self.logged_keys), pass_rate_mode=self.pass_rate_mode)
         hours = HOURS in wanted and ELAPSED_H in derived
         computed = [derived[name] for name in derived if name in wanted or (hours and name == ELAPSED_H)]
-        reads = [name for name in wanted if name in self.logged_keys and name not in derived]
+        logged = set(self.logged_keys)
+        reads = [name for name in wanted if name in logged and name not in derived]
         for expression in computed:
             reads.extend(expression.meta.root_names())
         steps = self.experiment.read_steps(list(dict.fromkeys(reads)))
@@ -133,14 +149,26 @@ class ExperimentView:
 
     @property
     def label(self) -> str:
-        """The label as menus, chips, legends and tables show it (:func:`display_text`, cut at
-        :data:`NAME_LIMIT`)."""
-        return display_text(self.experiment.label, limit=NAME_LIMIT)
+        """The name menus, chips, legends, tables and the summary show: its view's short name, told apart from
+        look-alikes (:class:`Lineup`), cut at :data:`NAME_LIMIT`."""
+        return display_text(self.name or clean_name(self.experiment.label), limit=NAME_LIMIT)
 
     @property
     def full_label(self) -> str:
-        """The whole label, bidi controls taken out (for the experiment page's title and tooltips)."""
-        return display_text(self.experiment.label)
+        """The whole label, bidi controls and invisible characters taken out (the experiment page's title), with
+        the `` (2)`` that tells it from a look-alike."""
+        whole = clean_name(self.experiment.label)
+        marker = re.search(r" \(\d+\)$", self.name) if self.name else None
+        return whole + marker.group(0) if marker and not whole.endswith(marker.group(0)) else whole
+
+    @property
+    def tooltip(self) -> str:
+        """What hovering its name shows: the whole label and, when the label does not say it, the id."""
+        whole = clean_name(self.experiment.label)
+        shown_id = spelled_out(self.id)
+        if shown_id == self.id and shown_id in whole:
+            return whole
+        return f"{whole} — {display_text(shown_id)}"
 
     @property
     def color(self) -> str:
@@ -169,18 +197,21 @@ def view_of(ref: ExperimentRef, experiment: Experiment, *, serial: int = 0) -> E
     an ``hours`` column (elapsed training hours; null when the log has no step times). The frame is held when the
     experiment's is; else the view reads it through the experiment as it is asked for."""
     logged = tuple(name for name in experiment.steps.columns if name != STEP)
+    logged_set = set(logged)  # not the tuple: 20,000 keys would cost 400 million comparisons
     if experiment.step_source is not None:
         detect = ["critic/score/min", "critic/rewards/min", "critic/score/mean", "critic/rewards/mean"]
         sample = experiment.read_steps([*detect, *validation_keys(experiment.steps.columns).values()])
         mode = pass_rate_mode_of(sample, experiment.pass_rate_mode)
-        derived = tuple(name for name in derived_columns((STEP, *logged), pass_rate_mode=mode) if name not in logged)
+        derived = tuple(
+            name for name in derived_columns((STEP, *logged), pass_rate_mode=mode) if name not in logged_set
+        )
         return ExperimentView(
             ref=ref, experiment=experiment, logged_keys=logged, derived_keys=derived, serial=serial, version=serial,
             pass_rate_mode=mode,
         )  # fmt: skip
     mode = pass_rate_mode_of(experiment.steps, experiment.pass_rate_mode)
     steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=mode)
-    derived = tuple(name for name in steps.columns if name != STEP and name not in logged)
+    derived = tuple(name for name in steps.columns if name != STEP and name not in logged_set)
     return ExperimentView(
         ref=ref,
         experiment=experiment,
@@ -355,13 +386,61 @@ def shown_track_names(tracks: Sequence[str], lang: str) -> dict[str, str]:
     return {name: short[shown[name]] for name in names}
 
 
-def display_labels(views: Sequence[ExperimentView], lang: str) -> dict[str, str]:
-    """Experiment id -> label; ``E1 · GRPO · 2B`` (the short track) when the experiments span several tracks."""
-    tracks = [view.experiment.track for view in views]
-    if len(set(tracks)) <= 1:
-        return {view.id: view.label for view in views}
+def track_suffixes(tracks: Sequence[str], lang: str) -> dict[str, str] | None:
+    """Track -> the suffix labels carry (its short name in ``lang``, :func:`shown_track_names`) when labels carry
+    their track (:func:`rlmon.runs.experiment.tracks_in_labels`); None when they carry none."""
+    if not tracks_in_labels(tracks):
+        return None
     short = shown_track_names(tracks, lang)
-    return {view.id: f"{view.label} · {display_text(short[view.experiment.track], limit=NAME_LIMIT)}" for view in views}
+    return {track: display_text(name, limit=NAME_LIMIT) for track, name in short.items()}
+
+
+def display_labels(views: Sequence[ExperimentView], lang: str) -> dict[str, str]:
+    """Experiment id -> label as legends show it: its name (:attr:`ExperimentView.label`), and `` · 2B`` (the short
+    track) when the experiments span several tracks with short names (:func:`track_suffixes`: ``Qwen3.5-4B`` and
+    ``Qwen3.5-2B``; tracks of unrelated models keep their names to the track column)."""
+    suffixes = track_suffixes([view.experiment.track for view in views], lang)
+    if suffixes is None:
+        return {view.id: view.label for view in views}
+    return {view.id: f"{view.label} · {suffixes[view.experiment.track]}" for view in views}
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """The experiments one view shows together (a track, or all tracks), each with the name, colour and dash it
+    has there: computed once per view (:func:`lineup_of`) and applied to its views (:func:`styled`), so the
+    sidebar, the legend, the charts, the tables, the summary and the report all say the same."""
+
+    names: Mapping[str, str] = field(default_factory=dict)
+    """Experiment id -> its name: short, told apart from look-alikes (:func:`rlmon.text.names.experiment_names`)."""
+    styles: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    """Experiment id -> (colour, dash): no two alike (:func:`rlmon.runs.experiment.view_styles`)."""
+
+
+def lineup_of(views: Sequence[ExperimentView]) -> Lineup:
+    """The :class:`Lineup` of the experiments of one view, in view order. Names are told apart within a track
+    when labels carry their track (:func:`display_labels`), else over the whole view."""
+    fixed = {view.id for view in views if view.ref.overrides.color}
+    return Lineup(
+        names=experiment_names(name_entries([view.experiment for view in views])),
+        styles=view_styles([view.experiment for view in views], fixed=fixed),
+    )
+
+
+def styled(view: ExperimentView, lineup: Lineup, *, serial: int | None = None) -> ExperimentView:
+    """``view`` with the name, colour and dash ``lineup`` gives it (the same object when they are already its own,
+    or when the lineup does not hold it); a new one takes ``serial`` (default: its own)."""
+    name = lineup.names.get(view.id)
+    style = lineup.styles.get(view.id)
+    if name is None or style is None:
+        return view
+    color, dash = style
+    if (name, color, dash) == (view.name, view.color, view.dash):
+        return view
+    experiment = view.experiment if color == view.color else dataclasses.replace(view.experiment, color=color)
+    return dataclasses.replace(
+        view, experiment=experiment, name=name, dash=dash, serial=view.serial if serial is None else serial
+    )
 
 
 def metric_name(key: str, lang: str) -> str:

@@ -12,10 +12,12 @@ import polars as pl
 
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import METHODS, Smoothing
+from rlmon.runs.experiment import STATUS_ORDER
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.text import format_duration, format_hours, setting_display, t, track_name
-from rlmon.text.display import NAME_LIMIT, display_text
+from rlmon.text.lang import join_values
+from rlmon.text.numbers import format_progress
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
 from rlmon.views.lines import line_builder, validation_builder
@@ -25,14 +27,17 @@ from rlmon.views.model import (
     ExperimentView,
     display_labels,
     is_validation_key,
-    shown_track_names,
+    match_keys,
+    track_suffixes,
 )
 
 __all__ = [
     "COMPARISON_HEIGHT",
     "DEFAULT_METRICS",
     "HOURS_TOTAL",
+    "PICKER_LIMIT",
     "UNKNOWN_SHOWN",
+    "MetricPicker",
     "OverviewHeader",
     "UnknownMetrics",
     "Unreadable",
@@ -42,6 +47,7 @@ __all__ = [
     "download_metrics",
     "line_points",
     "metric_options",
+    "metric_picker",
     "notice_lines",
     "overview_eager",
     "overview_header",
@@ -106,12 +112,60 @@ def default_metrics(options: Sequence[str]) -> list[str]:
     return chosen
 
 
+PICKER_LIMIT = 300
+"""Most keys the metric picker offers at once, besides those chosen: a picker of one option per key stops
+working in the browser somewhere past 100,000 keys, and a person reads a few hundred at most. The filter
+(a regular expression) finds the others."""
+
+
+@dataclass(frozen=True)
+class MetricPicker:
+    """What the comparison charts' metric picker offers (:func:`metric_picker`)."""
+
+    shown: list[str]
+    """The options: the chosen keys, then the first keys the filter matches (all keys without a filter), at
+    most :data:`PICKER_LIMIT` of those."""
+    matched: int | None
+    """How many keys the filter matched; None without a filter."""
+    regex: bool
+    """Whether the filter was read as a regular expression (else as plain text)."""
+    more: int
+    """Keys matched (or, without a filter, keys at all) that the picker leaves out: to be found by the filter."""
+
+
+def metric_picker(options: Sequence[str], chosen: Sequence[str], pattern: str) -> MetricPicker:
+    """The picker's options for the keys ``options`` (:func:`metric_options`), the keys ``chosen`` and the filter
+    ``pattern`` (empty: none); however many keys the experiments log, it offers at most :data:`PICKER_LIMIT` of
+    them besides the chosen ones, in ``options``' order.
+
+    >>> keys = [f"k/{index}" for index in range(1000)]
+    >>> picker = metric_picker(keys, ["k/999"], "")
+    >>> len(picker.shown), picker.shown[-2:], picker.matched, picker.more
+    (301, ['k/299', 'k/999'], None, 699)
+    >>> picker = metric_picker(keys, ["k/999"], "^k/1")
+    >>> len(picker.shown), picker.shown[:3], picker.matched, picker.more
+    (112, ['k/1', 'k/10', 'k/11'], 111, 0)
+    """
+    matched: int | None = None
+    regex = True
+    candidates: Sequence[str] = options
+    if pattern:
+        found, regex = match_keys(options, pattern)
+        candidates, matched = found, len(found)
+    kept = set(chosen)
+    others = [key for key in candidates if key not in kept]
+    offered = set(others[:PICKER_LIMIT])
+    shown = [key for key in options if key in kept or key in offered]
+    return MetricPicker(shown=shown, matched=matched, regex=regex, more=max(0, len(others) - PICKER_LIMIT))
+
+
 def _views_key(views: Sequence[ExperimentView]) -> tuple[tuple[str, int], ...]:
     return tuple((view.id, view.serial) for view in views)
 
 
 def _hours_bars(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame:
-    """One row per experiment with elapsed hours; a running run also gets its projected total and says so."""
+    """One row per experiment with elapsed hours; a run that has not finished says its status in the word the
+    table uses (``stalled``, ``crashed`` ...), and a running one also gets its projected total."""
     rows = []
     for view in views:
         experiment = view.experiment
@@ -119,12 +173,13 @@ def _hours_bars(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame:
             continue
         projected = None
         text = format_hours(experiment.elapsed_h, lang)
-        if view.status in ("running", "stalled"):
-            if experiment.eta_h is not None:
+        if view.status != "finished":
+            status = t("status_" + view.status, lang)
+            if view.status == "running" and experiment.eta_h is not None:
                 projected = experiment.elapsed_h + experiment.eta_h
-                text = t("bar_running_projection", lang, hours=text, total=format_hours(projected, lang))
+                text = t("bar_status_projection", lang, hours=text, status=status, total=format_hours(projected, lang))
             else:
-                text = t("bar_running", lang, hours=text)
+                text = t("bar_status", lang, hours=text, status=status)
         rows.append({EXPERIMENT: view.id, VALUE: experiment.elapsed_h, "projected": projected, "text": text})
     return pl.DataFrame(
         rows,
@@ -155,6 +210,7 @@ def comparison_charts(
         y_title="",
         colors=colors,
         labels=labels,
+        dashes={view.id: view.dash for view in views if view.dash},
         x=x,  # type: ignore[arg-type]
         x_title=t("x_" + x, lang),
         smoothing=smoothing,
@@ -230,15 +286,16 @@ def comparison_charts_ahead(
     return ahead
 
 
-def _compress_codes(codes: Sequence[str]) -> str:
-    """``E1, E2, E3, E4`` -> ``E1–E4`` when the codes are consecutive numbers with one prefix."""
+def _compress_codes(codes: Sequence[str], lang: str) -> str:
+    """``E1, E2, E3, E4`` -> ``E1–E4`` when the codes are consecutive numbers with one prefix (else ``E1, E3`` /
+    ``E1、E3``)."""
     parsed = [re.fullmatch(r"([A-Za-z]+)(\d+)", code) for code in codes]
     if len(codes) > 2 and all(parsed):
         prefixes = {match.group(1) for match in parsed if match}
         numbers = [int(match.group(2)) for match in parsed if match]
         if len(prefixes) == 1 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
             return f"{codes[0]}–{codes[-1]}"
-    return ", ".join(codes)
+    return join_values(codes, lang)
 
 
 def shared_settings_line(views: Sequence[ExperimentView], lang: str) -> str:
@@ -275,16 +332,28 @@ def shared_settings_line(views: Sequence[ExperimentView], lang: str) -> str:
     return " · ".join(parts)
 
 
+PROGRESS_PARTS = 6
+"""Parts the overview's progress line names one by one; past that it counts the runs of each status (the table
+below names every one)."""
+
+
 def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
     """``E1–E4 finished 150/150 · E5 running 21/150 (4h23m, ETA 27h)``; codes carry the short track when the
-    experiments span several tracks (``E1 · 2B``)."""
-    tracks = [view.experiment.track for view in views]
-    short = shown_track_names(tracks, lang) if len(set(tracks)) > 1 else {}
+    experiments span several tracks whose short names are short (``E1 · 2B``, :func:`display_labels`). Past
+    :data:`PROGRESS_PARTS` parts: how many runs have each status (``9 finished · 2 running · 3 crashed``)."""
+    suffixes = track_suffixes([view.experiment.track for view in views], lang) or {}
+    every_code = [(view.code, suffixes.get(view.experiment.track, "")) for view in views]
+    # a code two runs of a track share (amd-mi300… · GRPO and amd-mi300… · PPO) would not say which: their names
+    shown = {
+        view.id: view.label if every_code.count((view.code, suffixes.get(view.experiment.track, ""))) > 1 else view.code
+        for view in views
+    }
     groups: dict[tuple[str, str, str], list[ExperimentView]] = {}
     parts: list[str] = []
     for view in views:
-        track = display_text(short.get(view.experiment.track, ""), limit=NAME_LIMIT)
-        code = f"{view.code} · {track}" if track else view.code
+        track = suffixes.get(view.experiment.track, "")
+        code = f"{shown[view.id]} · {track}" if track else shown[view.id]
+        progress = format_progress(view.experiment.steps_done, view.experiment.total_steps, lang)
         if view.status in ("running", "stalled"):
             elapsed = format_duration(view.experiment.elapsed_h, lang)
             detail = (
@@ -293,12 +362,20 @@ def progress_line(views: Sequence[ExperimentView], lang: str) -> str:
                 else t("progress_detail", lang, elapsed=elapsed, eta=format_duration(view.experiment.eta_h, lang))
             )
             status = t("status_" + view.status, lang)
-            parts.append(f"{code} {status} {view.experiment.progress_text} ({detail})")
+            parts.append(f"{code} {status} {progress} ({detail})")
             continue
-        groups.setdefault((track, view.status, view.experiment.progress_text), []).append(view)
+        groups.setdefault((track, view.status, progress), []).append(view)
+    if len(groups) + len(parts) > PROGRESS_PARTS:
+        counts: dict[str, int] = {}
+        for view in views:
+            counts[view.status] = counts.get(view.status, 0) + 1
+        return " · ".join(
+            t("progress_count", lang, count=count, status=t("status_" + status, lang))
+            for status, count in sorted(counts.items(), key=lambda item: STATUS_ORDER.index(item[0]))
+        )
     grouped = []
     for (track, status, progress), members in groups.items():
-        codes = _compress_codes([view.code for view in members])
+        codes = _compress_codes([shown[view.id] for view in members], lang)
         grouped.append(
             t(
                 "progress_group",
@@ -322,10 +399,16 @@ class OverviewHeader:
     updated: str
 
 
+HEADER_TRACKS = 3
+"""Tracks the overview's title names; past that it says how many tracks are in view."""
+
+
 def overview_header(views: Sequence[ExperimentView], *, clock: str, lang: str) -> OverviewHeader:
-    """The header of the overview of ``views``, drawn at ``clock`` (``HH:MM:SS``)."""
+    """The header of the overview of ``views``, drawn at ``clock`` (``HH:MM:SS``): the tracks in view (how many,
+    past :data:`HEADER_TRACKS`), what every experiment shares, how far each has come."""
+    tracks = tuple(track_name(track, lang) for track in dict.fromkeys(view.experiment.track for view in views))
     return OverviewHeader(
-        tracks=tuple(track_name(track, lang) for track in dict.fromkeys(view.experiment.track for view in views)),
+        tracks=tracks if len(tracks) <= HEADER_TRACKS else (t("header_tracks", lang, count=len(tracks)),),
         settings_line=shared_settings_line(views, lang),
         progress_line=progress_line(views, lang),
         updated=t("updated_at", lang, time=clock),

@@ -18,7 +18,9 @@ chart's menu saves it as PNG or SVG.
 Safe. Every text that comes from logs, folder names or ``rlmon.toml`` is HTML-escaped
 (:func:`html.escape`) and only ever becomes element text or an attribute value; chart data goes into one
 ``<script type="application/json">`` block whose ``<``, ``>`` and ``&`` are JSON-escaped, so no log text can
-close the block or start markup. The ``rlmon.toml`` description, markdown in the app, is shown as plain text.
+close the block or start markup. The ``rlmon.toml`` description is markdown made safe by the app's own sanitiser
+(:func:`rlmon.text.markdown.safe_html`: emphasis, code, lists and ``[text](url)`` links shown with their target;
+no image, HTML or autolink).
 
 Chart images. :func:`write_chart_images` writes every chart of a report as PNG and SVG (vl-convert renders
 them with the same Vega, no browser needed).
@@ -47,9 +49,19 @@ from rlmon.runs.experiment import SETTING_GROUPS, default_track
 from rlmon.runs.loading import cache_color_book, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
-from rlmon.text import format_duration, format_percent, format_score, setting_display, setting_label, t, track_name
+from rlmon.text import (
+    format_duration,
+    format_percent,
+    format_progress,
+    format_score,
+    setting_display,
+    setting_label,
+    t,
+    track_name,
+)
 from rlmon.text.display import NAME_LIMIT, NO_PATHS, description_text, display_text, public_text
 from rlmon.text.lang import parenthesized
+from rlmon.text.markdown import safe_html
 from rlmon.views import charts, detail, model, overview, tables
 
 __all__ = [
@@ -202,6 +214,9 @@ def read_selection(
     refs = {ref.id: ref for ref in catalog.experiments}
     views = tuple(model.view_of(refs[experiment.id], experiment, serial=index) for index, experiment in
                   enumerate(chosen, start=1))  # fmt: skip
+    # the report is one view: its runs' names and colours as the app gives them there
+    lineup = model.lineup_of(views)
+    views = tuple(model.styled(view, lineup) for view in views)
     problems = [*catalog.problems]
     for view in views:
         problems += [f"{view.label}: {problem}" for problem in view.experiment.problems]
@@ -540,8 +555,13 @@ def _experiments_table(
 
 def _summary(views: Sequence[model.ExperimentView], insights: model.Insights, lang: str) -> str:
     from rlmon.analysis.signals import KINDS
+    from rlmon.analysis.summary import paragraph_parts
 
-    paragraphs = "".join(f"<p>{_text(paragraph)}</p>" for paragraph in insights.summary)
+    paragraphs = ""
+    for paragraph in insights.summary:
+        lead, items = paragraph_parts(paragraph)
+        listed = "".join(f"<li>{_text(item)}</li>" for item in items)
+        paragraphs += f"<p>{_text(lead)}</p>" + (f"<ul>{listed}</ul>" if listed else "")
     signals = tables.signals_frame(views, insights.signals, kinds=KINDS, slugs={}, lang=lang)
     heading = f"<h3>{_text(t('signals_title', lang, count=signals.height))}</h3>"
     if signals.is_empty():
@@ -596,7 +616,7 @@ def _experiment_section(
         f'<section class="experiment" id="exp-{index}"><h2><span class="dot big" '
         f'style="background:{_color(view.color)}"></span>{_text(view.full_label)}</h2>',
         f'<p class="muted">{_text(experiment.algorithm.name)} · {_text(track)} · {_text(status)} · '
-        f"{_text(experiment.progress_text)}</p>",
+        f"{_text(format_progress(experiment.steps_done, experiment.total_steps, lang))}</p>",
     ]
     description = description_text(
         experiment.description,
@@ -605,7 +625,7 @@ def _experiment_section(
         lang=lang,
     )
     if description:
-        parts.append(f'<p class="description">{_description(description)}</p>')
+        parts.append(f'<div class="description">{safe_html(description, links=True)}</div>')
     paragraph = insights.paragraphs.get(view.id)
     if paragraph:
         parts.append(f'<p class="paragraph"><b>{_text(t("exp_paragraph_title", lang))}</b> · {_text(paragraph)}</p>')
@@ -623,12 +643,6 @@ def _experiment_section(
     parts.append(f"<h3>{_text(t('exp_charts', lang))}</h3>" + _chart_divs(indices, "detail"))
     parts.append("</section>")
     return "".join(parts)
-
-
-def _description(text: str) -> str:
-    """The ``rlmon.toml`` description (markdown in the app) as escaped text; only its ``**bold**`` is kept, as
-    ``<strong>`` around text that is already escaped."""
-    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", _text(text))
 
 
 def _number_cells(view: model.ExperimentView, numbers: model.TableNumbers | None, lang: str) -> str:
@@ -753,6 +767,8 @@ table.experiments td:not(:first-child) { white-space: nowrap; }
 .numbers dt { color: var(--muted); font-size: 0.8rem; }
 .numbers dd { margin: 0; font-size: 1.25rem; font-weight: 600; }
 .paragraph, .description { margin: 0.5rem 0; }
+.description p { margin: 0.3rem 0; }
+.link-target { color: #6b7280; overflow-wrap: anywhere; }
 ul.signals { margin: 0.4rem 0; padding-left: 1.2rem; }
 ul.signals li.critical { color: #b91c1c; }
 ul.signals li.warning { color: #b45309; }

@@ -4,7 +4,7 @@ can follow across steps or experiments, and each card's texts.
 Pure (no streamlit). The samples come as a :class:`SampleSet` (a frame of
 :func:`rlmon.logs.samples.read_samples`, :data:`~rlmon.logs.samples.SAMPLE_SCHEMA`); a sample is shown as a
 :class:`SampleCard`, whose texts are rlmon's own words and the log's text as it was written (the page shows the
-log's text literally).
+log's text literally, bidi control characters aside).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import polars as pl
 from rlmon.logs.samples import filter_samples, samples_for_prompt
 from rlmon.schema import STEP
 from rlmon.text import t
-from rlmon.text.display import display_text
+from rlmon.text.display import display_text, without_bidi
 
 __all__ = [
     "Browse",
@@ -54,6 +54,8 @@ class SampleSet:
     """An experiment's samples: ``frame`` follows :data:`rlmon.logs.samples.SAMPLE_SCHEMA`."""
 
     frame: pl.DataFrame
+    refused: tuple[str, ...] = ()
+    """Dump folders the experiment's logs name outside the log roots and ``dump_roots``: not read."""
 
     @property
     def is_empty(self) -> bool:
@@ -139,16 +141,17 @@ def extra_fields(extra: str | None) -> list[tuple[str, str]]:
 
 
 def card_of(row: dict[str, Any], lang: str) -> SampleCard:
-    """A sample frame's row as a card."""
+    """A sample frame's row as a card: the log's texts without their bidi control characters (a response
+    holding U+202E would read backwards), nothing else changed."""
     extra = extra_fields(row["extra"])
     return SampleCard(
         header=header_text(row, lang),
-        where=f"{Path(row['file']).name}:{row['line']}",
+        where=display_text(f"{Path(row['file']).name}:{row['line']}"),
         passed=None if row["score"] is None else row["score"] > 0,
-        prompt=row["prompt"],
-        response=row["response"],
-        ground_truth=row["ground_truth"] if row["ground_truth"] is not None else "–",
-        extra="\n".join(f"{name}: {value}" for name, value in extra) if extra else None,
+        prompt=without_bidi(row["prompt"]),
+        response=without_bidi(row["response"]),
+        ground_truth=without_bidi(row["ground_truth"]) if row["ground_truth"] is not None else "–",
+        extra=without_bidi("\n".join(f"{name}: {value}" for name, value in extra)) if extra else None,
     )
 
 

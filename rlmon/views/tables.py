@@ -16,6 +16,7 @@ from rlmon.text import (
     format_duration,
     format_hours,
     format_percent,
+    format_progress,
     format_score,
     format_size,
     setting_display,
@@ -47,13 +48,15 @@ def experiments_frame(
     """The overview's experiments table, one row per experiment.
 
     ``numbers`` maps experiment id -> its headline (:class:`rlmon.views.model.TableNumbers`; an experiment
-    missing from it shows none). Columns: ``experiment`` (label), ``track`` (only when several tracks are in
-    view), ``status`` (glyph, status, steps), ``progress`` (0–100), ``hours``, ``eta``, ``first5``, ``last10``,
-    ``best_val``, ``last_val``, ``spark`` (the pass rate, each on its own scale), ``page`` (the experiment
-    page's path).
+    missing from it shows none). Columns: ``experiment`` (its name in the view, whole), ``track`` (only when
+    several tracks are in view), ``status`` (glyph, status, steps), ``progress`` (0–100), ``hours``, ``eta`` (only
+    when a run has one), ``first5``, ``last10``, ``best_val``, ``last_val``, ``spark`` (the pass rate, each on
+    its own scale), ``page`` (the experiment page's path), ``whole`` (its whole label and id: what the name
+    column's help lists for shortened names).
     """
     tracks = [view.experiment.track for view in views]
     several = len(set(tracks)) > 1
+    with_eta = any(view.experiment.eta_h is not None for view in views)
     short = shown_track_names(tracks, lang)
     unknown = UNKNOWN
     rows = []
@@ -68,17 +71,19 @@ def experiments_frame(
             row["track"] = display_text(short[experiment.track], limit=NAME_LIMIT)
         row |= {
             "status": f"{STATUS_GLYPHS.get(view.status, '')} {t('status_' + view.status, lang)} "
-            f"{experiment.progress_text}",
+            f"{format_progress(experiment.steps_done, total, lang)}",
             "progress": 100.0 * experiment.steps_done / total if total else None,
             "hours": format_hours(experiment.elapsed_h, lang),
-            "eta": format_duration(experiment.eta_h, lang) if experiment.eta_h is not None else "",
             "first5": format_percent(headline.first5_pass, lang),
             "last10": format_percent(headline.last10_pass, lang),
             "best_val": best,
             "last_val": format_score(headline.last_val, lang),
             "spark": list(headline.sparkline),
             "page": slugs.get(view.id, ""),
+            "whole": view.tooltip,
         }
+        if with_eta:
+            row["eta"] = format_duration(experiment.eta_h, lang) if experiment.eta_h is not None else ""
         rows.append(row)
     schema: dict[str, Any] = {"experiment": pl.String}
     if several:
@@ -87,15 +92,16 @@ def experiments_frame(
         "status": pl.String,
         "progress": pl.Float64,
         "hours": pl.String,
-        "eta": pl.String,
+        **({"eta": pl.String} if with_eta else {}),
         "first5": pl.String,
         "last10": pl.String,
         "best_val": pl.String,
         "last_val": pl.String,
         "spark": pl.List(pl.Float64),
         "page": pl.String,
+        "whole": pl.String,
     }
-    return pl.DataFrame(rows, schema=schema, orient="row")
+    return pl.DataFrame([{name: row.get(name) for name in schema} for row in rows], schema=schema, orient="row")
 
 
 def signals_frame(

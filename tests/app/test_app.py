@@ -342,7 +342,9 @@ def test_language_from_the_browser_locale(app_env: Path) -> None:
 
 def test_every_experiment_page_renders(app_env: Path) -> None:
     at = run_app()
-    slugs = [path for path in page_paths(at) if path not in ("", "home", "exp", "generations")]
+    slugs = [
+        path for path in page_paths(at) if path not in ("", "_overview", "home", "exp", "generations", "notifications")
+    ]
     assert len(slugs) == 9
     for slug in slugs:
         open_page(at, slug)
@@ -648,15 +650,21 @@ def test_first_screen_of_real_runs_on_four_tracks_compares_them(real_root: Path)
     assert "No experiment with training steps yet" not in texts(at)
 
 
-def test_a_run_with_no_known_model_is_under_a_track_named_in_the_visitors_language(real_root: Path) -> None:
-    # The AMD GRPO log names no model path (no config dump, launch command or $MODEL_PATH): its track is
-    # "unknown model", shown as 未知模型 in Chinese wherever a track is shown; the address keeps the track's id.
+def test_a_run_with_no_known_model_is_under_a_track_named_in_the_visitors_language(
+    real_root: Path, realdata_dir: Path
+) -> None:
+    # The char-count GRPO log's model path is `./models/merged_hf_model` (line 3) and it names no other model:
+    # its track is "unknown model", shown as 未知模型 in Chinese wherever a track is shown; the address keeps the
+    # track's id.
+    name = "charcount-grpo-readme-2025-08"
+    (real_root / name).mkdir()
+    shutil.copyfile(realdata_dir / f"{name}.log", real_root / name / f"{name}.log")
     at = run_app({"lang": "zh"})
     assert not at.exception, [item.value for item in at.exception]
     assert "未知模型" in at.selectbox(key="app_track").options
     [table] = [frame for frame in (element.value for element in at.dataframe) if "track" in frame.columns]
     assert "未知模型" in list(table["track"])
-    page = open_page(run_app({"lang": "zh"}), "amd-mi300-deepseek7b-grpo-gsm8k-2025-03")
+    page = open_page(run_app({"lang": "zh"}), name)
     assert not page.exception, [item.value for item in page.exception]
     header = " ".join(str(element.proto.body) for element in page.get("html"))
     assert "GRPO · 未知模型" in header
@@ -668,7 +676,7 @@ def test_a_run_with_no_known_model_is_under_a_track_named_in_the_visitors_langua
     assert "unknown model" in english.selectbox(key="app_track").options
     english.selectbox(key="app_track").select("unknown model").run()
     assert english.query_params["track"] == "unknown model"  # the address names the track by its id
-    assert english.multiselect(key="app_experiments").value == ["amd-mi300-deepseek7b-grpo-gsm8k-2025-03"]
+    assert english.multiselect(key="app_experiments").value == [name]
 
 
 def test_sidebar_legend_reads_fresh_progress(own_root: Path, tmp_path: Path) -> None:
@@ -856,8 +864,13 @@ def test_real_root_table_columns_fit_and_each_sparkline_has_its_own_scale(real_r
     columns = json.loads(table.proto.columns)
     shown = {name: config for name, config in columns.items() if not config.get("hidden")}
     assert "track" in shown  # four tracks in view
-    # the grid is 978 px wide in a 1440 px window with the sidebar open (tests/browser/test_pages.py measures it)
-    assert sum(config["width"] for config in shown.values()) <= 978
+    # the grid is 978 px wide in a 1440 px window with the sidebar open (tests/browser/test_pages.py measures it):
+    # the name column takes what its long names need (the browser test measures them drawn whole), from the
+    # sparkline first; the other columns fit beside the name column's least width (120 px)
+    name = shown["experiment"]["width"]
+    assert name > 120
+    assert sum(config["width"] for config in shown.values()) - name <= 978 - 120
+    assert shown["spark"]["width"] == 48
     # no common y range: each run's pass-rate sparkline spans its own minimum to maximum
     assert shown["spark"]["type_config"] == {"type": "line_chart"}
 
@@ -865,8 +878,9 @@ def test_real_root_table_columns_fit_and_each_sparkline_has_its_own_scale(real_r
 def test_first_screen_of_real_runs_opens_the_newest_track_with_two_runs_with_steps(
     tmp_path: Path, realdata_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # both AMD logs give `actor_rollout_ref.model.path=$MODEL_PATH` (no dump): one "unknown model" track of two
-    # runs with steps; the maze run (no step) and the GPG run are tracks of one run each
+    # both AMD logs give `actor_rollout_ref.model.path=$MODEL_PATH` (no dump) with `MODEL_PATH=
+    # "deepseek-ai/deepseek-llm-7b-chat"` above it: one track of two runs with steps; the maze run (no step) and
+    # the GPG run are tracks of one run each
     names = ("amd-mi300-deepseek7b-grpo-gsm8k-2025-03", "amd-mi300-deepseek7b-ppo-gsm8k-2025-03", MAZE,
              "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06")  # fmt: skip
     root = tmp_path / "logs"
@@ -878,6 +892,6 @@ def test_first_screen_of_real_runs_opens_the_newest_track_with_two_runs_with_ste
     monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
     at = run_app()
     assert not at.exception
-    assert at.selectbox(key="app_track").value == "unknown model"
+    assert at.selectbox(key="app_track").value == "deepseek-llm-7b-chat"
     assert at.multiselect(key="app_experiments").value == list(names[:2])
     assert "No experiment with training steps yet" not in texts(at)

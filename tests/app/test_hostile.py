@@ -22,12 +22,26 @@ Which test covers which case:
    ``test_unknown_metrics_in_the_link_are_named`` (AppTest); in the browser (tests/browser/test_hostile.py),
    ``test_long_and_bidi_names_keep_the_page_narrow`` (no horizontal scrolling at 1440 and 390 px) and
    ``test_log_text_is_shown_literally_and_fetches_nothing`` (no bidi control reaches the page).
+
+Round three (issue 27):
+
+- The escaper leaves no URL, ``www.`` name or address to Streamlit's autolinker:
+  ``test_escape_markdown_keeps_text_literal``; every page in the browser: ``test_no_name_becomes_a_link_and_only_a_
+  descriptions_own_link_leaves_the_page`` (tests/browser/test_hostile.py); the sanitiser: tests/unit/text/
+  test_markdown.py.
+- Dump folders outside the log roots: ``test_samples_page_reads_no_dump_folder_outside_the_roots``.
+- Many keys: ``test_the_metric_picker_offers_a_few_hundred_keys_and_finds_the_rest``,
+  ``test_keys_past_max_keys_are_named_in_one_notice``, ``test_the_explorers_family_picker_stays_short``.
+- A refresh period beyond its maximum: ``test_a_refresh_period_beyond_its_maximum_is_said_in_the_app``.
+- The samples page: ``test_samples_page_shows_no_bidi_control``, ``test_samples_link_to_an_unknown_experiment_
+  says_so``; an unusable cache folder: ``test_an_unusable_cache_folder_is_said_in_the_app``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -45,10 +59,11 @@ from rlmon.settings import load_settings
 from rlmon.sources import discovery
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text import display
-from rlmon.views import model, tables
+from rlmon.views import detail, model, overview, tables
 from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
 from tests.helpers.logs import DISK_FULL, fail_parquet_writes
-from tests.helpers.paths import APP
+from tests.helpers.paths import APP, DATA
+from tests.helpers.realdata_root import write_look_alike_root
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 
@@ -371,12 +386,13 @@ def test_display_text_neutralises_bidi_controls_and_cuts() -> None:
 def test_escape_markdown_keeps_text_literal() -> None:
     escaped = guards.escape_markdown("![t](http://h/p.png) <img src=x> **b** $x$ `c` :material/home: :smile: a&#58;b")
     # every markdown, HTML and LaTeX character is backslash-escaped
-    assert escaped.startswith("\\!\\[t\\]\\(http\\://h/p\\.png\\) \\<img src=x\\> \\*\\*b\\*\\* \\$x\\$ \\`c\\`")
+    assert escaped.startswith("\\!\\[t\\]\\(http\\:\u2060//h/p\\.png\\) \\<img src=x\\> \\*\\*b\\*\\* \\$x\\$ \\`c\\`")
     # a colon that could start an icon or emoji shortcode is followed by an invisible word joiner (Streamlit
     # reads icons before backslashes, emoji after them); a character reference keeps its ampersand
     assert "\\:\u2060material/home\\:" in escaped and "\\:\u2060smile\\:" in escaped
     assert escaped.endswith("a\\&\\#58;b")
-    assert "http\\://h" in escaped  # not followed by a word character: left as it is
+    # nor one that starts "://": Streamlit's autolinker would make the text a link, escaped or not
+    assert "http\\:\u2060//h" in escaped
     assert guards.escape_markdown("x" * 200, limit=10) == "x" * 9 + "…"
 
 
@@ -400,6 +416,33 @@ def test_labels_cut_alike_stay_apart_in_the_settings_diff(tmp_path: Path) -> Non
     table = tables.settings_diff_frame(views, "en")
     assert table is not None
     assert table.columns[-2:] == [cut, f"{cut} (2)"]
+
+
+def test_names_that_look_alike_are_told_apart_wherever_they_are_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # folders E1, E1 + U+200B and a Cyrillic Е1: each "E1 · GRPO"; shown without the invisible character and told
+    # apart in view order: "E1 · GRPO", "E1 · GRPO (2)", "Е1 · GRPO (3)", in the sidebar's chips and legend, the
+    # charts' legend, the summary and the page menu; the whole id, its odd characters spelled out, on hover
+    root = write_look_alike_root(tmp_path / "logs")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    shown = ["E1 · GRPO", "E1 · GRPO (2)", "\u04151 · GRPO (3)"]
+    assert at.multiselect(key="app_experiments").options == [f"{name} ✓" for name in shown]
+    legend = " ".join(str(item.proto.body) for item in at.get("html") if "display:flex" in str(item.proto.body))
+    for name in shown:
+        assert f">{name}</span>" in legend
+    assert 'title="E1 · GRPO — E1[U+200B]"' in legend and 'title="\u04151 · GRPO — [U+0415]1"' in legend
+    assert "\u200b" not in legend
+    pills = [element for element in at.get("button_group") if element.proto.id.endswith("overview_highlight")]
+    assert [unescape(option.content) for option in pills[0].proto.options] == shown
+    summary = unescape(texts(at))
+    assert "Qwen3-4B: E1, E1 · GRPO (2), \u04151 · GRPO (3) finished 3/3." in summary
+    assert "\u200b" not in summary
+    menu = [unescape(info["page_name"]) for info in at._registered_pages.values()]
+    assert menu[-3:] == shown
 
 
 # --- the app on a full cache disk ----------------------------------------------------------------
@@ -446,3 +489,184 @@ def test_demo_with_an_unusable_cache_folder_names_the_cache(tmp_path: Path, monk
     errors = [re.sub(r"\\(.)", r"\1", item.value) for item in at.error]
     assert any("demo logs cannot be written" in text and str(not_a_folder) in text for text in errors), errors
     assert not any("--log-root` / RLMON_LOG_ROOT" in text for text in errors)
+
+
+# ----------------------------------------------------------------- round three: links, samples, the cache folder
+
+SAMPLES_LOG = (
+    "(TaskRunner pid=7) Total training steps: 4\n"
+    "(TaskRunner pid=7) [prompt] Which word is \u202eevil\n"
+    "(TaskRunner pid=7) [response] \u202eevil\n"
+    "(TaskRunner pid=7) [ground_truth] \u202elive\n"
+    "(TaskRunner pid=7) [score] 1.0\n"
+    "(TaskRunner pid=7) step:1 - critic/score/mean:0.5 - actor/grad_norm:0.2\n"
+    "(TaskRunner pid=7) step:2 - critic/score/mean:0.6 - actor/grad_norm:0.2\n"
+)
+
+
+@pytest.fixture
+def samples_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Two experiments whose printed sample holds U+202E, and a hidden one (e2)."""
+    root = tmp_path / "logs"
+    for name in ("e1", "e2", "e3"):
+        (root / name).mkdir(parents=True)
+        (root / name / "train.log").write_text(SAMPLES_LOG, encoding="utf-8")
+    (root / "rlmon.toml").write_text('[experiments."e2"]\nhidden = true\n', encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RLMON_LANGUAGE", "en")
+    return root
+
+
+def test_samples_page_shows_no_bidi_control(samples_root: Path) -> None:
+    # Repro: a response holding U+202E kept it on the samples page ("evil" read as "live").
+    at = open_page(run_app(), "generations", {"id": "e1"})
+    assert not at.exception, [item.value for item in at.exception]
+    shown = [code.value for code in at.code]
+    assert "Which word is evil" in shown and "evil" in shown and "live" in shown
+    assert not any(set(text) & set(BIDI) for text in shown)
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [("no/such", "There is no experiment no/such"), ("e2", "e2 is hidden")],
+)
+def test_samples_link_to_an_unknown_experiment_says_so(samples_root: Path, asked: str, said: str) -> None:
+    # Repro: /generations?id=<unknown> silently showed the first experiment.
+    at = open_page(run_app(), "generations", {"id": asked})
+    assert not at.exception, [item.value for item in at.exception]
+    assert said in notices(at)
+    # the picker is still there; once the visitor picks an experiment the notice goes
+    at.selectbox(key="samples_experiment").set_value("e3").run()
+    assert said not in notices(at)
+
+
+def test_an_unusable_cache_folder_is_said_in_the_app(demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Repro: RLMON_CACHE_DIR=/dev/null was only a line in the server's log; the page said nothing.
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(demo_root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", "/dev/null")
+    monkeypatch.setenv("RLMON_LANGUAGE", "en")
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    said = [unescape(item.value) for item in at.sidebar.warning]
+    assert any("cache folder /dev/null cannot be used (not a folder)" in text for text in said), said
+    assert any("RLMON_CACHE_DIR" in text for text in said)
+    assert at.dataframe, "the pages still work, parsing in memory"
+
+
+def test_a_refresh_period_beyond_its_maximum_is_said_in_the_app(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Repro: RLMON_REFRESH_S=4000 was accepted and the page refreshed every 2 s.
+    monkeypatch.setenv("RLMON_REFRESH_S", "4000")
+    at = run_app()
+    errors = [unescape(item.value) for item in at.error]
+    assert any("refresh_s" in text and "above the maximum 3600" in text for text in errors), errors
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_samples_page_reads_no_dump_folder_outside_the_roots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, allowed: bool
+) -> None:
+    # Repro: `rollout_data_dir: '/any/folder'` in a log's config dump made the samples page show that folder's
+    # <int>.jsonl records to every visitor.
+    elsewhere = tmp_path / "any" / "folder"
+    shutil.copytree(DATA / "samples_dump", elsewhere)
+    root = tmp_path / "logs"
+    (root / "e1").mkdir(parents=True)
+    (root / "e1" / "train.log").write_text(
+        "(TaskRunner pid=7) {'actor_rollout_ref': {'model': {'path': '/models/Qwen3-8B'}}, "
+        "'trainer': {'rollout_data_dir': '" + str(elsewhere) + "', 'total_epochs': 1}}\n" + SAMPLES_LOG,
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RLMON_LANGUAGE", "en")
+    if allowed:
+        monkeypatch.setenv("RLMON_DUMP_ROOT", str(tmp_path / "any"))
+    at = open_page(run_app(), "generations", {"id": "e1"})
+    assert not at.exception, [item.value for item in at.exception]
+    said = notices(at)
+    shown = "\n".join(code.value for code in at.code)
+    if allowed:
+        assert "What is 7*6?" in shown and "outside the log roots" not in said
+    else:
+        assert f"Dump folder outside the log roots: {elsewhere} is not read" in said
+        assert "RLMON_DUMP_ROOT" in said
+        assert "What is 7*6?" not in shown and "Which word is evil" in shown  # the log's own prints stay
+
+
+# ------------------------------------------------------------------------------------ many keys in the app
+
+WIDE_LINES = 30
+"""Step lines of the wide experiment: each brings 40 keys no line before it had (1,201 keys in all)."""
+
+
+@pytest.fixture
+def wide_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "logs"
+    (root / "wide").mkdir(parents=True)
+    lines = ["(TaskRunner pid=1) Total training steps: 30"]
+    for step in range(1, WIDE_LINES + 1):
+        pairs = [f"critic/score/mean:{step / 100}", *(f"k/{step}_{index}:{index}.5" for index in range(40))]
+        lines.append(f"(TaskRunner pid=1) step:{step} - " + " - ".join(pairs))
+    (root / "wide" / "train.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RLMON_LANGUAGE", "en")
+    return root
+
+
+def test_the_metric_picker_offers_a_few_hundred_keys_and_finds_the_rest(wide_root: Path) -> None:
+    # Repro: with 200,001 keys the picker (one option per key) threw "Maximum call stack size exceeded" in the
+    # browser and the charts were gone. It offers the chosen keys and the first 300 others; the filter finds any.
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    picker = at.multiselect(key="overview_metrics")
+    chosen = list(picker.value)
+    assert len(picker.options) == len(chosen) + overview.PICKER_LIMIT
+    captions = [item.value for item in at.caption]
+    # 1,201 logged keys + the derived ones, less the chosen and the 300 offered
+    more = next(text for text in captions if "are found with the filter" in text)
+    assert more.startswith("The first 300 keys are offered;")
+    at.text_input(key="overview_filter").input("^k/29_3").run()
+    assert not at.exception
+    picker = at.multiselect(key="overview_metrics")
+    # k/29_3 and k/29_30 ... k/29_39: eleven keys, offered after the ones chosen
+    matched = [f"k/29_3{suffix}" for suffix in ["", *map(str, range(10))]]
+    assert [option for option in picker.options if option.startswith("k/")] == matched
+    picker.select("k/29_35").run()
+    assert not at.exception
+    assert any(spec.get("title") == "k/29_35" for spec, _ in charts(at))
+
+
+def test_keys_past_max_keys_are_named_in_one_notice(wide_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RLMON_MAX_KEYS", "500")
+    at = run_app()
+    assert not at.exception, [item.value for item in at.exception]
+    notes = "\n".join(item.value for item in at.text)
+    # 1 + 12 x 40 = 481 keys after step 12 (line 13); step 13, on line 14, brings the 501st
+    log = wide_root / "wide" / "train.log"
+    said = [line for line in notes.splitlines() if "distinct keys" in line]
+    assert said == [f"wide: {log}: line 14: more than 500 distinct keys; the keys first logged from this line on "
+                    "are dropped (the max_keys setting)"]  # fmt: skip
+
+
+def test_the_explorers_family_picker_stays_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a key without a slash is a family of its own: 400 of them must not make a picker of 400 options
+    root = tmp_path / "logs"
+    (root / "flat").mkdir(parents=True)
+    lines = [
+        "(TaskRunner pid=1) step:"
+        + f"{step} - critic/score/mean:0.5 - "
+        + " - ".join(f"k_{step}_{index}:1.5" for index in range(20))
+        for step in range(1, 21)
+    ]
+    (root / "flat" / "train.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv("RLMON_LOG_ROOT", str(root))
+    monkeypatch.setenv("RLMON_CACHE_DIR", str(tmp_path / "cache"))
+    at = open_page(run_app(), "flat")
+    assert not at.exception, [item.value for item in at.exception]
+    families = at.selectbox(key="experiment_family").options
+    assert len(families) == 1 + detail.FAMILY_LIMIT  # "all", then the first 300 families
+    # the filter still finds a key of a family left out
+    at.text_input(key="experiment_filter").input("^k_20_19$").run()
+    assert any(spec.get("title") == "k_20_19" for spec, _ in charts(at))

@@ -1,6 +1,11 @@
 """The app against hostile input in a real browser (cases 6, 7 and 12 of tests/app/test_hostile.py): text from
 logs, folders and ``rlmon.toml`` is shown literally and fetches nothing, no other host is asked for anything, and
 long and bidi names keep the page narrow (no horizontal scrolling at 1440 and 390 px).
+
+Round three (issue 27): no name from a log, a folder or ``rlmon.toml`` becomes a link on any page (header,
+summary, sidebar, legend chips, tables, a chart's tooltip, notices) and a description keeps its markdown but no
+image, HTML or autolink (``test_no_name_becomes_a_link_...``, ``test_a_description_keeps_its_markdown_...``);
+``/home`` opens the overview without a "Page not found" box.
 """
 
 from __future__ import annotations
@@ -21,14 +26,20 @@ from tests.helpers.generated_roots import (
     FOLDER_MARKUP,
     HOSTILE_KEYS,
     LAUNCH_MARKUP,
+    LINKISH,
+    LINKISH_FAILURE,
+    LINKISH_KEYS,
+    LINKISH_SOURCE,
+    LINKISH_TRACK,
     MARKUP,
     TRACK_MARKUP,
     VALIDATION_SOURCE,
+    WIKI,
     HostileRoot,
     write_hostile_root,
 )
 from tests.helpers.paths import ARTIFACTS
-from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, serve
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, page_not_found_frames, serve, watch_page_not_found
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +171,116 @@ def test_long_and_bidi_names_keep_the_page_narrow(chromium: Any, hostile: tuple[
         page.screenshot(path=str(ARTIFACTS / f"hostile-{path.strip('/').split('?')[0] or 'overview'}-{width}.png"))
     visit.close()
     assert not too_wide, "\n".join(too_wide)
+
+
+@pytest.mark.browser
+def test_home_opens_the_overview_without_a_page_not_found_box(chromium: Any, hostile: tuple[str, HostileRoot]) -> None:
+    # Repro: /home (the overview's own name) opened Streamlit's "Page not found" box.
+    url, _root = hostile
+    visit = Visit(chromium, url, width=1440)
+    watch_page_not_found(visit.page)
+    page = visit.open("/home?live=0", wait_for="Experiments", charts=1)
+    boxed, painted = page_not_found_frames(page)
+    visit.close()
+    assert painted > 30 and boxed == 0, (boxed, painted)
+
+
+# Every <a> whose target is not the app itself: where it points, its text, the test id of the element around it.
+FOREIGN_LINKS = """() => [...document.querySelectorAll('a[href]')]
+    .filter((a) => { try { return new URL(a.getAttribute('href'), location.href).origin !== location.origin; }
+                     catch { return true; } })
+    .map((a) => ({href: a.getAttribute('href'), text: a.textContent,
+                  where: a.closest('[data-testid]')?.getAttribute('data-testid') || ''}))"""
+
+
+def foreign_links(page: Any) -> list[dict[str, str]]:
+    """The page's links that leave the app (a fragment, a path or an address of the app itself stays)."""
+    return list(page.evaluate(FOREIGN_LINKS))
+
+
+def page_text(page: Any) -> str:
+    """The app's text as a reader sees it (the invisible word joiners that keep text from the autolinker out)."""
+    return str(page.evaluate("document.querySelector('[data-testid=stApp]').innerText")).replace("\u2060", "")
+
+
+@pytest.mark.browser
+def test_no_name_becomes_a_link_and_only_a_descriptions_own_link_leaves_the_page(
+    chromium: Any, hostile: tuple[str, HostileRoot]
+) -> None:
+    # Repro: the label "see http://127.0.0.2/phish www.x.example/x" gave three working <a href> on the overview
+    # (escaping the colon did not stop Streamlit's autolinker), and a description's ![x](http://other/p.png) made
+    # every visitor's browser fetch it.
+    url, root = hostile
+    visit = Visit(chromium, url, width=1440)
+    unknown = "www.u.example see http://127.0.0.2/u ops@u.example"
+    pages = {
+        # header (tracks), summary, experiments table, latest-samples links, legend chips, chart titles, sidebar
+        "/?track=*&live=0": [LINKISH, LINKISH_TRACK],
+        # title, description, failure, sources, validation source, explorer, notes
+        f"/{page_slug(root.linkish)}?live=0": [LINKISH, LINKISH_TRACK, LINKISH_FAILURE, LINKISH_SOURCE, *LINKISH_KEYS],
+        "/generations?" + urllib.parse.urlencode({"id": root.linkish, "live": "0"}): [LINKISH],
+        # what a visitor sends back in a notice: an unknown experiment in each link form
+        "/?" + urllib.parse.urlencode({"exp": unknown, "live": "0"}): [unknown],
+        "/exp?" + urllib.parse.urlencode({"id": unknown, "live": "0"}): [unknown],
+        "/generations?" + urllib.parse.urlencode({"id": unknown, "live": "0"}): [unknown],
+    }
+    problems: list[str] = []
+    for path, texts_shown in pages.items():
+        page = visit.open(path, wait_for="Qwen3-8B", charts=0 if "generations" in path or "exp?" in path else 2)
+        if path.startswith("/?track"):
+            # the latest-samples links come once the background scan is done (a refresh later)
+            deadline = time.monotonic() + 60
+            while page.get_by_text("Latest samples").count() == 0 and time.monotonic() < deadline:
+                page.wait_for_timeout(2000)
+                page.reload()
+                page.get_by_text("Qwen3-8B").first.wait_for(timeout=60_000)
+            assert page.get_by_text("Latest samples").count(), "no latest-samples links"
+        if "generations" in path and "u.example" not in path:
+            page.get_by_text("Render markdown and math").click()
+            page.wait_for_timeout(2000)
+        page.mouse.wheel(0, 20_000)
+        page.wait_for_timeout(1500)
+        text = page_text(page)
+        problems += [f"{path}: {shown!r} not shown" for shown in texts_shown if shown not in text]
+        allowed = [WIKI] if path.startswith(f"/{page_slug(root.linkish)}?") else []
+        problems += [f"{path}: a link {anchor}" for anchor in foreign_links(page) if anchor["href"] not in allowed]
+        problems += [f"{path}: asked {visit.outside}"] if visit.outside else []
+        if path.startswith("/?track"):
+            # a chart's hover tooltip names the experiments: text, no link
+            chart = page.locator('[data-testid="stVegaLiteChart"]').first
+            chart.scroll_into_view_if_needed()
+            box = chart.bounding_box()
+            assert box is not None
+            page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.5)
+            page.wait_for_timeout(1000)
+            tooltip = page.locator("#vg-tooltip-element")
+            if tooltip.count():
+                problems += [f"{path}: a link in a chart tooltip" for _ in range(tooltip.locator("a").count())]
+    visit.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_a_description_keeps_its_markdown_and_loses_what_could_fetch(
+    chromium: Any, hostile: tuple[str, HostileRoot]
+) -> None:
+    url, root = hostile
+    visit = Visit(chromium, url, width=1440)
+    page = visit.open(f"/{page_slug(root.linkish)}?live=0", wait_for="Qwen3-8B", charts=1)
+    description = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text="the wiki").first
+    # kept: strong, emphasis, code, the list, the wiki link with its target shown after it
+    assert description.locator("strong", has_text="GRPO").count() == 1
+    assert description.locator("em", has_text="baseline").count() == 1
+    assert description.locator("code", has_text="kl=1e-3").count() == 1
+    assert description.locator("li").all_inner_texts() == ["one", "two"]
+    links = description.evaluate("(element) => [...element.querySelectorAll('a')].map((a) => a.getAttribute('href'))")
+    assert links == [WIKI]
+    shown = description.inner_text().replace("\u2060", "")
+    assert f"the wiki ({WIKI})" in shown
+    # lost: the image (its alt text stays), HTML and autolinks (as text), the bidi control
+    assert description.locator("img").count() == 0
+    assert "diagram" in shown and f"<img src={EXTERNAL}/h.png>" in shown
+    assert f"{EXTERNAL}/auto" in shown and f"{EXTERNAL}/bare" in shown and "www.d.example" in shown
+    assert "\u202e" not in shown and "evil" in shown
+    assert visit.outside == []
+    visit.close()

@@ -23,6 +23,7 @@ from tests.helpers.browser_pages import (
     WIDE,
     check_experiment_page,
     check_overview,
+    drawn_text_width,
     full_page_screenshot,
     measure_both_widths,
     no_exceptions,
@@ -446,7 +447,9 @@ def test_real_root_link_after_a_restart_and_the_table_at_1440_px(
         boxed, painted = page_not_found_frames(page)  # not one frame with a "Page not found" box
         assert painted > 30 and boxed == 0, (boxed, painted)
         no_exceptions(page)
-        # the overview at 1440 px: every column of the experiments table fits without a sideways scroll
+        # the overview at 1440 px: the experiments table shows every run's name whole (its pinned column as wide
+        # as the longest name drawn in the page's font, with the cell's 8 px padding on each side); the other
+        # columns fit beside it but for what those long names add (120 px is the name column's least width)
         page.goto(url)
         wait_for_app(page, charts=4)
         table = page.locator('[data-testid="stDataFrame"]').filter(has_text="last-10 pass")
@@ -454,7 +457,27 @@ def test_real_root_link_after_a_restart_and_the_table_at_1440_px(
         widths = table.first.evaluate(
             "(t) => { const s = t.querySelector('.dvn-scroller'); return [s.scrollWidth, s.clientWidth]; }"
         )
-        assert widths[0] <= widths[1] + 1, widths
+        # rows in catalog order: amd (its name the widest), dstack, gpg, maze; each cell's text drawn whole is
+        # as wide as the page's font makes that name (glide-data-grid cuts a longer text with its own "…")
+        names = ["amd-mi300-deepseek7b… · GRPO", "dstack-ppo-qwen25-7b… · PPO", "gpg-qwen2-7b-fsdp… · GPG",
+                 "maze-ppo-main_task… · PPO"]  # fmt: skip
+        font = "14px " + table.first.evaluate("(t) => getComputedStyle(t).fontFamily")
+        expected = page.evaluate(
+            "([names, font]) => { const c = document.createElement('canvas').getContext('2d'); c.font = font;"
+            " return names.map((n) => c.measureText(n).width); }",
+            [names, font],
+        )
+        table.first.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = table.first.bounding_box()
+        assert box is not None
+        for row, width in enumerate(expected):
+            drawn = drawn_text_width(page, x=box["x"] + 1, y=box["y"] + 35 * (row + 1) + 10, height=15, width=400)
+            assert abs(drawn - width) <= 4, (names[row], drawn, width)
+        column = drawn_text_width(page, x=box["x"] + 1, y=box["y"] + 10, height=15, width=400)  # "experiment"
+        assert column > 0
+        # the columns beside it fit but for what the long names add to the name column's least width (120 px)
+        assert widths[0] <= widths[1] + 1 + max(expected) + 26 - 120, widths
         screenshot(page, "real-root-overview")
         # a click on a row's name opens its experiment's page
         table.scroll_into_view_if_needed()

@@ -91,11 +91,13 @@ def wait_for_charts(page: Any, *, timeout_s: float = 60) -> None:
 
 
 def steps_shown(page: Any) -> int:
-    """Steps done of the one experiment, as the overview's progress caption shows them (``grpo running 340/?``)."""
-    text = page.locator('[data-testid="stCaptionContainer"]', has_text=re.compile(r"\d+/(\d+|\?)")).first.inner_text()
-    match = re.search(r"(\d+)/(?:\d+|\?)", text)
+    """Steps done of the one experiment, as the overview's progress caption shows them (``grpo running 340 steps``:
+    its total is unknown; ``1,340 steps`` past a thousand)."""
+    progress = re.compile(r"(\d[\d,]*) steps?\b")
+    text = page.locator('[data-testid="stCaptionContainer"]', has_text=progress).first.inner_text()
+    match = progress.search(text)
     assert match, text
-    return int(match.group(1))
+    return int(match.group(1).replace(",", ""))
 
 
 def no_errors(page: Any) -> None:

@@ -286,3 +286,31 @@ def overview_url(server_url: str, *, all_tracks: bool, lang: str, experiments: S
     query = "live=0" + ("&track=*" if all_tracks else "") + ("&lang=zh" if lang == "zh" else "")
     query += "".join(f"&exp={urllib.parse.quote(experiment, safe='')}" for experiment in experiments)
     return f"{server_url}/?{query}"
+
+
+def drawn_text_width(page: Any, *, x: float, y: float, height: float, width: float) -> float:
+    """How wide the text drawn at the left of a stripe of the page is (px): from the stripe's first dark pixel
+    to the last one before a gap of 12 px or more (a gap inside a name is a few px; cells keep 16 px apart).
+
+    For text a canvas draws (glide-data-grid's tables), where the DOM holds no boxes to measure.
+    """
+    import io
+
+    from PIL import Image
+
+    shot = Image.open(io.BytesIO(page.screenshot(clip={"x": x, "y": y, "width": width, "height": height})))
+    grey = shot.convert("L")
+    dark = [any(grey.getpixel((column, row)) < 170 for row in range(grey.height)) for column in range(grey.width)]
+    start = next((index for index, ink in enumerate(dark) if ink), None)
+    if start is None:
+        return 0.0
+    end, gap = start, 0
+    for index in range(start, len(dark)):
+        if dark[index]:
+            end, gap = index, 0
+        else:
+            gap += 1
+            if gap >= 12:
+                break
+    scale = shot.width / width  # device pixels per CSS pixel
+    return (end + 1 - start) / scale

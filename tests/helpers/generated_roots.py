@@ -159,6 +159,23 @@ RLO_LABEL = "E4 \u202eevil" + BIDI_CONTROLS + "·RLO"
 VALIDATION_SOURCE = f"![t]({EXTERNAL}/p.png)"
 HOSTILE_KEYS = (f"actor/<img src={EXTERNAL}/x>", "actor/**bold** $x$ `tick`", f"actor/[l]({EXTERNAL}/l)")
 FAILURE = f"ValueError: {MARKUP}"
+LINKISH = "see http://127.0.0.2/phish www.x.example/x ops@x.example"
+"""Text Streamlit's markdown turns into three working links (a URL, a ``www.`` name, an e-mail address) even
+with its colon escaped: a label in ``rlmon.toml``."""
+LINKISH_FOLDER = "e6 www.f.example ops@f.example"
+"""A folder name the autolinker would make two links of."""
+LINKISH_TRACK = "www.t.example"
+LINKISH_KEYS = ("actor/www.k.example", "actor/ops@k.example")
+LINKISH_SOURCE = "www.v.example"
+LINKISH_FAILURE = "ValueError: see http://127.0.0.2/fail www.e.example ops@e.example"
+WIKI = "https://wiki.example/grpo"
+"""The one link a description may hold (written as ``[text](url)``), shown with its target."""
+DESCRIPTION = (
+    f"**GRPO** *baseline* `kl=1e-3` ![diagram]({EXTERNAL}/d.png) <{EXTERNAL}/auto> {EXTERNAL}/bare "
+    f"www.d.example <img src={EXTERNAL}/h.png> \u202eevil [the wiki]({WIKI})\n\n- one\n- two"
+)
+"""An ``rlmon.toml`` description with an image, an autolink, bare addresses, HTML, a bidi control, a list and a
+link to a wiki."""
 
 
 @dataclass(frozen=True)
@@ -176,9 +193,22 @@ class HostileRoot:
     """Bidi controls in its folder name and label; no config dump, a launch command naming a markup model."""
     hidden: str
     """Marked ``hidden = true``."""
+    linkish: str
+    """Its folder, label, track (``rlmon.toml``), metric keys, validation source and failure read as links to an
+    autolinker; its description holds every kind of markdown a description may or may not keep; it prints a
+    sample (so the overview links to it)."""
 
 
-def _hostile_log(model: str, *, dump: bool, extra: dict[str, float], crash: bool) -> str:
+def _hostile_log(
+    model: str,
+    *,
+    dump: bool,
+    extra: dict[str, float],
+    crash: bool,
+    source: str = VALIDATION_SOURCE,
+    failure: str = FAILURE,
+    sample: bool = False,
+) -> str:
     steps = 20
     lines = [
         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.max_response_length=4096 "
@@ -202,14 +232,21 @@ def _hostile_log(model: str, *, dump: bool, extra: dict[str, float], crash: bool
             **{key: value * step for key, value in extra.items()},
         }
         if step % 5 == 0:
-            pairs[f"val-core/{VALIDATION_SOURCE}/acc/mean@1"] = 0.2 + step / (4 * steps)
+            pairs[f"val-core/{source}/acc/mean@1"] = 0.2 + step / (4 * steps)
+        if sample and step == steps:
+            lines += [
+                f"(TaskRunner pid=1) [prompt] Visit {LINKISH}",
+                f"(TaskRunner pid=1) [response] {LINKISH} ![x]({EXTERNAL}/s.png)",
+                "(TaskRunner pid=1) [ground_truth] 5",
+                "(TaskRunner pid=1) [score] 1.0",
+            ]
         lines.append(f"(TaskRunner pid=1) step:{step} - " + " - ".join(f"{k}:{v:.6g}" for k, v in pairs.items()))
     if crash:
         lines += [
             f"Error executing job with overrides: ['trainer.project_name={MARKUP}']",
             "Traceback (most recent call last):",
             f'  File "/work/{FOLDER_MARKUP}.py", line 1, in <module>',
-            FAILURE,
+            failure,
         ]
     return "\n".join(lines) + "\n"
 
@@ -217,8 +254,8 @@ def _hostile_log(model: str, *, dump: bool, extra: dict[str, float], crash: bool
 def write_hostile_root(root: Path) -> HostileRoot:
     """A root whose log text, folder names and ``rlmon.toml`` carry markdown, HTML, long names and bidi controls.
 
-    Three experiments on the ``Qwen3-8B`` track (one of them hidden), one on a track named by a config value and
-    one on a track named by a launch command.
+    Three experiments on the ``Qwen3-8B`` track (one of them hidden), one on a track named by a config value,
+    one on a track named by a launch command and one on a track named in ``rlmon.toml`` (:data:`LINKISH_TRACK`).
     """
     ids = HostileRoot(
         root=root,
@@ -227,6 +264,7 @@ def write_hostile_root(root: Path) -> HostileRoot:
         long="qwen3-8b/e3_grpo",
         rlo=f"qwen3-8b/{RLO_FOLDER}",
         hidden="qwen3-8b/e5_grpo",
+        linkish=f"qwen3-8b/{LINKISH_FOLDER}",
     )
     extra = dict.fromkeys([*HOSTILE_KEYS, f"actor/rlo\u202e{BIDI_CONTROLS}key"], 0.01)
     written = {
@@ -235,6 +273,15 @@ def write_hostile_root(root: Path) -> HostileRoot:
         ids.long: _hostile_log("/models/Qwen3-8B", dump=True, extra={}, crash=False),
         ids.rlo: _hostile_log(f"/models/{LAUNCH_MARKUP}", dump=False, extra={}, crash=False),
         ids.hidden: _hostile_log("/models/Qwen3-8B", dump=True, extra={}, crash=False),
+        ids.linkish: _hostile_log(
+            "/models/Qwen3-8B",
+            dump=True,
+            extra=dict.fromkeys(LINKISH_KEYS, 0.02),
+            crash=True,
+            source=LINKISH_SOURCE,
+            failure=LINKISH_FAILURE,
+            sample=True,
+        ),
     }
     mtime = 1_767_225_600.0
     for experiment, text in written.items():
@@ -248,6 +295,13 @@ def write_hostile_root(root: Path) -> HostileRoot:
         ids.long: f"label = {_toml_string(LONG_LABEL)}",
         ids.rlo: f"label = {_toml_string(RLO_LABEL)}",
         ids.hidden: "hidden = true",
+        ids.linkish: "\n".join(
+            [
+                f"label = {_toml_string(LINKISH)}",
+                f"track = {_toml_string(LINKISH_TRACK)}",
+                f"description = {_toml_string(DESCRIPTION)}",
+            ]
+        ),
     }
     text = "\n".join(f"[experiments.{_toml_string(key)}]\n{value}\n" for key, value in toml.items())
     (root / "rlmon.toml").write_text(text, encoding="utf-8")

@@ -27,10 +27,24 @@ The command line's exit codes and messages (``rlmon.cli``; 2 = cannot start, 1 =
                                                     a symlink to /dev/full, a file as a root...),
                                                     test_unreadable_input_is_named_before_parsing,
                                                     test_interrupt_and_os_errors_are_one_line
+
+Round three (issue 27):
+- a refresh period beyond the picker's range:       test_a_setting_above_its_widgets_range_is_refused,
+                                                    test_the_widgets_offer_the_settings_range
+- bidi controls printed by ``info``/``samples``:    test_the_command_line_prints_no_bidi_control,
+                                                    test_an_error_line_prints_no_bidi_control
+- ``rlmon parse`` of a binary .log:                 test_a_binary_log_is_refused_naming_it,
+                                                    test_a_file_without_verl_output_among_logs_is_left_out_with_a_
+                                                    warning, test_a_run_that_logged_no_step_yet_parses_to_an_empty_
+                                                    table
+- ``rlmon samples`` and dump folders outside:       test_rlmon_samples_reads_no_dump_folder_outside_the_roots
+- a JSONL record of 100k keys called SFT:           test_a_file_logger_record_of_many_keys_is_not_taken_for_an_sft_log
+- the benchmark's data (first-5 pass 346.9%):       test_the_benchmark_root_reads_as_a_real_run
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -46,6 +60,9 @@ import pytest
 import rlmon.cli
 import rlmon.sources.discovery as catalog_module
 from rlmon.cli import main
+from rlmon.errors import SettingError
+from rlmon.logs.cache import LogCache
+from rlmon.settings import load_settings, setting_range
 from rlmon.sources.discovery import FULL_WALK_S, discover_experiments
 from tests.helpers.paths import REPO_ROOT
 
@@ -463,3 +480,205 @@ def test_interrupt_and_os_errors_are_one_line(
     monkeypatch.setattr(rlmon.cli, "read_logs", failing_reader)
     assert main(["parse", str(one_log), "--out", str(tmp_path / "o.csv")]) == code
     one_line(capsys.readouterr().err, *words)
+
+
+# ----------------------------------------------------------------------- settings out of the widgets' range
+
+
+@pytest.mark.parametrize(
+    ("name", "env", "value"),
+    [
+        ("refresh_s", "RLMON_REFRESH_S", "4000"),
+        ("refresh_s", "RLMON_REFRESH_S", "99999999999999999999"),
+        ("smoothing_window", "RLMON_SMOOTHING_WINDOW", "501"),
+    ],
+)
+def test_a_setting_above_its_widgets_range_is_refused(name: str, env: str, value: str) -> None:
+    # Repro: RLMON_REFRESH_S=4000 was accepted, and the sidebar's picker (2 to 3600) then refreshed every 2 s.
+    with pytest.raises(SettingError) as caught:
+        load_settings([], {env: value})
+    assert name in str(caught.value)
+    assert "above the maximum" in str(caught.value)
+
+
+def test_the_widgets_offer_the_settings_range() -> None:
+    assert setting_range("refresh_s") == (2, 3600)
+    assert load_settings([], {"RLMON_REFRESH_S": "3600"}).refresh_s == 3600
+    assert setting_range("smoothing_window") == (1, 500)
+
+
+# ------------------------------------------------------------------ bidi controls in the command line's output
+
+RLO = "\u202e"
+BIDI_LOG = (
+    "(TaskRunner pid=7) Total training steps: 4\n"
+    f"(TaskRunner pid=7) [prompt] Say {RLO}evil\n"
+    f"(TaskRunner pid=7) [response] {RLO}evil\n"
+    "(TaskRunner pid=7) [ground_truth] live\n"
+    "(TaskRunner pid=7) [score] 1.0\n" + STEP_LINES
+)
+
+
+@pytest.fixture
+def bidi_root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    log = root / f"e4_{RLO}gnp.exe" / "train.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(BIDI_LOG, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("command", ["info-root", "info-log", "samples", "samples-json", "info-json"])
+def test_the_command_line_prints_no_bidi_control(
+    bidi_root: Path, tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Repro: `rlmon info` and `rlmon samples` printed U+202E raw, so "evil" showed as "live" in the terminal.
+    folder = bidi_root / f"e4_{RLO}gnp.exe"
+    args = {
+        "info-root": ["info", str(bidi_root)],
+        "info-json": ["info", str(bidi_root), "--json"],
+        "info-log": ["info", str(folder / "train.log")],
+        "samples": ["samples", str(folder)],
+        "samples-json": ["samples", str(folder), "--json"],
+    }[command]
+    assert main([*args, "--cache-dir", str(tmp_path / "cache")]) == 0
+    out = capsys.readouterr().out
+    assert RLO not in out
+    assert "\\u202e" in out  # shown as its escape: the reader sees the name holds one
+    if command.endswith("json"):
+        # the same data once read: the escape is JSON's own
+        assert f"e4_{RLO}gnp.exe" in json.dumps(json.loads(out), ensure_ascii=False)
+
+
+def test_an_error_line_prints_no_bidi_control(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / f"no{RLO}such"
+    assert main(["summary", str(missing)]) == 2
+    line = one_line(capsys.readouterr().err, "does not exist")
+    assert RLO not in line and "no\\u202esuch" in line
+
+
+# --------------------------------------------------------------------------- a file holding no verl output
+
+
+def test_a_binary_log_is_refused_naming_it(tmp_path: Path) -> None:
+    # Repro: `rlmon parse` on a binary .log exited 0 with "0 steps (None–None)".
+    binary = tmp_path / "core.log"
+    binary.write_bytes(bytes(range(256)) * 64)
+    out = tmp_path / "steps.csv"
+    done = run_module("parse", str(binary), "--out", str(out), "--cache-dir", str(tmp_path / "cache"))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    one_line(done.stderr, str(binary), "no verl output in it (binary data)")
+    assert not out.exists()
+    # `rlmon info` says what the file is (exit 0: an empty log may be a run that has not written yet)
+    done = run_module("info", str(binary), "--cache-dir", str(tmp_path / "cache"))
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"{binary}: no verl output in it (binary data)"
+
+
+def test_a_file_without_verl_output_among_logs_is_left_out_with_a_warning(
+    one_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.log"
+    notes.write_text("pip install verl\nDone.\n", encoding="utf-8")
+    out = tmp_path / "steps.csv"
+    assert main(["parse", str(notes), str(one_log), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == f"{out}: 2 steps (1–2), 3 keys from 1 file(s)"
+    one_line(captured.err, str(notes), "no verl output in it; left out")
+
+
+def test_a_run_that_logged_no_step_yet_parses_to_an_empty_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started = tmp_path / "train.log"
+    started.write_text("(TaskRunner pid=7) Total training steps: 40\n", encoding="utf-8")
+    out = tmp_path / "steps.csv"
+    assert main(["parse", str(started), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert capsys.readouterr().out.strip() == f"{out}: 0 steps, 0 keys from 1 file(s)"
+
+
+# ------------------------------------------------------------------- rlmon samples and dump folders outside
+
+
+def test_rlmon_samples_reads_no_dump_folder_outside_the_roots(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Repro: a `Dumped generations to /any/folder/5.jsonl` line made `rlmon samples` print that folder's records.
+    monkeypatch.delenv("RLMON_LOG_ROOT", raising=False)
+    monkeypatch.delenv("RLMON_DUMP_ROOT", raising=False)
+    elsewhere = tmp_path / "any" / "folder"
+    shutil.copytree(REPO_ROOT / "tests" / "data" / "samples_dump", elsewhere)
+    experiment = tmp_path / "root" / "e1"
+    experiment.mkdir(parents=True)
+    (experiment / "train.log").write_text(
+        STEP_LINES + f"(TaskRunner pid=7) Dumped generations to {elsewhere}/5.jsonl\n", encoding="utf-8"
+    )
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert main(["samples", str(experiment), "--json", *cache]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == []
+    one_line(captured.err, "dump folder outside the log roots", str(elsewhere), "--dump-root")
+    # allowed by the option (or RLMON_DUMP_ROOT): its three records, and no warning
+    for allow in (["--dump-root", str(elsewhere.parent)], []):
+        if not allow:
+            monkeypatch.setenv("RLMON_DUMP_ROOT", str(elsewhere))
+        assert main(["samples", str(experiment), "--json", *cache, *allow]) == 0
+        captured = capsys.readouterr()
+        assert [record["response"] for record in json.loads(captured.out)][:1] == ["5"]
+        assert len(json.loads(captured.out)) == 3 and captured.err == ""
+
+
+# ----------------------------------------------------------------------- a file-logger record of many keys
+
+
+def test_a_file_logger_record_of_many_keys_is_not_taken_for_an_sft_log(tmp_path: Path) -> None:
+    # Repro: a 9.6 MB JSONL with 100k keys per record was listed as "a verl SFT trainer log": its RL keys lay
+    # past the 64 KB head the catalog reads.
+    folder = tmp_path / "root" / "e1"
+    folder.mkdir(parents=True)
+    data = {**{f"extra/{index:06d}": 0.5 for index in range(100_000)}, "actor/entropy": 0.4}
+    (folder / "metrics.jsonl").write_text(json.dumps({"step": 1, "data": data}) + "\n", encoding="utf-8")
+    catalog = discover_experiments([tmp_path / "root"])
+    assert [ref.id for ref in catalog.experiments] == ["e1"]
+    assert not [problem for problem in catalog.problems if "SFT" in problem]
+    # the SFT trainer's own file logger still is one
+    sft = tmp_path / "sft" / "e2"
+    sft.mkdir(parents=True)
+    record = {"step": 1, "data": {"train/loss": 1.2, "train/lr(1e-3)": 0.1}}
+    (sft / "metrics.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert discover_experiments([tmp_path / "sft"]).experiments == ()
+
+
+# ------------------------------------------------------------------- the benchmark's data looks like a run
+
+
+def test_the_benchmark_root_reads_as_a_real_run(tmp_path: Path) -> None:
+    # Repro: benchmark pages showed "first-5 pass 346.9%", token counts as response_length/clip_ratio and
+    # negative grad norms. Read through rlmon, its numbers stay in the ranges verl logs (and the demo shows).
+    from benchmarks.bench_app import MAX_RESPONSE_LENGTH, write_generated_root
+    from rlmon.runs.loading import load_experiment
+    from rlmon.settings import Settings
+    from rlmon.views.model import table_numbers, view_of
+
+    write_generated_root(tmp_path / "root", experiments=2, steps=200)
+    cache = LogCache(None)
+    for ref in discover_experiments([tmp_path / "root"]).experiments:
+        experiment = load_experiment(ref, cache, now=time.time(), settings=Settings())
+        numbers = table_numbers(view_of(ref, experiment))
+        for rate in (numbers.first5_pass, numbers.last10_pass):
+            assert rate is not None and 0.0 <= rate <= 100.0, rate  # percent
+        ranges = {
+            "critic/score/": (-1.0, 1.0),
+            "response_length/clip_ratio": (0.0, 1.0),
+            "response_length/": (0.0, MAX_RESPONSE_LENGTH),
+            "actor/grad_norm": (1e-9, 100.0),
+            "actor/entropy": (1e-9, 10.0),
+            "actor/pg_clipfrac": (0.0, 1.0),
+            "prompt_length/": (1.0, MAX_RESPONSE_LENGTH),
+            "perf/": (1.0, 1e6),
+        }
+        for prefix, (low, high) in ranges.items():
+            for name in (name for name in experiment.steps.columns if name.startswith(prefix)):
+                column = experiment.steps.get_column(name).drop_nulls()
+                assert low <= column.min() and column.max() <= high, (name, column.min(), column.max())  # type: ignore[operator]

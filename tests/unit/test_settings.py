@@ -82,6 +82,11 @@ def test_frozen() -> None:
         (["stray"], {}, "stray"),
         ([], {"RLMON_DRAW_ALL_CHARTS": "maybe"}, "draw_all_charts"),
         ([], {"RLMON_CHART_RENDERER": "webgl"}, "chart_renderer"),
+        ([], {"RLMON_ALERT_KINDS": "crashed,explosions"}, "alert_kinds"),
+        ([], {"RLMON_ALERT_MIN_SEVERITY": "loud"}, "alert_min_severity"),
+        ([], {"RLMON_ALERT_TARGETS": "hooks.example.com/T0KEN"}, "alert_targets"),
+        ([], {"RLMON_PUBLIC_URL": "rlmon.example.com"}, "public_url"),
+        ([], {"RLMON_ALERT_DIGEST_COUNT": "0"}, "alert_digest_count"),
     ],
 )
 def test_invalid_values_name_the_setting(argv: list[str], env: dict[str, str], named: str) -> None:
@@ -134,3 +139,30 @@ def test_settings_read_the_lists_from_the_environment_and_the_options() -> None:
 def test_a_list_entry_that_is_not_one_names_the_setting(argv: list[str], env: dict[str, str], named: str) -> None:
     with pytest.raises(SettingError, match=re.escape(named)):
         load_settings(argv, env)
+
+
+def test_alert_settings() -> None:
+    defaults = load_settings([], {})
+    assert defaults.alert_targets == ()
+    assert defaults.alert_kinds == ("crashed", "stalled", "non_finite", "signals", "finished")
+    assert (defaults.alert_min_severity, defaults.public_url) == ("info", "")
+    env = {
+        "RLMON_ALERT_TARGETS": " json://127.0.0.1:8080/hook\n mailto://mail.example.com?to=a@x.org,b@x.org ",
+        "RLMON_ALERT_KINDS": "crashed, best spike",
+        "RLMON_PUBLIC_URL": "https://rlmon.example.com/team/",
+    }
+    settings = load_settings([], env)
+    assert settings.alert_targets == ("json://127.0.0.1:8080/hook", "mailto://mail.example.com?to=a@x.org,b@x.org")
+    assert settings.alert_kinds == ("crashed", "best", "spike")
+    assert settings.public_url == "https://rlmon.example.com/team"
+    # the option repeats and wins over the environment
+    given = load_settings(["--alert-target", "tgram://bot/chat", "--alert-target", "json://h/x"], env)
+    assert given.alert_targets == ("tgram://bot/chat", "json://h/x")
+
+
+def test_a_target_never_shows_in_an_error_or_the_settings_repr() -> None:
+    with pytest.raises(SettingError) as caught:
+        load_settings([], {"RLMON_ALERT_TARGETS": "json://ok/x T0KEN-without-scheme"})
+    assert "target 2 is not a URL" in str(caught.value)
+    assert "T0KEN" not in str(caught.value)
+    assert "T0KEN" not in repr(load_settings([], {"RLMON_ALERT_TARGETS": "json://h/T0KEN"}))

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rlmon.analysis.signals import KINDS, Signal, detect_all, detect_signals
-from rlmon.analysis.summary import experiment_paragraph, summary_for_root, write_summary
+from rlmon.analysis.summary import experiment_paragraph, paragraph_parts, summary_for_root, write_summary
 from rlmon.logs.cache import LogCache
 from rlmon.runs.experiment import Experiment
 from rlmon.runs.headline import headline_numbers
@@ -522,15 +522,17 @@ def test_with_several_tracks_every_paragraph_names_its_track() -> None:
     signals = detect_all(experiments, settings=SETTINGS)
     english = write_summary(experiments, signals, lang="en")
     # per track: status, dynamics, attention; then the comparison of the two tracks
-    assert [paragraph.split(" ")[0] for paragraph in english] == ["Big", "Big", "Big", "Small", "Small", "Small", "Big"]
+    assert [paragraph.split(" ")[0] for paragraph in english] == [
+        "Big:", "Big", "Big", "Small:", "Small", "Small", "Big"
+    ]  # fmt: skip
     assert english[1].startswith("Big · E2 (DAPO) is the fastest (28.0h)")
     assert english[4].startswith("Small · E2 (DAPO) is the fastest (18.0h)")
     assert english[6].startswith("Big vs Small:")
     chinese = write_summary(experiments, signals, lang="zh")
     assert chinese[1].startswith("Big · E2 (DAPO) 最快（28.0h）")
-    # one track in view: its name is said once, in the first paragraph
+    # one track in view: its name is said once, in the first paragraph, and each run once there, with its numbers
     one_track = write_summary(experiments[:3], detect_all(experiments[:3], settings=SETTINGS), lang="en")
-    assert one_track[0].startswith("Big (E1–E3):")
+    assert one_track[0].startswith("Big: E1–E3 finished 20/20.")
     assert not any(paragraph.startswith("Big") for paragraph in one_track[1:])
 
 
@@ -541,7 +543,9 @@ def test_fastest_and_slowest_only_among_finished_runs() -> None:
     for running in experiments[1:]:
         running.status = "running"
     text = "\n".join(write_summary(experiments, [], lang="en"))
-    assert "(E1–E3)" in text
+    # each run's progress beside it; the pass-rate bands are of every run of the track, so no run is named there
+    assert text.startswith("Big: E1 finished 20/20, E2, E3 running 20/20. ")
+    assert "First-5-step mean pass rate 40.0%, last-10-step mean 40.0%." in text
     assert "fastest" not in text and "slowest" not in text
 
 
@@ -611,23 +615,32 @@ def test_a_summary_of_many_experiments_names_five_and_counts_the_rest() -> None:
         )
 
     signals = [signal(n, "warning", f"warning {n}") for n in range(1, 13)] + [signal(12, "critical", "critical 12")]
-    english = " ".join(write_summary(experiments, signals, lang="en"))
+    paragraphs = write_summary(experiments, signals, lang="en")
+    english = " ".join(paragraphs)
     assert (
         "Best aime24: E12 (GRPO) 0.120 at step 50, E11 (GRPO) 0.110 at step 50, E10 (GRPO) 0.100 at step 50, "
         "E9 (GRPO) 0.090 at step 50, E8 (GRPO) 0.080 at step 50, and 7 more."
     ) in english
-    assert (
-        "Worth attention: E12 (GRPO): critical 12; warning 12; E1 (GRPO): warning 1; E2 (GRPO): warning 2; "
-        "E3 (GRPO): warning 3; E4 (GRPO): warning 4; and 7 more experiments (listed with the signals)."
-    ) in english
+    # more than three runs worth attention: a list, one run a line, five of them and how many more
+    assert paragraph_parts(paragraphs[-1]) == (
+        "Worth attention:",
+        [
+            "E12 (GRPO): critical 12; warning 12", "E1 (GRPO): warning 1", "E2 (GRPO): warning 2",
+            "E3 (GRPO): warning 3", "E4 (GRPO): warning 4", "and 7 more experiments (listed with the signals)",
+        ],
+    )  # fmt: skip
     assert "E5 (GRPO): warning 5" not in english
-    chinese = " ".join(write_summary(experiments, signals, lang="zh"))
-    assert "E8 (GRPO) 0.080（step 50），另有 7 个。" in chinese
-    assert "E4 (GRPO)：warning 4；另有 7 个实验（见信号列表）。" in chinese
+    chinese = write_summary(experiments, signals, lang="zh")
+    assert "E8 (GRPO) 0.080（step 50），另有 7 个。" in " ".join(chinese)
+    assert paragraph_parts(chinese[-1])[0] == "值得关注："
+    assert paragraph_parts(chinese[-1])[1][-2:] == ["E4 (GRPO)：warning 4", "另有 7 个实验（见信号列表）"]
     # five or fewer: every one is named, and nothing is said to be left out
-    few = " ".join(write_summary(experiments[:5], signals[:5], lang="en"))
-    assert "E1 (GRPO): warning 1; E2 (GRPO): warning 2; E3 (GRPO): warning 3; E4 (GRPO): warning 4; " in few
-    assert "more" not in few
+    few = write_summary(experiments[:5], signals[:5], lang="en")
+    assert paragraph_parts(few[-1])[1] == [f"E{n} (GRPO): warning {n}" for n in range(1, 6)]
+    assert "more" not in " ".join(few)
+    # three or fewer: one sentence
+    three = write_summary(experiments[:3], signals[:3], lang="en")
+    assert three[-1] == "Worth attention: E1 (GRPO): warning 1; E2 (GRPO): warning 2; E3 (GRPO): warning 3."
 
 
 def test_hidden_experiments_are_left_out_of_the_summary() -> None:
@@ -668,7 +681,7 @@ def test_durations_are_written_in_the_text_language() -> None:
         eta_h=26.5,
     )
     assert experiment_paragraph(running, [], lang="zh") == (
-        "E5 (REINFORCE++)：训练中，21/150，已用 4小时23分（预计还需 26小时30分）。grad_norm 0.2–0.2。未见异常信号。"
+        "E5 (REINFORCE++)：运行中，21/150，已用 4小时23分（预计还需 26小时30分）。grad_norm 0.2–0.2。未见异常信号。"
     )
     assert experiment_paragraph(running, [], lang="en") == (
         "E5 (REINFORCE++): running, 21/150 after 4h23m (about 26h30m to go). grad_norm 0.2–0.2. No anomaly signal."
@@ -994,9 +1007,10 @@ def test_summary_for_root_runs_quickly_enough(real_experiments: list[Experiment]
 
 
 def test_real_track_range_is_the_same_in_summary_and_paragraph(real_experiments: list[Experiment]) -> None:
-    # `$MODEL_PATH` in both AMD logs' commands: one "unknown model" track. The GRPO log's step lines hold
-    # actor/grad_norm from 0.008 to 19.057 (min and max over every `step:N` line).
-    track = [experiment for experiment in real_experiments if experiment.track == "unknown model"]
+    # `$MODEL_PATH` in both AMD logs' commands, `MODEL_PATH="deepseek-ai/deepseek-llm-7b-chat"` above them: one
+    # track. The GRPO log's step lines hold actor/grad_norm from 0.008 to 19.057 (min and max over every `step:N`
+    # line).
+    track = [experiment for experiment in real_experiments if experiment.track == "deepseek-llm-7b-chat"]
     signals = detect_all(real_experiments, settings=SETTINGS)
     grpo = next(experiment for experiment in track if experiment.id == "amd-mi300-deepseek7b-grpo-gsm8k-2025-03")
     summary = " ".join(write_summary(track, signals, lang="en"))

@@ -284,3 +284,20 @@ def test_the_first_screen_is_guessed_from_what_is_kept_and_the_start_of_the_othe
     assert loaders._likely_first_track([], lone, ["Qwen3-1.7B", "Qwen3-1.7B", "Qwen3-8B"]) == "Qwen3-1.7B"
     # one track: all tracks
     assert loaders._likely_first_track([], lone[:2], ["Qwen3-1.7B", "Qwen3-1.7B"]) is None
+
+
+def test_a_visit_as_the_server_starts_finds_the_start_read_already_known(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read at start is known before its thread runs: a visit coming at once waits for the first screen's
+    experiments, and does not read the whole root itself."""
+    _restart()
+    _two_tracks(tmp_path / "logs")
+    env = {"RLMON_LOG_ROOT": str(tmp_path / "logs"), "RLMON_CACHE_DIR": str(tmp_path / "cache")}
+    handed: list[Any] = []
+    monkeypatch.setattr(loaders, "_read_at_start", lambda argv, env, start: handed.append(start))
+    monkeypatch.setattr(loaders, "_START_READS", {})
+    loaders.read_at_start(["streamlit_app.py"], env).join(30)
+    (start,) = handed
+    assert {load_settings([], env).cache_dir: start} == loaders._START_READS
+    assert not start.first_screen.is_set()

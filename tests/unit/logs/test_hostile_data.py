@@ -24,6 +24,20 @@ What covers what:
 * Incremental equals cold, rows and column order: ``test_damaged_step_lines_split_anywhere_give_the_cold_
   answer``, ``test_what_the_damaged_lines_give``; the property tests of tests/unit/logs/test_properties.py split real
   logs, tests/data files and generated damaged logs, with restarts from the disk cache.
+
+Round three (issue 27):
+
+* Temporary files of a writer killed mid-write (kill -9 during a cache write left ``.base-….parquet….tmp``):
+  ``test_temporary_files_of_a_killed_writer_are_swept``, ``test_a_running_cache_sweeps_other_logs_folders_while_
+  it_writes``.
+* Dump folders outside the log roots (a config dump's ``rollout_data_dir``, a ``Dumped generations to`` line):
+  ``test_a_dump_folder_outside_the_roots_is_refused``, ``test_a_symlink_out_of_the_root_is_outside``,
+  ``test_a_dump_folder_of_the_same_name_inside_the_experiment_is_read_instead``,
+  ``test_read_samples_names_the_refused_folder_and_reads_nothing_of_it``.
+* Many distinct keys (200 lines x 1,000 new keys took 41.8 s and 2.03 GB): ``test_distinct_keys_past_max_keys_
+  are_dropped_from_the_line_they_start``, ``test_the_bound_does_not_depend_on_where_the_file_is_cut``,
+  ``test_a_cache_made_under_another_bound_is_parsed_again``, ``test_a_file_logger_record_past_max_keys_is_bounded_
+  too``, ``test_many_keys_cost_bounded_memory`` (peak RSS <= 400 MB in a subprocess).
 """
 
 from __future__ import annotations
@@ -49,10 +63,12 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rlmon.logs.cache
+import rlmon.logs.locks
 import rlmon.logs.parse
 from rlmon import cli
 from rlmon.logs.cache import QUIET_S, LogCache
 from rlmon.logs.parse import parse_jsonl_bytes, parse_log_bytes
+from rlmon.logs.samples import SampleCache, find_dump_dirs, read_samples
 from tests.helpers.logs import DISK_FULL, Clock, assert_same_log, fail_parquet_writes
 from tests.helpers.paths import DATA, REPO_ROOT
 
@@ -805,3 +821,209 @@ def test_what_the_damaged_lines_give() -> None:
         (1, None, 2.0, 0.5, 0.25, None),
         (2, None, None, None, 3.0, 1.0),
     ]
+
+
+# --- temporary files a writer killed mid-write left -----------------------------------------------------------------
+# A writer whose rename never comes: the process is killed with its temporary files on disk (kill -9 mid-write).
+_KILLED_WRITER = """
+import os, sys, time
+from pathlib import Path
+from rlmon.logs.cache import LogCache
+real_replace = os.replace
+def stuck(source, target):
+    if str(source).endswith(".tmp") and sys.argv[3] in str(target):
+        print("writing", flush=True)
+        time.sleep(600)
+    real_replace(source, target)
+os.replace = stuck
+LogCache(Path(sys.argv[2])).read(sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("stuck_on", [".parquet", "state.json"])
+def test_temporary_files_of_a_killed_writer_are_swept(tmp_path: Path, cache_dir: Path, stuck_on: str) -> None:
+    # Repro: kill -9 of `rlmon parse` during a cache write left `.base-….parquet….tmp` files no later run removed.
+    path = tmp_path / "run.log"
+    path.write_bytes(LOG)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, str(path), str(cache_dir), stuck_on],
+        cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "writing\n"
+    finally:
+        writer.kill()
+        writer.wait(timeout=30)
+    left = temporary_files(cache_dir)
+    assert left, "the killed writer left its temporary file"
+    # younger than a stale lock: it may be another writer's, mid-write, and stays
+    LogCache(cache_dir).read(path)
+    assert all(item.exists() for item in left)
+    # older: the next cache to start removes it, though this log never changes again
+    old = time.time() - 2 * rlmon.logs.locks.STALE_S
+    for item in left:
+        os.utime(item, (old, old))
+    LogCache(cache_dir)
+    assert temporary_files(cache_dir) == []
+
+
+def test_a_running_cache_sweeps_other_logs_folders_while_it_writes(tmp_path: Path, cache_dir: Path) -> None:
+    clock = Clock()
+    cache = LogCache(cache_dir, clock=clock, quiet_s=0)
+    quiet, busy = tmp_path / "quiet.log", tmp_path / "busy.log"
+    quiet.write_bytes(LOG)
+    busy.write_bytes(LOG)
+    cache.read(quiet)
+    cache.read(busy)
+    # a killed process's leftovers beside the log that no longer changes, and in the colour book's folder
+    (folder,) = [item for item in (cache_dir / "logs").iterdir() if item.joinpath("state.json").read_text().count(
+        str(quiet))]  # fmt: skip
+    leftovers = [folder / ".base-1-ab.parquet.99.1.ab12.tmp", cache_dir / ".colors.json.99.1.cd34.tmp"]
+    old = time.time() - 2 * rlmon.logs.locks.STALE_S
+    for item in leftovers:
+        item.write_bytes(b"x" * 1000)
+        os.utime(item, (old, old))
+    append(busy, MORE)
+    cache.read(busy)
+    assert all(item.exists() for item in leftovers), "swept at most every SWEEP_S seconds"
+    clock.now += rlmon.logs.cache.SWEEP_S + 1
+    append(busy, b"(TaskRunner pid=7) step:4 - critic/score/mean:1.0\n")
+    cache.read(busy)
+    assert not any(item.exists() for item in leftovers)
+
+
+# --- dump folders outside the log roots -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def outside_dumps(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(log root, its experiment folder, a dump folder outside the root holding a verl dump)."""
+    root = tmp_path / "root"
+    experiment = root / "e1"
+    experiment.mkdir(parents=True)
+    elsewhere = tmp_path / "any" / "folder"
+    shutil.copytree(DATA / "samples_dump", elsewhere)
+    return root, experiment, elsewhere
+
+
+def test_a_dump_folder_outside_the_roots_is_refused(outside_dumps: tuple[Path, Path, Path]) -> None:
+    # Repro: `rollout_data_dir: '/any/folder'` in a config dump, or a `Dumped generations to /any/folder/5.jsonl`
+    # line, made the samples page and `rlmon samples` read that folder's <int>.jsonl records for every visitor.
+    root, experiment, elsewhere = outside_dumps
+    config = {"trainer": {"rollout_data_dir": str(elsewhere)}}
+    for named in ([], [str(elsewhere)]):
+        found = find_dump_dirs(config if not named else None, experiment, named=named, allowed=[root])
+        assert found.found == ()
+        assert found.refused == (elsewhere,)
+    # the same folder listed in dump_roots (or a folder above it) is read
+    found = find_dump_dirs(config, experiment, allowed=[root, elsewhere.parent])
+    assert found.found == ((elsewhere, "training"),) and found.refused == ()
+
+
+def test_a_symlink_out_of_the_root_is_outside(outside_dumps: tuple[Path, Path, Path]) -> None:
+    root, experiment, elsewhere = outside_dumps
+    (experiment / "rollouts").symlink_to(elsewhere, target_is_directory=True)
+    found = find_dump_dirs({"trainer": {"rollout_data_dir": str(experiment / "rollouts")}}, experiment, allowed=[root])
+    assert found.found == () and found.refused == (experiment / "rollouts",)
+
+
+def test_a_dump_folder_of_the_same_name_inside_the_experiment_is_read_instead(
+    outside_dumps: tuple[Path, Path, Path],
+) -> None:
+    # the training machine's path exists here too, outside the root; the copy beside the log is what is read
+    root, experiment, elsewhere = outside_dumps
+    shutil.copytree(elsewhere, experiment / "folder")
+    found = find_dump_dirs({"trainer": {"validation_data_dir": str(elsewhere)}}, experiment, allowed=[root])
+    assert found.found == ((experiment / "folder", "validation"),) and found.refused == ()
+
+
+def test_read_samples_names_the_refused_folder_and_reads_nothing_of_it(outside_dumps: tuple[Path, Path, Path]) -> None:
+    root, experiment, elsewhere = outside_dumps
+    log = experiment / "train.log"
+    log.write_text(
+        "(TaskRunner pid=7) step:1 - critic/score/mean:0.5\n"
+        f"(TaskRunner pid=7) Dumped generations to {elsewhere}/5.jsonl\n",
+        encoding="utf-8",
+    )
+    found = read_samples([log], folder=experiment, config=None, cache=SampleCache(), allowed=[root])
+    assert found.refused == (elsewhere,)
+    assert found.frame.is_empty()
+
+
+# --- many distinct keys -----------------------------------------------------------------------------------------------
+# Repro: 200 step lines with 1,000 new keys each (200,001 keys, 3.6 MB): `rlmon parse` took 41.8 s and 2.03 GB.
+# Each line here brings NEW_KEYS keys no line before it had, after one key every line has.
+NEW_KEYS = 40
+
+
+def wide_log(lines: int, new_keys: int = NEW_KEYS) -> bytes:
+    text = "(TaskRunner pid=1) Total training steps: 50\n"
+    for step in range(1, lines + 1):
+        pairs = [f"critic/score/mean:{step / 100}", *(f"k/{step}_{index}:{index}.5" for index in range(new_keys))]
+        text += f"(TaskRunner pid=1) step:{step} - " + " - ".join(pairs) + "\n"
+    return text.encode()
+
+
+def test_distinct_keys_past_max_keys_are_dropped_from_the_line_they_start() -> None:
+    # by hand: line 1 is the total; step s is line s+1 and brings 40 keys; after step 12 (line 13) 1 + 12 x 40 =
+    # 481 keys are kept, so step 13 (line 14) may add 19 of its 40 and every later key is dropped
+    parsed = parse_log_bytes(wide_log(50), max_keys=500)
+    expected = ["step", "critic/score/mean"]
+    expected += [f"k/{step}_{index}" for step in range(1, 13) for index in range(NEW_KEYS)]
+    expected += [f"k/13_{index}" for index in range(19)]
+    assert parsed.steps.columns == expected
+    assert parsed.meta.keys_dropped_line == 14
+    # every step is still there, with the key every line logs
+    assert parsed.steps.get_column("critic/score/mean").to_list() == [step / 100 for step in range(1, 51)]
+    assert parsed.steps.row(12, named=True)["k/13_18"] == 18.5
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 10, 7_777, 1 << 14])
+def test_the_bound_does_not_depend_on_where_the_file_is_cut(block_bytes: int, tmp_path: Path) -> None:
+    data = wide_log(50)
+    cold = parse_log_bytes(data, max_keys=500)
+    # cut into blocks (read on a worker thread one block ahead of the keys kept: the stale-budget path)
+    assert_same_log(parse_log_bytes(data, block_bytes=block_bytes, max_keys=500), cold)
+    # appended in pieces, through the cache and its disk copy
+    path = tmp_path / "run.log"
+    path.write_bytes(b"")
+    for start in range(0, len(data), block_bytes):
+        append(path, data[start : start + block_bytes])
+        LogCache(tmp_path / "cache", quiet_s=0, max_keys=500).read(path)
+    assert_same_log(LogCache(tmp_path / "cache", quiet_s=0, max_keys=500).read(path), cold)
+
+
+def test_a_cache_made_under_another_bound_is_parsed_again(tmp_path: Path) -> None:
+    path = tmp_path / "run.log"
+    path.write_bytes(wide_log(20))
+    assert LogCache(tmp_path / "cache", max_keys=500).read(path).steps.width == 501
+    again = LogCache(tmp_path / "cache", max_keys=200)
+    assert again.read(path).steps.width == 201 and again.parses == 1
+
+
+def test_a_file_logger_record_past_max_keys_is_bounded_too() -> None:
+    records = [
+        json.dumps({"step": step, "data": {"actor/entropy": 0.5, **{f"e/{step}_{i}": i for i in range(NEW_KEYS)}}})
+        for step in range(1, 21)
+    ]
+    parsed = parse_jsonl_bytes(("\n".join(records) + "\n").encode(), max_keys=100)
+    # line 1 brings 41 keys, line 2 40 more (81), line 3 19 of its 40: dropped from line 3 on
+    assert parsed.steps.width == 101 and parsed.meta.keys_dropped_line == 3
+    assert parsed.steps.columns[-1] == "e/3_18"
+
+
+def test_many_keys_cost_bounded_memory(tmp_path: Path) -> None:
+    # the issue's log: 200 step lines x 1,000 new keys (200,001 keys): at most 400 MB (it took 2.03 GB)
+    path = tmp_path / "wide.log"
+    path.write_bytes(wide_log(200, new_keys=1000))
+    script = (
+        "import resource, sys\nfrom rlmon.logs.cache import LogCache\n"
+        "parsed = LogCache(None).read(sys.argv[1])\n"
+        "print(parsed.steps.width, parsed.meta.keys_dropped_line, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=600, check=True)  # fmt: skip
+    width, dropped_line, peak_kb = done.stdout.split()
+    # 20,000 keys kept (the default bound): 1 + 19 x 1,000 after step 19, 999 of step 20's (line 21)
+    assert (int(width), int(dropped_line)) == (20_001, 21)
+    assert int(peak_kb) / 1024 <= 400, f"peak RSS {int(peak_kb) / 1024:.0f} MB"

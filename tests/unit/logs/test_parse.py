@@ -17,7 +17,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from rlmon.logs.cache import read_log
-from rlmon.logs.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes, parse_log_text
+from rlmon.logs.parse import MetaCollector, ParsedLog, parse_jsonl_bytes, parse_log_bytes, parse_log_text
 from tests.helpers.paths import DATA
 
 INF = math.inf
@@ -873,6 +873,30 @@ def test_only_a_line_of_exactly_4096_characters_loses_its_last_pair() -> None:
     assert_row(whole_log.steps, 1, {"pad": float("1" * (4095 - len(head)))})
 
 
+def _cut_line(last_pair: str) -> str:
+    """A step line of exactly 4096 characters (wandb's cut) ending with ``last_pair``."""
+    head = "step:50 - actor/grad_norm:np.float64(0.5) - pad:"
+    tail = " - " + last_pair
+    return head + "1" * (4096 - len(head) - len(tail)) + tail
+
+
+def test_a_cut_line_keeps_a_last_value_whose_wrapper_closes() -> None:
+    # A real wandb output.log lost val-aux/aime_2024/score/best@16/mean on steps 50 and 150 this way: the value
+    # ends with its closing parenthesis exactly at the cut, so nothing of it was cut.
+    closed = _cut_line("val-aux/aime_2024/score/best@16/mean:np.float64(-0.3725866666666665)")
+    assert len(closed) == 4096
+    parsed = parse_log_text(closed + "\n")
+    assert parsed.meta.cut_lines == 1
+    assert_row(parsed.steps, 50, {"actor/grad_norm": 0.5, "val-aux/aime_2024/score/best@16/mean": -0.3725866666666665})
+    # cut inside the wrapper (no closing parenthesis), or a bare number: the value may be cut, it is dropped
+    for last in ("val-aux/x/best@16/mean:np.float64(-0.37258666", "val-aux/x/best@16/mean:-0.37258666"):
+        line = _cut_line(last)
+        assert len(line) == 4096
+        steps = parse_log_text(line + "\n").steps
+        assert "val-aux/x/best@16/mean" not in steps.columns
+        assert_row(steps, 50, {"actor/grad_norm": 0.5})
+
+
 # --- orjson file logger: null is NaN --------------------------------------------------------------------------------
 def test_jsonl_orjson_null_is_nan() -> None:
     lines = (DATA / "file_logger_orjson_nulls.jsonl").read_bytes().splitlines(keepends=True)
@@ -903,6 +927,53 @@ def test_pasted_launch_command_with_continuations() -> None:
         "trainer.total_epochs=3"
     )
     assert meta.from_scratch
+
+
+def test_shell_assignments_and_model_names_are_kept() -> None:
+    # the three ways a log shows a variable being set: a pasted script, `export`, `set -x` (`+`, `++` nested)
+    text = (
+        'MODEL_PATH="deepseek-ai/deepseek-llm-7b-chat"\n'
+        "TP_VALUE=2 #default:2\n"
+        "export CKPT_ROOT=/mnt/ckpt\n"
+        "+ RUN='moe lite'\n"
+        "++ MODEL_PATH=Qwen/Qwen2.5-3B-Instruct\n"
+        "    actor_rollout_ref.model.path=$MODEL_PATH \\\n"  # a command's piece, not an assignment
+        "(TaskRunner pid=300) num_prompt_in_batch=200 < prompt_bsz=512\n"  # a worker's message (DAPO), not the shell
+        '(WorkerDict pid=7) {"_name_or_path": "Qwen/Qwen2.5-0.5B-Instruct", "architectures": ["Qwen2ForCausalLM"]}\n'
+        "step:1 - actor/grad_norm:0.5\n"
+    )
+    meta = parse_log_text(text).meta
+    assert meta.shell_vars == {
+        "TP_VALUE": "2",
+        "CKPT_ROOT": "/mnt/ckpt",
+        "RUN": "moe lite",
+        "MODEL_PATH": "Qwen/Qwen2.5-3B-Instruct",  # the later assignment wins
+    }
+    assert meta.model_names == ["Qwen/Qwen2.5-0.5B-Instruct"]
+
+
+def test_a_prefixed_assignment_is_a_workers_message_whichever_way_the_line_is_read() -> None:
+    # the whole-file pass only offers bare lines as assignments; the collector, which sees any line a chunk sends
+    # it closely (after a config dump, say), must agree: `(TaskRunner pid=300) a=b` is DAPO speaking, not a shell
+    collector = MetaCollector()
+    collector.feed(
+        [
+            (1, "+ MODEL_PATH=Qwen/Qwen2.5-3B-Instruct"),
+            (2, "(TaskRunner pid=300) num_prompt_in_batch=200 < prompt_bsz=512"),
+        ],
+        [],
+    )
+    assert collector.meta.shell_vars == {"MODEL_PATH": "Qwen/Qwen2.5-3B-Instruct"}
+
+
+def test_shell_assignments_on_real_logs(realdata_dir: Path) -> None:
+    amd = read_log(realdata_dir / "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log").meta
+    assert amd.shell_vars["MODEL_PATH"] == "deepseek-ai/deepseek-llm-7b-chat"  # line 4
+    assert amd.shell_vars["TP_VALUE"] == "2"  # line 5 `TP_VALUE=2 #default:2`
+    logic = read_log(realdata_dir / "logicrl-reinforce_plus_plus-raylet-warnings-2025-03.log").meta
+    assert logic.shell_vars["MODEL_PATH"] == "Qwen/Qwen2.5-3B-Instruct"  # `+ MODEL_PATH=Qwen/Qwen2.5-3B-Instruct`
+    gemma = read_log(realdata_dir / "ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12.log").meta
+    assert gemma.model_names == ["sft_model_path/global_step_58"]  # line 193 `"_name_or_path": "sft_model_path/..."`
 
 
 def test_failure_frames_and_the_step_it_died_at() -> None:

@@ -91,6 +91,23 @@ def test_a_lock_whose_pid_is_dead_on_this_host_is_broken_at_once(tmp_path: Path)
     assert sorted(item.name for item in tmp_path.iterdir()) == ["a.lock"]
 
 
+def test_a_renewed_lock_is_not_stale_and_a_lost_one_is_not_renewed(tmp_path: Path) -> None:
+    path = tmp_path / "a.lock"
+    now = time.time()
+    held = locks.acquire(path, wait_s=0, clock=lambda: now - 100)
+    assert held is not None
+    assert locks.is_stale(path, stale_s=60, now=now)  # taken 100 s ago, never renewed
+    assert locks.renew(held, clock=lambda: now)
+    assert not locks.is_stale(path, stale_s=60, now=now)
+    assert json.loads(path.read_text())["token"] == held.token
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["a.lock"]  # no temporary file left
+    # another process broke it (stale on its clock) and took it: this one's renewal fails and writes nothing
+    other = locks.acquire(path, wait_s=0, stale_s=60, clock=lambda: now + 100)
+    assert other is not None
+    assert not locks.renew(held, clock=lambda: now + 101)
+    assert json.loads(path.read_text())["token"] == other.token
+
+
 def test_a_live_pid_on_this_host_keeps_its_lock(tmp_path: Path) -> None:
     path = tmp_path / "a.lock"
     write_holder(path, pid=os.getppid(), host=socket.gethostname(), time=time.time(), token="alive")

@@ -211,8 +211,8 @@ def test_find_and_read_dump_folder(tmp_path: Path) -> None:
     experiment.mkdir()
     shutil.copytree(DUMP, experiment / "val_dumps")
     config = {"trainer": {"validation_data_dir": "/somewhere/else/val_dumps", "rollout_data_dir": None}}
-    found = find_dump_dirs(config, experiment)
-    assert found == [(experiment / "val_dumps", "validation")]
+    found = find_dump_dirs(config, experiment, allowed=[tmp_path])
+    assert found.found == ((experiment / "val_dumps", "validation"),)
     before = sorted(path.name for path in (experiment / "val_dumps").iterdir())
     frame = read_dump_dir(experiment / "val_dumps", kind="validation", cache=SampleCache())
     assert frame.height == 3
@@ -221,10 +221,13 @@ def test_find_and_read_dump_folder(tmp_path: Path) -> None:
 
 def test_find_dump_dirs_absolute_and_named(tmp_path: Path) -> None:
     shutil.copytree(DUMP, tmp_path / "rollouts")
-    found = find_dump_dirs({"trainer": {"rollout_data_dir": str(tmp_path / "rollouts")}}, tmp_path / "nowhere")
-    assert found == [(tmp_path / "rollouts", "training")]
-    assert find_dump_dirs(None, tmp_path, named=["/gone/rollouts"]) == [(tmp_path / "rollouts", None)]
-    assert find_dump_dirs(None, tmp_path / "nowhere", named=["relative/only"]) == []
+    config = {"trainer": {"rollout_data_dir": str(tmp_path / "rollouts")}}
+    found = find_dump_dirs(config, tmp_path / "nowhere", allowed=[tmp_path])
+    assert found.found == ((tmp_path / "rollouts", "training"),)
+    assert find_dump_dirs(None, tmp_path, named=["/gone/rollouts"], allowed=[tmp_path]).found == (
+        (tmp_path / "rollouts", None),
+    )
+    assert find_dump_dirs(None, tmp_path / "nowhere", named=["relative/only"], allowed=[tmp_path]).found == ()
 
 
 # ------------------------------------------------------------------------------------------- choosing

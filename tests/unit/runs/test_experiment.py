@@ -18,6 +18,7 @@ from rlmon.logs.cache import read_log
 from rlmon.logs.parse import parse_log_text
 from rlmon.runs.experiment import (
     ALGORITHMS,
+    DASH_PATTERNS,
     PALETTE,
     SETTING_GROUPS,
     Experiment,
@@ -34,6 +35,7 @@ from rlmon.runs.experiment import (
     short_track_names,
     summarize_progress,
     training_rows,
+    view_styles,
 )
 from rlmon.schema import RunMeta
 from rlmon.sources.discovery import experiment_code
@@ -203,9 +205,48 @@ def test_algorithms_of_real_config_dumps(realdata_dir: Path) -> None:
 
 
 def test_model_track_of_an_unexpanded_shell_variable_is_unknown() -> None:
-    # a launch command pasted with `actor_rollout_ref.model.path=$MODEL_PATH` does not say which model it was
+    # a launch command pasted with `actor_rollout_ref.model.path=$MODEL_PATH` whose log never assigns it
     assert model_track({"actor_rollout_ref": {"model": {"path": "$MODEL_PATH"}}}) is None
     assert model_track({"actor_rollout_ref": {"model": {"path": "/models/Qwen3.5-4B"}}}) == "Qwen3.5-4B"
+
+
+def _model_path(path: str) -> dict[str, Any]:
+    return {"actor_rollout_ref": {"model": {"path": path}}}
+
+
+@pytest.mark.parametrize(
+    ("path", "track"),
+    [
+        # a checkpoint number under a generic folder: the run's folder names the model, the step is a suffix
+        ("/mnt/ckpt/moe_lite_sft_lr1e-5_04082007/hf_ckpts/15714", "moe_lite_sft_lr1e-5_04082007 @15714"),
+        ("/ckpt/qwen2.5-7b-grpo/global_step_100/actor/huggingface", "qwen2.5-7b-grpo @100"),
+        ("/out/llama-3-8b-sft/checkpoint-500", "llama-3-8b-sft @500"),
+        ("/out/Qwen3-4B-dapo/latest/hf", "Qwen3-4B-dapo"),
+        ("$CKPT_DIR/gemma-2b-sft/global_step_58", "gemma-2b-sft @58"),  # the unexpanded part is not reached
+        (
+            "/hub/models--Qwen--Qwen2-7B-Instruct/snapshots/f2826a00ceef68f0f2b946d945ecc0477ce4450c",
+            "Qwen2-7B-Instruct",
+        ),
+        # nothing but generic parts, steps and variables: the path says nothing
+        ("./models/merged_hf_model", None),
+        ("sft_model_path/global_step_58", None),
+        ("$MODEL_PATH", None),
+    ],
+)
+def test_model_track_skips_generic_and_numeric_parts(path: str, track: str | None) -> None:
+    assert model_track(_model_path(path)) == track
+
+
+def test_model_track_falls_back_to_the_base_model_the_log_names() -> None:
+    # a script's base model (`model.path=google/gemma-2-2b-it`) overridden by `$sft_model_path/global_step_58`:
+    # the SFT checkpoint of gemma at step 58
+    named = ["google/gemma-2-2b-it", "sft_model_path/global_step_58"]
+    assert model_track(_model_path("sft_model_path/global_step_58"), named=named) == "gemma-2-2b-it @58"
+    # an HF `_name_or_path` when the command names none; a path that says something never looks further
+    assert model_track(_model_path("./models/merged_hf_model"), named=["Qwen/Qwen2.5-0.5B"]) == "Qwen2.5-0.5B"
+    assert model_track(_model_path("/m/Qwen3-4B"), named=["google/gemma-2-2b-it"]) == "Qwen3-4B"
+    assert model_track(None, named=["/ckpt/x-sft/global_step_7"]) == "x-sft @7"
+    assert model_track(_model_path("./models/merged_hf_model"), named=["./models/merged_hf_model"]) is None
 
 
 def test_experiment_code_and_label() -> None:
@@ -813,3 +854,30 @@ def test_default_track() -> None:
     assert default_track(singles) is None
     assert default_track(old_pair) is None  # one track: all tracks is the same thing
     assert default_track([]) is None
+
+
+def test_view_styles_give_way_on_a_colour_another_view_kept() -> None:
+    # Past 20 experiments the catalog repeats colours (as colors.json then keeps them): in one view, the first in
+    # the view's order keeps the colour, the next takes the first palette colour no one in the view has.
+    runs = [
+        colored("a/e1", "A", order=1, color=PALETTE[2]),
+        colored("a/e2", "A", order=2, color=PALETTE[2]),  # the same colour, handed out in another view
+        colored("a/e3", "A", order=3, color=PALETTE[0]),
+    ]
+    assert view_styles(runs) == {"a/e1": (PALETTE[2], 0), "a/e2": (PALETTE[1], 0), "a/e3": (PALETTE[0], 0)}
+    # a colour rlmon.toml sets is kept whatever the view: the other run gives way, though first in the view
+    assert view_styles(runs, fixed={"a/e2"})["a/e2"] == (PALETTE[2], 0)
+    assert view_styles(runs, fixed={"a/e2"})["a/e1"] == (PALETTE[1], 0)
+    # without a collision nothing moves (the catalog's colours are the view's)
+    apart = [colored(f"b/e{n}", "B", order=n, color=PALETTE[n]) for n in range(5)]
+    assert view_styles(apart) == {f"b/e{n}": (PALETTE[n], 0) for n in range(5)}
+
+
+def test_view_styles_past_the_palette_differ_in_dash() -> None:
+    runs = [colored(f"run{index:02d}", "T", order=index, color=PALETTE[index % 20]) for index in range(45)]
+    styles = view_styles(runs)
+    assert len(set(styles.values())) == 45  # never a colour and a dash twice
+    assert [styles[f"run{index:02d}"] for index in range(20)] == [(color, 0) for color in PALETTE]
+    assert [styles[f"run{index:02d}"] for index in range(20, 40)] == [(color, 1) for color in PALETTE]
+    assert {dash for color, dash in styles.values()} == {0, 1, 2}
+    assert len(DASH_PATTERNS) == 4 and DASH_PATTERNS[0] == (1, 0)  # solid first

@@ -6,7 +6,14 @@ from pathlib import Path
 
 from rlmon.logs.cache import read_log
 from rlmon.runs.experiment import extract_settings, infer_algorithm
-from rlmon.runs.overrides import config_from_command, merge_configs, parse_override_value, parse_overrides
+from rlmon.runs.overrides import (
+    command_model_paths,
+    config_from_command,
+    expand_variables,
+    merge_configs,
+    parse_override_value,
+    parse_overrides,
+)
 
 
 def test_override_grammar() -> None:
@@ -72,6 +79,27 @@ def test_amd_grpo_pasted_command(realdata_dir: Path) -> None:
     assert settings["total_epochs"] == "160"  # line 45, the last line (no backslash)
     assert settings["gpus"] == "8 GPUs"  # lines 40 and 42: n_gpus_per_node=8, nnodes=1
     assert "rollout_tp" not in settings  # line 29 `tensor_model_parallel_size=$TP_VALUE`: not a number
+
+
+def test_amd_grpo_command_variables_are_read_through_the_assignments_above_it(realdata_dir: Path) -> None:
+    # lines 4-8 assign MODEL_PATH="deepseek-ai/deepseek-llm-7b-chat" and TP_VALUE=2 above the pasted command
+    meta = read_log(realdata_dir / "amd-mi300-deepseek7b-grpo-gsm8k-2025-03.log").meta
+    config = config_from_command(meta.launch_command, variables=meta.shell_vars)
+    settings = {item.key: item.display for item in extract_settings(config)}
+    assert settings["model"] == "deepseek-llm-7b-chat"  # line 17 `model.path=$MODEL_PATH`, line 4
+    assert settings["rollout_tp"] == "TP=2"  # line 29 `tensor_model_parallel_size=$TP_VALUE`, line 5
+    assert command_model_paths(meta.launch_command, variables=meta.shell_vars) == ["deepseek-ai/deepseek-llm-7b-chat"]
+
+
+def test_variables_in_overrides() -> None:
+    command = "python3 -m verl.trainer.main_ppo a.model.path=${BASE}/x data.train_batch_size=$BS b.c=$UNSET"
+    assert parse_overrides(command, variables={"BASE": "/m", "BS": "16"}) == {
+        "a.model.path": "/m/x",
+        "data.train_batch_size": 16,  # read as the value the shell would pass
+        "b.c": "$UNSET",  # never assigned in the log: kept as written
+    }
+    assert expand_variables("$A", {"A": "$B/x", "B": "/y"}) == "/y/x"  # a value naming another variable
+    assert expand_variables("$A", {"A": "$A$A"}) == "$A$A$A$A$A$A$A$A"  # bounded: three levels, no loop
 
 
 def test_ehl_gemma2_set_x_echo(realdata_dir: Path) -> None:

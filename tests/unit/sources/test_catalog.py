@@ -407,6 +407,46 @@ def test_parse_root_config_problems() -> None:
     assert parsed.for_experiment("a").color is None
 
 
+def test_rlmon_toml_alerts_table() -> None:
+    text = (
+        '[experiments.a]\nlabel = "A"\n\n[alerts]\ntargets = ["json://hooks.example.com/T0KEN"]\n'
+        'tracks = ["Qwen3-4B"]\nexperiments = ["4B/*"]\nkinds = ["crashed", "signals"]\nmin_severity = "warning"\n'
+    )
+    parsed = parse_root_config(text, path="r/rlmon.toml")
+    assert parsed.problems == ()
+    alerts = parsed.alerts
+    assert alerts is not None
+    assert alerts.targets == ("json://hooks.example.com/T0KEN",)
+    assert alerts.targets_line == 5
+    assert (alerts.tracks, alerts.experiments, alerts.kinds, alerts.min_severity) == (
+        ("Qwen3-4B",),
+        ("4B/*",),
+        ("crashed", "signals"),
+        "warning",
+    )
+    assert "T0KEN" not in repr(alerts)  # a target holds secrets
+    assert parsed.experiments["a"].label == "A"
+    assert parse_root_config('label = "x"\n').alerts is None
+
+
+def test_rlmon_toml_alerts_problems_name_the_line_and_never_quote_a_target() -> None:
+    text = (
+        "[alerts]\n"
+        'targets = "json://hooks.example.com/T0KEN"\n'
+        'kinds = ["crashed", "crash"]\n'
+        'min_severity = "loud"\n'
+        "digest = 3\n"
+    )
+    parsed = parse_root_config(text, path="r/rlmon.toml")
+    assert [problem.split(":")[1] for problem in parsed.problems] == ["2", "3", "4", "5"]
+    assert "T0KEN" not in " ".join(parsed.problems)
+    assert "'crash' not among crashed, stalled" in parsed.problems[1]
+    alerts = parsed.alerts
+    assert alerts is not None
+    # what was good is kept: the known kind; the rest falls back to the settings (None)
+    assert (alerts.targets, alerts.kinds, alerts.min_severity) == ((), ("crashed",), None)
+
+
 def test_rlmon_toml_naming_a_missing_experiment(tmp_path: Path) -> None:
     write(tmp_path / "e1" / "train.log", verl_log(steps=[1]))
     write(tmp_path / "rlmon.toml", '[experiments.e9]\nlabel = "x"\n')
@@ -527,7 +567,8 @@ def test_settings_from_the_launch_command_and_crash_details(tmp_path: Path, real
     amd = load(catalog, "amd")
     assert (amd.algorithm.name, amd.config_source, amd.label) == ("GRPO", "command", "amd · GRPO")
     assert amd.setting("batch") is not None and amd.setting("batch").display == "1024×5"  # type: ignore[union-attr]
-    assert amd.track == "unknown model"  # line 17 `actor_rollout_ref.model.path=$MODEL_PATH`: not a model name
+    # line 17 `actor_rollout_ref.model.path=$MODEL_PATH`, line 4 `MODEL_PATH="deepseek-ai/deepseek-llm-7b-chat"`
+    assert amd.track == "deepseek-llm-7b-chat"
     assert amd.three_decimals  # v0.2-era `step:1 - global_seqlen/min:171528.000 - ...` (line 54)
     # a dump and a command: the dump's values (both say rollout n=8 and batch 8 here)
     logicrl = load(catalog, "logicrl")

@@ -62,7 +62,7 @@ def test_experiment_header_of_a_crashed_experiment() -> None:
     )
     header = detail.experiment_header(view, model.TableNumbers(), lang="en")
     assert header.badge == "✗ crashed · 3/10"
-    assert header.description == "Our **own** words."
+    assert header.description == "Our **own** words\\."  # safe markdown (rlmon.text.markdown)
     assert header.cells[2:] == (
         ("Step time", "–"),
         ("first-5 pass", "–"),
@@ -82,7 +82,7 @@ def test_experiment_header_of_a_crashed_experiment() -> None:
 def test_experiment_header_before_the_first_step() -> None:
     view = make_view(steps_done=0, total_steps=None, failure="boom", failure_step=None, missing_steps=(4, 7))
     header = detail.experiment_header(view, model.TableNumbers(), lang="en")
-    assert header.badge == "▶ running · 0/?"
+    assert header.badge == "▶ running · 0 steps"  # no total known: the steps done, never "0/?"
     assert (header.progress, header.progress_text) == (None, "")
     assert header.failure == "First exception line:"
     assert header.failure_lines == "boom"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,19 @@ from rlmon.cli import main
 from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
 from rlmon.views import model, overview, report, tables
-from tests.helpers.generated_roots import EXTERNAL, FOLDER_MARKUP, HOSTILE_KEYS, MARKUP, write_hostile_root
+from tests.helpers.generated_roots import (
+    EXTERNAL,
+    FOLDER_MARKUP,
+    HOSTILE_KEYS,
+    LINKISH,
+    LINKISH_FAILURE,
+    LINKISH_KEYS,
+    LINKISH_SOURCE,
+    LINKISH_TRACK,
+    MARKUP,
+    WIKI,
+    write_hostile_root,
+)
 
 TRACK_4B = "Qwen3.5-4B"
 MAX_BYTES = 5_000_000
@@ -254,6 +267,25 @@ def test_hostile_text_in_a_label_a_key_and_a_folder_name_is_text(hostile_report:
     assert any(HOSTILE_KEYS[0] in title for title in titles)
 
 
+def test_no_name_in_the_report_becomes_a_link(tmp_path: Path) -> None:
+    # Repro (issue 27, point 2): labels, folder and track names must not become links anywhere, the report
+    # included; the only link is the one a description writes as [text](url), shown with its target.
+    root = write_hostile_root(tmp_path / "logs")
+    out = tmp_path / "out" / "report.html"
+    out.parent.mkdir()
+    args = ["report", str(root.root), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]
+    for experiment in (root.markup, root.folder, root.rlo, root.linkish):
+        args += ["--exp", experiment]
+    assert main([*args, "--metric", LINKISH_KEYS[0], "--metric", "pass_rate"]) == 0
+    page = parse(out.read_text(encoding="utf-8"))
+    links = [attrs.get("href") or "" for tag, attrs in page.tags if tag == "a"]
+    # the report's own links to its sections, then the description's
+    assert [href for href in links if not href.startswith("#exp-")] == [WIKI]
+    for shown in (LINKISH, LINKISH_TRACK, LINKISH_FAILURE, LINKISH_SOURCE):
+        assert shown in page.all_text, shown
+    assert f"the wiki ({WIKI})" in page.all_text
+
+
 def test_chart_images(demo_root: Path, tmp_path: Path) -> None:
     images = tmp_path / "images"
     code = main(["report", str(demo_root), "--png", str(images), "--metric", "pass_rate", "--cache-dir",
@@ -308,10 +340,28 @@ def test_chinese_report(demo_root: Path, tmp_path: Path) -> None:
     assert page.data_block()["labels"]["SVG_ACTION"] == "保存为 SVG"
 
 
-def test_description_bold_only() -> None:
-    assert report._description("**GRPO** <b>x</b> [l](http://h)") == (
-        "<strong>GRPO</strong> &lt;b&gt;x&lt;/b&gt; [l](http://h)"
+def test_the_description_goes_through_the_apps_sanitiser(demo_root: Path, tmp_path: Path) -> None:
+    root = tmp_path / "logs"
+    shutil.copytree(demo_root, root)
+    toml = root / "rlmon.toml"
+    described = (
+        "**GRPO** <b>x</b> ![i](http://127.0.0.2/p.png) <http://127.0.0.2/a> [wiki](https://wiki.example/g)\n\n"
+        "- one\n- `two`"
     )
+    table = '[experiments."4b/e1_grpo_4b"]\n'
+    own = re.sub(r"(?m)^description = .*$", "", toml.read_text(encoding="utf-8").replace(table, "[_]\n", 1), count=1)
+    toml.write_text(own.replace("[_]\n", f"{table}description = {json.dumps(described)}\n"), encoding="utf-8")
+    out = tmp_path / "report.html"
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert main(["report", str(root), "--exp", "4b/e1_grpo_4b", "--out", str(out), *cache]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert (
+        '<div class="description"><p><strong>GRPO</strong> &lt;b&gt;x&lt;/b&gt; i http://127.0.0.2/a '
+        '<a href="https://wiki.example/g" rel="noopener noreferrer" target="_blank">wiki</a> '
+        '<span class="link-target">(https://wiki.example/g)</span></p><ul><li>one</li><li><code>two</code></li></ul>'
+        "</div>"
+    ) in text
+    assert "127.0.0.2/p.png" not in text
 
 
 def test_a_report_on_every_real_log(realdata_dir: Path, tmp_path: Path) -> None:

@@ -1,0 +1,127 @@
+"""The one markdown sanitiser (rlmon.text.markdown): descriptions in the app and the report, samples on request.
+
+Expected outputs are written by hand from the rules in the module's docstring; the browser side (no request
+leaves the page, no <img>, no autolinked <a>) is tests/browser/test_hostile.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+
+from rlmon.text.markdown import escape_markdown_text, safe_html, safe_markdown
+
+WJ = "\u2060"
+EXTERNAL = "http://127.0.0.2:9"
+
+
+def nodes(markdown: str) -> list[SyntaxTreeNode]:
+    """Every node of ``markdown`` as a CommonMark renderer reads it, in document order."""
+    return list(SyntaxTreeNode(MarkdownIt("commonmark").parse(markdown)).walk())
+
+
+def test_the_autolinker_finds_no_url_address_or_www_name() -> None:
+    escaped = escape_markdown_text("see http://127.0.0.2/phish www.x.example/x WWW.Y.example a@b.example")
+    assert escaped == (
+        f"see http\\:{WJ}//127\\.0\\.0\\.2/phish www{WJ}\\.x\\.example/x WWW{WJ}\\.Y\\.example a{WJ}@b\\.example"
+    )
+    # with the joiners out and the escapes read, it is the text as written
+    assert (
+        escaped.replace(WJ, "").replace("\\", "")
+        == "see http://127.0.0.2/phish www.x.example/x WWW.Y.example a@b.example"
+    )
+
+
+def test_a_description_keeps_what_a_team_needs() -> None:
+    text = "**DAPO** with *clip-higher*, ~~KL~~ and `loss_agg_mode=token-mean`:\n\n- one\n- two\n  1. nested"
+    assert safe_markdown(text, links=True, math=False) == (
+        "**DAPO** with *clip\\-higher*, ~~KL~~ and `loss_agg_mode=token-mean`\\:\n\n- one\n- two\n  1. nested"
+    )
+
+
+def test_links_written_as_text_and_url_stay_links_showing_their_target() -> None:
+    shown = safe_markdown("[wiki](https://wiki.example/grpo) and [same](https://s.example)", links=True, math=False)
+    assert shown == (
+        f"[wiki](<https://wiki.example/grpo>) :gray[(https\\:{WJ}//wiki\\.example/grpo)] and "
+        f"[same](<https://s.example>) :gray[(https\\:{WJ}//s\\.example)]"
+    )
+    # a link whose words are its target is shown once
+    assert safe_markdown("[https://s.example](https://s.example)", links=True, math=False) == (
+        f"[https\\:{WJ}//s\\.example](<https://s.example>)"
+    )
+    # samples: no link at all, its words and target as text
+    assert safe_markdown("[wiki](https://wiki.example/g)", links=False, math=True) == (
+        f"wiki (https\\:{WJ}//wiki\\.example/g)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # images: the alt text stays, as text; inline, by reference, nested in a link
+        (f"![diagram]({EXTERNAL}/p.png)", "diagram"),
+        (f"![ref][r]\n\n[r]: {EXTERNAL}/r.png", "ref"),
+        (
+            f"[![x]({EXTERNAL}/i.png)](https://l.example)",
+            f"[x](<https://l.example>) :gray[(https\\:{WJ}//l\\.example)]",
+        ),
+        # raw HTML is the text it is
+        (f"<img src={EXTERNAL}/x> <b>b</b>", f"\\<img src=http\\:{WJ}//127\\.0\\.0\\.2\\:{WJ}9/x\\> \\<b\\>b\\</b\\>"),
+        ("<div>\n<script>alert(1)</script>\n</div>", "\\<div\\>\n\\<script\\>alert\\(1\\)\\</script\\>\n\\</div\\>"),
+        # autolinks and bare addresses are text the autolinker does not take
+        (f"<{EXTERNAL}/a>", f"http\\:{WJ}//127\\.0\\.0\\.2\\:{WJ}9/a"),
+        ("<ops@corp.example>", f"ops{WJ}@corp\\.example"),
+        ("www.x.example/x", f"www{WJ}\\.x\\.example/x"),
+        # links to other schemes, or relative ones, are text with their target
+        ("[run](javascript:alert(1))", "\\[run\\]\\(javascript\\:" + WJ + "alert\\(1\\)\\)"),
+        ("[notes](notes.md)", "notes (notes\\.md)"),
+        # bidi controls are taken out
+        ("E4 \u202eevil\u2066", "E4 evil"),
+        # a heading is a strong paragraph; math is text in a description
+        ("# Title", "**Title**"),
+        ("$x^2$ costs $5", "\\$x^2\\$ costs \\$5"),
+    ],
+)
+def test_what_a_description_loses(written: str, shown: str) -> None:
+    assert safe_markdown(written, links=True, math=False) == shown
+
+
+def test_no_image_and_only_the_written_links_reach_the_renderer() -> None:
+    hostile = (
+        f"![a]({EXTERNAL}/a.png) [![b]({EXTERNAL}/b.png)](https://ok.example) <{EXTERNAL}/c> "
+        f'<img src="{EXTERNAL}/d"> [e]: {EXTERNAL}/e.png\n\n![e] [f](<{EXTERNAL}/f>) [g](https://ok.example "t")'
+    )
+    for links in (True, False):
+        rendered = nodes(safe_markdown(hostile, links=links, math=True))
+        assert not [node for node in rendered if node.type == "image"]
+        hrefs = [str(node.attrs["href"]) for node in rendered if node.type == "link"]
+        assert hrefs == (["https://ok.example", f"{EXTERNAL}/f", "https://ok.example"] if links else [])
+
+
+def test_code_is_kept_verbatim_and_closed() -> None:
+    assert safe_markdown("```py\nx = `a` ```\n```", links=True, math=False) == "````\nx = `a` ```\n````"
+    assert safe_markdown("a ``x`y`` b", links=True, math=False) == "a ``x`y`` b"
+    # Streamlit reads ":material/home:" as an icon even in code: a word joiner keeps it text
+    assert safe_markdown("`:material/home:`", links=True, math=False) == f"`:{WJ}material/home:`"
+
+
+def test_math_in_samples_is_left_to_katex() -> None:
+    assert safe_markdown("$\\frac{a_1}{*b*}$ and $$x_2$$ and *y*", links=False, math=True) == (
+        "$\\frac{a_1}{*b*}$ and $$x_2$$ and *y*"
+    )
+    # a lone dollar is text
+    assert safe_markdown("costs $5", links=False, math=True) == "costs \\$5"
+
+
+def test_the_report_gets_the_same_rules_as_html() -> None:
+    written = (
+        f"**GRPO** ![i]({EXTERNAL}/p.png) <{EXTERNAL}/a> <b>x</b> [wiki](https://wiki.example/g) "
+        "[j](notes.md) \u202eevil\n\n1. `one`\n2. two"
+    )
+    assert safe_html(written, links=True) == (
+        f"<p><strong>GRPO</strong> i {EXTERNAL}/a &lt;b&gt;x&lt;/b&gt; "
+        '<a href="https://wiki.example/g" rel="noopener noreferrer" target="_blank">wiki</a> '
+        '<span class="link-target">(https://wiki.example/g)</span> j (notes.md) evil</p>'
+        '<ol start="1"><li><code>one</code></li><li>two</li></ol>'
+    )
