@@ -351,6 +351,8 @@ class _StartRead:
 
 _START_READS: dict[Path, _StartRead] = {}
 """Cache folder -> the read at start in progress on it (one server: one)."""
+REST_BATCH = 4
+"""Experiments the read at start hands the reader pool at a time once the first screen's are read."""
 FIRST_SCREEN_WAIT_S = 120.0
 """The longest a visit waits for the read at start to read the experiments of its first screen."""
 
@@ -545,7 +547,10 @@ def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, s
         on_readers(read, sorted(ahead, key=_newest_first))
     start.first_screen.set()
     LOG.info("read the %d experiments of the first screen; reading %d more", len(ahead), len(rest))
-    on_readers(read, sorted(rest, key=_newest_first))
+    rest.sort(key=_newest_first)
+    for index in range(0, len(rest), REST_BATCH):
+        # a few at a time: what the visits ask of the reader pool meanwhile waits for a batch, not for all of them
+        on_readers(read, rest[index : index + REST_BATCH])
 
 
 def _newest_first(ref: ExperimentRef) -> float:

@@ -301,3 +301,41 @@ def test_a_visit_as_the_server_starts_finds_the_start_read_already_known(
     (start,) = handed
     assert {load_settings([], env).cache_dir: start} == loaders._START_READS
     assert not start.first_screen.is_set()
+
+
+def test_what_a_visit_asks_of_the_readers_does_not_wait_for_the_rest_of_the_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _restart()
+    ids = _two_tracks(tmp_path / "logs")
+    settings = _settings(tmp_path / "logs", tmp_path / "cache")
+    catalog = discover_experiments([tmp_path / "logs"])
+    start = loaders._StartRead()
+    events: list[str] = []
+    first_of_rest = threading.Event()
+    visit_asked = threading.Event()
+    real = loaders._build_view
+
+    def build(ref: Any, *args: Any) -> Any:
+        if ref.id in ids["A"]:
+            events.append(f"read {ref.id}")
+            if not first_of_rest.is_set():
+                first_of_rest.set()
+                assert visit_asked.wait(30)
+                time.sleep(0.2)  # the visit's work is queued on the reader pool by now
+        return real(ref, *args)
+
+    monkeypatch.setattr(loaders, "_build_view", build)
+    monkeypatch.setattr(loaders, "REST_BATCH", 1)
+    cache = server.log_cache(settings)
+    reader = threading.Thread(target=loaders._first_screen_first, args=(catalog, settings, cache, start))
+    reader.start()
+    assert first_of_rest.wait(30)
+    visit = threading.Thread(target=lambda: server.on_readers(lambda item: events.append(f"visit {item}"), [1, 2]))
+    visit.start()
+    visit_asked.set()
+    visit.join(30)
+    reader.join(60)
+    # the visit's two items ran before the second experiment of the rest was read
+    assert [event.split()[0] for event in events[:3]] == ["read", "visit", "visit"]
+    assert len([event for event in events if event.startswith("read")]) == 3
