@@ -534,6 +534,12 @@ def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, s
         kept = on_readers(lambda ref: memo.kept(ref, cache, settings, now), refs)
     missing = [ref for ref, view in zip(refs, kept, strict=True) if view is None]
     if not missing:
+        # a restart: every experiment is listed; the frames of the first screen's are read from the cache folder
+        # while the first visitor's browser connects, not when its charts ask for them
+        known = [view for view in kept if view is not None]
+        first = _likely_first_track(known, [], [])
+        start.first_screen.set()
+        _warm_frames([view for view in known if first is None or view.experiment.track == first], cache)
         return
     tracks = on_readers(_guessed_track, missing)
     first = _likely_first_track([view for view in kept if view is not None], missing, tracks)
@@ -551,6 +557,21 @@ def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, s
     for index in range(0, len(rest), REST_BATCH):
         # a few at a time: what the visits ask of the reader pool meanwhile waits for a batch, not for all of them
         on_readers(read, rest[index : index + REST_BATCH])
+
+
+def _warm_frames(views: Sequence[ExperimentView], cache: LogCache) -> None:
+    """Read the frames of ``views`` (newest first) into ``cache``, a few at a time, while they take at most half of
+    its ``frame_memory_mb``: the frames the first screen's charts will ask for, and room for the others."""
+    limit = (cache.memory_bytes or 0) / 2
+    ordered = sorted(views, key=lambda view: -(view.experiment.last_modified or 0.0))
+    for index in range(0, len(ordered), REST_BATCH):
+        if cache.held_bytes >= limit:
+            return
+        try:
+            on_readers(lambda view: view.experiment.read_steps([]), ordered[index : index + REST_BATCH])
+        except Exception:  # only a head start: the charts read (and say what is wrong) as they would have
+            LOG.debug("reading the first screen's frames ahead failed", exc_info=True)
+            return
 
 
 def _newest_first(ref: ExperimentRef) -> float:

@@ -10,6 +10,7 @@ the log cache (:class:`~rlmon.runs.loading.CachedSteps`). What does not have the
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import polars as pl
@@ -99,16 +100,23 @@ def _experiment(state: dict[str, Any], cache: LogCache) -> Experiment:
     values["settings"] = tuple(_setting(item) for item in state["settings"])
     values["sources"] = tuple(SourceFile(**item) for item in state["sources"])
     values["metas"] = tuple(_meta(item) for item in state["metas"])
-    schema: dict[str, pl.DataType] = {}
+    columns: list[tuple[str, str]] = []
     for name, dtype in state["steps"]:
         if not isinstance(name, str) or dtype not in _DTYPES:
             raise ValueError(f"column {name!r} of type {dtype!r}")
-        schema[name] = _DTYPES[dtype]
-    if not schema or next(iter(schema)) != STEP:
-        raise ValueError("the frame's first column is not the step")
-    values["steps"] = pl.DataFrame(schema=schema)
+        columns.append((name, dtype))
+    if not columns or columns[0][0] != STEP or len({name for name, _ in columns}) != len(columns):
+        raise ValueError("the frame's first column is not the step, or a column comes twice")
+    values["steps"] = _empty_frame(tuple(columns))
     values["step_source"] = None
     return dataclasses.replace(Experiment(**values), step_source=CachedSteps.of(values["sources"], cache))
+
+
+@functools.lru_cache(maxsize=64)
+def _empty_frame(columns: tuple[tuple[str, str], ...]) -> pl.DataFrame:
+    """A frame of no rows with these columns: one per set of columns (the experiments of a root mostly log the
+    same keys, and a frame of 150 columns takes milliseconds to make: 400 of them were most of a restart)."""
+    return pl.DataFrame(schema={name: _DTYPES[dtype] for name, dtype in columns})
 
 
 def _setting(item: dict[str, Any]) -> Setting:

@@ -339,3 +339,20 @@ def test_what_a_visit_asks_of_the_readers_does_not_wait_for_the_rest_of_the_root
     # the visit's two items ran before the second experiment of the rest was read
     assert [event.split()[0] for event in events[:3]] == ["read", "visit", "visit"]
     assert len([event for event in events if event.startswith("read")]) == 3
+
+
+def test_a_restart_reads_the_first_screens_frames_ahead_and_no_other(generated: GeneratedRoot, tmp_path: Path) -> None:
+    _restart()
+    settings = _settings(generated.root, tmp_path / "cache", RLMON_FRAME_MEMORY_MB="128")
+    catalog = discover_experiments([generated.root])
+    loaders.load_views(catalog, settings)
+    _restart()
+    cache = server.log_cache(settings)
+    start = loaders._StartRead()
+    loaders._first_screen_first(catalog, settings, cache, start)
+    assert start.first_screen.is_set()
+    held = {Path(path).parent.name for path in cache._held}
+    # the generated root's newest track is Qwen3-8B (written last): its 12 experiments' frames, from the folder
+    newest = {path.name for path in (generated.root / "qwen3-8b").iterdir() if path.is_dir()}
+    assert len(newest) == 12 and held == newest
+    assert cache.parses == 0
