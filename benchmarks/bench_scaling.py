@@ -387,7 +387,7 @@ class History(Scaling):
 
     def measure_history(self, root: Path, row: HistoryRow) -> None:
         self.starts += 1
-        cache = self.work / f"history-cache-{self.starts}"
+        cache = self.work / f"history-cache-{row.experiments}x{row.steps}"
         cache.mkdir()
         self.cache = cache
         ids = [history_experiment_id(number, experiments=row.experiments) for number in range(1, row.experiments + 1)]
@@ -664,17 +664,20 @@ def main_history(
                 row.load += " → " + load_average()
                 rows.append(row)
             browser.close()
-        # the same refresh on a root of HISTORY_PER_TRACK experiments (of the shortest runs), for comparison
-        steps = min(steps for _experiments, steps in sizes)
-        small = prepare_history_root(folder, HISTORY_PER_TRACK, steps, keys=keys)
-        small_cache = work / "refresh-reference-cache"
-        small_cache.mkdir()
-        reference = refresh_cost(small, small_cache)
+        # the same refresh on a root of HISTORY_PER_TRACK experiments of a larger root's runs, for comparison
+        larger = [steps for experiments, steps in sizes if experiments > HISTORY_PER_TRACK]
+        reference = None
+        if larger:
+            small = prepare_history_root(folder, HISTORY_PER_TRACK, min(larger), keys=keys)
+            small_cache = work / "refresh-reference-cache"
+            small_cache.mkdir(exist_ok=True)
+            reference = refresh_cost(small, small_cache)
     print(history_table(rows, keys=keys))
-    print(
-        f"\nrefresh on {HISTORY_PER_TRACK} × {steps:,} (the same measure): nothing changed "
-        f"{reference['quiet_ms']:.0f} ms, one step appended {reference['grown_ms']:.0f} ms"
-    )
+    if reference is not None:
+        print(
+            f"\nrefresh on {HISTORY_PER_TRACK} × {min(larger):,} (the same measure): nothing changed "
+            f"{reference['quiet_ms']:.0f} ms, one step appended {reference['grown_ms']:.0f} ms"
+        )
     if as_json:
         print(json.dumps([row.__dict__ for row in rows]))
 
