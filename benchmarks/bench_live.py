@@ -48,7 +48,8 @@ _WATCH = """
 window.__live = {steps: [], clocks: [], errors: 0};
 setInterval(() => {
   const sidebar = document.querySelector('[data-testid=stSidebar]');
-  const shown = sidebar && sidebar.textContent.match(/(\\d+)\\/100000/);
+  const match = sidebar && sidebar.textContent.match(/([\\d,]+)\\/100,000/);
+  const shown = match && [match[0], match[1].replace(/,/g, '')];
   const steps = window.__live.steps;
   if (shown && (!steps.length || Number(shown[1]) > steps[steps.length - 1][0])) {
     steps.push([Number(shown[1]), Date.now()]);

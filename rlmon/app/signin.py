@@ -259,7 +259,7 @@ def _refusal_page(person: Person, lang: str) -> None:
     with _card(lang):
         st.markdown(f"#### :material/block: {t('signin_refused_title', lang)}")
         if person.email:
-            st.markdown(t("signin_refused_body", lang, who=_shown_address(person.email)))
+            st.markdown(t("signin_refused_body", lang, who=escape_markdown(person.email)))
         else:
             st.markdown(t("signin_refused_no_email", lang))
         st.markdown(t("signin_refused_next", lang))
@@ -300,17 +300,11 @@ def admit_or_stop(settings: Settings, lang: str) -> Person | None:
 def signed_in_block(person: Person, lang: str) -> None:
     """Who is signed in, and the sign-out button (one row in the sidebar, under rlmon's name)."""
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.caption(f":material/account_circle: {t('signin_signed_in_as', lang, who=_shown_address(person.shown))}")
+        st.caption(f":material/account_circle: {t('signin_signed_in_as', lang, who=escape_markdown(person.shown))}")
         st.button(
             t("signin_sign_out", lang), key="app_sign_out", on_click=st.logout, icon=":material/logout:",
             type="tertiary",
         )  # fmt: skip
-
-
-def _shown_address(text: str) -> str:
-    """An address from the provider as markdown text, shown as it is: escaped, with an invisible word joiner
-    (U+2060) after each "@", since markdown turns an address into a mailto: link after every escape is undone."""
-    return escape_markdown(text).replace("@", "@\u2060")
 
 
 def _signed_in_claims(cookies: Mapping[str, str]) -> dict[str, Any]:

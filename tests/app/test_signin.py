@@ -23,7 +23,7 @@ from tests.helpers.signin import auth_section, oidc_provider
 REDIRECT_URI = "http://localhost:8501/oauth2callback"
 # Names and numbers of the demo's overview that must never reach a visitor the gate keeps out.
 DATA_WORDS = ("Qwen3.5", "GRPO", "DAPO", "150/150", "aime24", "pass rate")
-WORD_JOINED_AT = "@\u2060"
+WORD_JOINED_AT = "\u2060@"
 
 
 def closed_provider() -> str:
@@ -111,7 +111,7 @@ def test_the_refusal_speaks_chinese(app_env: Path, monkeypatch: pytest.MonkeyPat
     at.query_params["lang"] = "zh"
     at.run()
     page = unescape(texts(at))
-    assert "不在此服务器的名单上" in page and "你以 **bob@\u2060other.example** 登录" in page
+    assert "不在此服务器的名单上" in page and "你以 **bob\u2060@other.example** 登录" in page
     assert at.button(key="signin_sign_out").label == "退出登录"
 
 

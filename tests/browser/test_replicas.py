@@ -137,14 +137,20 @@ def test_two_replicas_and_the_cli_on_one_cache_while_a_log_grows(
 
     def grow() -> None:
         while not stop.is_set() and written[0] < 600:
+            if written[0] == 400:
+                # half way, the CLI has read the log at least once while it grew (bounded: a loaded machine's
+                # parse may take longer than the growth)
+                deadline = time.monotonic() + 120
+                while not cli_runs and not stop.is_set() and time.monotonic() < deadline:
+                    time.sleep(0.1)
             with replicas.log.open("ab") as handle:
                 handle.write(step_lines(written[0] + 1, 20, keys=KEYS))
             written[0] += 20
             time.sleep(0.25)
 
+    cli_runs: list[Any] = []
     grower = threading.Thread(target=grow)
     grower.start()
-    cli_runs = []
     try:
         while grower.is_alive():
             cli_runs.append(cli_parse(replicas, tmp_path / f"cli-{len(cli_runs)}.parquet"))
