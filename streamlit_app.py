@@ -19,7 +19,7 @@ from pathlib import Path
 import streamlit as st
 
 import rlmon
-from rlmon.app import alerts, loaders, navigation, server, sidebar, signin, state
+from rlmon.app import alerts, live, loaders, navigation, server, sidebar, signin, state
 
 HERE = Path(__file__).resolve().parent
 # A file shipped with rlmon, inlined: a ":material/...:" icon as page_icon makes every browser fetch the favicon from
@@ -63,6 +63,7 @@ def main() -> None:
     sidebar.write_selection(visit, lang_field, track_field, choice)
     for result in visit.resolved.stale:  # an object-storage root that cannot be read now: its last good data, marked
         st.warning(server.stale_notice(result, lang), icon=":material/cloud_off:")
+    live.reading_notice(visit, lang)  # a large root read at start: its first screen first, the rest as it comes
     current.run()
 
 

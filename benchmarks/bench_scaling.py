@@ -34,12 +34,14 @@ import atexit
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
 import sys
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +54,7 @@ from benchmarks.bench_vs_tensorboard import (
     COLD_TIMEOUT_S,
     RLMON_CHARTS,
     RLMON_DRAWN,
+    RLMON_SCROLL,
     VIEWPORT,
     WARM_TIMEOUT_S,
     BenchError,
@@ -101,6 +104,116 @@ def write_root(root: Path, *, experiments: int, steps: int, keys: int) -> None:
         bench_app.write_generated_root(root, experiments=experiments, steps=steps)
     finally:
         bench_app.KEYS = saved
+
+
+HISTORY_PER_TRACK = 20
+"""Experiments per track in a history root (:func:`write_history_root`)."""
+HISTORY_MADE = "history-1"
+"""Version of :func:`write_history_root`'s output, written in each root's ``.complete``."""
+
+
+def _history_values(key: str, steps: int, rng: Any) -> Any:
+    """:func:`benchmarks.bench_app._value` for every step at once (numpy): the same ranges and trends."""
+    import numpy as np
+
+    u = np.arange(1, steps + 1) / steps
+    noise = lambda scale: rng.normal(0.0, scale, steps)  # noqa: E731
+    score = -0.2 + 0.9 * u
+    if key in ("critic/score/mean", "critic/rewards/mean"):
+        return score + noise(0.05)
+    fixed = {"critic/score/min": -1.0, "critic/score/max": 1.0}
+    if key in fixed:
+        return np.full(steps, fixed[key])
+    shapes = {
+        "response_length/mean": lambda: 3000 + 4000 * u + noise(200),
+        "response_length/max": lambda: np.minimum(bench_app.MAX_RESPONSE_LENGTH, 4500 + 4000 * u + noise(300)),
+        "response_length/clip_ratio": lambda: np.clip(0.002 + 0.06 * u + noise(0.005), 0.0, 1.0),
+        "actor/entropy": lambda: np.maximum(0.05, 0.6 - 0.35 * u + noise(0.02)),
+        "actor/grad_norm": lambda: np.abs(0.25 + noise(0.04)),
+        "actor/pg_loss": lambda: noise(0.05),
+        "actor/pg_clipfrac": lambda: 0.002 + np.abs(noise(0.001)),
+        "actor/pg_clipfrac_lower": lambda: np.abs(noise(0.0005)),
+        "actor/kl_loss": lambda: 0.001 + 0.01 * u + np.abs(noise(0.001)),
+        "training/rollout_actor_probs_pearson_corr": lambda: np.minimum(1.0, 0.999 + noise(0.0002)),
+        "perf/throughput": lambda: 1500 + 200 * u + noise(50),
+    }
+    if key in shapes:
+        return shapes[key]()
+    if key.startswith("timing_s/step"):
+        return 60.0 + noise(3)
+    if key.startswith("timing_s/"):
+        return 10.0 + noise(1)
+    return np.sin(np.arange(1, steps + 1) / 50 + len(key)) + noise(0.1)
+
+
+def history_experiment_id(number: int, *, experiments: int) -> str:
+    """The id of experiment ``number`` (from 1) of a history root: ``t03/e41_grpo_big``; one track: ``e41_grpo_big``."""
+    name = f"e{number}_grpo_big"
+    return name if experiments <= HISTORY_PER_TRACK else f"t{(number - 1) // HISTORY_PER_TRACK + 1:02d}/{name}"
+
+
+def write_history_root(root: Path, *, experiments: int, steps: int, keys: int) -> None:
+    """A team's history: ``experiments`` finished runs of ``steps`` x ``keys`` keys (bench_app's keys and value
+    model, computed with numpy, 20x faster than bench_app's generator), as verl console logs, validation every 25
+    steps; :data:`HISTORY_PER_TRACK` runs per track (one model each, a folder each), the later tracks trained later
+    (each log's mtime one minute after the one before), so the overview opens on the last one."""
+    import numpy as np
+    import polars as pl
+
+    saved = bench_app.KEYS
+    bench_app.KEYS = keys
+    try:
+        names = bench_app._keys()
+    finally:
+        bench_app.KEYS = saved
+    started = time.time() - 60 * experiments - 3600
+    for number in range(1, experiments + 1):
+        track = (number - 1) // HISTORY_PER_TRACK + 1
+        folder = root / history_experiment_id(number, experiments=experiments)
+        folder.mkdir(parents=True, exist_ok=True)
+        rng = np.random.default_rng(number)
+        step = pl.Series("step", np.arange(1, steps + 1))
+        validation = 0.3 + 0.4 * np.arange(1, steps + 1) / steps + rng.normal(0.0, 0.03, steps)
+        frame = pl.DataFrame({key: _history_values(key, steps, rng) for key in names}).with_columns(
+            step, pl.Series("validation", validation)
+        )
+        parts: list[Any] = [pl.lit("(TaskRunner pid=1) step:"), pl.col("step").cast(pl.String)]
+        for key in names:
+            parts += [pl.lit(f" - {key}:"), pl.col(key).round(4).cast(pl.String)]
+        parts.append(
+            pl.when(pl.col("step") % 25 == 0)
+            .then(pl.lit(" - val-core/aime24/acc/mean@1:") + pl.col("validation").round(4).cast(pl.String))
+            .otherwise(pl.lit(""))
+        )
+        lines = frame.select(pl.concat_str(parts).alias("line")).get_column("line")
+        model = "Qwen/Qwen3-8B" if experiments <= HISTORY_PER_TRACK else f"team/qwen3-8b-m{track:02d}"
+        head = (
+            f"(TaskRunner pid=1) {{'actor_rollout_ref': {{'model': {{'path': '{model}'}}}}, "
+            "'algorithm': {'adv_estimator': 'grpo'}, "
+            f"'data': {{'max_response_length': {bench_app.MAX_RESPONSE_LENGTH}, 'train_batch_size': 64}}, "
+            "'trainer': {'n_gpus_per_node': 8, 'nnodes': 1, 'test_freq': 25}}\n"
+            f"(TaskRunner pid=1) Total training steps: {steps}\n"
+        )
+        log = folder / "train_20260101_000000.log"
+        with log.open("w", encoding="utf-8") as handle:
+            handle.write(head)
+            for start in range(0, steps, 20_000):  # a 100,000-step log is written in pieces
+                handle.write("\n".join(lines.slice(start, 20_000).to_list()) + "\n")
+        os.utime(log, (started + 60 * number, started + 60 * number))
+
+
+def prepare_history_root(data: Path, experiments: int, steps: int, *, keys: int) -> Path:
+    """The history root of ``experiments`` x ``steps`` under ``data``, written unless it is there already."""
+    root = data / f"history-k{keys}-s{steps}-e{experiments}"
+    marker = root / ".complete"
+    if not marker.exists() or marker.read_text() != HISTORY_MADE:
+        shutil.rmtree(root, ignore_errors=True)
+        started = time.perf_counter()
+        print(f"writing a history of {experiments} x {steps} steps x {keys} keys ...", file=sys.stderr, flush=True)
+        write_history_root(root, experiments=experiments, steps=steps, keys=keys)
+        marker.write_text(HISTORY_MADE)
+        print(f"  {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    return root
 
 
 def prepare_roots(data: Path, rows: list[tuple[int, int]], *, keys: int) -> dict[tuple[int, int], Path]:
@@ -224,6 +337,191 @@ class Scaling:
         return cold, warm, rss
 
 
+# --------------------------------------------------------------------------------------------------- history
+
+# The read at start has read every experiment: its notice (rlmon.app.live.reading_notice) is gone and the script idle.
+ALL_READ = """() => !document.body.innerText.includes('Reading the logs:')
+  && !document.querySelector('[data-testid="stStatusWidget"]')"""
+# Scroll the page's main part to the comparison charts (the overview's "Comparison" section: its first chart slot).
+TO_CHARTS = """() => {
+  const slot = document.querySelector(
+    '[data-testid="stMain"] [data-testid="stVegaLiteChart"], [data-testid="stMain"] [class*="st-key-rlmon_pending_"]');
+  if (!slot) return false;
+  slot.scrollIntoView({block: 'start'});
+  return true;
+}"""
+TRACK_MOVES = 6
+"""Tracks a visitor moves to (each overview scrolled through) after the first screen and two experiment pages."""
+
+
+@dataclass
+class HistoryRow:
+    """The figures of one history root (:func:`write_history_root`)."""
+
+    experiments: int
+    steps: int
+    log_mb: float = 0.0
+    load: str = ""
+    """``uptime``'s load averages when the row started and ended."""
+    cold_first_s: float = 0.0
+    cold_all_s: float = 0.0
+    rss_overview_mb: float = 0.0
+    rss_pages_mb: float = 0.0
+    rss_tracks_mb: list[float] = field(default_factory=list)
+    restart_s: float = 0.0
+    restart_rss_mb: float = 0.0
+    add20_s: float = 0.0
+    refresh: dict[str, float] = field(default_factory=dict)
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+class History(Scaling):
+    """A history root in the browser: a cold start, memory as a visitor opens pages and moves between tracks, a
+    restart on the cache folder, and adding 20 experiments to the selection."""
+
+    cache: Path
+    """The cache folder of the last root measured."""
+
+    def measure_history(self, root: Path, row: HistoryRow) -> None:
+        self.starts += 1
+        cache = self.work / f"history-cache-{row.experiments}x{row.steps}"
+        cache.mkdir()
+        self.cache = cache
+        ids = [history_experiment_id(number, experiments=row.experiments) for number in range(1, row.experiments + 1)]
+        newest = ids[-HISTORY_PER_TRACK:]
+        started = time.perf_counter()
+        with self._serve(root, cache) as server:
+            with self.page() as page:
+                open_when_up(page, server, url=server.url + "/", timeout_s=COLD_TIMEOUT_S)
+                wait_drawn(page, DRAWN_IN_VIEW, 1, what="cold first screen", server=server, timeout_s=COLD_TIMEOUT_S)
+                row.cold_first_s = time.perf_counter() - started
+                _progress(f"  cold first screen {row.cold_first_s:.1f} s")
+                wait_drawn(page, ALL_READ, None, what="every experiment read", server=server, timeout_s=COLD_TIMEOUT_S)
+                row.cold_all_s = time.perf_counter() - started
+                _progress(f"  every experiment read {row.cold_all_s:.1f} s")
+                self._charts_drawn(page, server)
+                row.rss_overview_mb = tree_rss_mb(server.process.pid)
+            for experiment_id in (newest[-1], newest[0]):
+                with self.page() as page:
+                    page.goto(f"{server.url}/{_slug(experiment_id)}", wait_until="commit")
+                    wait_drawn(page, DRAWN_IN_VIEW, 2, what="experiment page", server=server, timeout_s=WARM_TIMEOUT_S)
+                    self._scroll_through(page, server)
+            row.rss_pages_mb = tree_rss_mb(server.process.pid)
+            _progress(f"  RSS after the overview {row.rss_overview_mb:.0f} MB, and two pages {row.rss_pages_mb:.0f} MB")
+            tracks = max(1, row.experiments // HISTORY_PER_TRACK)
+            for move in range(min(TRACK_MOVES, tracks - 1)):
+                number = (tracks - 2 - move) * HISTORY_PER_TRACK + 1
+                with self.page() as page:
+                    track = f"qwen3-8b-m{(number - 1) // HISTORY_PER_TRACK + 1:02d}"
+                    page.goto(f"{server.url}/?track={track}", wait_until="commit")
+                    wait_drawn(page, DRAWN_IN_VIEW, 1, what="another track", server=server, timeout_s=WARM_TIMEOUT_S)
+                    self._scroll_through(page, server)
+                row.rss_tracks_mb.append(tree_rss_mb(server.process.pid))
+            if row.rss_tracks_mb:
+                _progress(f"  RSS moving between tracks: {', '.join(f'{mb:.0f}' for mb in row.rss_tracks_mb)} MB")
+        started = time.perf_counter()
+        with self._serve(root, cache) as server:
+            with self.page() as page:
+                open_when_up(page, server, url=server.url + "/", timeout_s=COLD_TIMEOUT_S)
+                wait_drawn(page, DRAWN_IN_VIEW, 1, what="restart first screen", server=server, timeout_s=COLD_TIMEOUT_S)
+                row.restart_s = time.perf_counter() - started
+                self._charts_drawn(page, server)
+            row.restart_rss_mb = tree_rss_mb(server.process.pid)
+            _progress(f"  restart first screen {row.restart_s:.2f} s, RSS {row.restart_rss_mb:.0f} MB")
+            if row.experiments > HISTORY_PER_TRACK:
+                others = ids[-2 * HISTORY_PER_TRACK : -HISTORY_PER_TRACK]
+                query = "&".join(f"exp={urllib.parse.quote(value, safe='')}" for value in [*others, *newest])
+                with self.page() as page:
+                    # the selection's 20 first, warm, then 20 more: only the 20 added are new to the server
+                    page.goto(f"{server.url}/", wait_until="commit")
+                    wait_drawn(page, DRAWN_IN_VIEW, 1, what="overview", server=server, timeout_s=WARM_TIMEOUT_S)
+                    self._charts_drawn(page, server)
+                    started = time.perf_counter()
+                    page.goto(f"{server.url}/?track=*&{query}", wait_until="commit")
+                    wait_drawn(page, DRAWN_IN_VIEW, 1, what="40 experiments", server=server, timeout_s=WARM_TIMEOUT_S)
+                    self._charts_drawn(page, server)
+                    row.add20_s = time.perf_counter() - started
+                _progress(f"  20 experiments added: their charts drawn in {row.add20_s:.2f} s")
+
+    @contextlib.contextmanager
+    def _serve(self, root: Path, cache: Path) -> Iterator[Server]:
+        port = free_port()
+        self.starts += 1
+        with serve(
+            "rlmon", rlmon_command(port), port=port, env=rlmon_env(root, cache),
+            log_path=self.work / f"server-{self.starts}.log",
+        ) as server:  # fmt: skip
+            yield server
+
+    def _charts_drawn(self, page: Any, server: Server) -> None:
+        """Scroll to the overview's charts and wait for those in view to be drawn."""
+        deadline = time.monotonic() + WARM_TIMEOUT_S
+        while not page.evaluate(TO_CHARTS):
+            if time.monotonic() > deadline:
+                raise BenchError("the overview shows no chart")
+            time.sleep(POLL_S)
+        wait_drawn(page, DRAWN_IN_VIEW, 1, what="charts in view", server=server, timeout_s=WARM_TIMEOUT_S)
+
+    def _scroll_through(self, page: Any, server: Server) -> None:
+        """Scroll down a screen at a time, each drawn before the next (a reader paging through)."""
+        while page.evaluate(RLMON_SCROLL):
+            wait_drawn(page, DRAWN_IN_VIEW, 1, what="page, scrolled", server=server, timeout_s=WARM_TIMEOUT_S)
+
+
+POLL_S = 0.05
+
+
+def _slug(experiment_id: str) -> str:
+    """The page path rlmon gives an experiment (rlmon.app.navigation.experiment_slug's rule, not imported: it imports
+    streamlit): ``t20/e381_grpo_big`` -> ``t20-e381-grpo-big``."""
+    return re.sub(r"[^a-z0-9]+", "-", experiment_id.lower()).strip("-")
+
+
+def _progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def refresh_cost(root: Path, cache: Path, *, repeats: int = 5) -> dict[str, float]:
+    """What the live refresh of a server costs on ``root`` (its cache folder warm): the loaders a page's refresh runs
+    (:func:`rlmon.app.loaders.load_views` on the catalog), in this process, when nothing changed and when one
+    step line was appended to the newest experiment's log (median ms), and how many log bytes the cache parsed for
+    that (the appended line only). The log is put back as it was afterwards."""
+    from rlmon.app import loaders, server
+    from rlmon.settings import load_settings
+
+    settings = load_settings([], {"RLMON_LOG_ROOT": str(root), "RLMON_CACHE_DIR": str(cache)})
+    catalog = loaders.load_catalog((root,)).catalog
+    loaders.load_views(catalog, settings)
+    log = max(root.rglob("*.log"), key=lambda path: (path.stat().st_mtime, str(path)))
+    size = log.stat().st_size
+    last = log.read_bytes()[-20_000:].splitlines()[-1]
+    quiet: list[float] = []
+    grown: list[float] = []
+    cache_object = server.log_cache(settings)
+    try:
+        for index in range(repeats):
+            started = time.perf_counter()
+            loaders.load_views(loaders.load_catalog((root,)).catalog, settings)
+            quiet.append(time.perf_counter() - started)
+            step = int(last.split(b"step:")[1].split(b" ")[0]) + 1 + index
+            with log.open("ab") as handle:
+                handle.write(re.sub(rb"step:\d+", b"step:%d" % step, last, count=1) + b"\n")
+            time.sleep(loaders.CATALOG_TTL_S)  # the next listing looks at the files again
+            parses = cache_object.parses
+            started = time.perf_counter()
+            loaders.load_views(loaders.load_catalog((root,)).catalog, settings)
+            grown.append(time.perf_counter() - started)
+            if cache_object.parses - parses > 2:
+                raise BenchError(f"a refresh parsed {cache_object.parses - parses} chunks, not the appended line")
+    finally:
+        with log.open("r+b") as handle:
+            handle.truncate(size)
+    return {"quiet_ms": 1000 * statistics.median(quiet), "grown_ms": 1000 * statistics.median(grown)}
+
+
 # --------------------------------------------------------------------------------------------------- report
 
 
@@ -244,6 +542,25 @@ def markdown_table(rows: list[Row], *, keys: int) -> str:
         lines.append(
             f"| {row.experiments} × {row.steps:,} | {row.log_mb:.0f} MB | {row.charts} | {_cell(row.cold_s, 's', 1)} "
             f"| {_cell(row.warm_s, 's', 2)} | {_cell(row.rss_mb, 'MB', 0)} |"
+        )
+    return "\n".join(lines)
+
+
+def history_table(rows: list[HistoryRow], *, keys: int) -> str:
+    lines = [
+        f"| history ({keys} keys) | logs | cold: first screen / every experiment read | RSS: overview / + two "
+        "experiment pages / moving between tracks (most) | restart: first screen, RSS | 20 experiments added | "
+        "refresh, nothing changed / one step appended | load average |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        tracks = f"{max(row.rss_tracks_mb):.0f} MB" if row.rss_tracks_mb else "—"
+        added = f"{row.add20_s:.2f} s" if row.add20_s else "—"
+        refresh = f"{row.refresh['quiet_ms']:.0f} / {row.refresh['grown_ms']:.0f} ms" if row.refresh else "—"
+        lines.append(
+            f"| {row.experiments} × {row.steps:,} | {row.log_mb:,.0f} MB | {row.cold_first_s:.1f} / "
+            f"{row.cold_all_s:.1f} s | {row.rss_overview_mb:.0f} / {row.rss_pages_mb:.0f} / {tracks} | "
+            f"{row.restart_s:.2f} s, {row.restart_rss_mb:.0f} MB | {added} | {refresh} | {row.load} |"
         )
     return "\n".join(lines)
 
@@ -269,7 +586,18 @@ def main() -> None:
         "--rows", nargs="+", type=_size, metavar="NxSTEPS", help="measure these rows instead (e.g. 1x2000 5x2000)"
     )
     parser.add_argument("--json", action="store_true", help="print the samples as JSON after the table")
+    parser.add_argument(
+        "--history", nargs="+", type=_size, metavar="NxSTEPS",
+        help="measure these history roots instead (e.g. 400x2000 20x100000): cold start, memory across pages and "
+        "tracks, restart, 20 experiments added, refresh cost (once each)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--keep", type=Path, help="with --history: keep the cache folders and server logs here (a new folder)"
+    )
     args = parser.parse_args()
+    if args.history:
+        main_history(args.history, data=args.data, keys=KEYS, as_json=args.json, keep=args.keep)
+        return
     from playwright.sync_api import sync_playwright
 
     atexit.register(_stop_all)
@@ -304,6 +632,53 @@ def main() -> None:
             browser.close()
     print(markdown_table(rows, keys=keys))
     if args.json:
+        print(json.dumps([row.__dict__ for row in rows]))
+
+
+def main_history(
+    sizes: list[tuple[int, int]], *, data: Path | None, keys: int, as_json: bool, keep: Path | None
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    atexit.register(_stop_all)
+    signal.signal(signal.SIGTERM, _on_signal)
+    rows: list[HistoryRow] = []
+    with contextlib.ExitStack() as stack:
+        if keep is None:
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rlmon-history-")))
+        else:
+            work = keep
+            work.mkdir(parents=True, exist_ok=True)
+        folder = data if data is not None else work / "data"
+        folder.mkdir(parents=True, exist_ok=True)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            for experiments, steps in sizes:
+                root = prepare_history_root(folder, experiments, steps, keys=keys)
+                row = HistoryRow(experiments, steps, log_mb=log_mb(root), load=load_average())
+                _progress(f"{experiments} x {steps} steps ({row.log_mb:,.0f} MB), load {row.load}")
+                bench = History(browser, work)
+                bench.measure_history(root, row)
+                row.refresh = refresh_cost(root, bench.cache)
+                _progress(f"  refresh {row.refresh['quiet_ms']:.0f} / {row.refresh['grown_ms']:.0f} ms")
+                row.load += " → " + load_average()
+                rows.append(row)
+            browser.close()
+        # the same refresh on a root of HISTORY_PER_TRACK experiments of a larger root's runs, for comparison
+        larger = [steps for experiments, steps in sizes if experiments > HISTORY_PER_TRACK]
+        reference = None
+        if larger:
+            small = prepare_history_root(folder, HISTORY_PER_TRACK, min(larger), keys=keys)
+            small_cache = work / "refresh-reference-cache"
+            small_cache.mkdir(exist_ok=True)
+            reference = refresh_cost(small, small_cache)
+    print(history_table(rows, keys=keys))
+    if reference is not None:
+        print(
+            f"\nrefresh on {HISTORY_PER_TRACK} × {min(larger):,} (the same measure): nothing changed "
+            f"{reference['quiet_ms']:.0f} ms, one step appended {reference['grown_ms']:.0f} ms"
+        )
+    if as_json:
         print(json.dumps([row.__dict__ for row in rows]))
 
 

@@ -402,6 +402,16 @@ SETTINGS: tuple[SettingSpec, ...] = (
         choices=CHART_RENDERERS,
     ),
     SettingSpec(
+        "frame_memory_mb",
+        "RLMON_FRAME_MEMORY_MB",
+        128.0,
+        "float",
+        "Megabytes of parsed step frames a server holds in memory; frames beyond it that are in the cache folder "
+        "are read back from there when asked for (least recently used go first). What the pages show of every "
+        "experiment stays in memory whatever this is.",
+        minimum=0.0,
+    ),
+    SettingSpec(
         "allowed_emails",
         "RLMON_ALLOWED_EMAILS",
         (),
@@ -526,6 +536,7 @@ class Settings:
     demo_step_s: float = 5.0
     draw_all_charts: bool = False
     chart_renderer: str = "auto"
+    frame_memory_mb: float = 128.0
     allowed_emails: tuple[str, ...] = ()
     allowed_domains: tuple[str, ...] = ()
     alert_targets: tuple[str, ...] = field(default=(), repr=False)

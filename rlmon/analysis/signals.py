@@ -55,6 +55,7 @@ of :data:`rlmon.text.messages.MESSAGES`; the written summary (:mod:`rlmon.analys
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,7 +75,7 @@ from rlmon.runs.headline import (
     percentile,
     response_cap,
     start_mean,
-    training_frame,
+    training_frame_of,
 )
 from rlmon.runs.metrics import alias_of, resolve_key, validation_keys
 from rlmon.schema import STEP
@@ -101,6 +102,8 @@ __all__ = [
     "SignalJson",
     "detect_all",
     "detect_signals",
+    "detect_status_signals",
+    "detect_step_signals",
     "short_frame",
     "short_metric",
 ]
@@ -273,10 +276,22 @@ class _Context:
     def __init__(self, experiment: Experiment, thresholds: Settings) -> None:
         self.experiment = experiment
         self.thresholds = thresholds
-        self.frame = training_frame(experiment)
-        self.count = self.frame.height
         self.signals: list[Signal] = []
         self._series: dict[str, tuple[list[int], list[float]]] = {}
+
+    @functools.cached_property
+    def steps(self) -> pl.DataFrame:
+        """The whole step frame (validation rows too); read once, and only by a detector that needs it."""
+        return self.experiment.read_steps()
+
+    @functools.cached_property
+    def frame(self) -> pl.DataFrame:
+        """The training rows with the derived metrics (:func:`rlmon.runs.headline.training_frame`)."""
+        return training_frame_of(self.steps, pass_rate_mode=self.experiment.pass_rate_mode)
+
+    @property
+    def count(self) -> int:
+        return self.frame.height
 
     def add(
         self,
@@ -468,9 +483,8 @@ def _detect_entropy(context: _Context) -> None:
 
 def _detect_validation(context: _Context) -> None:
     thresholds = context.thresholds
-    experiment = context.experiment
-    for source, key in validation_keys(experiment.steps.columns).items():
-        steps, values = finite_series(experiment.steps, key)
+    for source, key in validation_keys(context.steps.columns).items():
+        steps, values = finite_series(context.steps, key)
         if len(values) < 3:
             continue
         last = values[-1]
@@ -968,8 +982,20 @@ def detect_signals(experiment: Experiment, *, settings: Settings) -> list[Signal
     list[Signal]
         Status signals first, then by detector, each detector's signals in step order.
     """
+    return [*detect_status_signals(experiment, settings=settings), *detect_step_signals(experiment, settings=settings)]
+
+
+def detect_status_signals(experiment: Experiment, *, settings: Settings) -> list[Signal]:
+    """The signals of :func:`detect_signals` that say what its status says (crashed, stalled): they change with
+    the clock, the others only with the steps. Its frame is not read."""
     context = _Context(experiment, settings)
     _detect_status(context, settings)
+    return context.signals
+
+
+def detect_step_signals(experiment: Experiment, *, settings: Settings) -> list[Signal]:
+    """The signals of :func:`detect_signals` found in the steps (spikes, drifts, validation, ...), by detector."""
+    context = _Context(experiment, settings)
     quiet = context.count < context.thresholds.min_steps
     for detector in _DETECTORS:
         if quiet and detector is not _detect_non_finite:

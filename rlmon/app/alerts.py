@@ -65,7 +65,7 @@ def _app_watcher(settings: Settings) -> AppWatcher:
     watcher = Watcher(
         roots,
         settings=settings,
-        cache=log_cache(settings.cache_dir),
+        cache=log_cache(settings),
         targets=targets,
         syncer=object_syncer(settings.cache_dir, settings.refresh_s),
         standing_problems=problems,

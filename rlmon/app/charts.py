@@ -44,6 +44,9 @@ SPEC_IDLE_S = 120.0
 """Seconds a built spec is kept without being asked for. A spec's key names the versions of the experiments it
 draws: while a log grows, every refresh makes new specs and the old ones are never asked for again, and once the
 pages close none is. Kept by count alone, 512 such specs held 80-90 MB after every page had closed."""
+SPEC_MEMORY_BYTES = 64_000_000
+"""The datasets of the chart specs kept for every session: a few hundred charts of 20 runs, the charts of a few
+tracks and pages with each chart's other smoothing methods."""
 
 
 class _SpecMemo:
@@ -51,18 +54,30 @@ class _SpecMemo:
 
     A spec depends only on its key, so every session showing the same chart shares one build (and a
     session coming back to an earlier choice gets it at once). The specs are read only: Streamlit copies
-    the top level before taking the datasets out. Bounded: the oldest entries go first, and a spec nobody asked
-    for in :data:`SPEC_IDLE_S` seconds goes (:meth:`drop_idle`, run on each build and every
-    ``SPEC_IDLE_S / 4`` seconds by a thread of its own, which then gives the freed memory back to the system).
+    the top level before taking the datasets out. Bounded by count and by the bytes of their datasets (a chart
+    of 40 long runs holds megabytes): the least recently asked for go first; and a spec nobody asked for in
+    :data:`SPEC_IDLE_S` seconds goes (:meth:`drop_idle`, run on each build and every ``SPEC_IDLE_S / 4`` seconds
+    by a thread of its own, which then gives the freed memory back to the system).
     """
 
-    def __init__(self, size: int = 512, *, idle_s: float = SPEC_IDLE_S, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        size: int = 512,
+        *,
+        idle_s: float = SPEC_IDLE_S,
+        clock: Callable[[], float] = time.monotonic,
+        max_bytes: int = SPEC_MEMORY_BYTES,
+    ) -> None:
         self._lock = threading.Lock()
         self._size = size
         self._idle_s = idle_s
         self._clock = clock
+        self._max_bytes = max_bytes
         self._specs: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._used: dict[tuple[Any, ...], float] = {}
+        self._bytes: dict[tuple[Any, ...], int] = {}
+        self.held_bytes = 0
+        """Bytes of the datasets of the specs kept."""
         self._building: dict[tuple[Any, ...], threading.Event] = {}
 
     def __len__(self) -> int:
@@ -75,7 +90,7 @@ class _SpecMemo:
         with self._lock:
             idle = [key for key, used in self._used.items() if used < cutoff]
             for key in idle:
-                del self._specs[key], self._used[key]
+                self._forget(key)
         return len(idle)
 
     def watch(self) -> None:
@@ -103,6 +118,7 @@ class _SpecMemo:
                 known = self._specs.get(key)
                 if known is not None:
                     self._used[key] = self._clock()
+                    self._specs[key] = self._specs.pop(key)  # the most recently asked for go last
                     return known
                 building = self._building.get(key)
                 if building is None:
@@ -112,18 +128,36 @@ class _SpecMemo:
         try:
             with server.WORK:
                 spec = build_spec(build)
+            size = _dataset_bytes(spec)
             with self._lock:
                 if len(self._specs) >= self._size:
                     for old in list(self._specs)[: self._size // 4]:
-                        del self._specs[old], self._used[old]
+                        self._forget(old)
+                while self._specs and self.held_bytes + size > self._max_bytes:
+                    self._forget(next(iter(self._specs)))
                 self._specs[key] = spec
                 self._used[key] = self._clock()
+                self._bytes[key] = size
+                self.held_bytes += size
             self.drop_idle()
             return spec
         finally:
             with self._lock:
                 del self._building[key]
             building.set()
+
+    def _forget(self, key: tuple[Any, ...]) -> None:
+        del self._specs[key], self._used[key]
+        self.held_bytes -= self._bytes.pop(key, 0)
+
+
+def _dataset_bytes(spec: dict[str, Any]) -> int:
+    """The bytes of a spec's datasets (Arrow IPC; rows as dicts are counted at 100 bytes a row)."""
+    total = 0
+    datasets = spec.get("datasets")
+    for value in datasets.values() if isinstance(datasets, dict) else ():
+        total += len(value) if isinstance(value, bytes) else 100 * len(value) if isinstance(value, list) else 0
+    return total
 
 
 @st.cache_resource(show_spinner=False)

@@ -7,12 +7,16 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from rlmon.app.loaders import load_catalog, load_views, styled_views
+from rlmon.app.loaders import Visit, load_catalog, load_views, styled_views
 from rlmon.app.server import resolve_log_roots
 from rlmon.app.state import AppState
+from rlmon.text import t
 from rlmon.views.model import ExperimentView
 
-__all__ = ["fresh_views", "live_fragment"]
+__all__ = ["READING_CHECK_S", "fresh_views", "live_fragment", "reading_notice"]
+
+READING_CHECK_S = 2
+"""While the read at start goes on, seconds between looks at how far it got."""
 
 
 def fresh_views(app: AppState) -> tuple[tuple[ExperimentView, ...], tuple[ExperimentView, ...]]:
@@ -44,3 +48,21 @@ def live_fragment(body: Callable[[], None], app: AppState, *, key: str) -> None:
 
     timed.__qualname__ = f"{key}_fragment"
     st.fragment(timed, run_every=run_every, key=key)()
+
+
+def reading_notice(visit: Visit, lang: str) -> None:
+    """While the read at start has not read every experiment of the roots (a large root, a first start): how many
+    it has read, looked at again every :data:`READING_CHECK_S`; once it has read them all, the whole page runs
+    again, so the sidebar and the pages list them."""
+    if not visit.views.pending:
+        return
+
+    def draw() -> None:
+        loaded = load_views(load_catalog(visit.resolved.roots).catalog, visit.settings)
+        if not loaded.pending:
+            st.rerun(scope="app")
+        read = len(loaded.views) + len(loaded.errors)
+        st.info(t("reading_root", lang, read=read, total=read + loaded.pending), icon=":material/hourglass_top:")
+
+    draw.__qualname__ = "reading_notice_fragment"
+    st.fragment(draw, run_every=READING_CHECK_S)()

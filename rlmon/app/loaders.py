@@ -16,13 +16,13 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from rlmon.app import server
+from rlmon.app import digests, server
 from rlmon.app.digests import digest, headlines, view_signals
 from rlmon.app.guards import LOG, escape_markdown
 from rlmon.app.server import (
@@ -37,10 +37,19 @@ from rlmon.app.server import (
 from rlmon.errors import CatalogError, RlmonError
 from rlmon.logs.cache import LogCache
 from rlmon.logs.lines import file_identity
-from rlmon.runs.loading import COLOR_BOOK_NAME, ColorBook, catalog_colors, load_experiment
+from rlmon.runs.experiment import retimed
+from rlmon.runs.loading import (
+    COLOR_BOOK_NAME,
+    ColorBook,
+    catalog_colors,
+    let_go_of_steps,
+    load_experiment,
+    peek_track,
+)
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
 from rlmon.text import t
+from rlmon.text.messages import UNKNOWN_TRACK
 from rlmon.views import model
 from rlmon.views.model import ExperimentView, Lineup
 
@@ -94,9 +103,49 @@ def load_catalog(roots: tuple[Path, ...]) -> LoadedCatalog:
     return LoadedCatalog(catalog=catalog, root_errors=tuple(errors))
 
 
-def _build_view(ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView:
+def _build_view(
+    ref: ExperimentRef, cache: LogCache, settings: Settings, now: float, files: tuple[Any, ...]
+) -> ExperimentView:
+    """The view of ``ref`` as its ``files`` are now.
+
+    A server whose log cache lets frames go (``frame_memory_mb``, a cache folder) keeps no view's frame: the
+    view's headline numbers and signals are computed from the frame as it is read, then the frame is let go and
+    read back through the cache when a chart or a table asks for its columns; what the pages show of the view
+    without its frame is kept in the cache folder (:func:`digests.write_digest`), where a restarted server finds it
+    (:func:`digests.read_digest`) instead of reading the logs."""
+    kept = _kept_view(ref, cache, settings, now, files)
+    if kept is not None:
+        return kept
+    bounded = _bounded(cache)
     experiment = load_experiment(ref, cache, now=now, settings=settings)
-    return model.view_of(ref, experiment, serial=next(_SERIALS))
+    view = model.view_of(ref, experiment, serial=next(_SERIALS))
+    if not bounded:
+        return view
+    assert cache.cache_dir is not None
+    try:
+        digest(view, settings)  # from the frame in hand
+    except Exception:  # the page meets (and shows) the same problem; nothing is kept for a restart
+        LOG.debug("looking at %s after reading it failed", ref.id, exc_info=True)
+        return dataclasses.replace(view, experiment=let_go_of_steps(experiment, cache), held_steps=None)
+    view = dataclasses.replace(view, experiment=let_go_of_steps(experiment, cache), held_steps=None)
+    digests.write_digest(cache.cache_dir, view, settings, key=digests.digest_key(ref, files, settings), read_at=now)
+    return view
+
+
+def _bounded(cache: LogCache) -> bool:
+    """Whether views let their frames go (a log cache with a folder and a memory limit)."""
+    return cache.cache_dir is not None and cache.memory_bytes is not None
+
+
+def _kept_view(
+    ref: ExperimentRef, cache: LogCache, settings: Settings, now: float, files: tuple[Any, ...]
+) -> ExperimentView | None:
+    """The view the cache folder keeps for ``ref`` as its ``files`` are now (:func:`digests.read_digest`), else
+    None; no log is read."""
+    if not _bounded(cache):
+        return None
+    key = digests.digest_key(ref, files, settings)
+    return digests.read_digest(cache, ref, settings, key=key, now=now, serial=next(_SERIALS))
 
 
 _STYLES_KEPT = 8
@@ -149,8 +198,10 @@ class _ViewMemo:
     """Experiment id -> :class:`_Memoised`: a view rebuilt only when a file of the experiment changes (its
     :func:`~rlmon.logs.lines.file_identity`, looked at again with each new listing of the catalog and at least every
     :data:`CATALOG_TTL_S`, so a log growing every second is not read again on every run), or - for a run whose
-    status depends on the clock (running, stalled, not started) - each minute, so a quiet run can turn 'stalled'.
-    A finished or crashed run stays as it is. Holds one view per experiment, not per version.
+    status depends on the clock (running, stalled, not started) - moved to the current minute, so a quiet run can
+    turn 'stalled' (:func:`rlmon.runs.experiment.retimed`: nothing is read; the view keeps its ``version``, so its
+    numbers and the signals found in its steps are not computed again). A finished or crashed run stays as it is.
+    Holds one view per experiment, not per version.
 
     An experiment that cannot be read is kept as :class:`Unreadable` until its files change, not read again
     on every run.
@@ -168,11 +219,20 @@ class _ViewMemo:
         if found is not None:
             return found
         key, files, files_at, identity, minute = pending
+        with self._lock:
+            known = self._views.get(key)
         built: ExperimentView | Unreadable
-        try:
-            built = _build_view(ref, cache, settings, now)
-        except Exception as error:  # one experiment never takes the others (or the app) down
-            built = _unreadable(ref, error)
+        if known is not None and known.identity == identity and isinstance(known.view, ExperimentView):
+            # the files are as they were: only the clock moved (a running run may have stalled)
+            experiment = retimed(
+                known.view.experiment, now=now, stall_factor=settings.stall_factor, stall_min_s=settings.stall_min_s
+            )
+            built = dataclasses.replace(known.view, experiment=experiment, serial=next(_SERIALS))
+        else:
+            try:
+                built = _build_view(ref, cache, settings, now, files)
+            except Exception as error:  # one experiment never takes the others (or the app) down
+                built = _unreadable(ref, error)
         with self._lock:
             self._views[key] = _Memoised(ref, files, files_at, identity, minute, built)
         return built
@@ -180,6 +240,23 @@ class _ViewMemo:
     def peek(self, ref: ExperimentRef, settings: Settings, now: float) -> ExperimentView | Unreadable | None:
         """The view :meth:`get` would return without reading anything, else None (it must be read)."""
         return self._lookup(ref, settings, now)[0]
+
+    def kept(self, ref: ExperimentRef, cache: LogCache, settings: Settings, now: float) -> ExperimentView | None:
+        """The view :meth:`get` would return when it needs no log read: memoised, or kept in the cache folder for
+        the files as they are now (then memoised); else None."""
+        found, pending = self._lookup(ref, settings, now)
+        if found is not None:
+            return found if isinstance(found, ExperimentView) else None
+        key, files, files_at, identity, minute = pending
+        try:
+            view = _kept_view(ref, cache, settings, now, files)
+        except Exception:  # a digest that cannot be used: the logs are read
+            LOG.debug("the kept view of %s cannot be used", ref.id, exc_info=True)
+            return None
+        if view is not None:
+            with self._lock:
+                self._views[key] = _Memoised(ref, files, files_at, identity, minute, view)
+        return view
 
     def _lookup(
         self, ref: ExperimentRef, settings: Settings, now: float
@@ -259,6 +336,25 @@ class LoadedViews:
     views: tuple[ExperimentView, ...]
     errors: tuple[Unreadable, ...] = ()
     """The experiments that could not be read at all, in catalog order."""
+    pending: int = 0
+    """Experiments of the catalog the read at start has not read yet (they are left out until it has)."""
+
+
+@dataclass
+class _StartRead:
+    """The read at start of a server (:func:`read_at_start`), while it runs: a visit waits for ``first_screen`` (the
+    experiments of the track the first screen shows are read), not for the whole root."""
+
+    first_screen: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+_START_READS: dict[Path, _StartRead] = {}
+"""Cache folder -> the read at start in progress on it (one server: one)."""
+REST_BATCH = 4
+"""Experiments the read at start hands the reader pool at a time once the first screen's are read."""
+FIRST_SCREEN_WAIT_S = 120.0
+"""The longest a visit waits for the read at start to read the experiments of its first screen."""
 
 
 def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
@@ -269,12 +365,20 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     is the same as reading them one after another, and one that cannot be read is :class:`Unreadable` alone.
     Each experiment read is looked at on its reader's core as soon as it is read (:func:`_digested`).
     """
-    cache = log_cache(settings.cache_dir, settings.max_keys)
+    cache = log_cache(settings)
     memo = _view_memo(settings.cache_dir)
     now = time.time()
-    views: list[ExperimentView] = []
-    errors: list[Unreadable] = []
     found_all = [memo.peek(ref, settings, now) for ref in catalog.experiments]
+    start = _START_READS.get(settings.cache_dir)
+    if start is not None and any(found is None for found in found_all):
+        # The read at start reads the root, the experiments of the first screen first: show them once they are
+        # read, and the others as they come (a large root takes a while), rather than wait for all.
+        if not start.first_screen.is_set():
+            warm_table_modules()
+            start.first_screen.wait(timeout=FIRST_SCREEN_WAIT_S)
+        found_all = [memo.peek(ref, settings, now) for ref in catalog.experiments]
+        if not start.done.is_set():
+            return _loaded(catalog, settings, memo, found_all)
     if any(found is None for found in found_all):
         if _READ_LOCK.locked():
             warm_table_modules()  # the wait for the reads in progress pays for them, not the first screen
@@ -294,17 +398,22 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
                     read = on_readers(lambda ref: _digested(memo.get(ref, cache, settings, now), settings), refs)
             for index, view in zip(missing, read, strict=True):
                 found_all[index] = view
-    for found in found_all:
-        if isinstance(found, Unreadable):
-            errors.append(found)
-        elif found is not None:
-            views.append(found)
     memo.forget_missing({(str(ref.root), ref.id) for ref in catalog.experiments})
+    return _loaded(catalog, settings, memo, found_all)
+
+
+def _loaded(
+    catalog: Catalog, settings: Settings, memo: _ViewMemo, found_all: Sequence[ExperimentView | Unreadable | None]
+) -> LoadedViews:
+    """The views found (None: not read yet), each with the colour the whole catalog assigns it."""
+    views = [found for found in found_all if isinstance(found, ExperimentView)]
+    errors = [found for found in found_all if isinstance(found, Unreadable)]
     # Colours are handed out over the whole catalog, so no two experiments in view share one; the book keeps
     # each experiment's colour while others start and go.
     colors = catalog_colors(catalog, [view.experiment for view in views], book=_color_book(settings.cache_dir))
     views = [memo.recolored(view, colors.get(view.id, view.color)) for view in views]
-    return LoadedViews(views=tuple(views), errors=tuple(errors))
+    pending = sum(found is None for found in found_all)
+    return LoadedViews(views=tuple(views), errors=tuple(errors), pending=pending)
 
 
 _LINEUPS_KEPT = 256
@@ -358,31 +467,145 @@ def read_at_start(argv: Sequence[str], env: Mapping[str, str]) -> threading.Thre
     for every log to be parsed. The same cached loaders a visit uses; a visit that comes while this runs waits
     for the reads in progress (:func:`load_views`, :func:`view_signals`) rather than repeating them. The cache
     folder is written once the server has had a quiet moment (the first screen drawn), not during the read. A
-    failure is logged and left to the first visit, which says what went wrong."""
-    thread = threading.Thread(target=_read_at_start, args=(list(argv), dict(env)), name="rlmon-start", daemon=True)
+    failure is logged and left to the first visit, which says what went wrong.
+
+    A server that lets frames go (:func:`_bounded`) first takes what its cache folder keeps of each experiment
+    (no log read), then reads the rest, the experiments of the track the first screen shows first
+    (:func:`_first_screen_first`): a visit waits for those only, and the others appear as they are read."""
+    start: _StartRead | None = None
+    try:
+        settings = app_settings(argv, env)
+        if _bounded(log_cache(settings)):
+            # known before the first visit can come: it waits for the first screen's experiments, not all of them
+            start = _START_READS.setdefault(settings.cache_dir, _StartRead())
+    except Exception:  # the read at start meets (and logs) the same problem
+        start = None
+    thread = threading.Thread(
+        target=_read_at_start, args=(list(argv), dict(env), start), name="rlmon-start", daemon=True
+    )
     thread.start()
     return thread
 
 
-def _read_at_start(argv: list[str], env: dict[str, str]) -> None:
+def _read_at_start(argv: list[str], env: dict[str, str], start: _StartRead | None) -> None:
     started = time.perf_counter()
     cache = None
     try:
         settings = app_settings(argv, env)
-        cache = log_cache(settings.cache_dir, settings.max_keys)
+        cache = log_cache(settings)
+        catalog = load_catalog(configured_roots(settings).roots).catalog
         # the cache folder is written once the first screen is drawn (see _write_when_quiet)
         with cache.putting_off_writes():
-            views = load_views(load_catalog(configured_roots(settings).roots).catalog, settings).views
+            if start is not None:
+                try:
+                    _first_screen_first(catalog, settings, cache, start)
+                finally:
+                    _finish(start)  # the load_views below sees every experiment read
+            views = load_views(catalog, settings).views
         view_signals(views, settings)
         headlines(views)
     except Exception:  # the visits will meet (and show) the same problem
         LOG.warning("reading the logs at start failed; the first visit reads them", exc_info=True)
         return
     finally:
+        if start is not None:  # whatever happened: no visit waits for it any more
+            _finish(start)
         warm_table_modules()
         if cache is not None:
             threading.Thread(target=_write_when_quiet, args=(cache,), name="rlmon-start-write", daemon=True).start()
     LOG.info("read %d experiments at start in %.1f s", len(views), time.perf_counter() - started)
+
+
+def _finish(start: _StartRead) -> None:
+    start.first_screen.set()
+    start.done.set()
+    for folder in [folder for folder, known in _START_READS.items() if known is start]:
+        _START_READS.pop(folder, None)
+
+
+def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, start: _StartRead) -> None:
+    """Take what the cache folder keeps of each experiment, then read the others: those of the track the first
+    screen will show (:func:`_likely_first_track`) first, newest first, setting ``start.first_screen`` once they
+    are read; then the rest, newest first."""
+    memo = _view_memo(settings.cache_dir)
+    now = time.time()
+    refs = list(catalog.experiments)
+    with server.WORK:
+        kept = on_readers(lambda ref: memo.kept(ref, cache, settings, now), refs)
+    missing = [ref for ref, view in zip(refs, kept, strict=True) if view is None]
+    if not missing:
+        # a restart: every experiment is listed; the frames of the first screen's are read from the cache folder
+        # while the first visitor's browser connects, not when its charts ask for them
+        known = [view for view in kept if view is not None]
+        first = _likely_first_track(known, [], [])
+        start.first_screen.set()
+        _warm_frames([view for view in known if first is None or view.experiment.track == first], cache)
+        return
+    tracks = on_readers(_guessed_track, missing)
+    first = _likely_first_track([view for view in kept if view is not None], missing, tracks)
+    ahead = [ref for ref, track in zip(missing, tracks, strict=True) if first is None or track == first]
+    rest = [ref for ref, track in zip(missing, tracks, strict=True) if not (first is None or track == first)]
+
+    def read(ref: ExperimentRef) -> ExperimentView | Unreadable:
+        return _digested(memo.get(ref, cache, settings, now), settings)
+
+    with server.WORK:
+        on_readers(read, sorted(ahead, key=_newest_first))
+    start.first_screen.set()
+    LOG.info("read the %d experiments of the first screen; reading %d more", len(ahead), len(rest))
+    rest.sort(key=_newest_first)
+    for index in range(0, len(rest), REST_BATCH):
+        # a few at a time: what the visits ask of the reader pool meanwhile waits for a batch, not for all of them
+        on_readers(read, rest[index : index + REST_BATCH])
+
+
+def _warm_frames(views: Sequence[ExperimentView], cache: LogCache) -> None:
+    """Read the frames of ``views`` (newest first) into ``cache``, a few at a time, while they take at most half of
+    its ``frame_memory_mb``: the frames the first screen's charts will ask for, and room for the others."""
+    limit = (cache.memory_bytes or 0) / 2
+    ordered = sorted(views, key=lambda view: -(view.experiment.last_modified or 0.0))
+    for index in range(0, len(ordered), REST_BATCH):
+        if cache.held_bytes >= limit:
+            return
+        try:
+            on_readers(lambda view: view.experiment.read_steps([]), ordered[index : index + REST_BATCH])
+        except Exception:  # only a head start: the charts read (and say what is wrong) as they would have
+            LOG.debug("reading the first screen's frames ahead failed", exc_info=True)
+            return
+
+
+def _newest_first(ref: ExperimentRef) -> float:
+    return -(ref.last_modified or 0.0)
+
+
+def _guessed_track(ref: ExperimentRef) -> str:
+    try:
+        return peek_track(ref) or UNKNOWN_TRACK
+    except Exception:  # a guess only: the read says what is wrong with the log
+        return UNKNOWN_TRACK
+
+
+def _likely_first_track(
+    kept: Sequence[ExperimentView], missing: Sequence[ExperimentRef], tracks: Sequence[str]
+) -> str | None:
+    """The track :func:`rlmon.runs.experiment.default_track` will likely find once everything is read (None: all
+    tracks), from the experiments kept and the tracks guessed for the others (each taken to have logged steps)."""
+    entries = [
+        (view.experiment.track, view.experiment.last_modified or 0.0, view.experiment.steps_done > 0)
+        for view in kept
+        if not view.experiment.hidden
+    ]
+    entries += [
+        (track, ref.last_modified or 0.0, True)
+        for ref, track in zip(missing, tracks, strict=True)
+        if not ref.overrides.hidden
+    ]
+    names = list(dict.fromkeys(track for track, _, _ in entries))
+    if len(names) < 2:
+        return None
+    newest = {name: max(when for track, when, _ in entries if track == name) for name in names}
+    compared = [name for name in names if sum(steps for track, _, steps in entries if track == name) >= 2]
+    return max(compared, key=lambda name: (newest[name], name)) if compared else None
 
 
 def _write_when_quiet(cache: LogCache) -> None:

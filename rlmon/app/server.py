@@ -94,7 +94,13 @@ def settings_or_stop(argv: Sequence[str], env: Mapping[str, str]) -> Settings:
         raise  # st.stop() ends the run by raising; this line is never reached
 
 
-@st.cache_resource(show_spinner=False)
+def log_cache(settings: Settings) -> LogCache:
+    """The per-log cache every session reads through (one per cache folder, bound on keys and frame memory: the
+    ``max_keys`` and ``frame_memory_mb`` settings), holding at most ``frame_memory_mb`` of frames in memory (see
+    :mod:`rlmon.logs.cache`); in memory only when the folder cannot be made (:func:`cache_folder_problem`)."""
+    return _log_cache(settings.cache_dir, settings.frame_memory_mb, settings.max_keys)
+
+
 def cache_folder_problem(cache_dir: Path) -> str | None:
     """Why ``cache_dir`` cannot be the cache folder (it cannot be made: a file, ``/dev/null``, a denied
     parent), in English; None when it can. Asked once per server: the sidebar says it to every visitor."""
@@ -108,10 +114,10 @@ def cache_folder_problem(cache_dir: Path) -> str | None:
 
 
 @st.cache_resource(show_spinner=False)
-def log_cache(cache_dir: Path, max_keys: int = MAX_KEYS) -> LogCache:
-    """The per-log cache every session reads through (one per cache folder and bound on keys, the ``max_keys``
-    setting); in memory only when the folder cannot be made (:func:`cache_folder_problem`)."""
-    return LogCache(None if cache_folder_problem(cache_dir) else cache_dir, max_keys=max_keys)
+def _log_cache(cache_dir: Path, memory_mb: float, max_keys: int = MAX_KEYS) -> LogCache:
+    if cache_folder_problem(cache_dir):
+        return LogCache(None, max_keys=max_keys)
+    return LogCache(cache_dir, max_keys=max_keys, memory_mb=memory_mb)
 
 
 def _advance_forever(root: Path, step_s: float, advance: Callable[[Path], bool]) -> None:

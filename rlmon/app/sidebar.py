@@ -274,7 +274,7 @@ def _where_logs_come_from(visit: Visit, lang: str) -> None:
     """A cache folder that cannot be written, and the log roots (or that this is the demo)."""
     cache_dir = visit.settings.cache_dir
     unusable = cache_folder_problem(cache_dir)
-    cache_problem = log_cache(cache_dir, visit.settings.max_keys).write_problem
+    cache_problem = log_cache(visit.settings).write_problem
     if unusable:
         st.warning(
             t("notice_cache_unusable", lang, folder=escape_markdown(str(cache_dir)), reason=escape_markdown(unusable))

@@ -41,6 +41,15 @@ range, each frame file against the row count and CRC-32 recorded), and an entry 
 parsed again. rlmon never writes into a log folder. A server reading many logs at start puts these writes off
 (:meth:`LogCache.putting_off_writes`) and makes them once its first screen is drawn.
 
+Memory: by default every frame read is held in memory. With ``memory_mb`` (the app's ``frame_memory_mb``
+setting), the frames held are counted, and once they pass that size the frames least recently asked for are let
+go, those of logs whose cache folder entry holds exactly what memory holds (a log whose write was put off or
+failed keeps its frame). What is kept of such a log is small: its identity, offsets, fingerprints, the
+metadata collector's state and the rows of a provisional last line. A read of it reads its frames back from
+the cache folder (checked as a restart checks them; nothing is parsed again), and
+:meth:`LogCache.read_columns` reads only the columns asked for, without holding them. A frame another process
+replaced meanwhile (it wrote the log's entry since) is found as a restart finds it.
+
 Several processes (app replicas on several machines, the CLI) may share one cache folder, NFS included. One
 process at a time reads a log and writes its entry, holding the log's lock file in ``<cache>/locks/`` (see
 :mod:`rlmon.logs.locks`: made atomically, also on NFS; broken when stale). A process that takes the lock first
@@ -70,6 +79,7 @@ import secrets
 import threading
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,10 +200,15 @@ class _Entry:
     head_len: int = 0
     head_crc: int = 0
     tail_crc: int = 0
-    steps: pl.DataFrame = field(default_factory=empty_steps)
+    steps: pl.DataFrame | None = field(default_factory=empty_steps)
+    """The rows of the complete lines; None while they are not held in memory (``files`` holds them)."""
     collector: MetaCollector = field(default_factory=MetaCollector)
+    meta: RunMeta | None = None
+    """The metadata of the last answer (complete state plus the provisional last line); None before the first."""
+    extra: pl.DataFrame | None = None
+    """The rows the provisional last line adds to the last answer (None when it adds none)."""
     result: ParsedLog | None = None
-    """The last answer (complete state plus the provisional last line)."""
+    """The last answer, while its frame is held in memory (rebuilt from ``steps``, ``extra`` and ``meta``)."""
     shown: tuple[int, int] = (0, 0)
     """Length and CRC-32 of the part of the unterminated last line that ``result`` holds."""
     held_back: bool = False
@@ -203,8 +218,13 @@ class _Entry:
     """Refreshes whose rows the persisted delta holds (0: no delta)."""
     files: list[tuple[str, int, int]] = field(default_factory=list)
     """Name, rows and CRC-32 of the persisted base and of the delta, if any."""
+    columns: list[tuple[str, ...]] = field(default_factory=list)
+    """The columns of each file of ``files`` (what reading some columns back may ask of it)."""
     since_base: pl.DataFrame | None = None
-    """The rows the persisted delta holds (merged over the base they give ``steps``)."""
+    """The rows the persisted delta holds (merged over the base they give ``steps``); None when there is no delta
+    or it is not held in memory."""
+    held_bytes: int = 0
+    """Bytes of the frames held in memory (as counted against the cache's ``memory_mb``)."""
     disk_stale: bool = False
     """The disk copy lags behind (a write failed): the next write rewrites all of it."""
     disk_mark: tuple[int, int, int] | None = None
@@ -238,6 +258,9 @@ class LogCache:
         Most distinct keys a log keeps (the ``max_keys`` setting, :data:`rlmon.schema.MAX_KEYS`): the keys first
         logged once the bound is reached are dropped (``RunMeta.keys_dropped_line``). A disk copy made under
         another bound is parsed again.
+    memory_mb
+        Megabytes of step frames held in memory; None holds every frame read. Beyond it, the frames least
+        recently asked for that are in the cache folder are let go (see "Memory" in the module docstring).
     """
 
     def __init__(
@@ -249,9 +272,12 @@ class LogCache:
         lock_wait_s: float = locks.WAIT_S,
         lock_stale_s: float = locks.STALE_S,
         max_keys: int = MAX_KEYS,
+        memory_mb: float | None = None,
     ) -> None:
         self.cache_dir = cache_dir
         self.max_keys = max_keys
+        self.memory_bytes = None if memory_mb is None else int(memory_mb * 1e6)
+        """The ``memory_mb`` limit in bytes (None: no limit)."""
         self.quiet_s = quiet_s
         self.lock_wait_s = lock_wait_s
         self.lock_stale_s = lock_stale_s
@@ -269,6 +295,12 @@ class LogCache:
         naming the folder (``cannot write the cache in /x/cache: No space left on device``)."""
         self._putting_off = 0
         self._put_off: set[str] = set()
+        self._held: OrderedDict[str, int] = OrderedDict()
+        """Log -> bytes of its frames held in memory, the least recently asked for first."""
+        self.held_bytes = 0
+        """Bytes of step frames held in memory now (the sum of ``_held``)."""
+        self.read_backs = 0
+        """How many times a frame not held in memory was read back from the cache folder; for tests."""
         self._swept_at = -math.inf
         self._sweep_all()
 
@@ -290,10 +322,49 @@ class LogCache:
             The file is missing, not a regular file, or cannot be read.
         """
         key = os.path.abspath(path)
-        with self._lock:
-            path_lock = self._path_locks.setdefault(key, threading.Lock())
-        with path_lock:
-            return self._read(key)
+        with self._path_lock(key):
+            parsed = self._read_again_if_lost(key)
+            self._account(key)
+        self._keep_within_memory(key)
+        return parsed
+
+    def read_columns(self, path: str | Path, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """``step`` and those of ``columns`` the log holds (None: every column), in that order, of the frame the
+        last :meth:`read` of ``path`` returned; the log itself is not looked at again (a log not read yet is read
+        first). A frame not held in memory is read back from the cache folder, only these columns, and is not
+        held afterwards; with ``columns`` None it is held again.
+
+        Raises
+        ------
+        LogReadError
+            The log was not read yet and cannot be read now.
+        """
+        key = os.path.abspath(path)
+        with self._path_lock(key):
+            entry = self._entries.get(key)
+            steps: pl.DataFrame | None = None
+            if entry is not None and entry.meta is not None and entry.result is None and columns is not None:
+                try:
+                    steps = self._read_back(key, entry, columns)
+                except (OSError, _Lost, pl.exceptions.PolarsError):
+                    steps = None  # gone or replaced (another process wrote the entry since): read as usual
+            if steps is None:
+                if entry is not None and entry.meta is not None:
+                    try:
+                        steps = self._answer(key, entry).steps
+                    except _Lost:
+                        steps = None
+                if steps is None:
+                    steps = self._read_again_if_lost(key).steps
+                self._account(key)
+            else:
+                with self._lock:
+                    if key in self._held:
+                        self._held.move_to_end(key)
+        self._keep_within_memory(key)
+        if columns is None:
+            return steps
+        return steps.select(STEP, *[name for name in dict.fromkeys(columns) if name != STEP and name in steps.columns])
 
     @contextlib.contextmanager
     def putting_off_writes(self) -> Iterator[None]:
@@ -340,8 +411,143 @@ class LogCache:
 
     def forget(self, path: str | Path) -> None:
         """Drop what is kept in memory for ``path`` (the disk copy stays)."""
+        key = os.path.abspath(path)
         with self._lock:
-            self._entries.pop(os.path.abspath(path), None)
+            self._entries.pop(key, None)
+            self.held_bytes -= self._held.pop(key, 0)
+
+    # -- memory --
+    def _path_lock(self, key: str) -> threading.Lock:
+        with self._lock:
+            return self._path_locks.setdefault(key, threading.Lock())
+
+    def _read_again_if_lost(self, key: str) -> ParsedLog:
+        """:meth:`_read`; when the entry's frames cannot be read back from the cache folder (another process replaced
+        them, or they were damaged), the entry is let go and the log read as after a restart."""
+        try:
+            return self._read(key)
+        except _Lost:
+            with self._lock:
+                self._entries.pop(key, None)
+            return self._read(key)
+
+    def _answer(self, key: str, entry: _Entry) -> ParsedLog:
+        """The last answer for ``entry``, its frames read back from the cache folder when they are not held.
+
+        Raises
+        ------
+        _Lost
+            They cannot be read back.
+        """
+        if entry.result is None:
+            assert entry.meta is not None
+            self._hold(key, entry)
+            assert entry.steps is not None
+            steps = entry.steps if entry.extra is None else merge_steps([entry.steps, entry.extra])
+            entry.result = ParsedLog(steps=steps, meta=entry.meta)
+        return entry.result
+
+    def _hold(self, key: str, entry: _Entry) -> None:
+        """Read ``entry``'s frames back from the cache folder unless they are held (each file checked against its
+        rows and CRC-32, as a restart checks it).
+
+        Raises
+        ------
+        _Lost
+            A file is gone or differs from what the entry records.
+        """
+        if entry.steps is not None and (entry.deltas == 0 or entry.since_base is not None):
+            return
+        folder = self._folder(key)
+        if folder is None or not entry.files:
+            raise _Lost
+        frames = []
+        for name, rows, crc in entry.files:
+            try:
+                frame = _read_frame(folder / name, rows=rows, crc=crc)
+            except (OSError, pl.exceptions.PolarsError) as error:
+                raise _Lost from error
+            if frame is None:
+                raise _Lost
+            frames.append(frame)
+        self.read_backs += 1
+        entry.steps = merge_steps(frames)
+        entry.since_base = frames[1] if len(frames) > 1 else None
+
+    def _read_back(self, key: str, entry: _Entry, columns: Sequence[str]) -> pl.DataFrame:
+        """``step`` and ``columns`` of the last answer for ``entry``, read from its files in the cache folder (only
+        those columns), whose CRC-32s were checked when this process wrote or loaded them; the frames are not held.
+
+        Raises
+        ------
+        _Lost
+            A file holds another number of rows than the entry records.
+        OSError, polars.exceptions.PolarsError
+            A file cannot be read.
+        """
+        folder = self._folder(key)
+        if folder is None or len(entry.columns) != len(entry.files):
+            raise _Lost
+        frames = []
+        for (name, rows, _crc), names in zip(entry.files, entry.columns, strict=True):
+            wanted = [STEP, *[column for column in columns if column != STEP and column in names]]
+            if name.endswith(".arrow"):
+                # a delta, or the base of a frame of many keys: only the columns asked for are read
+                frame = pl.read_ipc(folder / name, columns=wanted)
+            else:
+                frame = pl.read_parquet(folder / name, columns=wanted)
+            if frame.height != rows:
+                raise _Lost
+            frames.append(frame)
+        if entry.extra is not None:
+            frames.append(entry.extra.select(STEP, *[column for column in columns if column in entry.extra.columns]))
+        self.read_backs += 1
+        return merge_steps(frames)
+
+    def _account(self, key: str) -> None:
+        """Count the frames ``key``'s entry holds now as its most recent use (called holding its path lock)."""
+        entry = self._entries.get(key)
+        size = 0
+        if entry is not None:
+            frames = {id(frame): frame for frame in (entry.steps, entry.since_base, entry.extra) if frame is not None}
+            if entry.result is not None:
+                frames.setdefault(id(entry.result.steps), entry.result.steps)
+            size = sum(int(frame.estimated_size()) for frame in frames.values())
+            entry.held_bytes = size
+        with self._lock:
+            self.held_bytes += size - self._held.pop(key, 0)
+            if size:
+                self._held[key] = size
+
+    def _within_memory(self) -> bool:
+        return self.memory_bytes is None or self.held_bytes <= self.memory_bytes
+
+    def _keep_within_memory(self, keep: str) -> None:
+        """Let go of the frames least recently asked for, but ``keep``'s, until those held fit ``memory_mb``. Only
+        frames the cache folder holds as they are in memory go (a log whose write was put off or failed stays), and
+        only those of logs no other thread is reading."""
+        if self.memory_bytes is None or self.cache_dir is None:
+            return
+        with self._lock:
+            if self.held_bytes <= self.memory_bytes:
+                return
+            order = [key for key in self._held if key != keep]
+        for key in order:
+            with self._lock:
+                if self.held_bytes <= self.memory_bytes:
+                    return
+                path_lock = self._path_locks.get(key)
+            if path_lock is None or not path_lock.acquire(blocking=False):
+                continue
+            try:
+                entry = self._entries.get(key)
+                if entry is None or entry.disk_stale or not entry.files or entry.meta is None:
+                    continue
+                entry.steps = entry.since_base = None
+                entry.result = None
+                self._account(key)
+            finally:
+                path_lock.release()
 
     # -- internals --
     def _new_entry(self, key: str) -> _Entry:
@@ -363,7 +569,7 @@ class LogCache:
             entry = self._load(key, stat) or self._new_entry(key)
             self._entries[key] = entry
         if self._current(entry, stat):
-            return entry.result  # type: ignore[return-value]
+            return self._answer(key, entry)
         if self.cache_dir is None:
             return self._update(key, entry, stat, write=True)
         held, write = self._take_lock(key)
@@ -373,11 +579,18 @@ class LogCache:
                 stat = os.stat(key)
                 entry = self._reloaded(key, entry, stat)
                 if self._current(entry, stat):
-                    return entry.result  # type: ignore[return-value]
+                    return self._answer(key, entry)
             if write and self._putting_off:
                 with self._lock:
                     self._put_off.add(key)
-                return self._update(key, entry, stat, write=False)
+                parsed = self._update(key, entry, stat, write=False)
+                self._account(key)
+                if not self._within_memory():
+                    # a write put off holds the frame in memory until it is written: only while the frames fit
+                    self._persist(self._entries[key], None, full=True)
+                    with self._lock:
+                        self._put_off.discard(key)
+                return parsed
             return self._update(key, entry, stat, write=write)
         except FileNotFoundError as error:
             raise LogReadError("no such file", path=key) from error
@@ -388,9 +601,9 @@ class LogCache:
                 held.release()
 
     def _current(self, entry: _Entry, stat: os.stat_result) -> bool:
-        """Whether ``entry.result`` answers for the file as ``stat`` describes it."""
+        """Whether the entry's last answer answers for the file as ``stat`` describes it."""
         return (
-            entry.result is not None
+            entry.meta is not None
             and entry.size == stat.st_size
             and entry.mtime_ns == stat.st_mtime_ns
             and entry.ctime_ns == stat.st_ctime_ns
@@ -442,13 +655,15 @@ class LogCache:
                     self._entries[key] = entry
                     if write:
                         self._drop_disk(key)
+                else:
+                    self._hold(key, entry)  # what is appended is merged into the frames
                 self._advance(entry, handle, stat, write=write)
         except OSError as error:
             self._entries.pop(key, None)  # it may be half updated
             if isinstance(error, PermissionError):
                 raise LogReadError("permission denied", path=key) from error
             raise LogReadError(f"cannot read: {error.strerror or error}", path=key) from error
-        return entry.result  # type: ignore[return-value]
+        return self._answer(key, entry)
 
     def _quiet(self, stat: os.stat_result) -> bool:
         """Whether the file has not changed for :attr:`quiet_s` seconds (its writer is done with it)."""
@@ -555,6 +770,7 @@ class LogCache:
         chunk = None
         if frames:
             chunk = merge_steps(frames) if len(frames) > 1 else frames[0]
+            assert entry.steps is not None
             entry.steps = merge_steps([entry.steps, chunk])
         if moved and write:
             self._persist(entry, chunk, full=marks == (0, 0))
@@ -579,17 +795,19 @@ class LogCache:
     def _provisional(
         self, entry: _Entry, carry: bytes, stat: os.stat_result, *, jsonl: bool, long_line: bool, moved: bool
     ) -> None:
-        """Set ``entry.result``: the complete state plus what the unterminated last line may show."""
+        """Set the entry's answer: the complete state plus what the unterminated last line may show."""
         entry.held_back = False
         if carry.strip() and not carry.endswith(b"\r") and not self._quiet(stat):
             # the writer may be in the middle of this line (a final \r ends it: only the \n may be missing)
             entry.held_back = True
             carry = b"" if jsonl else _settled(carry)
         shown = (-1, 0) if long_line else (len(carry), _crc(carry))
-        if not moved and entry.result is not None and shown == entry.shown:
+        if not moved and entry.meta is not None and shown == entry.shown:
             return  # the line grew, but not by a complete value: the last answer stands
         entry.shown = shown
+        assert entry.steps is not None
         steps = entry.steps
+        extra_rows: pl.DataFrame | None = None
         collector = entry.collector
         if long_line or carry.strip():
             collector = MetaCollector.from_state(entry.collector.to_state())
@@ -604,8 +822,11 @@ class LogCache:
                 else:
                     extra = parse_chunk(split_lines(carry), collector, first_line=first_line)
                 if extra.height:
+                    extra_rows = extra
                     steps = merge_steps([steps, extra])
-        entry.result = ParsedLog(steps=steps, meta=collector.snapshot(steps))
+        entry.meta = collector.snapshot(steps)
+        entry.extra = extra_rows
+        entry.result = ParsedLog(steps=steps, meta=entry.meta)
 
     # -- disk --
     def _folder(self, key: str) -> Path | None:
@@ -633,11 +854,13 @@ class LogCache:
                 or not entry.files
                 or not (folder / entry.files[0][0]).exists()
             ):
+                assert entry.steps is not None
                 # Parquet holds a wide frame in buffers of each column while it writes (100 MB for 20,000 keys):
                 # a frame of many keys is written as Arrow IPC, as the deltas are
                 suffix = ".arrow" if entry.steps.width > _PARQUET_COLUMNS else ".parquet"
                 name = f"base-{_unique()}{suffix}"
                 entry.files = [(name, entry.steps.height, _write_frame(entry.steps, folder / name))]
+                entry.columns = [tuple(entry.steps.columns)]
                 entry.deltas = 0
                 entry.since_base = None
             elif chunk is not None:
@@ -650,6 +873,7 @@ class LogCache:
                 entry.deltas += 1
                 entry.since_base = since_base
                 entry.files = [entry.files[0], (name, since_base.height, crc)]
+                entry.columns = [entry.columns[0], tuple(since_base.columns)]
             state = {
                 "parser_version": PARSER_VERSION,
                 "path": entry.path,
@@ -767,6 +991,7 @@ class LogCache:
             tail_crc=state["tail_crc"],
             deltas=state["delta"],
             files=[(name, rows, crc) for name, rows, crc in state["files"]],
+            columns=[tuple(frame.columns) for frame in frames],
             since_base=frames[1] if len(frames) > 1 else None,
             steps=steps,
             collector=collector,
@@ -807,6 +1032,10 @@ def _settled(line: bytes) -> bytes:
 
 class _Replaced(Exception):
     """A file a state names is gone or differs from what the state records."""
+
+
+class _Lost(Exception):
+    """The frames of an entry whose frames were let go cannot be read back as the entry records them."""
 
 
 _FRAME_NAME = re.compile(r"(base|delta)-[0-9]+-[0-9a-f]+\.(parquet|arrow)")

@@ -21,9 +21,9 @@ import math
 import re
 import zlib
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import polars as pl
 
@@ -49,6 +49,7 @@ __all__ = [
     "SourceFile",
     "SourceRole",
     "Status",
+    "StepSource",
     "assign_colors",
     "config_get",
     "default_track",
@@ -59,6 +60,7 @@ __all__ = [
     "model_name",
     "model_track",
     "name_entries",
+    "retimed",
     "settings_diff",
     "short_track_names",
     "step_time_column",
@@ -185,6 +187,15 @@ class Progress:
     """First exception line, for crashed experiments only."""
 
 
+class StepSource(Protocol):
+    """Where an experiment's step frame is read from when it is not held in memory
+    (:attr:`Experiment.step_source`)."""
+
+    def read_steps(self, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """The merged step frame (schema.py), or ``step`` and those of ``columns`` it has, in that order."""
+        ...
+
+
 @dataclass
 class Experiment:
     """One experiment: a folder of verl logs under a log root, read and summarised."""
@@ -250,6 +261,25 @@ class Experiment:
     three_decimals: bool = False
     """The step values were printed with 3 decimals (verl <= 0.4.1; ``RunMeta.three_decimals`` of any of its
     files): small quantities (mismatch, KL, lr) move in 0.001 stairs."""
+    step_source: StepSource | None = field(default=None, repr=False, compare=False)
+    """Where the step frame is read from when it is not held in memory (then ``steps`` has its columns and no
+    rows; see :func:`rlmon.runs.loading.let_go_of_steps`); None when ``steps`` is the frame. Read the frame with
+    :meth:`read_steps`, which works either way."""
+
+    def read_steps(self, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """The step frame, or ``step`` and those of ``columns`` it has, in that order: ``steps`` when it is held,
+        else read through :attr:`step_source` (only these columns)."""
+        if self.step_source is not None:
+            # the columns it was read with (an experiment's logs together may hold more keys than max_keys)
+            known = set(self.steps.columns)
+            return self.step_source.read_steps(
+                [name for name in (self.steps.columns if columns is None else columns) if name in known]
+            )
+        if columns is None:
+            return self.steps
+        return self.steps.select(
+            STEP, *[name for name in dict.fromkeys(columns) if name != STEP and name in self.steps.columns]
+        )
 
     @property
     def progress_text(self) -> str:
@@ -1087,22 +1117,16 @@ def summarize_progress(
     finished = (total is not None and steps_done >= total) or finished_flag or final_val_line
     status: Status
     failure = None
-    # Without a step time (stuck before the first step, or no timing logged): a multiple of the floor.
-    stall_after_s = stall_factor * stall_min_s if median_s is None else max(stall_factor * median_s, stall_min_s)
     if finished:
         status = "finished"
     elif current is not None and current.failure is not None:
         status = "crashed"
         failure = current.failure
-    elif idle_s is not None and idle_s > stall_after_s:
-        status = "stalled"
-    elif not logged and steps_done == 0:
-        status = "not started"
     else:
-        status = "running"
-    eta_h = None
-    if status == "running" and total is not None and median_s is not None:
-        eta_h = max(0, total - steps_done) * median_s / 3600.0
+        status = _clock_status(
+            logged=bool(logged), steps_done=steps_done, idle_s=idle_s, median_s=median_s, stall_factor=stall_factor,
+            stall_min_s=stall_min_s,
+        )  # fmt: skip
     return Progress(
         status=status,
         steps_done=steps_done,
@@ -1114,10 +1138,50 @@ def summarize_progress(
         mean_step_s=mean_s,
         median_step_s=median_s,
         last_step_s=last_s,
-        eta_h=eta_h,
+        eta_h=_eta_h(status, total=total, steps_done=steps_done, median_s=median_s),
         idle_s=idle_s,
         failure=failure,
     )
+
+
+def _clock_status(
+    *, logged: bool, steps_done: int, idle_s: float | None, median_s: float | None, stall_factor: float,
+    stall_min_s: float,
+) -> Status:  # fmt: skip
+    """The status of a run neither finished nor crashed, which the clock moves (see the module docstring)."""
+    # Without a step time (stuck before the first step, or no timing logged): a multiple of the floor.
+    stall_after_s = stall_factor * stall_min_s if median_s is None else max(stall_factor * median_s, stall_min_s)
+    if idle_s is not None and idle_s > stall_after_s:
+        return "stalled"
+    if not logged and steps_done == 0:
+        return "not started"
+    return "running"
+
+
+def _eta_h(status: Status, *, total: int | None, steps_done: int, median_s: float | None) -> float | None:
+    """Remaining steps x median step time, for a running experiment."""
+    if status != "running" or total is None or median_s is None:
+        return None
+    return max(0, total - steps_done) * median_s / 3600.0
+
+
+def retimed(experiment: Experiment, *, now: float, stall_factor: float, stall_min_s: float) -> Experiment:
+    """``experiment`` as :func:`summarize_progress` would describe it at ``now`` when its files have not changed
+    since it was read: the time since they last grew, and the status that depends on it (a running or not yet
+    started run may have stalled). Nothing is read: a server keeps what it read and only moves the clock."""
+    idle_s = None if experiment.last_modified is None else max(0.0, now - experiment.last_modified)
+    if experiment.status in ("finished", "crashed"):
+        return replace(experiment, idle_s=idle_s)
+    # a training step logged in any file (summarize_progress's ``logged``) is one counted in its source
+    logged = any(source.steps > 0 for source in experiment.sources)
+    status = _clock_status(
+        logged=logged, steps_done=experiment.steps_done, idle_s=idle_s, median_s=experiment.median_step_s,
+        stall_factor=stall_factor, stall_min_s=stall_min_s,
+    )  # fmt: skip
+    eta_h = _eta_h(
+        status, total=experiment.total_steps, steps_done=experiment.steps_done, median_s=experiment.median_step_s
+    )
+    return replace(experiment, status=status, idle_s=idle_s, eta_h=eta_h)
 
 
 def _median(values: Sequence[float]) -> float | None:

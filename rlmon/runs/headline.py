@@ -58,9 +58,11 @@ __all__ = [
     "headline_numbers",
     "metric_series",
     "percentile",
+    "remember_headline",
     "response_cap",
     "start_mean",
     "training_frame",
+    "training_frame_of",
 ]
 
 START_STEPS = 5
@@ -86,10 +88,16 @@ def training_frame(experiment: Experiment) -> pl.DataFrame:
     Columns: the step frame's (schema.py) plus :data:`rlmon.runs.metrics.DERIVED_METRICS` names and
     ``val_score/<data source>``.
     """
-    rows = training_rows(experiment.steps)
+    return training_frame_of(experiment.read_steps(), pass_rate_mode=experiment.pass_rate_mode)
+
+
+def training_frame_of(steps: pl.DataFrame, *, pass_rate_mode: str | None) -> pl.DataFrame:
+    """:func:`training_frame` of an experiment whose step frame (schema.py) is ``steps`` and whose ``rlmon.toml``
+    pass-rate mode is ``pass_rate_mode``."""
+    rows = training_rows(steps)
     if rows.height == 0:
         return rows
-    frame, _skipped = add_derived_metrics(rows, pass_rate_mode=experiment.pass_rate_mode)
+    frame, _skipped = add_derived_metrics(rows, pass_rate_mode=pass_rate_mode)
     return frame
 
 
@@ -231,15 +239,15 @@ def _pick(points: tuple[ValidationPoint, ...], data_source: str | None) -> Valid
     return None
 
 
-def _validation(experiment: Experiment) -> tuple[str | None, str | None, list[ValidationPoint], list[ValidationPoint]]:
-    keys = validation_keys(experiment.steps.columns)
+def _validation(frame: pl.DataFrame) -> tuple[str | None, str | None, list[ValidationPoint], list[ValidationPoint]]:
+    keys = validation_keys(frame.columns)
     best: list[ValidationPoint] = []
     last: list[ValidationPoint] = []
     counts: dict[str, int] = {}
-    training = training_rows(experiment.steps).get_column(STEP)
+    training = training_rows(frame).get_column(STEP)
     first_training = int(training.min()) if training.len() else None  # type: ignore[arg-type]
     for source, key in keys.items():
-        steps, values = finite_series(experiment.steps, key)
+        steps, values = finite_series(frame, key)
         if first_training is not None:
             # the validation before training (val_before_train) is the baseline, not a result of the run
             kept = [(step, value) for step, value in zip(steps, values, strict=True) if step >= first_training]
@@ -288,20 +296,29 @@ def headline_numbers(experiment: Experiment) -> Headline:
     if known is not None and known[0]() is experiment:
         return known[1]
     numbers = _headline_numbers(experiment)
-    with _KNOWN_LOCK:
-        _KNOWN[key] = (weakref.ref(experiment, functools.partial(_forget, key)), numbers)
+    remember_headline(experiment, numbers)
     return numbers
 
 
+def remember_headline(experiment: Experiment, numbers: Headline) -> None:
+    """Record ``numbers`` as the headline numbers of the ``experiment`` object: :func:`headline_numbers` then
+    returns them without reading its frame. For numbers computed from the same frame, before it was let go or by
+    an earlier process (a server restarting from its cache folder)."""
+    key = id(experiment)
+    with _KNOWN_LOCK:
+        _KNOWN[key] = (weakref.ref(experiment, functools.partial(_forget, key)), numbers)
+
+
 def _headline_numbers(experiment: Experiment) -> Headline:
-    frame = training_frame(experiment)
+    steps = experiment.read_steps()
+    frame = training_frame_of(steps, pass_rate_mode=experiment.pass_rate_mode)
     _, pass_rate = finite_series(frame, PASS_RATE)
     _, length = metric_series(frame, RESPONSE_LENGTH_KEY)
     _, length_max = metric_series(frame, "response_length/max")
     entropy_key = resolve_key(ENTROPY_KEY, frame.columns)
     _, entropy = metric_series(frame, ENTROPY_KEY)
     _, grad_norm = metric_series(frame, GRAD_NORM_KEY)
-    source, key, best, last = _validation(experiment)
+    source, key, best, last = _validation(steps)
     return Headline(
         experiment=experiment.id,
         label=experiment.label,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ import polars as pl
 from rlmon.errors import LogReadError, RlmonError
 from rlmon.logs.cache import LogCache, merge_steps, write_text_atomically
 from rlmon.logs.lines import file_mark
-from rlmon.logs.parse import bound_keys, keys_dropped_warning
+from rlmon.logs.parse import bound_keys, keys_dropped_warning, parse_log_bytes
 from rlmon.runs.experiment import (
     ConfigSource,
     Experiment,
@@ -41,12 +43,16 @@ from rlmon.text.names import experiment_names
 
 __all__ = [
     "COLOR_BOOK_NAME",
+    "PEEK_BYTES",
+    "CachedSteps",
     "ColorBook",
     "cache_color_book",
     "catalog_colors",
     "describe_root",
+    "let_go_of_steps",
     "load_experiment",
     "load_experiments",
+    "peek_track",
 ]
 
 
@@ -240,6 +246,77 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
         three_decimals=any(meta.three_decimals for meta in metas),
         group=overrides.group,
     )
+
+
+_FRAME_ROLES = frozenset({"steps", "resumed", "crashed attempt", "start-up only"})
+"""The roles of the files whose frames an experiment's step frame merges (readable, with verl RL content)."""
+
+
+@dataclass(frozen=True)
+class CachedSteps:
+    """An experiment's step frame read back through the log cache: its files' frames as the cache last read them
+    (:meth:`~rlmon.logs.cache.LogCache.read_columns`: only the columns asked for, from the cache folder when they
+    are not held in memory), merged in file order as :func:`load_experiment` merges them."""
+
+    cache: LogCache
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, sources: Sequence[SourceFile], cache: LogCache) -> CachedSteps:
+        """The frames of an experiment whose files are ``sources`` (those it merges: readable, with RL content)."""
+        return cls(cache, tuple(source.path for source in sources if source.role in _FRAME_ROLES))
+
+    def read_steps(self, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        frames = []
+        for path in self.paths:
+            try:
+                frames.append(self.cache.read_columns(path, columns))
+            except LogReadError as error:
+                raise LogReadError(f"cannot be read back ({error.reason})", path=path) from error
+        steps = merge_steps(frames) if frames else empty_steps()
+        if columns is None:
+            return steps
+        return steps.select(STEP, *[name for name in dict.fromkeys(columns) if name != STEP and name in steps.columns])
+
+
+def let_go_of_steps(experiment: Experiment, cache: LogCache) -> Experiment:
+    """``experiment`` without its step frame held: ``steps`` keeps the frame's columns (no rows), and
+    :meth:`~rlmon.runs.experiment.Experiment.read_steps` reads the frame (or some of its columns) back through
+    ``cache``, which read it (:class:`CachedSteps`). What the log cache holds in memory is its own to keep or let go
+    (its ``memory_mb``); a server holding hundreds of experiments keeps only this summary of each."""
+    if experiment.step_source is not None:
+        return experiment
+    source = CachedSteps.of(experiment.sources, cache)
+    return dataclasses.replace(experiment, steps=experiment.steps.clear(), step_source=source)
+
+
+PEEK_BYTES = 256 * 1024
+"""How much of the start of each log :func:`peek_track` reads: verl prints its config dump within the first few
+hundred lines."""
+
+
+def peek_track(ref: ExperimentRef) -> str | None:
+    """The track the first :data:`PEEK_BYTES` of an experiment's logs name: ``rlmon.toml``'s, else the model of the
+    newest config dump (or launch command) found there; None when they name none. A guess, made without reading
+    the logs, that orders the reading of a large root (the track the first screen shows is read first); the track
+    shown is the one :func:`load_experiment` finds."""
+    if ref.overrides.track:
+        return ref.overrides.track
+    for log in reversed(ref.files):
+        if str(log.path).lower().endswith((".jsonl", ".ndjson")):
+            continue  # the file logger's records hold no config dump
+        try:
+            with open(log.path, "rb") as handle:
+                head = handle.read(PEEK_BYTES)
+        except OSError:
+            continue
+        # step lines name no model, and they are most of a log: the guess reads the other lines (3x faster)
+        lines = [line for line in head[: head.rfind(b"\n") + 1].split(b"\n") if b"step:" not in line]
+        meta = parse_log_bytes(b"\n".join(lines)).meta
+        track = model_track(merge_configs(meta.config, config_from_command(meta.launch_command)))
+        if track:
+            return track
+    return None
 
 
 _HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")

@@ -34,8 +34,10 @@ __all__ = [
     "DerivedMetric",
     "add_derived_metrics",
     "alias_of",
+    "derived_columns",
     "derived_metric",
     "detect_pass_rate_mode",
+    "pass_rate_mode_of",
     "resolve_key",
     "step_seconds_expr",
     "validation_keys",
@@ -366,21 +368,44 @@ def add_derived_metrics(steps: pl.DataFrame, *, pass_rate_mode: str | None = Non
     """
     if STEP in steps.columns:
         steps = steps.sort(STEP)
-    expressions: list[pl.Expr] = []
-    skipped: list[str] = []
-    for entry in DERIVED_METRICS:
-        keys = entry.keys_in(steps.columns)
-        if keys is None:
-            skipped.append(entry.name)
-            continue
-        if entry.name == PASS_RATE:
-            mode = pass_rate_mode if pass_rate_mode in PASS_RATE_MODES else detect_pass_rate_mode(steps)
-            expression = _pass_rate_expr(keys[0], mode)
-        else:
-            expression = entry.build(keys, steps.columns)
-        expressions.append(expression.cast(pl.Float64).alias(entry.name))
-    for ds, key in validation_keys(steps.columns).items():
-        expressions.append(pl.col(key).cast(pl.Float64).alias(VALIDATION_PREFIX + ds))
+    mode = pass_rate_mode_of(steps, pass_rate_mode)
+    expressions = derived_columns(steps.columns, pass_rate_mode=mode)
+    skipped = [entry.name for entry in DERIVED_METRICS if entry.name not in expressions]
     if not expressions:
         return steps, skipped
-    return steps.with_columns(expressions), skipped
+    return steps.with_columns(expressions.values()), skipped
+
+
+def pass_rate_mode_of(steps: pl.DataFrame, pass_rate_mode: str | None) -> str:
+    """The pass-rate mode :func:`add_derived_metrics` uses for ``steps``: ``pass_rate_mode`` when it is one of
+    :data:`PASS_RATE_MODES`, else the one the scores show (:func:`detect_pass_rate_mode`; ``01`` when the frame
+    has no pass rate to derive)."""
+    if pass_rate_mode is not None and pass_rate_mode in PASS_RATE_MODES:
+        return pass_rate_mode
+    if derived_metric(PASS_RATE).keys_in(steps.columns) is None:
+        return "01"
+    return detect_pass_rate_mode(steps)
+
+
+def derived_columns(columns: Sequence[str], *, pass_rate_mode: str) -> dict[str, pl.Expr]:
+    """The derived metrics a step frame of these ``columns`` allows, each name with the expression
+    :func:`add_derived_metrics` computes it by (a frame sorted by step, holding at least the columns the
+    expression reads: ``expression.meta.root_names()``), in the order it adds them.
+
+    ``pass_rate_mode`` is the mode itself (``pm1`` | ``01`` | ``raw``; anything else is ``01``): a frame of a few
+    columns cannot tell it, so a reader of some columns takes it from the whole frame
+    (:func:`detect_pass_rate_mode`) or from ``rlmon.toml``.
+
+    >>> list(derived_columns(["step", "critic/score/mean", "val-core/gsm8k/acc/mean@1"], pass_rate_mode="01"))
+    ['pass_rate', 'val_score/gsm8k']
+    """
+    expressions: dict[str, pl.Expr] = {}
+    for entry in DERIVED_METRICS:
+        keys = entry.keys_in(columns)
+        if keys is None:
+            continue
+        expression = _pass_rate_expr(keys[0], pass_rate_mode) if entry.name == PASS_RATE else entry.build(keys, columns)
+        expressions[entry.name] = expression.cast(pl.Float64).alias(entry.name)
+    for ds, key in validation_keys(columns).items():
+        expressions[VALIDATION_PREFIX + ds] = pl.col(key).cast(pl.Float64).alias(VALIDATION_PREFIX + ds)
+    return expressions

@@ -215,6 +215,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "object_unreachable": {"en": "endpoint not reachable", "zh": "无法连接存储端点"},
     "object_syncing": {"en": "Reading the logs from object storage…", "zh": "正在从对象存储读取日志…"},
+    "reading_root": {
+        "en": "Reading the logs: {read} of {total} experiments read. The others are listed as soon as they are read.",
+        "zh": "正在读取日志：已读取 {total} 个实验中的 {read} 个。其余实验读取后即会列出。",
+    },
     "object_stale": {
         "en": "{url}: {reason} since {since}; showing the data from {synced}.",
         "zh": "{url}：自 {since} 起{reason}；显示的是 {synced} 时的数据。",

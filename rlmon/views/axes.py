@@ -29,7 +29,7 @@ def axis_notes(views: Sequence[ExperimentView], x: str, lang: str) -> tuple[str,
     sources: dict[str, list[str]] = {}
     for view in views:
         # elapsed_h is derived only from logged step times (rlmon.runs.metrics)
-        reason = missing_for_axis(view.axis_facts, x, has_hours="elapsed_h" in view.steps.columns)
+        reason = missing_for_axis(view.axis_facts, x, has_hours="elapsed_h" in view.columns)
         if reason is not None:
             left_out.setdefault(reason, []).append(view.label)
         elif x == "tokens" and view.axis_facts.token_source is not None:

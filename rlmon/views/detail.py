@@ -94,8 +94,10 @@ def _series_frame(view: ExperimentView, keys: Mapping[str, str], *, x: str) -> p
     """A long frame with one series per metric key (the ``experiment`` column names the series), with the ``x``
     axis's column when it is neither step nor hours."""
     extra = [pl.col(x).cast(pl.Float64)] if x not in (STEP, HOURS) else []
+    present = [key for key in keys if key in view.columns]
+    steps = view.read_steps([HOURS, *present, *([x] if extra else [])])
     parts = [
-        view.steps.select(
+        steps.select(
             pl.lit(key, dtype=pl.String).alias(EXPERIMENT),
             pl.col(STEP),
             pl.col(HOURS),
@@ -103,8 +105,7 @@ def _series_frame(view: ExperimentView, keys: Mapping[str, str], *, x: str) -> p
             pl.col(key).cast(pl.Float64).alias(VALUE),
             *extra,
         ).filter(pl.col(VALUE).is_not_null())
-        for key in keys
-        if key in view.steps.columns
+        for key in present
     ]
     return pl.concat(parts) if parts else pl.DataFrame(schema=LONG_SCHEMA | ({x: pl.Float64()} if extra else {}))
 
@@ -134,7 +135,7 @@ def detail_charts(
     A chart whose metric was not logged is left out. With ``focus`` (a link from a signal), the focused
     metric's chart comes first with the signal's step marked, even when it is none of the above.
     """
-    columns = view.steps.columns
+    columns = view.columns
     base = _base_options(view, smoothing=smoothing, x=x, lang=lang, max_points=max_points)
     signal_marks = tuple(
         (signal.experiment, signal.step, signal.metric) for signal in signals if signal.experiment == view.id
@@ -278,7 +279,7 @@ def rollout_corr_charts(
     effective sample size, IS weight std, KL, PPL ratio, chi-squared), each with verl's healthy bounds as dashed
     rules; the keys the run logged, none when it logged no ``rollout_corr/*`` key."""
     base = _base_options(view, smoothing=smoothing, x=x, lang=lang, max_points=max_points)
-    present = [key for key in ROLLOUT_CORR_GRID if key in view.steps.columns]
+    present = [key for key in ROLLOUT_CORR_GRID if key in view.columns]
     signal_marks = tuple(
         (signal.experiment, signal.step, signal.metric) for signal in signals if signal.experiment == view.id
     )
@@ -322,13 +323,13 @@ def validation_panels(view: ExperimentView, *, x: str, lang: str) -> list[Valida
         ]
         keys = [headline_key, *related[:8]]
         table = (
-            view.steps.select(STEP, *keys)
+            view.read_steps(keys)
             .filter(pl.any_horizontal(pl.col(key).is_not_null() for key in keys))
             .rename({key: key.removeprefix(prefix_core) for key in keys if key.startswith(prefix_core)})
         )
         score = f"{VALIDATION_PREFIX}{source}"
         chart = None
-        if score in view.steps.columns:
+        if score in view.columns:
 
             def build(score: str = score, source: str = source) -> dict[str, Any]:
                 long = long_frame([view], score, x=x)
@@ -573,7 +574,7 @@ def explorer_notes(found: Explorer, *, filtered: bool, lang: str) -> ExplorerNot
 def focus_of(view: ExperimentView, key: str | None, at: str) -> Focus | None:
     """The chart a link from a signal asked for (``?focus=<key>&at=<step>``), when ``view`` logs that key;
     ``at`` is the step, ignored unless it is a number."""
-    if not key or resolve_key(key, view.steps.columns) is None:
+    if not key or resolve_key(key, view.columns) is None:
         return None
     return Focus(key=key, step=int(at) if at.isdigit() else None)
 

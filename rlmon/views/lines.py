@@ -87,7 +87,7 @@ def metric_note(key: str, views: Sequence[ExperimentView], lang: str) -> str | N
     for the entropy, only when a run logged it under its old name ``actor/entropy_loss`` (an entropy, not a loss:
     verl's ``dp_actor.py`` logs the aggregated token entropy)."""
     if alias_of(key) == "actor/entropy":
-        old = any(resolve_key("actor/entropy", view.steps.columns) == "actor/entropy_loss" for view in views)
+        old = any(resolve_key("actor/entropy", view.columns) == "actor/entropy_loss" for view in views)
         return t("note_entropy_loss", lang) if old else None
     message = _NOTE_OF.get(key)
     return None if message is None else t(message, lang)
@@ -114,10 +114,10 @@ def signal_markers(
     by_id = {view.id: view for view in views}
     for experiment, step, text in marks:
         view = by_id.get(experiment)
-        column = None if view is None else resolve_key(metric, view.steps.columns)
+        column = None if view is None else resolve_key(metric, view.columns)
         if view is None or step is None or column is None:
             continue
-        found = view.steps.filter(pl.col(STEP) == step).get_column(column)
+        found = view.read_steps([column]).filter(pl.col(STEP) == step).get_column(column)
         value = found[0] if found.len() else None
         if value is None:
             continue

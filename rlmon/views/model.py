@@ -29,9 +29,16 @@ from typing import Any
 import polars as pl
 
 from rlmon.analysis.signals import Signal
-from rlmon.runs.axes import NO_AXIS_FACTS, AxisFacts, axis_columns, axis_facts
+from rlmon.runs.axes import GPU_HOURS, NO_AXIS_FACTS, SAMPLES, TOKENS, AxisFacts, axis_columns, axis_facts
 from rlmon.runs.experiment import Experiment, name_entries, short_track_names, tracks_in_labels, view_styles
-from rlmon.runs.metrics import VALIDATION_PREFIX, add_derived_metrics, resolve_key
+from rlmon.runs.metrics import (
+    VALIDATION_PREFIX,
+    add_derived_metrics,
+    derived_columns,
+    pass_rate_mode_of,
+    resolve_key,
+    validation_keys,
+)
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
 from rlmon.sources.discovery import ExperimentRef
 from rlmon.text import metric_title, t, track_name
@@ -65,6 +72,9 @@ __all__ = [
 ]
 
 
+_AXIS_COLUMNS = (SAMPLES, TOKENS, GPU_HOURS)
+"""The x axes' columns besides ``step`` and ``hours`` (:func:`rlmon.runs.axes.axis_columns`)."""
+
 STATUS_GLYPHS = {"finished": "✓", "running": "▶", "stalled": "⏸", "crashed": "✗", "not started": "○"}
 
 
@@ -74,25 +84,77 @@ EAGER_CHARTS = 4
 
 @dataclass(frozen=True)
 class ExperimentView:
-    """An experiment ready for the pages: the summary plus its step frame with derived metrics and hours."""
+    """An experiment ready for the pages: the summary plus its step frame with derived metrics and hours.
+
+    The frame (:attr:`steps`, or some of its columns: :meth:`read_steps`) is held in memory when the experiment's
+    is (:func:`view_of` of a loaded experiment); else it is read through the experiment's ``step_source`` and its
+    derived columns computed again, the same numbers (:func:`rlmon.runs.metrics.derived_columns`, with the
+    pass-rate mode of :attr:`pass_rate_mode`).
+    """
 
     ref: ExperimentRef
     experiment: Experiment
-    steps: pl.DataFrame
-    """Step frame (schema.py) plus derived metrics (rlmon.runs.metrics) and ``hours`` (elapsed training hours)."""
     logged_keys: tuple[str, ...]
     derived_keys: tuple[str, ...]
     serial: int = 0
     """Unique per view object: a new version of an experiment gets a new serial (chart memo keys use it)."""
     version: int = 0
     """The serial of the read this view comes from, kept when only its colour or name changes: what is computed
-    from the data alone (headline numbers) is keyed by it."""
+    from the data alone (headline numbers, the signals found in its steps) is keyed by it."""
     name: str = ""
     """The name its view shows it by (:class:`Lineup`, set by :func:`styled`); empty: its label, cleaned."""
     dash: int = 0
     """Its lines' dash in its view (:data:`rlmon.runs.experiment.DASH_PATTERNS`; 0 solid)."""
     axis_facts: AxisFacts = NO_AXIS_FACTS
     """What its settings and keys give the x axes (:mod:`rlmon.runs.axes`)."""
+    pass_rate_mode: str = "01"
+    """The mode the pass rate is derived with: ``rlmon.toml``'s, else the one the scores show."""
+    held_steps: pl.DataFrame | None = field(default=None, repr=False, compare=False)
+    """The whole frame, when it is held in memory."""
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The frame's columns: ``step``, the logged keys, the derived metrics, ``hours`` and the other x axes'
+        (nothing is read)."""
+        return (STEP, *self.logged_keys, *self.derived_keys, HOURS, *_AXIS_COLUMNS)
+
+    @property
+    def steps(self) -> pl.DataFrame:
+        """Step frame (schema.py) plus derived metrics (rlmon.runs.metrics) and ``hours`` (elapsed training hours).
+        Reading some columns (:meth:`read_steps`) costs less when the frame is not held."""
+        return self.read_steps()
+
+    def read_steps(self, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """The frame of :attr:`steps`, or ``step`` and those of ``columns`` it has, in that order."""
+        known = set(self.columns)
+        wanted = [
+            name
+            for name in dict.fromkeys(self.columns if columns is None else columns)
+            if name in known and name != STEP
+        ]
+        if self.held_steps is not None:
+            return self.held_steps if columns is None else self.held_steps.select(STEP, *wanted)
+        derived = derived_columns((STEP, *self.logged_keys), pass_rate_mode=self.pass_rate_mode)
+        axes = [name for name in _AXIS_COLUMNS if name in wanted]
+        hours = (HOURS in wanted or GPU_HOURS in wanted) and ELAPSED_H in derived
+        computed = [derived[name] for name in derived if name in wanted or (hours and name == ELAPSED_H)]
+        logged = set(self.logged_keys)
+        reads = [name for name in wanted if name in logged and name not in derived]
+        if axes:
+            # whether a row is a training step depends on every logged key (rlmon.runs.axes.axis_columns)
+            reads.extend(self.logged_keys)
+        for expression in computed:
+            reads.extend(expression.meta.root_names())
+        steps = self.experiment.read_steps(list(dict.fromkeys(reads)))
+        if STEP in steps.columns:
+            steps = steps.sort(STEP)  # as add_derived_metrics sorts (merged frames are sorted already)
+        if computed:
+            steps = steps.with_columns(computed)
+        if HOURS in wanted:
+            steps = steps.with_columns(_hours(steps.columns).alias(HOURS))
+        if axes:
+            steps = steps.with_columns(axis_columns(steps, self.axis_facts, logged_keys=self.logged_keys))
+        return steps.select(STEP, *wanted)
 
     @property
     def id(self) -> str:
@@ -135,25 +197,48 @@ class ExperimentView:
         return self.label.split(" · ")[0]
 
 
+ELAPSED_H = "elapsed_h"
+"""The derived metric ``hours`` copies (elapsed training hours)."""
+
+
+def _hours(columns: Sequence[str]) -> pl.Expr:
+    return pl.col(ELAPSED_H) if ELAPSED_H in columns else pl.lit(None, dtype=pl.Float64)
+
+
 def view_of(ref: ExperimentRef, experiment: Experiment, *, serial: int = 0) -> ExperimentView:
     """The experiment ready for the pages: its derived metrics (:func:`rlmon.runs.metrics.add_derived_metrics`), an
     ``hours`` column (elapsed training hours; null when the log has no step times) and the other x axes'
-    columns, ``samples``, ``tokens`` and ``gpu_hours`` (:func:`rlmon.runs.axes.axis_columns`)."""
+    columns, ``samples``, ``tokens`` and ``gpu_hours`` (:func:`rlmon.runs.axes.axis_columns`). The frame is held
+    when the experiment's is; else the view reads it through the experiment as it is asked for."""
     logged = tuple(name for name in experiment.steps.columns if name != STEP)
-    steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=experiment.pass_rate_mode)
     logged_set = set(logged)  # not the tuple: 20,000 keys would cost 400 million comparisons
+    if experiment.step_source is not None:
+        detect = ["critic/score/min", "critic/rewards/min", "critic/score/mean", "critic/rewards/mean"]
+        sample = experiment.read_steps([*detect, *validation_keys(experiment.steps.columns).values()])
+        mode = pass_rate_mode_of(sample, experiment.pass_rate_mode)
+        derived = tuple(
+            name for name in derived_columns((STEP, *logged), pass_rate_mode=mode) if name not in logged_set
+        )
+        return ExperimentView(
+            ref=ref, experiment=experiment, logged_keys=logged, derived_keys=derived, serial=serial, version=serial,
+            pass_rate_mode=mode, axis_facts=axis_facts(experiment, (STEP, *logged, *derived)),
+        )  # fmt: skip
+    mode = pass_rate_mode_of(experiment.steps, experiment.pass_rate_mode)
+    steps, _skipped = add_derived_metrics(experiment.steps, pass_rate_mode=mode)
     derived = tuple(name for name in steps.columns if name != STEP and name not in logged_set)
-    hours = pl.col("elapsed_h") if "elapsed_h" in steps.columns else pl.lit(None, dtype=pl.Float64)
     facts = axis_facts(experiment, steps.columns)
     return ExperimentView(
         ref=ref,
         experiment=experiment,
-        steps=steps.with_columns(hours.alias(HOURS), *axis_columns(steps, facts, logged_keys=logged)),
         logged_keys=logged,
         derived_keys=derived,
         serial=serial,
         version=serial,
         axis_facts=facts,
+        pass_rate_mode=mode,
+        held_steps=steps.with_columns(
+            _hours(steps.columns).alias(HOURS), *axis_columns(steps, facts, logged_keys=logged)
+        ),
     )
 
 
@@ -296,18 +381,20 @@ def long_frame(views: Sequence[ExperimentView], metric: str, *, x: str = STEP) -
     extra = [pl.col(x).cast(pl.Float64)] if x not in (STEP, HOURS) else []
     parts = []
     for view in views:
-        column = resolve_key(metric, view.steps.columns)
+        column = resolve_key(metric, view.columns)
         if column is None:
             continue
         parts.append(
-            view.steps.select(
+            view.read_steps([HOURS, column, *([x] if extra else [])])
+            .select(
                 pl.lit(view.id, dtype=pl.String).alias(EXPERIMENT),
                 pl.col(STEP).cast(pl.Int64),
                 pl.col(HOURS).cast(pl.Float64),
                 pl.lit(metric, dtype=pl.String).alias(METRIC),
                 pl.col(column).cast(pl.Float64).alias(VALUE),
                 *extra,
-            ).filter(pl.col(VALUE).is_not_null())
+            )
+            .filter(pl.col(VALUE).is_not_null())
         )
     if not parts:
         return pl.DataFrame(schema=LONG_SCHEMA | ({x: pl.Float64()} if extra else {}))

@@ -325,11 +325,13 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
 
     _parallel(monkeypatch, 2)
     monkeypatch.setattr(digests, "_HEADLINES", digests._Memo(limit=4096))
+    monkeypatch.setattr(digests, "_FULL_HEADLINES", digests._Memo(limit=4096))
+    monkeypatch.setattr(digests, "_STEP_SIGNALS", digests._Memo(limit=4096))
     monkeypatch.setattr(digests, "_SIGNALS", digests._Memo(limit=4096))
     main = threading.current_thread()
     numbers_by: list[tuple[str, bool]] = []
     signals_by: list[tuple[str, bool]] = []
-    real_numbers, real_detect = model.table_numbers, analysis_signals.detect_signals
+    real_numbers, real_detect = model.table_numbers, analysis_signals.detect_step_signals
 
     def counted_numbers(view: Any, *args: Any, **kwargs: Any) -> Any:
         numbers_by.append((view.id, threading.current_thread() is main))
@@ -340,7 +342,7 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
         return real_detect(experiment, **kwargs)
 
     monkeypatch.setattr(model, "table_numbers", counted_numbers)
-    monkeypatch.setattr(analysis_signals, "detect_signals", counted_detect)
+    monkeypatch.setattr(analysis_signals, "detect_step_signals", counted_detect)
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
     views = loaders.load_views(discover_experiments([demo_root]), settings).views
     ids = sorted(view.id for view in views)
@@ -353,7 +355,7 @@ def test_each_experiment_is_looked_at_by_its_reader_as_soon_as_it_is_read(
     assert len(numbers_by) == len(signals_by) == 9  # nothing computed again
     for view in views:
         assert numbers[view.id].last10_pass == real_numbers(view).last10_pass
-    _assert_fresh_signals(views, signals, real_detect, settings)
+    _assert_fresh_signals(views, signals, analysis_signals.detect_signals, settings)
 
 
 def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_failure(
@@ -361,12 +363,13 @@ def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_f
 ) -> None:
     from rlmon.analysis import signals as analysis_signals
 
+    monkeypatch.setattr(digests, "_STEP_SIGNALS", digests._Memo(limit=4096))
     monkeypatch.setattr(digests, "_SIGNALS", digests._Memo(limit=4096))
 
     def broken(experiment: Any, **kwargs: Any) -> Any:
         raise ValueError(f"no signals for {experiment.id}")
 
-    monkeypatch.setattr(analysis_signals, "detect_signals", broken)
+    monkeypatch.setattr(analysis_signals, "detect_step_signals", broken)
     settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
     loaded = loaders.load_views(discover_experiments([demo_root]), settings)
     assert len(loaded.views) == 9
