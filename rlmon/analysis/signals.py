@@ -735,20 +735,28 @@ def _window_means(values: Sequence[float], window: int) -> tuple[float, float]:
     return _mean(values[-2 * window : -window]), _mean(values[-window:])
 
 
+def _broken_rule(context: _Context, rule: HealthRule) -> tuple[str, list[int], float, int] | None:
+    """The logged key of one of verl's rules, its steps, its last-window mean and the window, when that mean
+    breaks the rule over enough steps; else None."""
+    key = resolve_key(rule.key, context.frame.columns)
+    if key is None:
+        return None
+    steps, values = context.series(key)
+    if len(values) < context.thresholds.min_steps:
+        return None
+    _, last, window = _trend_windows(values, context.thresholds)
+    return (key, steps, last, window) if rule.breaks(last) else None
+
+
 def _detect_probs_diff(context: _Context) -> None:
     """verl FAQ: ``training/rollout_probs_diff_mean`` above 0.01 is a precision problem of the inference engine
     (below 0.005 normal); its symptom, ``actor/grad_norm`` rising, is checked and stated either way."""
     thresholds = context.thresholds
     rule = PROBS_DIFF_RULE
-    key = resolve_key(rule.key, context.frame.columns)
-    if key is None:
+    broken = _broken_rule(context, rule)
+    if broken is None:
         return
-    steps, values = context.series(key)
-    if len(values) < thresholds.min_steps:
-        return
-    _, last, window = _trend_windows(values, thresholds)
-    if not rule.breaks(last):
-        return
+    key, steps, last, window = broken
     reported = {"end": last, "threshold": rule.high or 0.0}
     grad_key = resolve_key("actor/grad_norm", context.frame.columns)
     grad = context.series(grad_key)[1] if grad_key is not None else []
@@ -778,17 +786,11 @@ def _detect_probs_diff(context: _Context) -> None:
 def _detect_rollout_corr(context: _Context) -> None:
     """verl's rollout-correction doc (``check_rollout_correction_health``): one signal per ``rollout_corr/*`` key
     whose last-window mean is outside its healthy range."""
-    thresholds = context.thresholds
     for rule in ROLLOUT_CORR_RULES:
-        key = resolve_key(rule.key, context.frame.columns)
-        if key is None:
+        broken = _broken_rule(context, rule)
+        if broken is None:
             continue
-        steps, values = context.series(key)
-        if len(values) < thresholds.min_steps:
-            continue
-        _, last, window = _trend_windows(values, thresholds)
-        if not rule.breaks(last):
-            continue
+        key, steps, last, window = broken
         context.add(
             "rollout_corr",
             "warning",

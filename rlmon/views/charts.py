@@ -1144,7 +1144,8 @@ def _thresholds_in_reach(
     """The thresholds a line chart draws: finite ones (positive on a log scale) within :data:`THRESHOLD_REACH`
     spans of the values drawn; all of them when nothing is drawn yet."""
     shown = [(value, label) for value, label in thresholds if math.isfinite(value) and not (log_scale and value <= 0)]
-    finite = values.cast(pl.Float64).filter(values.cast(pl.Float64).is_finite())
+    numbers = values.cast(pl.Float64)
+    finite = numbers.filter(numbers.is_finite())
     if finite.is_empty():
         return shown
     low, high = float(finite.min()), float(finite.max())  # type: ignore[arg-type]

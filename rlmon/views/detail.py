@@ -378,20 +378,9 @@ def explorer(
         chosen, regex = match_keys(keys, pattern)
     else:
         chosen = [key for key in keys if family is None or family_of(key) == family]
-    small = ChartOptions(
-        title="",
-        y_title="",
-        colors={view.id: view.color},
-        labels={view.id: view.label},
-        x=x,  # type: ignore[arg-type]
-        x_title=t("x_" + x, lang),
-        smoothing=smoothing,
-        max_points=min(max_points, 500),
+    small = replace(
+        _base_options(view, smoothing=smoothing, x=x, lang=lang, max_points=min(max_points, 500)),
         height=EXPLORER_HEIGHT,
-        experiment_title=t("col_experiment", lang),
-        raw_suffix=t("raw_suffix", lang),
-        empty_text=t("no_data", lang),
-        arrow=True,
     )
     groups: dict[str, list[ChartPlan]] = {}
     for key in chosen[:EXPLORER_LIMIT]:
