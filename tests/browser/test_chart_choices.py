@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.helpers.server import serve
 
@@ -23,6 +24,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_REFRESH_S": "3600"}
     with serve(folder, env, "server-chart-choices.log") as url:
         yield url
+
+
+def bring_into_view(page: Any, control: Any) -> None:
+    """Scroll ``control`` into view. The page may still be redrawing its blocks (the charts arrive after the
+    text), which replaces the control's element under Playwright's hand; then it is looked up again, for 60 s at
+    most."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            control.scroll_into_view_if_needed(timeout=10_000)
+            return
+        except PlaywrightError:
+            if time.monotonic() >= deadline:
+                raise
+            page.wait_for_timeout(500)
 
 
 def frames_after_smoothing_change(page: Any, url: str, *, ready: str, control: Any) -> list[bytes]:
@@ -42,7 +58,7 @@ def frames_after_smoothing_change(page: Any, url: str, *, ready: str, control: A
     page.on("websocket", on_socket)
     page.goto(url)
     page.get_by_text(ready).first.wait_for(timeout=90_000)
-    control.scroll_into_view_if_needed()  # as a person changing it would; the charts near it are drawn
+    bring_into_view(page, control)  # as a person changing it would; the charts near it are drawn
     page.locator('[data-testid="stVegaLiteChart"] canvas').first.wait_for(timeout=90_000)
     page.wait_for_timeout(2_000)  # the first screen's charts settle
     watching = True
