@@ -369,8 +369,9 @@ def test_first_request_after_a_restart_opens_an_experiment_page(
         page = context.new_page()
         watch_page_not_found(page)
         page.goto(f"{url}/2b-e3-drgrpo-2b", wait_until="commit")
-        page.get_by_text("Training curves").wait_for(timeout=30_000)
-        wait_for_app(page, charts=6)
+        # a cold server reads the demo first: on a loaded machine that can take a minute
+        page.get_by_text("Training curves").wait_for(timeout=90_000)
+        wait_for_app(page, charts=6, timeout_s=90)
         page.wait_for_timeout(1000)
         assert page.get_by_text("You have requested page").count() == 0
         assert page.locator('[data-testid="stMain"]').get_by_text("E3 · Dr.GRPO").count() >= 1
