@@ -95,6 +95,7 @@ __all__ = [
     "passed",
     "read_dump_dir",
     "read_samples",
+    "read_training_dumps",
     "samples_for_prompt",
     "to_text",
 ]
@@ -949,6 +950,22 @@ def read_samples(
     problems: list[str] = []
     for dump_dir, kind in dumps.found:
         frames.append(read_dump_dir(dump_dir, kind=kind, cache=cache, problems=problems))
+    frame = pl.concat(frames) if frames else empty_samples()
+    return ExperimentSamples(frame, refused=dumps.refused, problems=tuple(problems))
+
+
+def read_training_dumps(
+    config: dict[str, Any] | None, folder: Path, *, cache: SampleCache, allowed: Sequence[Path]
+) -> ExperimentSamples:
+    """The records of the training dump folder the config names (``trainer.rollout_data_dir``), inside the
+    ``allowed`` folders: what :mod:`rlmon.analysis.outcomes` reads, without scanning the console logs."""
+    dumps = find_dump_dirs(config, folder, allowed=allowed)
+    problems: list[str] = []
+    frames = [
+        read_dump_dir(dump_dir, kind=kind, cache=cache, problems=problems)
+        for dump_dir, kind in dumps.found
+        if kind == "training"
+    ]
     frame = pl.concat(frames) if frames else empty_samples()
     return ExperimentSamples(frame, refused=dumps.refused, problems=tuple(problems))
 
