@@ -67,10 +67,6 @@ def paragraph_and_signals(view: model.ExperimentView, peers: Sequence[model.Expe
             st.markdown(f"**{said.title}** · " + guards.escape_markdown(said.paragraph))
         for severity, text in said.signals:
             st.markdown(f"{SEVERITY_ICONS.get(severity, ':material/info:')} {guards.escape_markdown(text)}")
-        # from the training generation dumps, not the steps: found here, where the dumps are read
-        signal = outcomes.outcome_signal(view, samples.experiment_training_dumps(view, settings), settings=settings)
-        if signal is not None:
-            st.markdown(f":material/info: {guards.escape_markdown(signal.text(lang))}", help=signal.rule.get(lang))
 
 
 def settings_block(view: model.ExperimentView) -> None:
