@@ -892,7 +892,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "incorrect responses grow much faster than correct ones: {incorrect_start}→{incorrect_end} tokens "
         "({incorrect_growth}) against {correct_start}→{correct_end} ({correct_growth}), first and last {edge} "
         "dumped steps (the Dr.GRPO paper's pattern: length rewarded in wrong answers)",
-        "zh": "错误回答比正确回答变长得快得多：{incorrect_start}→{incorrect_end} tokens（{incorrect_growth}），"
+        "zh": "错误回答比正确回答变长得快得多：{incorrect_start}→{incorrect_end} 词元（{incorrect_growth}），"
         "正确回答 {correct_start}→{correct_end}（{correct_growth}），取转储的前 {edge} 步与末 {edge} 步"
         "（Dr.GRPO 论文所示的模式：错误回答的长度被奖励）",
     },
@@ -914,7 +914,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Length of correct and incorrect responses ({unit})",
         "zh": "正确与错误回答的长度（{unit}）",
     },
-    "outcome_unit_tokens": {"en": "tokens", "zh": "tokens"},
+    "outcome_unit_tokens": {"en": "tokens", "zh": "词元"},
     "outcome_unit_characters": {"en": "characters", "zh": "字符"},
     "outcome_correct": {"en": "correct", "zh": "正确"},
     "outcome_incorrect": {"en": "incorrect", "zh": "错误"},

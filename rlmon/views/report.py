@@ -42,6 +42,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.errors import RlmonError, UnknownExperimentError
 from rlmon.logs.cache import LogCache
@@ -154,7 +155,7 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
         else dataclasses.replace(view.experiment, label=view.label)
         for view in views
     ]
-    signals = tuple(detect_all(experiments, settings=settings))
+    signals = tuple(detect_all(experiments, settings=settings)) + _dump_signals(views, settings)
     summary = tuple(write_summary(experiments, list(signals), lang=lang, settings=settings))
     paragraphs = {
         experiment.id: experiment_paragraph(
@@ -167,6 +168,26 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
         for experiment in experiments
     }
     return model.Insights(signals=signals, summary=summary, paragraphs=paragraphs)
+
+
+def _dump_signals(views: Sequence[model.ExperimentView], settings: Settings) -> tuple[Signal, ...]:
+    """The signals of the runs' training generation dumps (:mod:`rlmon.analysis.outcomes`), as the app finds
+    them: the folder the config names, inside the log roots and the ``dump_roots`` setting."""
+    from rlmon.logs.samples import SampleCache, read_training_dumps
+    from rlmon.views.outcomes import outcome_signal
+
+    cache = SampleCache(None)
+    local_roots = [root for root in settings.log_roots if isinstance(root, Path)]
+    found: list[Signal] = []
+    for view in views:
+        dumps = read_training_dumps(
+            view.experiment.config, view.ref.path, cache=cache,
+            allowed=[view.ref.root, *local_roots, *settings.dump_roots],
+        )  # fmt: skip
+        signal = outcome_signal(view, dumps, settings=settings)
+        if signal is not None:
+            found.append(signal)
+    return tuple(found)
 
 
 # ---------------------------------------------------------------------------------------------- selection

@@ -85,7 +85,7 @@ def test_signal_text_states_the_hand_numbers_in_both_languages() -> None:
     assert (signal.kind, signal.severity, signal.step, signal.step_end) == ("incorrect_length_growth", "info", 1, 4)
     assert signal.values["ratio"] == pytest.approx(1.5 / 1.1)
     assert "200→300 tokens (+50.0%) against 100→110 (+10.0%), first and last 2 dumped steps" in signal.text("en")
-    assert "200→300 tokens（+50.0%），正确回答 100→110（+10.0%）" in signal.text("zh")
+    assert "200→300 词元（+50.0%），正确回答 100→110（+10.0%）" in signal.text("zh")
     assert "length_gap_ratio" in signal.rule["en"]
 
 

@@ -37,7 +37,7 @@ def test_two_charts_the_signal_and_the_damaged_line_from_the_dump(tmp_path: Path
         {"trainer": {"rollout_data_dir": str(DUMPS)}}, view.ref.path, cache=SampleCache(), allowed=[DATA]
     )
     for lang, title, incorrect in (("en", "Length of correct and incorrect responses (tokens)", "incorrect"),
-                                   ("zh", "正确与错误回答的长度（tokens）", "错误")):  # fmt: skip
+                                   ("zh", "正确与错误回答的长度（词元）", "错误")):  # fmt: skip
         block = outcomes.outcome_block(view, found, settings=Settings(), lang=lang, paths={})
         assert block is not None
         lengths, share = (plan.build() for plan in block.charts)

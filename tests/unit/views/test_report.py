@@ -112,6 +112,10 @@ def test_the_report_is_one_file_that_asks_for_nothing(demo_report: tuple[Path, s
     charts = [tag for tag, attrs in page.tags if tag == "div" and "data-chart" in attrs]
     assert len(charts) == len(data["charts"]) > 20
     # the metric notes the app shows under a chart, under the report's (the comparison's and each experiment's)
+    # E1 dumps its training generations and its incorrect answers lengthen faster: the signal is E1's only
+    signals = re.findall(r'<li class="info">([^<]*)</li>', text)
+    lengthen = [item for item in signals if "incorrect responses grow much faster than correct ones" in item]
+    assert len(lengthen) == 1 and "first and last 5 dumped steps" in lengthen[0]
     notes = re.findall(r'<p class="muted note">([^<]*)</p>', text)
     assert (
         notes.count("grad_norm is measured before clipping: the total norm clip_grad_norm_ returns (verl dp_actor.py).")
