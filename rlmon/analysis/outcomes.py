@@ -25,17 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from rlmon.analysis.signals import NUMBERS_LANG, Signal
-from rlmon.logs.samples import passed
+from rlmon.logs.samples import SampleCache, passed, read_training_dumps
 from rlmon.settings import Settings
 from rlmon.text.lang import LANGUAGES
 from rlmon.text.messages import t
 from rlmon.text.numbers import format_count, format_percent, format_value
 
-__all__ = ["MIN_STEPS", "OutcomeTable", "detect_length_gap", "outcome_table"]
+__all__ = ["MIN_STEPS", "OutcomeTable", "detect_length_gap", "dump_signal", "outcome_table"]
 
 MIN_STEPS = 4
 """Fewest steps with both correct and incorrect responses before the signal is judged."""
@@ -179,3 +181,20 @@ def detect_length_gap(table: OutcomeTable, *, settings: Settings, experiment: st
         label=label,
         rule={lang: t("rule_incorrect_length_growth", lang, **rule_fields) for lang in LANGUAGES},
     )
+
+
+def dump_signal(
+    config: dict[str, Any] | None,
+    folder: Path,
+    *,
+    experiment: str,
+    label: str,
+    allowed: Sequence[Path],
+    settings: Settings,
+    cache: SampleCache,
+) -> Signal | None:
+    """:func:`detect_length_gap` on the training dump folder ``config`` names (``trainer.rollout_data_dir``, read
+    inside the ``allowed`` folders, :func:`rlmon.logs.samples.read_training_dumps`) of the experiment in
+    ``folder``; None without one."""
+    found = read_training_dumps(config, folder, cache=cache, allowed=allowed)
+    return detect_length_gap(outcome_table(found.frame), settings=settings, experiment=experiment, label=label)

@@ -171,23 +171,21 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
 
 
 def _dump_signals(views: Sequence[model.ExperimentView], settings: Settings) -> tuple[Signal, ...]:
-    """The signals of the runs' training generation dumps (:mod:`rlmon.analysis.outcomes`), as the app finds
-    them: the folder the config names, inside the log roots and the ``dump_roots`` setting."""
-    from rlmon.logs.samples import SampleCache, read_training_dumps
-    from rlmon.views.outcomes import outcome_signal
+    """The signals of the runs' training generation dumps (:func:`rlmon.analysis.outcomes.dump_signal`), as the
+    app finds them: the folder the config names, inside the log roots and the ``dump_roots`` setting."""
+    from rlmon.analysis.outcomes import dump_signal
+    from rlmon.logs.samples import SampleCache
 
     cache = SampleCache(None)
     local_roots = [root for root in settings.log_roots if isinstance(root, Path)]
-    found: list[Signal] = []
-    for view in views:
-        dumps = read_training_dumps(
-            view.experiment.config, view.ref.path, cache=cache,
-            allowed=[view.ref.root, *local_roots, *settings.dump_roots],
-        )  # fmt: skip
-        signal = outcome_signal(view, dumps, settings=settings)
-        if signal is not None:
-            found.append(signal)
-    return tuple(found)
+    found = [
+        dump_signal(
+            view.experiment.config, view.ref.path, experiment=view.id, label=view.label,
+            allowed=[view.ref.root, *local_roots, *settings.dump_roots], settings=settings, cache=cache,
+        )
+        for view in views
+    ]  # fmt: skip
+    return tuple(signal for signal in found if signal is not None)
 
 
 # ---------------------------------------------------------------------------------------------- selection
