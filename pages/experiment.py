@@ -14,9 +14,9 @@ import streamlit as st
 
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.app import charts, digests, guards, live, markup, state, tables, url, widgets
+from rlmon.app import charts, digests, guards, live, markup, samples, state, tables, url, widgets
 from rlmon.text import display, t
-from rlmon.views import axes, detail, model, report
+from rlmon.views import axes, detail, model, outcomes, report
 from rlmon.views import tables as view_tables
 
 BadgeColor = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
@@ -129,6 +129,22 @@ def rollout_corr_block(view: model.ExperimentView, smoothing: Smoothing, x: str,
     charts.chart_grid(
         plans, key="experiment_rollout_corr", lang=lang, wide=4, height=detail.DETAIL_HEIGHT, settings=settings
     )
+
+
+def outcomes_block(view: model.ExperimentView) -> None:
+    block = outcomes.outcome_block(
+        view, samples.experiment_training_dumps(view, settings), settings=settings, lang=lang, paths=app.paths
+    )
+    if block is None:
+        return
+    st.markdown(f"#### {block.title}")
+    st.caption(block.caption)
+    charts.chart_grid(
+        block.charts, key="experiment_outcomes", lang=lang, height=detail.DETAIL_HEIGHT, settings=settings
+    )
+    if block.notes is not None:
+        with st.expander(block.notes.title, icon=":material/info:"):
+            st.text(block.notes.text)
 
 
 def validation_block(view: model.ExperimentView, x: str) -> None:
@@ -244,6 +260,7 @@ def charts_section(view: model.ExperimentView, peers: Sequence[model.ExperimentV
     insights = digests.insights_for(peers, settings, lang)
     guards.guarded(lambda: curves(view, smoothing, x, insights.signals), lang=lang, paths=app.paths)
     guards.guarded(lambda: rollout_corr_block(view, smoothing, x, insights.signals), lang=lang, paths=app.paths)
+    guards.guarded(lambda: outcomes_block(view), lang=lang, paths=app.paths)
     guards.guarded(lambda: validation_block(view, x), lang=lang, paths=app.paths)
     guards.guarded(lambda: explorer(view, smoothing, x), lang=lang, paths=app.paths)
     notes = model.log_notes(view.experiment.problems, lang=lang, paths=app.paths)

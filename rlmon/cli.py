@@ -367,6 +367,8 @@ def _cmd_samples(args: argparse.Namespace) -> int:
             "RLMON_DUMP_ROOT",
             file=sys.stderr,
         )
+    for problem in found.problems:
+        print(f"warning: {problem}", file=sys.stderr)
     samples = filter_samples(found.frame, step=args.step)
     if args.json:
         records = [{**row, "extra": json.loads(row["extra"])} for row in samples.iter_rows(named=True)]

@@ -369,6 +369,23 @@ SETTINGS: tuple[SettingSpec, ...] = (
         minimum=0.0,
     ),
     SettingSpec(
+        "length_gap_ratio",
+        "RLMON_LENGTH_GAP_RATIO",
+        1.25,
+        "float",
+        "Insights: incorrect responses grow much faster than correct ones when their end/start mean length "
+        "(generation dumps) is at least this times the correct ones'...",
+        minimum=1.0,
+    ),
+    SettingSpec(
+        "length_gap_min_growth",
+        "RLMON_LENGTH_GAP_MIN_GROWTH",
+        0.1,
+        "float",
+        "Insights: ...and the incorrect responses' mean length grew by at least this fraction.",
+        minimum=0.0,
+    ),
+    SettingSpec(
         "language",
         "RLMON_LANGUAGE",
         "en",
@@ -532,6 +549,8 @@ class Settings:
     step_time_factor: float = 3.0
     collapse_grad_factor: float = 1.5
     collapse_score_drop: float = 0.1
+    length_gap_ratio: float = 1.25
+    length_gap_min_growth: float = 0.1
     language: str = "en"
     demo_step_s: float = 5.0
     draw_all_charts: bool = False

@@ -39,6 +39,8 @@ Detectors (signal ``kind``, severity):
   median of the ``spike_window`` steps before them.
 * ``collapse_signature`` (warning): over the last window against the one before it, the mean grad norm grew
   ``collapse_grad_factor`` x and the mean score fell by ``collapse_score_drop`` of the run's score range.
+* ``incorrect_length_growth`` (info): found from the training generation dumps, not the steps
+  (:func:`rlmon.analysis.outcomes.detect_length_gap`).
 * ``crashed`` (critical), ``stalled`` (warning): from the experiment status; ``crashed`` carries the first
   exception line, the last training step before it (``Experiment.failure_step``) and the innermost traceback
   frame (``Experiment.failure_frames``); a run with no step whose log has been quiet for long is ``stalled`` too.
@@ -129,6 +131,7 @@ Kind = Literal[
     "rollout_corr",
     "step_time_regression",
     "collapse_signature",
+    "incorrect_length_growth",
     "crashed",
     "stalled",
 ]

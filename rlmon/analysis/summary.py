@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rlmon.analysis.associations import Association, associations, distinctions, track_differences, value_text
+from rlmon.analysis.outcomes import dump_signal
 from rlmon.analysis.signals import KINDS, NUMBERS_LANG, SEVERITIES, Signal, detect_all, short_metric
 from rlmon.logs.cache import LogCache
+from rlmon.logs.samples import SampleCache
 from rlmon.runs.experiment import STATUS_ORDER, Experiment, name_entries
 from rlmon.runs.groups import find_groups
 from rlmon.runs.headline import Headline, headline_numbers
@@ -1037,6 +1039,16 @@ def summary_for_root(
     names = experiment_names(name_entries(experiments))
     experiments = [dataclasses.replace(item, label=names[item.id]) for item in experiments]
     signals = detect_all(experiments, settings=settings)
+    dumps_cache = SampleCache(None)
+    local_roots = [Path(root) for root in roots]
+    for ref, experiment in zip(catalog.experiments, experiments, strict=True):
+        # the training generation dumps the config names (rlmon.analysis.outcomes), read as the app does
+        signal = dump_signal(
+            experiment.config, ref.path, experiment=experiment.id, label=experiment.label,
+            allowed=[ref.root, *local_roots, *settings.dump_roots], settings=settings, cache=dumps_cache,
+        )  # fmt: skip
+        if signal is not None:
+            signals.append(signal)
     paragraphs = write_summary(experiments, signals, lang=lang, settings=settings)
     if as_json:
         payload = {

@@ -205,7 +205,23 @@ def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, .
     from rlmon.analysis import signals as analysis_signals
 
     status = analysis_signals.detect_status_signals(_as_shown(view), settings=settings)
-    return (*status, *_step_signals(view, settings))
+    return (*status, *_step_signals(view, settings), *_dump_signals(view, settings))
+
+
+def _dump_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...]:
+    """What the run's training generation dumps show (:mod:`rlmon.analysis.outcomes`), read through the server's
+    sample cache (a dump file is read again only when it changed); none for a run that does not dump them."""
+    from rlmon.app.samples import experiment_training_dumps
+    from rlmon.views.outcomes import outcome_signal
+
+    trainer = (view.experiment.config or {}).get("trainer")
+    if not isinstance(trainer, dict) or not trainer.get("rollout_data_dir"):
+        return ()
+    try:
+        signal = outcome_signal(view, experiment_training_dumps(view, settings), settings=settings)
+    except (OSError, RlmonError):
+        return ()
+    return () if signal is None else (signal,)
 
 
 def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tuple[Signal, ...]]:

@@ -14,7 +14,7 @@ import streamlit as st
 from rlmon.app import server
 from rlmon.app.guards import LOG, escape_markdown
 from rlmon.errors import RlmonError
-from rlmon.logs.samples import ExperimentSamples, SampleCache, read_samples
+from rlmon.logs.samples import ExperimentSamples, SampleCache, read_samples, read_training_dumps
 from rlmon.schema import STEP
 from rlmon.settings import Settings
 from rlmon.text import t
@@ -25,6 +25,7 @@ from rlmon.views.samples import SampleSet, shared_samples
 __all__ = [
     "dump_folders_allowed",
     "experiment_samples",
+    "experiment_training_dumps",
     "latest_sample_step",
     "latest_samples_links",
     "sample_cache",
@@ -54,6 +55,17 @@ def experiment_samples(view: ExperimentView, settings: Settings) -> ExperimentSa
         [item.path for item in view.ref.files],
         folder=view.ref.path,
         config=view.experiment.config,
+        cache=sample_cache(settings.cache_dir),
+        allowed=dump_folders_allowed(view, settings),
+    )
+
+
+def experiment_training_dumps(view: ExperimentView, settings: Settings) -> ExperimentSamples:
+    """The records of an experiment's training dump folder (``trainer.rollout_data_dir``) inside
+    :func:`dump_folders_allowed`, read through the server's sample cache; its console logs are not scanned."""
+    return read_training_dumps(
+        view.experiment.config,
+        view.ref.path,
         cache=sample_cache(settings.cache_dir),
         allowed=dump_folders_allowed(view, settings),
     )

@@ -21,6 +21,8 @@ Layout (experiment id = folder path relative to the root)::
     4b/e4_rloo_4b/train_20260718_184125.log            RLOO, KL loss low_var_kl 1e-3        150/150
     4b/e5_reinforce_pp_4b/train_20260720_063429.log    REINFORCE++, KL loss mse             21/150, running
     2b/e1_grpo_2b/…, 2b/e2_dapo_2b/…, 2b/e3_drgrpo_2b/…, 2b/e4_rloo_2b/…                     150/150
+    4b/e1_grpo_4b/rollouts/<step>.jsonl,               verl's training generation dumps (trainer.rollout_data_dir):
+    4b/e3_drgrpo_4b/rollouts/<step>.jsonl              256 responses a step; E1's incorrect ones lengthen faster
     rlmon.toml                                         a markdown description per experiment
 
 Definitions used for the numbers below (and by the team's old dashboard):
@@ -65,6 +67,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import math
 import os
 import pprint
@@ -899,7 +902,7 @@ def _config(run: _Run) -> dict[str, Any]:
         "ray_wait_register_center_timeout": 300,
         "resume_from_path": None,
         "resume_mode": "auto",
-        "rollout_data_dir": None,
+        "rollout_data_dir": _dump_dir(run),
         "save_freq": _SAVE_FREQ,
         "test_freq": _TEST_FREQ,
         "total_epochs": 1,
@@ -998,7 +1001,89 @@ def _launch_command(run: _Run) -> str:
         "trainer.total_epochs=1",
         "trainer.max_actor_ckpt_to_keep=2",
     ]
+    if run.id in _DUMPED:
+        overrides.append(f"trainer.rollout_data_dir={_dump_dir(run)}")
     return f"+ python3 -m {module} " + " ".join(overrides)
+
+
+# --------------------------------------------------------------------------------------------------
+# Generation dumps
+
+_DUMPED = {"4b/e1_grpo_4b": (1.10, 1.60), "4b/e3_drgrpo_4b": (1.10, 1.12)}
+"""Runs that set ``trainer.rollout_data_dir``, with the ratio of the incorrect to the correct responses' mean
+length at the first and the last step: GRPO's incorrect answers lengthen (the Dr.GRPO paper's plot), Dr.GRPO's
+keep pace with the correct ones."""
+_PROMPTS = 32
+_N = _SAMPLES // _PROMPTS
+
+
+def _dump_dir(run: _Run) -> str | None:
+    """The run's ``trainer.rollout_data_dir`` as the lab wrote it (rlmon finds ``rollouts`` in the run's folder)."""
+    return f"/mnt/rl/verl/rollouts/qwen35_{run.track}_math_rl/{run.name}/rollouts" if run.id in _DUMPED else None
+
+
+def _group_passes(rng: random.Random, passes: int) -> list[int]:
+    """``passes`` correct responses spread over the 32 groups of 8: easy prompts fill first, so some groups are
+    all correct (or, on a hard step, all wrong) as in a real batch."""
+    ease = [rng.random() ** 0.4 for _ in range(_PROMPTS)]
+    total = sum(ease)
+    counts = [min(_N, int(passes * value / total)) for value in ease]
+    left = passes - sum(counts)
+    for index in sorted(range(_PROMPTS), key=lambda index: -ease[index]):
+        added = min(_N - counts[index], left)
+        counts[index] += added
+        left -= added
+    return counts
+
+
+def _dump_text(run: _Run, step: int) -> str:
+    """verl's ``<step>.jsonl`` of the run (``_dump_generations``): one JSON object per response, the prompt's 8
+    responses together; ``acc``, ``pred`` and ``response_length`` are the reward function's extra fields. The
+    mean length over the step is about the logged ``response_length/mean``, split between correct and
+    incorrect responses by the ratio of :data:`_DUMPED`."""
+    series = _series(run)
+    rng = random.Random(f"{_SEED}/{run.id}/dump/{step}")
+    first, last = _DUMPED[run.id]
+    ratio = first + (last - first) * (step - 1) / (TOTAL_STEPS - 1)
+    passes = series.passes[step - 1]
+    mean = series.resp_tokens[step - 1] / _SAMPLES
+    correct_mean = mean * _SAMPLES / (passes + ratio * (_SAMPLES - passes))
+    lines = []
+    asked: set[tuple[int, int, int]] = set()
+    for group, right in enumerate(_group_passes(rng, passes)):
+        a, b, m = rng.randint(12, 99), rng.randint(3, 40), rng.choice((7, 9, 11, 13, 17))
+        while (a, b, m) in asked:  # one prompt per group: a batch draws each prompt once
+            a, b, m = rng.randint(12, 99), rng.randint(3, 40), rng.choice((7, 9, 11, 13, 17))
+        asked.add((a, b, m))
+        truth = pow(a, b, m)
+        prompt = json.dumps(
+            f"user\nFind the remainder when {a}^{b} is divided by {m}. Let's think step by step and output the "
+            "final answer within \\boxed{}.\nassistant\n"
+        )
+        wrong = (truth + 1 + group % (m - 1)) % m
+        # json.dumps of each record, written out: the fields are numbers and plain ASCII (the prompt is encoded)
+        for index in range(_N):
+            correct = index < right
+            answer = truth if correct else wrong
+            length = max(
+                64, min(_MAX_RESPONSE, round(correct_mean * (1.0 if correct else ratio) * (0.75 + 0.5 * rng.random())))
+            )
+            lines.append(
+                f'{{"input": {prompt}, "output": "... so the remainder is \\\\boxed{{{answer}}}.", "gts": "{truth}", '
+                f'"score": {1.0 if correct else -1.0}, "step": {step}, "acc": {"true" if correct else "false"}, '
+                f'"pred": "{answer}", "response_length": {length}}}'
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _write_dumps(run: _Run, folder: Path, mtime: float) -> None:
+    """The run's dump folder ``rollouts``, one file per step done (written again from scratch)."""
+    dumps = folder / "rollouts"
+    dumps.mkdir(exist_ok=True)
+    for step in range(1, run.steps_done + 1):
+        path = dumps / f"{step}.jsonl"
+        path.write_text(_dump_text(run, step), encoding="utf-8")
+        os.utime(path, (mtime, mtime))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1457,6 +1542,8 @@ def write_demo_root(root: Path, *, now: datetime | None = None) -> Path:
                 path.write_bytes(text.encode("utf-8"))
                 age = (lab_now - _nominal_end(run, index)).total_seconds()
                 os.utime(path, (now_ts - age, now_ts - age))
+            if run.id in _DUMPED:
+                _write_dumps(run, folder, now_ts - (lab_now - _nominal_end(run, len(run.stamps) - 1)).total_seconds())
         # Runs a previous server started after the running one (advance_running) are this function's files too.
         for index in range(_follow_ups_present(root), 0, -1):
             run = _follow_up(index)

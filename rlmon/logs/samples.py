@@ -83,16 +83,19 @@ __all__ = [
     "SAMPLE_SCHEMA",
     "DumpFolders",
     "ExperimentSamples",
+    "ParsedDump",
     "SampleCache",
     "SampleCollector",
     "empty_samples",
     "filter_samples",
     "find_dump_dirs",
+    "parse_dump",
     "parse_dump_jsonl",
     "parse_samples_bytes",
     "passed",
     "read_dump_dir",
     "read_samples",
+    "read_training_dumps",
     "samples_for_prompt",
     "to_text",
 ]
@@ -443,7 +446,7 @@ class SampleCache:
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
         self._path_locks: dict[str, threading.Lock] = {}
-        self._dumps: dict[str, tuple[tuple[int, int], pl.DataFrame]] = {}
+        self._dumps: dict[str, tuple[tuple[int, int], ParsedDump]] = {}
         self.reads = 0
         """How many times bytes of a log were read (for tests)."""
 
@@ -477,6 +480,10 @@ class SampleCache:
 
     def read_dump(self, path: Path, *, kind: str | None) -> pl.DataFrame:
         """One ``<step>.jsonl`` dump file, read again only when its size or mtime changed; unreadable: empty."""
+        return self.read_dump_checked(path, kind=kind).frame
+
+    def read_dump_checked(self, path: Path, *, kind: str | None) -> ParsedDump:
+        """:meth:`read_dump` with what could not be read of the file (:class:`ParsedDump`)."""
         key = os.path.abspath(path)
         try:
             info = os.stat(key)
@@ -486,12 +493,16 @@ class SampleCache:
                 return kept[1]
             with open(key, "rb") as handle:
                 data = handle.read(MAX_DUMP_BYTES + 1)
-        except OSError:
-            return empty_samples()
-        frame = parse_dump_jsonl(data[:MAX_DUMP_BYTES], file=key, kind=kind)
+        except OSError as error:
+            reason = f"cannot read: {error.strerror or error}"
+            return ParsedDump(empty_samples(), (LogReadError(reason, path=key).describe(),))
+        parsed = parse_dump(data[:MAX_DUMP_BYTES], file=key, kind=kind)
+        if len(data) > MAX_DUMP_BYTES:
+            cut = LogReadError(f"larger than {MAX_DUMP_BYTES} bytes: the rest is left out", path=key).describe()
+            parsed = ParsedDump(parsed.frame, (*parsed.problems, cut))
         with self._lock:
-            self._dumps[key] = (identity, frame)
-        return frame
+            self._dumps[key] = (identity, parsed)
+        return parsed
 
     # -- internals --
     def _read(self, key: str) -> SampleLog:
@@ -754,17 +765,37 @@ def parse_dump_jsonl(data: bytes, *, file: str = "", kind: str | None = None) ->
     >>> parse_dump_jsonl(row, kind="validation").select("step", "score", "extra").row(0)
     (5, 1.0, '{"acc": "true"}')
     """
+    return parse_dump(data, file=file, kind=kind).frame
+
+
+@dataclass(frozen=True)
+class ParsedDump:
+    """One dump file read: its samples and what could not be read of it."""
+
+    frame: pl.DataFrame
+    """The samples of the records that are JSON objects (:data:`SAMPLE_SCHEMA`)."""
+    problems: tuple[str, ...] = ()
+    """One ``file:line: reason`` per record that is not a JSON object, and one for a file cut at
+    :data:`MAX_DUMP_BYTES`."""
+
+
+def parse_dump(data: bytes, *, file: str = "", kind: str | None = None) -> ParsedDump:
+    """:func:`parse_dump_jsonl` with the damaged records named (:attr:`ParsedDump.problems`): a damaged line
+    costs that record only."""
     stem = Path(file).stem if file else ""
     file_step = int(stem) if stem.isdigit() else None
     records: list[dict[str, Any]] = []
+    problems: list[str] = []
     for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
         if not raw.strip():
             continue
         try:
             item = json.loads(raw)
         except ValueError:
+            problems.append(LogReadError("not a JSON record (left out)", path=file, line=number).describe())
             continue
         if not isinstance(item, dict):
+            problems.append(LogReadError("not a JSON object (left out)", path=file, line=number).describe())
             continue
         step = item.get("step")
         step = step if isinstance(step, int) and not isinstance(step, bool) else file_step
@@ -791,7 +822,7 @@ def parse_dump_jsonl(data: bytes, *, file: str = "", kind: str | None = None) ->
                 "extra": json.dumps(extra, ensure_ascii=False, sort_keys=True),
             }
         )
-    return _frame(records)
+    return ParsedDump(_frame(records), tuple(problems))
 
 
 @dataclass(frozen=True)
@@ -856,8 +887,11 @@ def find_dump_dirs(
     return DumpFolders(found=tuple(found), refused=tuple(refused))
 
 
-def read_dump_dir(folder: Path, *, kind: str | None, cache: SampleCache) -> pl.DataFrame:
-    """Every ``<step>.jsonl`` of a dump folder, in step order (read-only; an unreadable folder: no rows)."""
+def read_dump_dir(
+    folder: Path, *, kind: str | None, cache: SampleCache, problems: list[str] | None = None
+) -> pl.DataFrame:
+    """Every ``<step>.jsonl`` of a dump folder, in step order (read-only; an unreadable folder: no rows).
+    What could not be read (damaged records, unreadable files) is added to ``problems`` when given."""
     try:
         names = sorted(
             (int(entry.name[:-6]), entry.path)
@@ -866,7 +900,12 @@ def read_dump_dir(folder: Path, *, kind: str | None, cache: SampleCache) -> pl.D
         )
     except OSError:
         return empty_samples()
-    frames = [cache.read_dump(Path(path), kind=kind) for _, path in names]
+    frames: list[pl.DataFrame] = []
+    for _, path in names:
+        parsed = cache.read_dump_checked(Path(path), kind=kind)
+        frames.append(parsed.frame)
+        if problems is not None:
+            problems.extend(parsed.problems)
     return pl.concat(frames) if frames else empty_samples()
 
 
@@ -878,6 +917,8 @@ class ExperimentSamples:
     """The samples (:data:`SAMPLE_SCHEMA`)."""
     refused: tuple[Path, ...] = ()
     """Dump folders the logs name outside the allowed folders, not read (:attr:`DumpFolders.refused`)."""
+    problems: tuple[str, ...] = ()
+    """What could not be read of the dump files: one ``file:line: reason`` each (:attr:`ParsedDump.problems`)."""
 
 
 def read_samples(
@@ -906,9 +947,27 @@ def read_samples(
         frames.append(log.samples)
         named.extend(log.dump_dirs)
     dumps = find_dump_dirs(config, folder, named=named, allowed=allowed)
+    problems: list[str] = []
     for dump_dir, kind in dumps.found:
-        frames.append(read_dump_dir(dump_dir, kind=kind, cache=cache))
-    return ExperimentSamples(pl.concat(frames) if frames else empty_samples(), refused=dumps.refused)
+        frames.append(read_dump_dir(dump_dir, kind=kind, cache=cache, problems=problems))
+    frame = pl.concat(frames) if frames else empty_samples()
+    return ExperimentSamples(frame, refused=dumps.refused, problems=tuple(problems))
+
+
+def read_training_dumps(
+    config: dict[str, Any] | None, folder: Path, *, cache: SampleCache, allowed: Sequence[Path]
+) -> ExperimentSamples:
+    """The records of the training dump folder the config names (``trainer.rollout_data_dir``), inside the
+    ``allowed`` folders: what :mod:`rlmon.analysis.outcomes` reads, without scanning the console logs."""
+    dumps = find_dump_dirs(config, folder, allowed=allowed)
+    problems: list[str] = []
+    frames = [
+        read_dump_dir(dump_dir, kind=kind, cache=cache, problems=problems)
+        for dump_dir, kind in dumps.found
+        if kind == "training"
+    ]
+    frame = pl.concat(frames) if frames else empty_samples()
+    return ExperimentSamples(frame, refused=dumps.refused, problems=tuple(problems))
 
 
 # --------------------------------------------------------------------------------------------- choosing

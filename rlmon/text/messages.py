@@ -886,6 +886,55 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "末 {window} 步 grad_norm 上升（{grad_before}→{grad_after}）而得分下降（{score_before}→{score_after}）："
         "崩溃的征兆",
     },
+    # --- from what the model wrote: correct and incorrect lengths (rlmon.analysis.outcomes) ---
+    "kind_incorrect_length_growth": {"en": "incorrect answers lengthen", "zh": "错误回答变长"},
+    "insight_incorrect_length_growth_tokens": {
+        "en": "incorrect responses grow much faster than correct ones: {incorrect_start}→{incorrect_end} tokens "
+        "({incorrect_growth}) against {correct_start}→{correct_end} ({correct_growth}), first and last {edge} "
+        "dumped steps (the Dr.GRPO paper's pattern: length rewarded in wrong answers)",
+        "zh": "错误回答比正确回答变长得快得多：{incorrect_start}→{incorrect_end} 词元（{incorrect_growth}），"
+        "正确回答 {correct_start}→{correct_end}（{correct_growth}），取转储的前 {edge} 步与末 {edge} 步"
+        "（Dr.GRPO 论文所示的模式：错误回答的长度被奖励）",
+    },
+    "insight_incorrect_length_growth_characters": {
+        "en": "incorrect responses grow much faster than correct ones: {incorrect_start}→{incorrect_end} characters "
+        "({incorrect_growth}) against {correct_start}→{correct_end} ({correct_growth}), first and last {edge} "
+        "dumped steps (the Dr.GRPO paper's pattern: length rewarded in wrong answers)",
+        "zh": "错误回答比正确回答变长得快得多：{incorrect_start}→{incorrect_end} 字符（{incorrect_growth}），"
+        "正确回答 {correct_start}→{correct_end}（{correct_growth}），取转储的前 {edge} 步与末 {edge} 步"
+        "（Dr.GRPO 论文所示的模式：错误回答的长度被奖励）",
+    },
+    "rule_incorrect_length_growth": {
+        "en": "rlmon's rule: incorrect responses' end/start length at least {ratio}× correct ones', and grown by "
+        "{growth} or more (settings: length_gap_ratio, length_gap_min_growth; from the training generation dumps)",
+        "zh": "rlmon 的规则：错误回答长度的末/初之比至少是正确回答的 {ratio} 倍，且增长不少于 {growth}"
+        "（设置：length_gap_ratio、length_gap_min_growth；取自训练生成转储）",
+    },
+    "outcome_chart_title": {
+        "en": "Length of correct and incorrect responses ({unit})",
+        "zh": "正确与错误回答的长度（{unit}）",
+    },
+    "outcome_unit_tokens": {"en": "tokens", "zh": "词元"},
+    "outcome_unit_characters": {"en": "characters", "zh": "字符"},
+    "outcome_correct": {"en": "correct", "zh": "正确"},
+    "outcome_incorrect": {"en": "incorrect", "zh": "错误"},
+    "outcome_equal_title": {
+        "en": "Groups with all-equal rewards (no learning signal)",
+        "zh": "奖励全部相同的组（无学习信号）",
+    },
+    "outcome_equal_share": {"en": "share of groups", "zh": "组占比"},
+    "outcome_section": {"en": "From what the model wrote", "zh": "从模型的输出看"},
+    "outcome_caption": {
+        "en": "From the training generation dumps (trainer.rollout_data_dir): correct = score above 0; a group = "
+        "the responses to one prompt at one step; mean per step.",
+        "zh": "取自训练生成转储（trainer.rollout_data_dir）：得分大于 0 为正确；一组 = 同一步中同一提示的全部回答；"
+        "每步取平均。",
+    },
+    "outcome_step": {"en": "step", "zh": "步"},
+    "outcome_dump_problems": {
+        "en": "{count} damaged dump records left out",
+        "zh": "已略过 {count} 条损坏的转储记录",
+    },
     # --- summary: the written summary and an experiment's paragraph (rlmon.analysis.summary) ---
     "insight_track_status": {"en": "{track}: {states}.", "zh": "{track}：{states}。"},
     "insight_track_status_list": {"en": "{track}, {count} runs:", "zh": "{track}，{count} 个实验："},

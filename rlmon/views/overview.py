@@ -22,7 +22,7 @@ from rlmon.text.lang import join_values
 from rlmon.text.numbers import format_progress
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
-from rlmon.views.lines import line_builder, validation_builder
+from rlmon.views.lines import line_builder, metric_note, validation_builder
 from rlmon.views.model import (
     EAGER_CHARTS,
     ChartPlan,
@@ -262,6 +262,7 @@ def comparison_charts(
                 key,
                 ("overview", key, identity, smoothing, x, log_scale, points, marks),
                 line_builder(key, views, base, signals=signals, lang=lang),
+                note=metric_note(key, views, lang),
             )
         )  # fmt: skip
     return plans

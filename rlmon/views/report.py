@@ -42,6 +42,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.errors import RlmonError, UnknownExperimentError
 from rlmon.logs.cache import LogCache
@@ -129,6 +130,8 @@ class ReportChart:
     section: str
     name: str
     spec: dict[str, Any]
+    note: str | None = None
+    """The chart's metric note (:attr:`rlmon.views.model.ChartPlan.note`), shown under it."""
 
 
 # ------------------------------------------------------------------------------------------------ numbers
@@ -152,7 +155,7 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
         else dataclasses.replace(view.experiment, label=view.label)
         for view in views
     ]
-    signals = tuple(detect_all(experiments, settings=settings))
+    signals = tuple(detect_all(experiments, settings=settings)) + _dump_signals(views, settings)
     summary = tuple(write_summary(experiments, list(signals), lang=lang, settings=settings))
     paragraphs = {
         experiment.id: experiment_paragraph(
@@ -165,6 +168,24 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
         for experiment in experiments
     }
     return model.Insights(signals=signals, summary=summary, paragraphs=paragraphs)
+
+
+def _dump_signals(views: Sequence[model.ExperimentView], settings: Settings) -> tuple[Signal, ...]:
+    """The signals of the runs' training generation dumps (:func:`rlmon.analysis.outcomes.dump_signal`), as the
+    app finds them: the folder the config names, inside the log roots and the ``dump_roots`` setting."""
+    from rlmon.analysis.outcomes import dump_signal
+    from rlmon.logs.samples import SampleCache
+
+    cache = SampleCache(None)
+    local_roots = [root for root in settings.log_roots if isinstance(root, Path)]
+    found = [
+        dump_signal(
+            view.experiment.config, view.ref.path, experiment=view.id, label=view.label,
+            allowed=[view.ref.root, *local_roots, *settings.dump_roots], settings=settings, cache=cache,
+        )
+        for view in views
+    ]  # fmt: skip
+    return tuple(signal for signal in found if signal is not None)
 
 
 # ---------------------------------------------------------------------------------------------- selection
@@ -248,12 +269,16 @@ def report_charts(
         metrics, views, smoothing=options.smoothing, x=options.x, log_scale=options.log_scale, signals=signals,
         highlight=(), lang=lang, max_points=options.max_points,
     )  # fmt: skip
-    found += [ReportChart("overview", plan.name, _plain_spec(plan.build(), options.renderer)) for plan in plans]
+    found += [
+        ReportChart("overview", plan.name, _plain_spec(plan.build(), options.renderer), plan.note) for plan in plans
+    ]
     for view in views:
         details = detail.detail_charts(
             view, smoothing=options.smoothing, x=options.x, signals=signals, lang=lang, max_points=options.max_points
         )
-        found += [ReportChart(view.id, plan.name, _plain_spec(plan.build(), options.renderer)) for plan in details]
+        found += [
+            ReportChart(view.id, plan.name, _plain_spec(plan.build(), options.renderer), plan.note) for plan in details
+        ]
         for item in detail.validation_panels(view, x=options.x, lang=lang):
             if item.chart is not None:
                 found.append(ReportChart(view.id, item.chart.name, _plain_spec(item.chart.build(), options.renderer)))
@@ -444,9 +469,9 @@ def render_report(
             renamed[name] = f"data-{digest}"
             datasets.setdefault(renamed[name], table)
         chart_specs.append(_renamed_data(spec, renamed))
-    charts_by_section: dict[str, list[int]] = {}
+    charts_by_section: dict[str, list[tuple[int, str | None]]] = {}
     for index, chart in enumerate(found):
-        charts_by_section.setdefault(chart.section, []).append(index)
+        charts_by_section.setdefault(chart.section, []).append((index, chart.note))
     moment = time.time() if made_at is None else made_at
     made = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(moment))
     tracks = list(dict.fromkeys(view.experiment.track for view in views))
@@ -589,15 +614,21 @@ def _summary(views: Sequence[model.ExperimentView], insights: model.Insights, la
     return f"<section><h2>{_text(t('summary_title', lang))}</h2>{paragraphs}{caption}{heading}{table}</section>"
 
 
-def _chart_divs(indices: Sequence[int], css: str) -> str:
+def _chart_divs(cells: Sequence[tuple[int, str | None]], css: str) -> str:
+    """The grid of charts ``cells`` (index, note): each chart's note, when it has one, under it."""
     return (
         f'<div class="grid {css}">'
-        + "".join(f'<div class="chart" data-chart="{index}"></div>' for index in indices)
+        + "".join(
+            f'<div class="cell"><div class="chart" data-chart="{index}"></div>'
+            + (f'<p class="muted note">{_text(note)}</p>' if note else "")
+            + "</div>"
+            for index, note in cells
+        )
         + "</div>"
     )
 
 
-def _comparison(views: Sequence[model.ExperimentView], indices: Sequence[int], lang: str) -> str:
+def _comparison(views: Sequence[model.ExperimentView], indices: Sequence[tuple[int, str | None]], lang: str) -> str:
     labels = model.display_labels(views, lang)
     chips = "".join(
         f'<button type="button" class="chip" data-experiment="{index}" aria-pressed="false">'
@@ -620,7 +651,7 @@ def _experiment_section(
     index: int,
     numbers: model.TableNumbers | None,
     insights: model.Insights,
-    charts_by_section: Mapping[str, Sequence[int]],
+    charts_by_section: Mapping[str, Sequence[tuple[int, str | None]]],
     lang: str,
     *,
     paths: Mapping[str, str],
@@ -776,7 +807,9 @@ table.experiments td:not(:first-child) { white-space: nowrap; }
 .grid { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 1rem 1.25rem; margin-top: 0.6rem; }
 @media (max-width: 1100px) { .grid { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
 @media (max-width: 700px) { .grid { grid-template-columns: minmax(0, 1fr); } main { padding: 1rem 0.75rem; } }
+.cell { min-width: 0; }
 .chart { min-width: 0; min-height: 150px; }
+.note { margin: 0.2rem 0 0; font-size: 0.8rem; }
 .chart .vega-embed { width: 100%; }
 .numbers { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 0.5rem 1rem;
            margin: 0.8rem 0; }

@@ -55,3 +55,19 @@ def test_escape_sequences_not_sent(tmp_path: Path, capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert "\x07" not in out
     assert "bell\ufffd here" in out
+
+
+def test_a_damaged_dump_record_is_named_and_the_others_are_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    experiment = tmp_path / "exp"
+    experiment.mkdir()
+    shutil.copytree(DATA / "outcome_dumps" / "rollouts", experiment / "rollouts")
+    (experiment / "train.log").write_text(
+        "(TaskRunner pid=7) Dumped generations to /elsewhere/rollouts/2.jsonl\n", encoding="utf-8"
+    )
+    assert main(["samples", str(experiment), "--json", "--step", "2", "--cache-dir", str(tmp_path / "cache")]) == 0
+    captured = capsys.readouterr()
+    # outcome_dumps/README.md: 2.jsonl line 3 is a record cut mid-line; its four good records are lines 1, 2, 4, 5
+    assert captured.err == f"warning: {experiment / 'rollouts' / '2.jsonl'}:3: not a JSON record (left out)\n"
+    assert [item["line"] for item in json.loads(captured.out)] == [1, 2, 4, 5]

@@ -1045,6 +1045,9 @@ def test_summary_for_root_text_and_json(demo: tuple[Path, list[Experiment], list
     spikes = [s for s in payload["signals"] if s["kind"] == "spike"]
     assert [s["step"] for s in spikes] == [43, 59]
     assert len(payload["experiments"]) == 9
+    # the training generation dumps of E1 and E3: E1's incorrect answers lengthen faster, E3's keep pace
+    lengthen = [s["experiment"] for s in payload["signals"] if s["kind"] == "incorrect_length_growth"]
+    assert lengthen == ["4b/e1_grpo_4b"]
 
 
 # ------------------------------------------------------------------------------------------- real logs

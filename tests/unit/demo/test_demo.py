@@ -20,10 +20,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from rlmon.analysis.outcomes import detect_length_gap, outcome_table
 from rlmon.demo import RUNNING_EXPERIMENT, TOTAL_STEPS, advance_running, default_demo_root, write_demo_root
 from rlmon.errors import RlmonError
 from rlmon.logs.cache import LogCache, merge_steps, read_log
 from rlmon.logs.parse import ParsedLog
+from rlmon.logs.samples import SampleCache, read_training_dumps
+from rlmon.settings import Settings
 
 NOW = datetime(2026, 7, 20, 11, 0, 0)
 FINISHED_4B = ("4b/e1_grpo_4b", "4b/e2_dapo_4b", "4b/e3_drgrpo_4b", "4b/e4_rloo_4b")
@@ -658,3 +661,26 @@ def test_shutdown_noise_after_some_finished_runs(root: Path) -> None:
             assert parsed.meta.failure is None  # harmless: the run finished first
     assert noisy >= 2
     assert os.path.getsize(next((root / RUNNING_EXPERIMENT).glob("*.log"))) > 0
+
+
+def test_generation_dumps_fire_the_incorrect_length_signal_on_e1_only(demo_root: Path) -> None:
+    # E1 (GRPO) and E3 (Dr.GRPO) dump their training generations: 150 steps of 32 prompts x 8 responses; E1's
+    # incorrect responses are drawn 1.1x -> 1.6x as long as its correct ones, E3's 1.1x -> 1.12x.
+    fired = {}
+    for name in ("e1_grpo_4b", "e2_dapo_4b", "e3_drgrpo_4b"):
+        folder = demo_root / "4b" / name
+        (log,) = sorted(folder.glob("train_*.log"))[-1:]
+        config_dir = "/mnt/rl/verl/rollouts/qwen35_4b_math_rl/" + name + "/rollouts"
+        dumped = f"trainer.rollout_data_dir={config_dir}" in log.read_text(encoding="utf-8")
+        found = read_training_dumps(
+            {"trainer": {"rollout_data_dir": config_dir if dumped else None}}, folder, cache=SampleCache(),
+            allowed=[demo_root],
+        )  # fmt: skip
+        table = outcome_table(found.frame)
+        assert found.problems == ()
+        assert table.frame.height == (150 if dumped else 0)
+        if dumped:
+            assert table.frame.select((pl.col("correct") + pl.col("incorrect")).unique()).to_series().to_list() == [256]
+            assert table.frame.get_column("groups").unique().to_list() == [32]
+        fired[name] = detect_length_gap(table, settings=Settings(), experiment=name) is not None
+    assert fired == {"e1_grpo_4b": True, "e2_dapo_4b": False, "e3_drgrpo_4b": False}

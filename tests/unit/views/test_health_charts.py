@@ -16,7 +16,7 @@ from rlmon.logs.cache import LogCache
 from rlmon.runs.loading import load_experiment
 from rlmon.settings import load_settings
 from rlmon.sources.discovery import discover_experiments
-from rlmon.views import detail, model, tables
+from rlmon.views import detail, model, overview, tables
 from rlmon.views.charts import THRESHOLD_COLOR
 
 
@@ -138,6 +138,18 @@ def test_no_entropy_note_when_the_run_logs_actor_entropy(tmp_path: Path) -> None
                                                               lang="en", max_points=2000)}  # fmt: skip
     assert plans["actor/entropy"].note is None
     assert "measured before clipping" in (plans["actor/grad_norm"].note or "")
+
+
+def test_overview_comparison_charts_carry_the_metric_notes(tmp_path: Path) -> None:
+    view = _crafted_view(tmp_path, {"actor/grad_norm": [0.2] * 12, "critic/score/mean": [0.5] * 12})
+    for lang, words in (("en", "measured before clipping"), ("zh", "裁剪前的值")):
+        plans = overview.comparison_charts(
+            ["actor/grad_norm", "critic/score/mean"], [view], smoothing=Smoothing(), x="step", log_scale=False,
+            signals=[], highlight=[], lang=lang, max_points=2000,
+        )  # fmt: skip
+        notes = {plan.name: plan.note for plan in plans}
+        assert words in (notes["actor/grad_norm"] or "")
+        assert notes["critic/score/mean"] is None
 
 
 def test_a_threshold_far_off_the_data_is_not_drawn(tmp_path: Path) -> None:

@@ -111,6 +111,16 @@ def test_the_report_is_one_file_that_asks_for_nothing(demo_report: tuple[Path, s
     data = page.data_block()
     charts = [tag for tag, attrs in page.tags if tag == "div" and "data-chart" in attrs]
     assert len(charts) == len(data["charts"]) > 20
+    # the metric notes the app shows under a chart, under the report's (the comparison's and each experiment's)
+    # E1 dumps its training generations and its incorrect answers lengthen faster: the signal is E1's only
+    signals = re.findall(r'<li class="info">([^<]*)</li>', text)
+    lengthen = [item for item in signals if "incorrect responses grow much faster than correct ones" in item]
+    assert len(lengthen) == 1 and "first and last 5 dumped steps" in lengthen[0]
+    notes = re.findall(r'<p class="muted note">([^<]*)</p>', text)
+    assert (
+        notes.count("grad_norm is measured before clipping: the total norm clip_grad_norm_ returns (verl dp_actor.py).")
+        == 6
+    )
     # Every chart names only datasets the file carries.
     for spec in data["charts"]:
         names = set(re.findall(r'"name":\s*"(data-[0-9a-f]+)"', json.dumps(spec)))
@@ -348,6 +358,7 @@ def test_chinese_report(demo_root: Path, tmp_path: Path) -> None:
     # every chart over steps is on GPU-hours; the total-hours bars ("projected") have no step axis
     assert fields.count("gpu_hours") >= 5 and set(fields) == {"gpu_hours", "projected"}
     assert page.data_block()["labels"]["SVG_ACTION"] == "保存为 SVG"
+    assert "grad_norm 是裁剪前的值：clip_grad_norm_ 返回的总范数（verl dp_actor.py）。" in page.all_text
 
 
 def test_the_description_goes_through_the_apps_sanitiser(demo_root: Path, tmp_path: Path) -> None:
