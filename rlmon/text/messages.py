@@ -368,6 +368,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "control_band": {"en": "Repeats' band", "zh": "重复运行的区间"},
     "band_minmax": {"en": "min–max", "zh": "最小–最大"},
     "band_std": {"en": "± 1 std", "zh": "± 1 标准差"},
+    "group_legend": {"en": "{name} ({n} runs)", "zh": "{name}（{n} 次运行）"},
+    "group_legend_help": {
+        "en": "Click a group in a chart's legend to show or hide its runs' faint lines.",
+        "zh": "点击图例中的分组可显示或隐藏其各次运行的浅色曲线。",
+    },
+    "chart_group_crashed": {
+        "en": "{member} crashed after step {step}: drawn up to there, and left out of {group}'s mean and band after it.",
+        "zh": "{member} 在 step {step} 后崩溃：曲线画到该步，此后不计入 {group} 的均值和区间。",
+    },
+    "group_tip_group": {"en": "group", "zh": "分组"},
+    "group_tip_mean": {"en": "mean", "zh": "均值"},
+    "group_tip_runs": {"en": "runs with a value (n)", "zh": "有值的运行数（n）"},
     "control_band_help": {
         "en": "Runs whose settings differ only in seeds, names and paths are drawn as one group: their mean line, "
         "this band where two or more have values, and the runs themselves as faint lines.",

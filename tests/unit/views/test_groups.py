@@ -38,27 +38,81 @@ def test_band_and_mean_in_the_groups_colour(tmp_path: Path) -> None:
     assert marks[:3] == ["line", "area", "line"]  # the runs, the bands, the means
     lines, band, mean = spec["layer"][:3]
     scale = lines["encoding"]["color"]["scale"]
-    # the band and the mean line use the lines' own scale: a group's label gets its first member's colour
+    # the band and the mean line use the lines' own scale: a group's entry gets its first member's colour
     assert band["encoding"]["color"]["scale"] == scale == mean["encoding"]["color"]["scale"]
     colour = dict(zip(scale["domain"], scale["range"], strict=True))
     by_id = {view.id: view for view in views}
-    for algorithm in ("grpo", "dapo", "rloo"):
+    for algorithm, name in (("grpo", "GRPO"), ("dapo", "DAPO"), ("rloo", "RLOO")):
         first = by_id[f"{algorithm}_seed1"]
         assert {colour[by_id[f"{algorithm}_seed{seed}"].label] for seed in (1, 2, 3)} == {first.color}
+        assert colour[f"{name} (3 runs)"] == first.color
     rows = _dataset(spec, band["data"]["name"])
-    grpo = rows.filter(pl.col("label") == by_id["grpo_seed1"].label).sort("step")
+    grpo = rows.filter(pl.col("label") == "GRPO (3 runs)").sort("step")
     # GRPO step 4: 1.4, 2.4, 3.4 -> mean 2.4, band 1.4-3.4, n 3
     assert grpo.row(3, named=True) == {"label": grpo["label"][0], "step": 4, "mean": pytest.approx(2.4),
                                        "low": pytest.approx(1.4), "high": pytest.approx(3.4), "n": 3}  # fmt: skip
-    dapo = rows.filter(pl.col("label") == by_id["dapo_seed1"].label).sort("step")
+    dapo = rows.filter(pl.col("label") == "DAPO (3 runs)").sort("step")
     # DAPO step 10: seed 1 alone: its value 12.0, no band (the band layer filters out rows without one)
     assert dapo.row(9, named=True)["mean"] == pytest.approx(12.0) and dapo.row(9, named=True)["low"] is None
-    assert band["transform"] == [{"filter": "isValid(datum.low)"}]
-    # members drawn faint, by a column of the data (no name in an expression)
-    assert lines["encoding"]["opacity"]["condition"][0] == {"test": "datum._member", "value": 0.35}
+    # the band covers the steps where two or more members have values: DAPO's seeds ran 10, 8 and 6 steps, so its
+    # band ends at step 8; a one-member row breaks the area (null edges), it is not bridged
+    banded = rows.filter(pl.col("low").is_not_null())
+    assert banded.filter(pl.col("label") == dapo["label"][0])["step"].to_list() == list(range(1, 9))
+    assert band["mark"]["invalid"] == "break-paths-filter-domains" and "transform" not in band
+    # members drawn faint, by a column of the data (no name in an expression), unless their group is off
+    hidden, faint = lines["encoding"]["opacity"]["condition"][:2]
+    assert faint == {"test": "datum._member", "value": 0.35}
+    assert hidden == {"test": "datum._member && !(indexof(members.label || [], datum._of) >= 0)", "value": 0.0}
     std = _dataset(_pass_rate_spec(views, band="std"), "rlmon_groups")
-    row = std.filter(pl.col("label") == by_id["dapo_seed1"].label, pl.col("step") == 8).row(0, named=True)
+    row = std.filter(pl.col("label") == "DAPO (3 runs)", pl.col("step") == 8).row(0, named=True)
     assert (row["low"], row["high"]) == (pytest.approx(12.3 - 0.5**0.5), pytest.approx(12.3 + 0.5**0.5))
+
+
+def test_legend_of_groups_shows_or_hides_their_runs(tmp_path: Path) -> None:
+    """The chart's legend lists the groups only; its entries are bound to a selection (on the first layer, where
+    Vega-Lite honours it) that starts with every group on and toggles one per click; the members' rows name their
+    group's entry. The mean line's points carry the group's mean, band and n in their tooltip."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    spec = _pass_rate_spec(views)
+    lines = spec["layer"][0]
+    entries = ["DAPO (3 runs)", "GRPO (3 runs)", "RLOO (3 runs)"]
+    assert lines["encoding"]["color"]["legend"]["values"] == entries
+    assert lines["params"] == [{"name": "members", "select": {"type": "point", "fields": ["label"], "toggle": "true"},
+                                "bind": "legend", "value": [{"label": entry} for entry in entries]}]  # fmt: skip
+    raw = _dataset(spec, spec["data"]["name"])
+    assert raw.filter(pl.col("experiment") == "rloo_seed3")["_of"].unique().to_list() == ["RLOO (3 runs)"]
+    (points,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "point" and "tooltip" in layer["encoding"]
+                 and layer["encoding"]["y"]["field"] == "mean"]  # fmt: skip
+    titles = [item["title"] for item in points["encoding"]["tooltip"]]
+    assert titles == ["group", "step", "mean", "min–max ↓", "min–max ↑", "runs with a value (n)"]
+    # RLOO step 6: seed 3 crashed after step 5 -> seeds 1 and 2: 21.6, 22.6 -> mean 22.1, n 2
+    tips = _dataset(spec, points["data"]["name"]).filter(pl.col("label") == "RLOO (3 runs)", pl.col("step") == 6)
+    assert tips.select("mean", "low", "high", "n").row(0) == (pytest.approx(22.1), pytest.approx(21.6),
+                                                              pytest.approx(22.6), 2)  # fmt: skip
+    # a run of no group is in no legend: without repeats the lines keep no legend and no selection
+    alone = _pass_rate_spec(views[:1])
+    assert alone["layer"][0]["encoding"]["color"]["legend"] is None and "params" not in alone["layer"][0]
+
+
+def test_a_crashed_member_is_named_under_the_charts(tmp_path: Path) -> None:
+    """RLOO seed 3 logged 5 steps and then a traceback: each chart of the groups says so, in either language."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    for lang, wanted in (
+        (
+            "en",
+            "rloo_seed3 · RLOO crashed after step 5: drawn up to there, and left out of RLOO's mean and band after it.",
+        ),
+        ("zh", "rloo_seed3 · RLOO 在 step 5 后崩溃：曲线画到该步，此后不计入 RLOO 的均值和区间。"),
+    ):
+        plans = overview.comparison_charts(
+            ["pass_rate", "response_length/mean"], views, smoothing=Smoothing("none"), x="step", log_scale=False,
+            signals=(), highlight=(), lang=lang, max_points=2000,
+        )  # fmt: skip
+        assert [plan.note for plan in plans] == [wanted, wanted]
+    finished = [view for view in views if not view.id.startswith("rloo")]
+    assert overview.crashed_member_note(finished, overview.repeat_groups(finished), "en") is None
 
 
 def test_a_view_without_repeats_draws_as_always(demo_root: Path) -> None:
