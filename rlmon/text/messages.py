@@ -374,7 +374,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "点击图例中的分组可显示或隐藏其各次运行的浅色曲线。",
     },
     "chart_group_crashed": {
-        "en": "{member} crashed after step {step}: drawn up to there, and left out of {group}'s mean and band after it.",
+        "en": "{member} crashed after step {step}: drawn up to there, and left out of {group}'s mean and band "
+        "after it.",
         "zh": "{member} 在 step {step} 后崩溃：曲线画到该步，此后不计入 {group} 的均值和区间。",
     },
     "group_tip_group": {"en": "group", "zh": "分组"},
