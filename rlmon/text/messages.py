@@ -280,6 +280,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "设置仅在随机种子、名称与路径上不同的运行，每组一行：各次运行的均值 ± 标准差，"
         "n 为有该数值的运行数。下表列出每次运行。",
     },
+    "table_groups_caption": {
+        "en": "Runs whose settings differ only in seeds, names and paths are one row per group: mean ± standard "
+        "deviation over its runs, n = how many have the number. Each group's runs are listed under the table.",
+        "zh": "设置仅在随机种子、名称与路径上不同的运行每组占一行：各次运行的均值 ± 标准差，"
+        "n 为有该数值的运行数。每组的各次运行列在表格下方。",
+    },
+    "group_runs": {"en": "{name}: its {n} runs", "zh": "{name}：其 {n} 次运行"},
     "group_figure": {"en": "{mean} ± {std} (n = {n})", "zh": "{mean} ± {std}（n = {n}）"},
     "col_first5": {"en": "first-5 pass", "zh": "首 5 步通过率"},
     "col_last10": {"en": "last-10 pass", "zh": "末 10 步通过率"},
@@ -369,10 +376,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "band_minmax": {"en": "min–max", "zh": "最小–最大"},
     "band_std": {"en": "± 1 std", "zh": "± 1 标准差"},
     "group_legend": {"en": "{name} ({n} runs)", "zh": "{name}（{n} 次运行）"},
-    "group_legend_help": {
-        "en": "Click a group in a chart's legend to show or hide its runs' faint lines.",
-        "zh": "点击图例中的分组可显示或隐藏其各次运行的浅色曲线。",
-    },
     "chart_group_crashed": {
         "en": "{member} crashed after step {step}: drawn up to there, and left out of {group}'s mean and band "
         "after it.",

@@ -44,6 +44,7 @@ __all__ = [
     "OverviewHeader",
     "UnknownMetrics",
     "Unreadable",
+    "chip_colors",
     "comparison_charts",
     "comparison_charts_ahead",
     "crashed_member_note",
@@ -328,6 +329,16 @@ def crashed_member_note(views: Sequence[ExperimentView], groups: Sequence[Group]
         if by_id[member].status == "crashed" and by_id[member].experiment.failure_step is not None
     ]  # fmt: skip
     return " ".join(notes) or None
+
+
+def chip_colors(views: Sequence[ExperimentView]) -> dict[str, str]:
+    """Experiment id -> the colour its chip above the charts is drawn in: its group's (its first run's, as the
+    charts draw every run of a group of repeats), else its own."""
+    colors = {view.id: view.color for view in views}
+    for group in repeat_groups(views):
+        for member in group.members:
+            colors[member] = colors[group.members[0]]
+    return colors
 
 
 def repeat_groups(views: Sequence[ExperimentView]) -> list[Group]:

@@ -142,3 +142,41 @@ def test_groups_table_and_report(tmp_path: Path) -> None:
     page = report.render_report(views, numbers=numbers, insights=insights, options=report.ReportOptions(lang="zh"))
     assert "<h2>重复运行</h2>" in page and "<td>2.3% ± 1.0%（n = 3）</td>" in page
     assert tables.groups_frame(repeat_views(tmp_path)[:1], numbers, lang="en").height == 0
+
+
+def test_experiments_table_has_a_row_per_group(tmp_path: Path) -> None:
+    """One row per group where its first run would be: n = 3 and its runs' statuses, the mean progress, and mean ±
+    std (n) of the hours and headline numbers; a run in no group keeps its own row (and opens its page)."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    numbers = {view.id: report.report_numbers(view) for view in views}
+    frame, opens = tables.grouped_experiments_frame(views, numbers, slugs={}, lang="en")
+    assert frame["experiment"].to_list() == ["DAPO (3 runs)", "GRPO (3 runs)", "RLOO (3 runs)"]
+    assert opens == [None, None, None]
+    rloo = frame.row(2, named=True)
+    # RLOO: seeds 1 and 2 ran 10 of 10 steps, seed 3 crashed after 5: progress (100 + 100 + 50) / 3
+    assert rloo["status"] == "n = 3 · ✓ 2 finished · ✗ 1 crashed"
+    assert rloo["progress"] == pytest.approx(250 / 3)
+    grpo = frame.row(1, named=True)
+    # first 5 steps' pass rates 1.3, 2.3, 3.3 (10a + s + 0.1k, k = 1..5) -> 2.3 ± 1.0; 10 steps of 60 s = 0.17 h each
+    assert (grpo["first5"], grpo["hours"]) == ("2.3% ± 1.0% (n = 3)", "0.2h ± 0.0h (n = 3)")
+    assert (grpo["spark"], grpo["page"]) == ([], "")
+    assert grpo["whole"] == "grpo_seed1 · GRPO, grpo_seed2 · GRPO and grpo_seed3 · GRPO"
+    frame, opens = tables.grouped_experiments_frame(
+        [view for view in views if view.id in ("grpo_seed1", "rloo_seed1", "rloo_seed2")], numbers, slugs={}, lang="zh"
+    )
+    assert frame["experiment"].to_list() == ["grpo_seed1 · GRPO", "RLOO（2 次运行）"] and opens == ["grpo_seed1", None]
+
+
+def test_what_changed_between_groups(tmp_path: Path) -> None:
+    """With groups, one column per group, and the seeds that differ within a group are left out; a view of one
+    group alone compares its runs as before."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    frame = tables.settings_diff_frame(views, "en")
+    assert frame is not None
+    assert frame.columns == ["group", "setting", "DAPO (3 runs)", "GRPO (3 runs)", "RLOO (3 runs)"]
+    assert frame.filter(pl.col("setting") == "advantage estimator").row(0)[2:] == ("grpo", "grpo", "rloo")
+    one_group = tables.settings_diff_frame([view for view in views if view.id.startswith("dapo")], "en")
+    assert one_group is not None and one_group.columns[2:] == ["dapo_seed1 · DAPO", "dapo_seed2 · DAPO",
+                                                               "dapo_seed3 · DAPO"]  # fmt: skip
