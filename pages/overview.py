@@ -249,7 +249,7 @@ def chart_views(views: Sequence[model.ExperimentView], insights: model.Insights,
         guards.guarded(lambda: downloads(views, metrics, smoothing), lang=lang, paths=app.paths)
         options = report.ReportOptions(
             lang=lang, smoothing=smoothing, metrics=tuple(metrics), x=x, log_scale=log_scale,
-            max_points=settings.max_points, renderer=settings.chart_renderer,
+            max_points=settings.max_points, renderer=settings.chart_renderer, band=band,
         )  # fmt: skip
         guards.guarded(lambda: report_download(views, options), lang=lang, paths=app.paths)
     notes(views)

@@ -180,3 +180,16 @@ def test_what_changed_between_groups(tmp_path: Path) -> None:
     one_group = tables.settings_diff_frame([view for view in views if view.id.startswith("dapo")], "en")
     assert one_group is not None and one_group.columns[2:] == ["dapo_seed1 · DAPO", "dapo_seed2 · DAPO",
                                                                "dapo_seed3 · DAPO"]  # fmt: skip
+
+
+def test_report_draws_the_std_band(tmp_path: Path) -> None:
+    """``rlmon report`` draws each group's band as mean ± one sample standard deviation unless told otherwise."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    options = report.ReportOptions(smoothing=Smoothing("none"), metrics=("pass_rate",))
+    (chart,) = [item for item in report.report_charts(views, insights=model.Insights(), options=options)
+                if item.section == "overview"]  # fmt: skip
+    rows = pl.DataFrame(chart.spec["datasets"]["rlmon_groups"])
+    # DAPO step 8: seeds 1 and 2 at 11.8 and 12.8 -> mean 12.3, sample std sqrt(0.5) (min-max would be 11.8-12.8)
+    row = rows.filter(pl.col("label") == "DAPO (3 runs)", pl.col("step") == 8).row(0, named=True)
+    assert (row["low"], row["high"], row["n"]) == (pytest.approx(12.3 - 0.5**0.5), pytest.approx(12.3 + 0.5**0.5), 2)
