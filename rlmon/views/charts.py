@@ -818,7 +818,8 @@ def _line_spec(
         # (a sort would cost a comparison chain per point in the browser).
         shown_legend = _bottom_legend(domain) if legend else None
         if groups and not legend:  # a legend of the groups only: its clicks show or hide their runs
-            shown_legend = {**_bottom_legend(list(legend_of.values())), "values": list(legend_of.values())}
+            entries = list(legend_of.values())
+            shown_legend = {**_bottom_legend(entries), "values": entries, "columns": _group_legend_columns(entries)}
         return {
             "field": LABEL,
             "legend": shown_legend,
@@ -1042,6 +1043,13 @@ def _group_legend_labels(groups: Mapping[str, str], names: Mapping[str, str], *,
         used.add(label)
         legend_of[key] = label
     return legend_of
+
+
+def _group_legend_columns(entries: Sequence[str]) -> int:
+    """Columns of the groups' legend that fit a phone-width chart: by the entries' drawn width, in which a wide
+    (CJK) character counts double (``DAPO（3 次运行）`` is as wide as 15 Latin letters)."""
+    widest = max((tooltip.label_width(entry) for entry in entries), default=0)
+    return 1 if widest > 150 else 2 if widest > 80 else 3
 
 
 def _members_param(entries: Sequence[str]) -> dict[str, Any]:

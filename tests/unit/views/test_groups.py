@@ -18,10 +18,10 @@ from rlmon.views import model, overview, report, tables
 from tests.helpers.repeats_root import repeat_views, write_repeats_root
 
 
-def _pass_rate_spec(views: list[model.ExperimentView], *, band: str = "minmax") -> dict[str, Any]:
+def _pass_rate_spec(views: list[model.ExperimentView], *, band: str = "minmax", lang: str = "en") -> dict[str, Any]:
     (plan,) = overview.comparison_charts(
         ["pass_rate"], views, smoothing=Smoothing("none"), x="step", log_scale=False, signals=(), highlight=(),
-        lang="en", max_points=2000, band=band,  # type: ignore[arg-type]
+        lang=lang, max_points=2000, band=band,  # type: ignore[arg-type]
     )  # fmt: skip
     return plan.build()
 
@@ -90,6 +90,9 @@ def test_legend_of_groups_shows_or_hides_their_runs(tmp_path: Path) -> None:
     tips = _dataset(spec, points["data"]["name"]).filter(pl.col("label") == "RLOO (3 runs)", pl.col("step") == 6)
     assert tips.select("mean", "low", "high", "n").row(0) == (pytest.approx(22.1), pytest.approx(21.6),
                                                               pytest.approx(22.6), 2)  # fmt: skip
+    # a Chinese entry is as wide as 15 Latin letters: two columns fit a phone-width chart (three were cut at 390 px)
+    zh = _pass_rate_spec(views, lang="zh")["layer"][0]["encoding"]["color"]["legend"]
+    assert (zh["values"][0], zh["columns"]) == ("DAPO（3 次运行）", 2)
     # a run of no group is in no legend: without repeats the lines keep no legend and no selection
     alone = _pass_rate_spec(views[:1])
     assert alone["layer"][0]["encoding"]["color"]["legend"] is None and "params" not in alone["layer"][0]
