@@ -890,7 +890,7 @@ def _line_spec(
         layers[0]["params"] = [_members_param(list(legend_of.values()))]
         band_layer, mean_layer, group_points = _group_layers(
             smoothed, groups, legend_of=legend_of, x=x, band=options.band, datasets=datasets,
-            color=color, x_enc=x_enc, y_enc=y_enc, tip_format=fmt, titles=options.group_titles,
+            color=color, x_enc=x_enc, y_enc=y_enc, tip_format=tip_format or ".4~g", titles=options.group_titles,
             x_title=x_title or x,
         )  # fmt: skip
         layers.extend([band_layer, mean_layer])

@@ -86,6 +86,7 @@ def test_legend_of_groups_shows_or_hides_their_runs(tmp_path: Path) -> None:
                  and layer["encoding"]["y"]["field"] == "mean"]  # fmt: skip
     titles = [item["title"] for item in points["encoding"]["tooltip"]]
     assert titles == ["group", "step", "mean", "min–max ↓", "min–max ↑", "runs with a value (n)"]
+    assert points["encoding"]["tooltip"][2]["format"] == ",.1f"  # the pass rate in % as the hover read-out has it
     # RLOO step 6: seed 3 crashed after step 5 -> seeds 1 and 2: 21.6, 22.6 -> mean 22.1, n 2
     tips = _dataset(spec, points["data"]["name"]).filter(pl.col("label") == "RLOO (3 runs)", pl.col("step") == 6)
     assert tips.select("mean", "low", "high", "n").row(0) == (pytest.approx(22.1), pytest.approx(21.6),
