@@ -59,17 +59,34 @@ def summary_and_signals(views: Sequence[model.ExperimentView], insights: model.I
 
 def experiments_table(views: Sequence[model.ExperimentView]) -> None:
     numbers = digests.headlines(views)
-    groups = view_tables.groups_frame(views, numbers, lang=lang)
-    if groups.height:
-        st.markdown(f"#### {t('groups_title', lang)}")
-        st.caption(t("groups_caption", lang))
-        tables.show_groups_table(groups, key="overview_groups", lang=lang)
     st.markdown(f"#### {t('table_title', lang)}")
-    frame = view_tables.experiments_frame(views, numbers, slugs=app.slugs, lang=lang)
+    groups = overview.repeat_groups(views)
+    if not groups:
+        frame = view_tables.experiments_frame(views, numbers, slugs=app.slugs, lang=lang)
+        opened = tables.show_experiments_table(frame, key="overview_table", lang=lang)
+        open_page(views[opened].id if opened is not None else None)
+        return
+    # A group of repeats is one row; its runs are listed, with their own rows and pages, in its expander below
+    # (Streamlit's tables have no expandable rows).
+    st.caption(t("table_groups_caption", lang))
+    frame, opens = view_tables.grouped_experiments_frame(views, numbers, slugs=app.slugs, lang=lang)
     opened = tables.show_experiments_table(frame, key="overview_table", lang=lang)
-    if opened is not None and views[opened].id in app.pages:
+    open_page(opens[opened] if opened is not None else None)
+    by_id = {view.id: view for view in views}
+    for index, group in enumerate(groups):
+        name = guards.escape_markdown(group.name, limit=display.NAME_LIMIT)
+        with st.expander(t("group_runs", lang, name=name, n=len(group.members)), icon=":material/stacks:"):
+            members = [by_id[member] for member in group.members]
+            runs = view_tables.experiments_frame(members, numbers, slugs=app.slugs, lang=lang)
+            opened = tables.show_experiments_table(runs, key=f"overview_table_group_{index}", lang=lang)
+            open_page(members[opened].id if opened is not None else None)
+
+
+def open_page(experiment_id: str | None) -> None:
+    """Open the page of the experiment a click in a table chose (None: the click chose none)."""
+    if experiment_id is not None and experiment_id in app.pages:
         # Switching pages from inside the fragment would lose the sidebar's state: let the frame do it.
-        st.session_state[navigation.GOTO_KEY] = views[opened].id
+        st.session_state[navigation.GOTO_KEY] = experiment_id
         st.rerun(scope="app")
 
 
@@ -209,7 +226,7 @@ def chart_views(views: Sequence[model.ExperimentView], insights: model.Insights,
     url.write_url(FIELDS)
     widgets.axis_caption(axes.axis_notes(views, x, lang), paths=app.paths)
     band = widgets.band_choice("overview", lang) if overview.repeat_groups(views) else "minmax"
-    highlight = charts.highlight_legend(views, key="overview_highlight", lang=lang)
+    highlight = charts.highlight_legend(views, key="overview_highlight", lang=lang, colors=overview.chip_colors(views))
     plans = overview.comparison_charts(
         metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
         lang=lang, max_points=settings.max_points, band=band,
@@ -232,7 +249,7 @@ def chart_views(views: Sequence[model.ExperimentView], insights: model.Insights,
         guards.guarded(lambda: downloads(views, metrics, smoothing), lang=lang, paths=app.paths)
         options = report.ReportOptions(
             lang=lang, smoothing=smoothing, metrics=tuple(metrics), x=x, log_scale=log_scale,
-            max_points=settings.max_points, renderer=settings.chart_renderer,
+            max_points=settings.max_points, renderer=settings.chart_renderer, band=band,
         )  # fmt: skip
         guards.guarded(lambda: report_download(views, options), lang=lang, paths=app.paths)
     notes(views)

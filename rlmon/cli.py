@@ -39,6 +39,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.groups import BAND_KINDS
 from rlmon.errors import CatalogError, LogReadError, RlmonError, SettingError, UnknownExperimentError
 from rlmon.logs.cache import LogCache, read_logs
 from rlmon.roots import ObjectRoot, is_object_url, parse_object_url
@@ -420,6 +421,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         metrics=tuple(args.metric) if args.metric else None,
         x=args.x,
         max_points=settings.max_points,
+        band=args.band,
     )
     try:
         selection = report.read_selection(
@@ -570,6 +572,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--metric", action="append", metavar="KEY", help="a comparison chart (repeatable; default: the app's)"
     )
     report.add_argument("--x", choices=list(X_AXES), default="step", help="x axis (default: step)")
+    report.add_argument(
+        "--band", choices=list(BAND_KINDS), default="std",
+        help="band of each group of repeats: std (mean ± 1 standard deviation, the default) or minmax",
+    )  # fmt: skip
     report.add_argument("--out", help="the report, a .html file")
     report.add_argument("--png", metavar="DIR", help="also write every chart as PNG and SVG into DIR")
     add_cache(report)

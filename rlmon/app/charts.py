@@ -460,9 +460,12 @@ def chart_grid(
     prepare_ahead([other for plan in first for other in ahead.get(plan.name, ())])
 
 
-def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) -> list[str]:
-    """The page's one colour legend: a chip per experiment in its colour; clicking chips highlights those runs
-    in every chart of the page (the others are dimmed). Returns the highlighted experiment ids."""
+def highlight_legend(
+    views: Sequence[ExperimentView], *, key: str, lang: str, colors: Mapping[str, str] | None = None
+) -> list[str]:
+    """The page's one colour legend: a chip per experiment in its colour (``colors``, by id: the run of a group of
+    repeats in its group's); clicking chips highlights those runs in every chart of the page (the others are
+    dimmed). Returns the highlighted experiment ids."""
     labels = model.display_labels(views, lang)
     ids = [view.id for view in views]
     if key in st.session_state:
@@ -471,7 +474,7 @@ def highlight_legend(views: Sequence[ExperimentView], *, key: str, lang: str) ->
     for index, view in enumerate(views, start=1):
         rules.append(
             f".st-key-{key} button:nth-of-type({index})::before {{ content: ''; display: inline-block; "
-            f"margin-right: 0.4em; {swatch_css(view.color, view.dash)} }}"
+            f"margin-right: 0.4em; {swatch_css((colors or {}).get(view.id, view.color), view.dash)} }}"
         )
     st.html("<style>" + "\n".join(rules) + "</style>")
     picked = st.pills(

@@ -30,23 +30,6 @@ __all__ = [
 ]
 
 
-def show_groups_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
-    """The overview's groups of repeats (:func:`rlmon.views.tables.groups_frame`), one row per group."""
-    st.dataframe(
-        frame,
-        hide_index=True,
-        width="stretch",
-        key=key,
-        column_config={
-            "group": st.column_config.TextColumn(t("col_repeat_group", lang), pinned=True),
-            "members": st.column_config.TextColumn(t("col_members", lang), width="medium"),
-            "first5": st.column_config.TextColumn(t("col_first5", lang), help=t("table_help_first5", lang)),
-            "last10": st.column_config.TextColumn(t("col_last10", lang), help=t("table_help_last10", lang)),
-            "best_val": st.column_config.TextColumn(t("col_best_val_only", lang)),
-        },
-    )
-
-
 def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
     """The overview's experiments table (:func:`rlmon.views.tables.experiments_frame`); a click on any cell of a
     row - its name included - returns that row's index (the page opens the experiment), else None.
@@ -63,6 +46,10 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
         "track": 60, "status": text_column_px(frame.get_column("status").to_list(), 120), "progress": 85,
         "hours": 62, "eta": 62, "first5": 95, "last10": 95, "best_val": 104, "last_val": 70,
     }  # fmt: skip
+    for name in ("hours", "first5", "last10", "best_val", "last_val"):
+        # a group of repeats' row writes mean ± std (n = 3): those cells widen their columns; others keep theirs
+        spread = [text for text in frame.get_column(name).to_list() if text and "±" in text]
+        widths[name] = text_column_px(spread, widths[name])
     taken = sum(width for name, width in widths.items() if name in frame.columns)
     widths["spark"] = max(SPARK_MIN_PX, min(SPARK_MAX_PX, TABLE_PX - taken))
     columns: dict[str, Any] = {

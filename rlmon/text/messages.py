@@ -280,6 +280,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "设置仅在随机种子、名称与路径上不同的运行，每组一行：各次运行的均值 ± 标准差，"
         "n 为有该数值的运行数。下表列出每次运行。",
     },
+    "table_groups_caption": {
+        "en": "Runs whose settings differ only in seeds, names and paths are one row per group: mean ± standard "
+        "deviation over its runs, n = how many have the number. Each group's runs are listed under the table.",
+        "zh": "设置仅在随机种子、名称与路径上不同的运行每组占一行：各次运行的均值 ± 标准差，"
+        "n 为有该数值的运行数。每组的各次运行列在表格下方。",
+    },
+    "group_runs": {"en": "{name}: its {n} runs", "zh": "{name}：其 {n} 次运行"},
     "group_figure": {"en": "{mean} ± {std} (n = {n})", "zh": "{mean} ± {std}（n = {n}）"},
     "col_first5": {"en": "first-5 pass", "zh": "首 5 步通过率"},
     "col_last10": {"en": "last-10 pass", "zh": "末 10 步通过率"},
@@ -368,6 +375,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "control_band": {"en": "Repeats' band", "zh": "重复运行的区间"},
     "band_minmax": {"en": "min–max", "zh": "最小–最大"},
     "band_std": {"en": "± 1 std", "zh": "± 1 标准差"},
+    "group_legend": {"en": "{name} ({n} runs)", "zh": "{name}（{n} 次运行）"},
+    "chart_group_crashed": {
+        "en": "{member} crashed after step {step}: drawn up to there, and left out of {group}'s mean and band "
+        "after it.",
+        "zh": "{member} 在 step {step} 后崩溃：曲线画到该步，此后不计入 {group} 的均值和区间。",
+    },
+    "group_tip_group": {"en": "group", "zh": "分组"},
+    "group_tip_mean": {"en": "mean", "zh": "均值"},
+    "group_tip_runs": {"en": "runs with a value (n)", "zh": "有值的运行数（n）"},
     "control_band_help": {
         "en": "Runs whose settings differ only in seeds, names and paths are drawn as one group: their mean line, "
         "this band where two or more have values, and the runs themselves as faint lines.",

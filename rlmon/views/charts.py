@@ -113,6 +113,10 @@ _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
 _MEMBER = "_member"
 """Column: the row's run is a member of a group of repeats (drawn faint)."""
+_OF = "_of"
+"""Column: the legend entry of the row's run's group (null for a run in no group)."""
+_MEMBERS_PARAM = "members"
+"""The legend-bound selection of the groups whose runs are drawn (:func:`_members_param`)."""
 _MEMBER_OPACITY = 0.35
 """A group member's line under its group's mean line."""
 _BAND_OPACITY = 0.2
@@ -234,6 +238,12 @@ class ChartOptions:
     and its members as faint lines. Empty: every run on its own, as always."""
     band: Band = "minmax"
     """The groups' band: ``minmax`` (the members' range) or ``std`` (mean ± one sample standard deviation)."""
+    group_names: Mapping[str, str] = field(default_factory=dict)
+    """Line charts: group key -> its entry in the chart's legend of groups (a click there shows or hides the
+    group's runs); a group without one is named by its key."""
+    group_titles: tuple[str, str, str, str] = ("group", "mean", "band", "runs")
+    """Line charts: tooltip titles of a group's point on its mean line (the group, its mean, its band, how many
+    runs have a value there)."""
 
 
 # --- public builders ---------------------------------------------------------------------------------
@@ -686,15 +696,30 @@ def _line_spec(
                 group_color.setdefault(groups[experiment], colors.get(experiment))
         colors = {**colors, **{experiment: group_color[key] or "" for experiment, key in groups.items()}}
     domain, color_range, label_of = _color_scale(experiments, colors, labels)
+    # The colour scale also holds each group's legend entry (in its colour), after the runs.
+    legend_of = _group_legend_labels(groups, options.group_names, taken=set(domain))
+    scale_domain = domain + list(dict.fromkeys(legend_of.values()))
+    first_member = {
+        key: domain.index(label_of[next(e for e in experiments if groups.get(e) == key)]) for key in legend_of
+    }
+    scale_range = color_range + [color_range[first_member[key]] for key in legend_of]
     shown_in_full = set(highlight) & set(experiments) or set(experiments)
     order = {experiment: i for i, experiment in enumerate(experiments)}
+    member_group = {experiment: legend_of[key] for experiment, key in groups.items()}
 
     def labelled(frame: pl.DataFrame) -> pl.DataFrame:
         """``frame`` with each row's label and highlight, in the colour domain's order of runs, then by x."""
         return frame.with_columns(
             pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
             pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
-            *([pl.col(EXPERIMENT).is_in(list(groups)).alias(_MEMBER)] if groups else []),
+            *(
+                [
+                    pl.col(EXPERIMENT).is_in(list(groups)).alias(_MEMBER),
+                    pl.col(EXPERIMENT).replace_strict(member_group, default=None, return_dtype=pl.String).alias(_OF),
+                ]
+                if groups
+                else []
+            ),
         ).sort(pl.col(EXPERIMENT).replace_strict(order, return_dtype=pl.Int32), x, maintain_order=True)
 
     points = labelled(points)
@@ -736,7 +761,7 @@ def _line_spec(
 
     datasets = _Datasets(arrow=arrow)
     # The raw points and the smoothed ones are separate datasets: a smoothing change replaces only the second.
-    member = [_MEMBER] if groups else []
+    member = [_MEMBER, _OF] if groups else []
     main = datasets.add(
         points.select(EXPERIMENT, LABEL, *dict.fromkeys([STEP, HOURS, x]), VALUE, _HIGHLIGHTED, *member), "raw"
     )
@@ -791,10 +816,14 @@ def _line_spec(
     def color() -> dict[str, Any]:
         # No "sort": the scale's domain fixes the colours and legend order, and the rows come in domain order
         # (a sort would cost a comparison chain per point in the browser).
+        shown_legend = _bottom_legend(domain) if legend else None
+        if groups and not legend:  # a legend of the groups only: its clicks show or hide their runs
+            entries = list(legend_of.values())
+            shown_legend = {**_bottom_legend(entries), "values": entries, "columns": _group_legend_columns(entries)}
         return {
             "field": LABEL,
-            "legend": _bottom_legend(domain) if legend else None,
-            "scale": _scale(domain, color_range),
+            "legend": shown_legend,
+            "scale": _scale(scale_domain, scale_range),
             "type": "nominal",
         }
 
@@ -808,7 +837,9 @@ def _line_spec(
 
     def dimmed() -> dict[str, Any]:
         conditions: list[dict[str, Any]] = []
-        if groups:  # a group's members are faint lines under its mean
+        if groups:  # a group's members are faint lines under its mean, hidden when its legend entry is off
+            shown = f"indexof({_MEMBERS_PARAM}.{LABEL} || [], datum.{_OF}) >= 0"
+            conditions.append({"test": f"datum.{_MEMBER} && !({shown})", "value": 0.0})
             conditions.append({"test": f"datum.{_MEMBER}", "value": _MEMBER_OPACITY})
         if dimming:
             conditions.append({"test": f"datum.{_HIGHLIGHTED}", "value": 1.0})
@@ -854,13 +885,15 @@ def _line_spec(
                 ),
             }
         )
+    group_points: dict[str, Any] | None = None
     if groups:
-        layers.extend(
-            _group_layers(
-                smoothed, groups, label_of=label_of, x=x, band=options.band, datasets=datasets,
-                color=color, x_enc=x_enc, y_enc=y_enc,
-            )
+        layers[0]["params"] = [_members_param(list(legend_of.values()))]
+        band_layer, mean_layer, group_points = _group_layers(
+            smoothed, groups, legend_of=legend_of, x=x, band=options.band, datasets=datasets,
+            color=color, x_enc=x_enc, y_enc=y_enc, tip_format=tip_format or ".4~g", titles=options.group_titles,
+            x_title=x_title or x,
         )  # fmt: skip
+        layers.extend([band_layer, mean_layer])
     hover_data = datasets.add(tooltip_rows, "hover")
     # The dots at the hovered x come from the hover table's one row there (folded into one row per run), not
     # from filtering every point of the lines on each pointer move.
@@ -894,6 +927,8 @@ def _line_spec(
         }
     )
     layers.append(_hover_rule(hover_data, x=x, tooltip_expr=hover_tooltip))
+    if group_points is not None:  # over the hover rule: near a mean line, its point's tooltip is the group's
+        layers.append(group_points)
     if reference is not None and math.isfinite(reference):
         layers.extend(_reference_layers(reference, reference_label, y_title=y_title, fmt=fmt, datasets=datasets))
     for value, label in thresholds:
@@ -914,7 +949,12 @@ def _line_spec(
                     "strokeWidth": 0.8,
                 },
                 "encoding": {
-                    "color": {"field": LABEL, "legend": None, "scale": _scale(domain, color_range), "type": "nominal"},
+                    "color": {
+                        "field": LABEL,
+                        "legend": None,
+                        "scale": _scale(scale_domain, scale_range),
+                        "type": "nominal",
+                    },
                     "tooltip": [
                         {"field": LABEL, "title": experiment_title, "type": "nominal"},
                         {"field": x, "title": x_title or x, "type": "quantitative"},
@@ -937,30 +977,31 @@ def _group_layers(
     smoothed: pl.DataFrame,
     groups: Mapping[str, str],
     *,
-    label_of: Mapping[str, str],
+    legend_of: Mapping[str, str],
     x: str,
     band: Band,
     datasets: _Datasets,
     color: Callable[[], dict[str, Any]],
     x_enc: Callable[[], dict[str, Any]],
     y_enc: Callable[[str], dict[str, Any]],
-) -> list[dict[str, Any]]:
+    tip_format: str | None,
+    titles: tuple[str, str, str, str],
+    x_title: str,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """A band and a mean line per group of repeats, over the values the lines show (smoothed when smoothing is
-    on), in the colour of the group's first member: its label is the rows' ``label``, so the lines' colour scale
-    gives the band and the mean line their group's colour."""
+    on), labelled by the group's legend entry (``legend_of``), which the colour scale gives its group's colour;
+    and the mean line's points, invisible, whose tooltip says the group's mean, band and how many runs have a
+    value at that x (drawn over the hover rule, so they answer the pointer near the mean line)."""
     stats = group_steps(smoothed, groups, band=band, value=SMOOTHED, x=x)
-    first_label: dict[str, str] = {}
-    for experiment, key in groups.items():
-        first_label.setdefault(key, label_of[experiment])
-    rows = stats.with_columns(pl.col(GROUP).replace_strict(first_label, return_dtype=pl.String).alias(LABEL)).select(
-        LABEL, x, "mean", "low", "high", "n"
-    )
+    rows = stats.with_columns(pl.col(GROUP).replace_strict(dict(legend_of), return_dtype=pl.String).alias(LABEL))
+    rows = rows.select(LABEL, x, "mean", "low", "high", "n")
     data = datasets.add(_inline(rows), "groups")
     quiet = {"legend": None}
+    # A row of one member (no band there) breaks the area instead of being bridged: the band covers only the
+    # steps where two or more members have values, also across a gap of one member.
     band_layer = {
         "data": data,
-        "transform": [{"filter": "isValid(datum.low)"}],
-        "mark": {"type": "area", "opacity": _BAND_OPACITY, **_BULK_MARK},
+        "mark": {"type": "area", "opacity": _BAND_OPACITY, **_BULK_MARK, "invalid": "break-paths-filter-domains"},
         "encoding": {"color": {**color(), **quiet}, "x": x_enc(), "y": y_enc("low"), "y2": {"field": "high"}},
     }
     mean_layer = {
@@ -968,7 +1009,58 @@ def _group_layers(
         "mark": {"type": "line", "strokeWidth": 2.4, **_BULK_MARK},
         "encoding": {"color": {**color(), **quiet}, "x": x_enc(), "y": y_enc("mean")},
     }
-    return [band_layer, mean_layer]
+    group_title, mean_title, band_title, runs_title = titles
+    number = {"format": tip_format} if tip_format else {}
+    points_layer = {
+        "data": data,
+        "mark": {"type": "point", "filled": True, "opacity": 0.0, "size": 90, "aria": False},
+        "encoding": {
+            "color": {**color(), **quiet},
+            "tooltip": [
+                {"field": LABEL, "title": group_title, "type": "nominal"},
+                {"field": x, "title": x_title, "type": "quantitative"},
+                {"field": "mean", "title": mean_title, "type": "quantitative", **number},
+                {"field": "low", "title": f"{band_title} ↓", "type": "quantitative", **number},
+                {"field": "high", "title": f"{band_title} ↑", "type": "quantitative", **number},
+                {"field": "n", "title": runs_title, "type": "quantitative"},
+            ],
+            "x": x_enc(),
+            "y": y_enc("mean"),
+        },
+    }
+    return band_layer, mean_layer, points_layer
+
+
+def _group_legend_labels(groups: Mapping[str, str], names: Mapping[str, str], *, taken: set[str]) -> dict[str, str]:
+    """Group key -> its legend entry (its name, else its key), in the order of the groups' first members; an entry
+    that equals a run's label or another entry gets a trailing mark so each keeps its own colour."""
+    legend_of: dict[str, str] = {}
+    used = set(taken)
+    for key in dict.fromkeys(groups.values()):
+        label = names.get(key) or key
+        while label in used:
+            label += " ·"
+        used.add(label)
+        legend_of[key] = label
+    return legend_of
+
+
+def _group_legend_columns(entries: Sequence[str]) -> int:
+    """Columns of the groups' legend that fit a phone-width chart: by the entries' drawn width, in which a wide
+    (CJK) character counts double (``DAPO（3 次运行）`` is as wide as 15 Latin letters)."""
+    widest = max((tooltip.label_width(entry) for entry in entries), default=0)
+    return 1 if widest > 150 else 2 if widest > 80 else 3
+
+
+def _members_param(entries: Sequence[str]) -> dict[str, Any]:
+    """The legend-bound selection of the groups whose runs are shown: all at first; a click on a group's entry
+    takes it out or puts it back (``toggle``). Vega-Lite honours a legend binding only on the first layer."""
+    return {
+        "name": _MEMBERS_PARAM,
+        "select": {"type": "point", "fields": [LABEL], "toggle": "true"},
+        "bind": "legend",
+        "value": [{LABEL: entry} for entry in entries],
+    }
 
 
 def _hover_table(

@@ -18,6 +18,7 @@ from rlmon.runs.groups import Group, find_groups
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of
 from rlmon.schema import EXPERIMENT, VALUE
 from rlmon.text import format_duration, format_hours, setting_display, t, track_name
+from rlmon.text.display import NAME_LIMIT, display_text
 from rlmon.text.lang import join_values
 from rlmon.text.numbers import format_progress
 from rlmon.views import charts
@@ -43,8 +44,10 @@ __all__ = [
     "OverviewHeader",
     "UnknownMetrics",
     "Unreadable",
+    "chip_colors",
     "comparison_charts",
     "comparison_charts_ahead",
+    "crashed_member_note",
     "default_metrics",
     "download_metrics",
     "line_points",
@@ -208,7 +211,13 @@ def comparison_charts(
     the response cap; each group of repeats, :func:`repeat_groups`, as its mean line and ``band``), validation
     points, or the hours bars for :data:`HOURS_TOTAL`."""
     colors = {view.id: view.color for view in views}
-    members = {member: group.key for group in repeat_groups(views) for member in group.members}
+    found = repeat_groups(views)
+    members = {member: group.key for group in found for member in group.members}
+    group_names = {
+        group.key: t("group_legend", lang, name=display_text(group.name, limit=NAME_LIMIT), n=len(group.members))
+        for group in found
+    }
+    crash_note = crashed_member_note(views, found, lang)
     labels = display_labels(views, lang)
     points = line_points(max_points, len(views))
     base = ChartOptions(
@@ -232,8 +241,19 @@ def comparison_charts(
         arrow=True,
         groups=members,
         band=band,
+        group_names=group_names,
+        group_titles=(t("group_tip_group", lang), t("group_tip_mean", lang), t("band_" + band, lang),
+                      t("group_tip_runs", lang)),
+    )  # fmt: skip
+    identity = (
+        _views_key(views),
+        tuple(labels.values()),
+        tuple(highlight),
+        lang,
+        tuple(members.items()),
+        tuple(group_names.items()),
+        band,
     )
-    identity = (_views_key(views), tuple(labels.values()), tuple(highlight), lang, tuple(members.items()), band)
     plans: list[ChartPlan] = []
     for key in metrics:
         if key == HOURS_TOTAL:
@@ -255,14 +275,14 @@ def comparison_charts(
         )
         if is_validation_key(key):
             validation = validation_builder(key, views, base, lang=lang)
-            plans.append(ChartPlan(key, ("overview", key, identity, x, log_scale, points), validation))
+            plans.append(ChartPlan(key, ("overview", key, identity, x, log_scale, points), validation, crash_note))
             continue
         plans.append(
             ChartPlan(
                 key,
                 ("overview", key, identity, smoothing, x, log_scale, points, marks),
                 line_builder(key, views, base, signals=signals, lang=lang),
-                note=metric_note(key, views, lang),
+                note=_joined(metric_note(key, views, lang), crash_note),
             )
         )  # fmt: skip
     return plans
@@ -294,6 +314,36 @@ def comparison_charts_ahead(
             for plan in plans:
                 ahead[plan.name].append(plan)
     return ahead
+
+
+def _joined(*notes: str | None) -> str | None:
+    """The notes under one chart as one text (a metric's note first), None when there is none."""
+    return " ".join(note for note in notes if note) or None
+
+
+def crashed_member_note(views: Sequence[ExperimentView], groups: Sequence[Group], lang: str) -> str | None:
+    """The note under the charts that draw ``groups``: each member that crashed, the step after which its group's
+    mean and band leave it out (its line still drawn up to there); None when no member crashed."""
+    labels = display_labels(views, lang)
+    by_id = {view.id: view for view in views}
+    notes = [
+        t("chart_group_crashed", lang, member=labels.get(member, member), step=by_id[member].experiment.failure_step,
+          group=display_text(group.name, limit=NAME_LIMIT))
+        for group in groups
+        for member in group.members
+        if by_id[member].status == "crashed" and by_id[member].experiment.failure_step is not None
+    ]  # fmt: skip
+    return " ".join(notes) or None
+
+
+def chip_colors(views: Sequence[ExperimentView]) -> dict[str, str]:
+    """Experiment id -> the colour its chip above the charts is drawn in: its group's (its first run's, as the
+    charts draw every run of a group of repeats), else its own."""
+    colors = {view.id: view.color for view in views}
+    for group in repeat_groups(views):
+        for member in group.members:
+            colors[member] = colors[group.members[0]]
+    return colors
 
 
 def repeat_groups(views: Sequence[ExperimentView]) -> list[Group]:

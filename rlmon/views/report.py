@@ -42,6 +42,7 @@ from typing import Any
 
 import polars as pl
 
+from rlmon.analysis.groups import Band
 from rlmon.analysis.signals import Signal
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.errors import RlmonError, UnknownExperimentError
@@ -112,6 +113,9 @@ class ReportOptions:
     """Most points per line (the app's ``max_points`` setting)."""
     renderer: str = "auto"
     """``auto`` (each chart's own), ``svg`` or ``canvas``: :func:`rlmon.views.charts.with_renderer`."""
+    band: Band = "std"
+    """The band of each group of repeats in the comparison charts: ``std`` (mean ± one sample standard deviation,
+    as papers report repeats) or ``minmax``."""
 
 
 @dataclass(frozen=True)
@@ -267,7 +271,7 @@ def report_charts(
     found: list[ReportChart] = []
     plans = overview.comparison_charts(
         metrics, views, smoothing=options.smoothing, x=options.x, log_scale=options.log_scale, signals=signals,
-        highlight=(), lang=lang, max_points=options.max_points,
+        highlight=(), lang=lang, max_points=options.max_points, band=options.band,
     )  # fmt: skip
     found += [
         ReportChart("overview", plan.name, _plain_spec(plan.build(), options.renderer), plan.note) for plan in plans

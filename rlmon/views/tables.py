@@ -41,6 +41,7 @@ __all__ = [
     "GROUP_COLUMNS",
     "SOURCE_COLUMNS",
     "experiments_frame",
+    "grouped_experiments_frame",
     "groups_frame",
     "settings_diff_frame",
     "signals_frame",
@@ -116,6 +117,79 @@ def experiments_frame(
     return pl.DataFrame([{name: row.get(name) for name in schema} for row in rows], schema=schema, orient="row")
 
 
+def _group_figure(values: Sequence[float | None], write: Callable[[float | None, str], str], lang: str) -> str:
+    """``mean ± std (n = k)`` of the finite ``values`` (a single value has no spread), else the unknown mark."""
+    present = [value for value in values if value is not None and math.isfinite(value)]
+    if not present:
+        return UNKNOWN
+    spread = statistics.stdev(present) if len(present) >= 2 else None
+    return t("group_figure", lang, mean=write(statistics.fmean(present), lang), std=write(spread, lang),
+             n=str(len(present)))  # fmt: skip
+
+
+def grouped_experiments_frame(
+    views: Sequence[ExperimentView], numbers: Mapping[str, TableNumbers], *, slugs: Mapping[str, str], lang: str
+) -> tuple[pl.DataFrame, list[str | None]]:
+    """The experiments table with each group of repeats (:func:`rlmon.runs.groups.find_groups`) as one row, where
+    its first run would be, and every other run as in :func:`experiments_frame` (same columns).
+
+    A group's row: its name and size (``DAPO (3 runs)``), ``n = 3`` and its runs' statuses, the mean progress, and
+    the hours and each headline number as mean ± sample standard deviation over its runs with ``n`` (how many have
+    the number); no sparkline and no page (its runs have theirs). Returns the frame and, per row, the experiment
+    it opens (None for a group's row).
+    """
+    runs = experiments_frame(views, numbers, slugs=slugs, lang=lang)
+    groups = find_groups([view.experiment for view in views])
+    group_of = {member: group for group in groups for member in group.members}
+    by_id = {view.id: view for view in views}
+    labels = {view.id: view.label for view in views}
+    rows: list[dict[str, Any]] = []
+    opens: list[str | None] = []
+    for index, view in enumerate(views):
+        group = group_of.get(view.id)
+        if group is None:
+            rows.append(runs.row(index, named=True))
+            opens.append(view.id)
+            continue
+        if view.id != group.members[0]:
+            continue
+        members = [by_id[member] for member in group.members]
+        headlines = [numbers.get(member) or _NO_NUMBERS for member in group.members]
+        statuses: dict[str, int] = {}
+        for member in members:
+            statuses[member.status] = statuses.get(member.status, 0) + 1
+        status = " · ".join(
+            [f"n = {len(members)}"]
+            + [
+                f"{STATUS_GLYPHS.get(state, '')} {count} {t('status_' + state, lang)}"
+                for state, count in statuses.items()
+            ]
+        )
+        progress = [
+            100.0 * member.experiment.steps_done / member.experiment.total_steps
+            for member in members
+            if member.experiment.total_steps
+        ]
+        row = runs.row(index, named=True) | {
+            "experiment": t("group_legend", lang, name=display_text(group.name, limit=NAME_LIMIT), n=len(members)),
+            "status": status,
+            "progress": statistics.fmean(progress) if progress else None,
+            "hours": _group_figure([member.experiment.elapsed_h for member in members], format_hours, lang),
+            "first5": _group_figure([item.first5_pass for item in headlines], format_percent, lang),
+            "last10": _group_figure([item.last10_pass for item in headlines], format_percent, lang),
+            "best_val": _group_figure([item.best_val for item in headlines], format_score, lang),
+            "last_val": _group_figure([item.last_val for item in headlines], format_score, lang),
+            "spark": [],
+            "page": "",
+            "whole": join_list([labels[member] for member in group.members], lang),
+        }
+        if "eta" in row:
+            row["eta"] = ""
+        rows.append(row)
+        opens.append(None)
+    return pl.DataFrame(rows, schema=runs.schema, orient="row"), opens
+
+
 GROUP_COLUMNS = ("group", "members", "first5", "last10", "best_val")
 """Columns of :func:`groups_frame`."""
 
@@ -130,21 +204,13 @@ def groups_frame(views: Sequence[ExperimentView], numbers: Mapping[str, TableNum
     for group in find_groups([view.experiment for view in views]):
         headlines = [numbers.get(member) or _NO_NUMBERS for member in group.members]
 
-        def figure(values: Sequence[float | None], write: Callable[[float | None, str], str]) -> str:
-            present = [value for value in values if value is not None and math.isfinite(value)]
-            if not present:
-                return UNKNOWN
-            spread = statistics.stdev(present) if len(present) >= 2 else None
-            return t("group_figure", lang, mean=write(statistics.fmean(present), lang),
-                     std=write(spread, lang), n=str(len(present)))  # fmt: skip
-
         rows.append(
             {
                 "group": display_text(group.name, limit=NAME_LIMIT),
                 "members": join_list([labels[member] for member in group.members], lang),
-                "first5": figure([item.first5_pass for item in headlines], format_percent),
-                "last10": figure([item.last10_pass for item in headlines], format_percent),
-                "best_val": figure([item.best_val for item in headlines], format_score),
+                "first5": _group_figure([item.first5_pass for item in headlines], format_percent, lang),
+                "last10": _group_figure([item.last10_pass for item in headlines], format_percent, lang),
+                "best_val": _group_figure([item.best_val for item in headlines], format_score, lang),
             }
         )
     return pl.DataFrame(rows, schema=dict.fromkeys(GROUP_COLUMNS, pl.String), orient="row")
@@ -187,11 +253,33 @@ def signals_frame(
 
 def settings_diff_frame(views: Sequence[ExperimentView], lang: str) -> pl.DataFrame | None:
     """What differs between the experiments' settings: group, setting, then one column per experiment; None
-    when fewer than two experiments, an empty frame when nothing differs."""
+    when fewer than two experiments, an empty frame when nothing differs.
+
+    With groups of repeats (:func:`rlmon.runs.groups.find_groups`) and something besides one group in view, what
+    differs between the groups: one column per group (``DAPO (3 runs)``, its settings its first run's) and per run
+    in no group, and a setting that differs between the runs of one group (a seed) is left out."""
     if len(views) < 2:
         return None
-    diffs = settings_diff([view.experiment for view in views])
     labels = display_labels(views, lang)
+    groups = find_groups([view.experiment for view in views])
+    group_of = {member: group for group in groups for member in group.members}
+    shown = [view for view in views if view.id not in group_of or group_of[view.id].members[0] == view.id]
+    if groups and len(shown) >= 2:
+        by_id = {view.id: view for view in views}
+        within = {
+            diff.key
+            for group in groups
+            for diff in settings_diff([by_id[member].experiment for member in group.members])
+        }
+        diffs = [diff for diff in settings_diff([view.experiment for view in shown]) if diff.key not in within]
+        for view in shown:
+            if view.id in group_of:
+                group = group_of[view.id]
+                labels[view.id] = t("group_legend", lang, name=display_text(group.name, limit=NAME_LIMIT),
+                                    n=len(group.members))  # fmt: skip
+        views = shown
+    else:
+        diffs = settings_diff([view.experiment for view in views])
     group_names = {group: t("group_" + group, lang) for group in SETTING_GROUPS}
     columns: dict[str, list[str]] = {
         t("col_group", lang): [group_names.get(diff.group, diff.group) for diff in diffs],

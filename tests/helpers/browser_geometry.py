@@ -253,3 +253,60 @@ def charts_per_row(charts: list[ChartGeometry]) -> list[int]:
         else:
             rows.append([chart.element.y])
     return [len(row) for row in rows]
+
+
+_BANDS_JS = r"""
+(selector) => [...document.querySelectorAll(selector)].map((element) => {
+  const svg = element.querySelector('svg.marks') || element.querySelector('svg');
+  if (!svg) return null;
+  const box = (node) => { const r = node.getBoundingClientRect();
+    return {x: r.x, y: r.y, width: r.width, height: r.height}; };
+  const layer = (node) => ((node.closest('g.mark-area, g.mark-line') || {}).getAttribute?.('class') || '')
+    .split(' ').find((name) => name.startsWith('layer_')) || '';
+  const paths = (kind) => [...svg.querySelectorAll(`g.mark-${kind} path`)].map((path) => ({
+    layer: layer(path), fill: (path.getAttribute('fill') || '').toLowerCase(),
+    stroke: (path.getAttribute('stroke') || '').toLowerCase(),
+    opacity: Number(getComputedStyle(path).opacity), ...box(path)}));
+  const symbols = [...svg.querySelectorAll('g.role-legend-symbol path')]
+    .map((path) => (path.getAttribute('stroke') || path.getAttribute('fill') || '').toLowerCase());
+  const labels = [...svg.querySelectorAll('g.role-legend-label text')].map((text) => text.textContent || '');
+  return {areas: paths('area'), lines: paths('line'), legend: labels.map((label, i) => [label, symbols[i] || ''])};
+})
+"""
+
+
+@dataclass(frozen=True)
+class DrawnPath:
+    """One ``path`` of a line or area mark: its layer (``layer_2_marks`` ...), colours, opacity and box (CSS px)."""
+
+    layer: str
+    fill: str
+    stroke: str
+    opacity: float
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class BandGeometry:
+    """A line chart's bands (area paths), lines and legend entries (label, symbol colour), as drawn."""
+
+    areas: tuple[DrawnPath, ...]
+    lines: tuple[DrawnPath, ...]
+    legend: tuple[tuple[str, str], ...]
+
+
+def measure_bands(page: Any, *, selector: str = '[data-testid="stVegaLiteChart"]') -> list[BandGeometry | None]:
+    """Per chart element on ``page`` (None when not drawn as SVG): its area and line paths and its legend."""
+    return [
+        None
+        if item is None
+        else BandGeometry(
+            areas=tuple(DrawnPath(**path) for path in item["areas"]),
+            lines=tuple(DrawnPath(**path) for path in item["lines"]),
+            legend=tuple((label, colour) for label, colour in item["legend"]),
+        )
+        for item in page.evaluate(_BANDS_JS, selector)
+    ]

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 import rlmon.logs.cache
-from rlmon.cli import main
+from rlmon.cli import build_parser, main
 from tests.helpers.paths import DATA, REPO_ROOT
 from tests.helpers.realdata_root import write_look_alike_root
 
@@ -325,3 +325,9 @@ def test_unreadable_input(
             _assert_one_clean_line(capsys.readouterr().err, path.name)
     finally:
         path.chmod(0o644)
+
+
+def test_report_band_defaults_to_std() -> None:
+    """``rlmon report``'s band of repeats: mean ± 1 std unless ``--band minmax`` (papers report repeats so)."""
+    assert build_parser().parse_args(["report", "logs", "--out", "r.html"]).band == "std"
+    assert build_parser().parse_args(["report", "logs", "--band", "minmax", "--out", "r.html"]).band == "minmax"

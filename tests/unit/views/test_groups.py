@@ -18,10 +18,10 @@ from rlmon.views import model, overview, report, tables
 from tests.helpers.repeats_root import repeat_views, write_repeats_root
 
 
-def _pass_rate_spec(views: list[model.ExperimentView], *, band: str = "minmax") -> dict[str, Any]:
+def _pass_rate_spec(views: list[model.ExperimentView], *, band: str = "minmax", lang: str = "en") -> dict[str, Any]:
     (plan,) = overview.comparison_charts(
         ["pass_rate"], views, smoothing=Smoothing("none"), x="step", log_scale=False, signals=(), highlight=(),
-        lang="en", max_points=2000, band=band,  # type: ignore[arg-type]
+        lang=lang, max_points=2000, band=band,  # type: ignore[arg-type]
     )  # fmt: skip
     return plan.build()
 
@@ -38,27 +38,85 @@ def test_band_and_mean_in_the_groups_colour(tmp_path: Path) -> None:
     assert marks[:3] == ["line", "area", "line"]  # the runs, the bands, the means
     lines, band, mean = spec["layer"][:3]
     scale = lines["encoding"]["color"]["scale"]
-    # the band and the mean line use the lines' own scale: a group's label gets its first member's colour
+    # the band and the mean line use the lines' own scale: a group's entry gets its first member's colour
     assert band["encoding"]["color"]["scale"] == scale == mean["encoding"]["color"]["scale"]
     colour = dict(zip(scale["domain"], scale["range"], strict=True))
     by_id = {view.id: view for view in views}
-    for algorithm in ("grpo", "dapo", "rloo"):
+    for algorithm, name in (("grpo", "GRPO"), ("dapo", "DAPO"), ("rloo", "RLOO")):
         first = by_id[f"{algorithm}_seed1"]
         assert {colour[by_id[f"{algorithm}_seed{seed}"].label] for seed in (1, 2, 3)} == {first.color}
+        assert colour[f"{name} (3 runs)"] == first.color
     rows = _dataset(spec, band["data"]["name"])
-    grpo = rows.filter(pl.col("label") == by_id["grpo_seed1"].label).sort("step")
+    grpo = rows.filter(pl.col("label") == "GRPO (3 runs)").sort("step")
     # GRPO step 4: 1.4, 2.4, 3.4 -> mean 2.4, band 1.4-3.4, n 3
     assert grpo.row(3, named=True) == {"label": grpo["label"][0], "step": 4, "mean": pytest.approx(2.4),
                                        "low": pytest.approx(1.4), "high": pytest.approx(3.4), "n": 3}  # fmt: skip
-    dapo = rows.filter(pl.col("label") == by_id["dapo_seed1"].label).sort("step")
+    dapo = rows.filter(pl.col("label") == "DAPO (3 runs)").sort("step")
     # DAPO step 10: seed 1 alone: its value 12.0, no band (the band layer filters out rows without one)
     assert dapo.row(9, named=True)["mean"] == pytest.approx(12.0) and dapo.row(9, named=True)["low"] is None
-    assert band["transform"] == [{"filter": "isValid(datum.low)"}]
-    # members drawn faint, by a column of the data (no name in an expression)
-    assert lines["encoding"]["opacity"]["condition"][0] == {"test": "datum._member", "value": 0.35}
+    # the band covers the steps where two or more members have values: DAPO's seeds ran 10, 8 and 6 steps, so its
+    # band ends at step 8; a one-member row breaks the area (null edges), it is not bridged
+    banded = rows.filter(pl.col("low").is_not_null())
+    assert banded.filter(pl.col("label") == dapo["label"][0])["step"].to_list() == list(range(1, 9))
+    assert band["mark"]["invalid"] == "break-paths-filter-domains" and "transform" not in band
+    # members drawn faint, by a column of the data (no name in an expression), unless their group is off
+    hidden, faint = lines["encoding"]["opacity"]["condition"][:2]
+    assert faint == {"test": "datum._member", "value": 0.35}
+    assert hidden == {"test": "datum._member && !(indexof(members.label || [], datum._of) >= 0)", "value": 0.0}
     std = _dataset(_pass_rate_spec(views, band="std"), "rlmon_groups")
-    row = std.filter(pl.col("label") == by_id["dapo_seed1"].label, pl.col("step") == 8).row(0, named=True)
+    row = std.filter(pl.col("label") == "DAPO (3 runs)", pl.col("step") == 8).row(0, named=True)
     assert (row["low"], row["high"]) == (pytest.approx(12.3 - 0.5**0.5), pytest.approx(12.3 + 0.5**0.5))
+
+
+def test_legend_of_groups_shows_or_hides_their_runs(tmp_path: Path) -> None:
+    """The chart's legend lists the groups only; its entries are bound to a selection (on the first layer, where
+    Vega-Lite honours it) that starts with every group on and toggles one per click; the members' rows name their
+    group's entry. The mean line's points carry the group's mean, band and n in their tooltip."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    spec = _pass_rate_spec(views)
+    lines = spec["layer"][0]
+    entries = ["DAPO (3 runs)", "GRPO (3 runs)", "RLOO (3 runs)"]
+    assert lines["encoding"]["color"]["legend"]["values"] == entries
+    assert lines["params"] == [{"name": "members", "select": {"type": "point", "fields": ["label"], "toggle": "true"},
+                                "bind": "legend", "value": [{"label": entry} for entry in entries]}]  # fmt: skip
+    raw = _dataset(spec, spec["data"]["name"])
+    assert raw.filter(pl.col("experiment") == "rloo_seed3")["_of"].unique().to_list() == ["RLOO (3 runs)"]
+    (points,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "point" and "tooltip" in layer["encoding"]
+                 and layer["encoding"]["y"]["field"] == "mean"]  # fmt: skip
+    titles = [item["title"] for item in points["encoding"]["tooltip"]]
+    assert titles == ["group", "step", "mean", "min–max ↓", "min–max ↑", "runs with a value (n)"]
+    assert points["encoding"]["tooltip"][2]["format"] == ",.1f"  # the pass rate in % as the hover read-out has it
+    # RLOO step 6: seed 3 crashed after step 5 -> seeds 1 and 2: 21.6, 22.6 -> mean 22.1, n 2
+    tips = _dataset(spec, points["data"]["name"]).filter(pl.col("label") == "RLOO (3 runs)", pl.col("step") == 6)
+    assert tips.select("mean", "low", "high", "n").row(0) == (pytest.approx(22.1), pytest.approx(21.6),
+                                                              pytest.approx(22.6), 2)  # fmt: skip
+    # a Chinese entry is as wide as 15 Latin letters: two columns fit a phone-width chart (three were cut at 390 px)
+    zh = _pass_rate_spec(views, lang="zh")["layer"][0]["encoding"]["color"]["legend"]
+    assert (zh["values"][0], zh["columns"]) == ("DAPO（3 次运行）", 2)
+    # a run of no group is in no legend: without repeats the lines keep no legend and no selection
+    alone = _pass_rate_spec(views[:1])
+    assert alone["layer"][0]["encoding"]["color"]["legend"] is None and "params" not in alone["layer"][0]
+
+
+def test_a_crashed_member_is_named_under_the_charts(tmp_path: Path) -> None:
+    """RLOO seed 3 logged 5 steps and then a traceback: each chart of the groups says so, in either language."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    for lang, wanted in (
+        (
+            "en",
+            "rloo_seed3 · RLOO crashed after step 5: drawn up to there, and left out of RLOO's mean and band after it.",
+        ),
+        ("zh", "rloo_seed3 · RLOO 在 step 5 后崩溃：曲线画到该步，此后不计入 RLOO 的均值和区间。"),
+    ):
+        plans = overview.comparison_charts(
+            ["pass_rate", "response_length/mean"], views, smoothing=Smoothing("none"), x="step", log_scale=False,
+            signals=(), highlight=(), lang=lang, max_points=2000,
+        )  # fmt: skip
+        assert [plan.note for plan in plans] == [wanted, wanted]
+    finished = [view for view in views if not view.id.startswith("rloo")]
+    assert overview.crashed_member_note(finished, overview.repeat_groups(finished), "en") is None
 
 
 def test_a_view_without_repeats_draws_as_always(demo_root: Path) -> None:
@@ -88,3 +146,54 @@ def test_groups_table_and_report(tmp_path: Path) -> None:
     page = report.render_report(views, numbers=numbers, insights=insights, options=report.ReportOptions(lang="zh"))
     assert "<h2>重复运行</h2>" in page and "<td>2.3% ± 1.0%（n = 3）</td>" in page
     assert tables.groups_frame(repeat_views(tmp_path)[:1], numbers, lang="en").height == 0
+
+
+def test_experiments_table_has_a_row_per_group(tmp_path: Path) -> None:
+    """One row per group where its first run would be: n = 3 and its runs' statuses, the mean progress, and mean ±
+    std (n) of the hours and headline numbers; a run in no group keeps its own row (and opens its page)."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    numbers = {view.id: report.report_numbers(view) for view in views}
+    frame, opens = tables.grouped_experiments_frame(views, numbers, slugs={}, lang="en")
+    assert frame["experiment"].to_list() == ["DAPO (3 runs)", "GRPO (3 runs)", "RLOO (3 runs)"]
+    assert opens == [None, None, None]
+    rloo = frame.row(2, named=True)
+    # RLOO: seeds 1 and 2 ran 10 of 10 steps, seed 3 crashed after 5: progress (100 + 100 + 50) / 3
+    assert rloo["status"] == "n = 3 · ✓ 2 finished · ✗ 1 crashed"
+    assert rloo["progress"] == pytest.approx(250 / 3)
+    grpo = frame.row(1, named=True)
+    # first 5 steps' pass rates 1.3, 2.3, 3.3 (10a + s + 0.1k, k = 1..5) -> 2.3 ± 1.0; 10 steps of 60 s = 0.17 h each
+    assert (grpo["first5"], grpo["hours"]) == ("2.3% ± 1.0% (n = 3)", "0.2h ± 0.0h (n = 3)")
+    assert (grpo["spark"], grpo["page"]) == ([], "")
+    assert grpo["whole"] == "grpo_seed1 · GRPO, grpo_seed2 · GRPO and grpo_seed3 · GRPO"
+    frame, opens = tables.grouped_experiments_frame(
+        [view for view in views if view.id in ("grpo_seed1", "rloo_seed1", "rloo_seed2")], numbers, slugs={}, lang="zh"
+    )
+    assert frame["experiment"].to_list() == ["grpo_seed1 · GRPO", "RLOO（2 次运行）"] and opens == ["grpo_seed1", None]
+
+
+def test_what_changed_between_groups(tmp_path: Path) -> None:
+    """With groups, one column per group, and the seeds that differ within a group are left out; a view of one
+    group alone compares its runs as before."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    frame = tables.settings_diff_frame(views, "en")
+    assert frame is not None
+    assert frame.columns == ["group", "setting", "DAPO (3 runs)", "GRPO (3 runs)", "RLOO (3 runs)"]
+    assert frame.filter(pl.col("setting") == "advantage estimator").row(0)[2:] == ("grpo", "grpo", "rloo")
+    one_group = tables.settings_diff_frame([view for view in views if view.id.startswith("dapo")], "en")
+    assert one_group is not None and one_group.columns[2:] == ["dapo_seed1 · DAPO", "dapo_seed2 · DAPO",
+                                                               "dapo_seed3 · DAPO"]  # fmt: skip
+
+
+def test_report_draws_the_std_band(tmp_path: Path) -> None:
+    """``rlmon report`` draws each group's band as mean ± one sample standard deviation unless told otherwise."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    options = report.ReportOptions(smoothing=Smoothing("none"), metrics=("pass_rate",))
+    (chart,) = [item for item in report.report_charts(views, insights=model.Insights(), options=options)
+                if item.section == "overview"]  # fmt: skip
+    rows = pl.DataFrame(chart.spec["datasets"]["rlmon_groups"])
+    # DAPO step 8: seeds 1 and 2 at 11.8 and 12.8 -> mean 12.3, sample std sqrt(0.5) (min-max would be 11.8-12.8)
+    row = rows.filter(pl.col("label") == "DAPO (3 runs)", pl.col("step") == 8).row(0, named=True)
+    assert (row["low"], row["high"], row["n"]) == (pytest.approx(12.3 - 0.5**0.5), pytest.approx(12.3 + 0.5**0.5), 2)
