@@ -159,7 +159,17 @@ def report_insights(views: Sequence[model.ExperimentView], settings: Settings, l
         else dataclasses.replace(view.experiment, label=view.label)
         for view in views
     ]
-    signals = tuple(detect_all(experiments, settings=settings)) + _dump_signals(views, settings)
+    found = detect_all(experiments, settings=settings)
+    dumped = _dump_signals(views, settings)
+    # each experiment's dump signal after its other signals, as the app lists them
+    signals = tuple(
+        signal
+        for experiment in experiments
+        for signal in (
+            *(item for item in found if item.experiment == experiment.id),
+            *(item for item in dumped if item.experiment == experiment.id),
+        )
+    )
     summary = tuple(write_summary(experiments, list(signals), lang=lang, settings=settings))
     paragraphs = {
         experiment.id: experiment_paragraph(

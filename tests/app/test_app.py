@@ -109,11 +109,13 @@ def test_experiments_table(app_env: Path) -> None:
 
 
 def test_signals_table_names_kinds_in_the_reader_language(app_env: Path) -> None:
-    # demo 4B: E1's aime24 drop at 150, E2's grad_norm spikes at 43 and 59 and its rising entropy (seed page)
+    # demo 4B: E1's aime24 drop at 150, E2's grad_norm spikes at 43 and 59 and its rising entropy (seed page);
+    # E1's training dumps, whose incorrect answers lengthen faster than its correct ones over steps 1-150
     at = run_app()
     signals = next(item for item in at.dataframe if "kind" in item.value.columns).value
     rows = sorted(zip(signals["experiment"], signals["kind"], signals["step"], strict=True))
     assert rows == [
+        ("E1 · GRPO", "incorrect answers lengthen", "1–150"),
         ("E1 · GRPO", "validation drop", "150"),
         ("E2 · DAPO", "entropy rising", "1–150"),
         ("E2 · DAPO", "spike", "43"),
@@ -122,7 +124,7 @@ def test_signals_table_names_kinds_in_the_reader_language(app_env: Path) -> None
     at.session_state["app_lang"] = "zh"
     at.run()
     signals = next(item for item in at.dataframe if "kind" in item.value.columns).value
-    assert sorted(signals["kind"]) == sorted(["验证回落", "熵持续走高", "尖峰", "尖峰"])
+    assert sorted(signals["kind"]) == sorted(["错误回答变长", "验证回落", "熵持续走高", "尖峰", "尖峰"])
 
 
 def test_url_selects_experiments(app_env: Path) -> None:
