@@ -270,9 +270,10 @@ def test_the_logs_are_read_as_the_server_starts(
 
 
 def _assert_fresh_signals(views: Any, signals: Any, detect: Any, settings: Any) -> None:
-    """The signals kept are those a fresh detection gives."""
+    """The signals kept are those a fresh detection of the steps gives (what the generation dumps say, the demo's
+    E1 incorrect-length signal, is read beside them and tested in tests/unit/analysis/test_outcomes.py)."""
     for view, kept in zip(views, signals, strict=True):
-        assert [signal.kind for signal in kept] == [
+        assert [signal.kind for signal in kept if signal.kind != "incorrect_length_growth"] == [
             signal.kind for signal in detect(view.experiment, settings=settings)
         ], view.id
 
