@@ -299,27 +299,22 @@ def decimate(long: pl.DataFrame, *, columns: int, x: str = STEP) -> pl.DataFrame
     span = float(high) - float(low)  # type: ignore[arg-type]
     # the slice of an x: floor((x - low) / span * columns), the last x closing the last slice
     column = ((pl.col(x).cast(pl.Float64) - float(low)) * (columns / span)).floor().cast(pl.Int64).clip(0, columns - 1)  # type: ignore[arg-type]
-    marked = ordered.with_columns(
-        pl.int_range(pl.len(), dtype=pl.Int64).over(_SERIES_KEYS).alias("_idx"),
-        pl.len().cast(pl.Int64).over(_SERIES_KEYS).alias("_n"),
-        column.alias("_column"),
+    # The rows come by series: a series is numbered where its keys change, and a slice is one integer (series
+    # and column), so the groups below hash integers, not the (experiment, metric) texts of every row.
+    starts = pl.any_horizontal([pl.col(key).ne_missing(pl.col(key).shift()) for key in _SERIES_KEYS])
+    marked = ordered.with_row_index("_row").with_columns(starts.cum_sum().cast(pl.Int64).alias("_series"))
+    marked = marked.with_columns(
+        (pl.col("_series") * columns + column).alias("_slice"),
+        pl.len().over("_series").alias("_n"),
         _finite_or_null(pl.col(VALUE)).alias("_v"),
     )
-    slice_keys = [*_SERIES_KEYS, "_column"]
-    position = pl.col("_idx")
-    keep = (
-        (pl.col("_n") <= 2 * columns)
-        | (position == 0)
-        | (position == pl.col("_n") - 1)
-        | (position == position.sort_by(pl.col("_v"), nulls_last=True, maintain_order=True).first().over(slice_keys))
-        | (
-            position
-            == position.sort_by(pl.col("_v"), descending=True, nulls_last=True, maintain_order=True)
-            .first()
-            .over(slice_keys)
-        )
-    )
-    return marked.filter(keep).drop("_idx", "_n", "_column", "_v")
+    lowest = pl.col("_row").sort_by("_v", nulls_last=True, maintain_order=True).first()
+    highest = pl.col("_row").sort_by("_v", descending=True, nulls_last=True, maintain_order=True).first()
+    picked = marked.group_by("_slice").agg(lowest.alias("_low"), highest.alias("_high"))
+    ends = marked.group_by("_series").agg(pl.col("_row").first().alias("_first"), pl.col("_row").last().alias("_last"))
+    kept = pl.concat([picked["_low"], picked["_high"], ends["_first"], ends["_last"]])
+    keep = (pl.col("_n") <= 2 * columns) | pl.col("_row").is_in(kept.implode())
+    return marked.filter(keep).drop("_row", "_series", "_slice", "_n", "_v")
 
 
 def _check_weight(weight: float) -> None:

@@ -684,8 +684,8 @@ def _line_spec(
     smoothed = with_smoothed(frame, method=smoothing.method, weight=smoothing.weight, window=smoothing.window).filter(
         pl.col(VALUE).is_not_null()
     )
-    # What the plot can show first (the lowest and highest point of each pixel column), then the points bound.
-    points = downsample(decimate(smoothed, columns=options.plot_width, x=x), max_points=max_points, x=x)
+    # The points bound, then what the plot can show of them: the lowest and highest point of each pixel column.
+    points = decimate(downsample(smoothed, max_points=max_points, x=x), columns=options.plot_width, x=x)
     experiments = _ordered_experiments(points[EXPERIMENT].unique().to_list(), colors)
     groups = {experiment: key for experiment, key in options.groups.items() if experiment in experiments}
     if groups:
