@@ -6,11 +6,14 @@ sentinel itself is exercised in the browser, tests/browser/test_pages.py). Expec
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from rlmon.app import charts as app_charts
 from tests.helpers.paths import APP
 
 SEED_CHARTS = [
@@ -66,6 +69,43 @@ def test_overview_of_many_experiments_draws_its_charts_as_they_near_the_view(
     assert [sentinel.key for sentinel in at.get("bidi_component")] == [
         "rlmon_near_overview_grid_0", "rlmon_near_overview_grid_1", "rlmon_near_overview_grid_2"
     ]  # fmt: skip
+
+
+def test_the_first_charts_below_the_first_screen_are_built_before_they_are_asked_for(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # All tracks again (no chart drawn at once): the first four charts are built on the server in the background,
+    # so a visitor who scrolls to them at once waits only for the browser; the two after them are not.
+    built: list[tuple[Any, ...]] = []
+    real_get = app_charts._SpecMemo.get
+
+    def recording_get(memo: Any, key: tuple[Any, ...], build: Any) -> Any:
+        if key[0] == "overview" and not memo.has(key):
+            built.append(key)
+        return real_get(memo, key, build)
+
+    monkeypatch.setattr(app_charts._SpecMemo, "get", recording_get)
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"live": "0", "track": "*"})
+    at.run()
+    assert not at.exception
+    assert titles(at) == []
+
+    def by_views() -> dict[Any, list[str]]:
+        names: dict[Any, list[str]] = {}
+        for key in list(built):
+            names.setdefault(key[2], []).append(key[1])
+        return names
+
+    first_four = ["pass_rate", "response_length/mean", "actor/entropy", "actor/grad_norm"]
+    deadline = time.monotonic() + 60
+    while not any(sorted(names) == sorted(first_four) for names in by_views().values()):
+        assert time.monotonic() < deadline, f"not built within 60 s: {by_views()}"
+        time.sleep(0.1)
+    time.sleep(0.5)
+    (names,) = [names for names in by_views().values() if set(first_four) <= set(names)]
+    assert sorted(names) == sorted(first_four)  # the hours bars and the validation chart wait for the scroll
 
 
 def test_draw_all_charts_draws_every_chart_at_once(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
