@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.browser_pages import on_settled
 from tests.helpers.server import serve
 
 pytestmark = pytest.mark.browser
@@ -42,11 +43,14 @@ def frames_after_smoothing_change(page: Any, url: str, *, ready: str, control: A
     page.on("websocket", on_socket)
     page.goto(url)
     page.get_by_text(ready).first.wait_for(timeout=90_000)
-    control.scroll_into_view_if_needed()  # as a person changing it would; the charts near it are drawn
+    # As a person changing it would: in view, the charts near it drawn. The control is drawn anew while its part
+    # of the page reruns (the charts below the first screen come in their own reruns): each action waits for the
+    # app to be idle and takes the control found then.
+    on_settled(control, "scroll_into_view_if_needed")
     page.locator('[data-testid="stVegaLiteChart"] canvas').first.wait_for(timeout=90_000)
     page.wait_for_timeout(2_000)  # the first screen's charts settle
     watching = True
-    control.click()
+    on_settled(control, "click")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not ("smooth=ma" in page.url and page.get_by_text("Window (steps)").count()):
         page.wait_for_timeout(200)
