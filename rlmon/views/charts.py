@@ -15,7 +15,10 @@ costs ~0.1 s (its object model, not the data), which a dashboard redrawing a doz
 change cannot afford. Altair is imported only by the ``*_chart`` functions.
 
 Every builder
-- downsamples before plotting (per experiment and metric, keeping each bucket's min, max and last point),
+- downsamples before plotting (per experiment and metric, keeping each bucket's min, max and last point; a line
+  chart's raw lines then keep the lowest and highest point of each pixel column of the widest plot,
+  :data:`PLOT_WIDTH`),
+- sends numbers as 32-bit (Float32, Int32 where they fit): 7 significant digits where 3-4 are shown,
 - sends non-finite numbers as null (strict JSON has no NaN or inf),
 - returns a chart with a centred text mark instead of raising when there is nothing to draw,
 - takes every visible text (titles, tooltip titles, the empty-chart text) from the caller; the defaults are
