@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rlmon.app import charts as app_charts
+from tests.helpers.apptest import record_chart_builds
 from tests.helpers.paths import APP
 
 SEED_CHARTS = [
@@ -39,6 +39,14 @@ def run(monkeypatch: pytest.MonkeyPatch, *, draw_all: bool) -> AppTest:
     return at.run()
 
 
+def run_all_tracks(monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The overview of all tracks (the demo's 9 experiments), charts drawn as they near the view."""
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"live": "0", "track": "*"})
+    return at.run()
+
+
 def test_overview_draws_its_first_rows_and_holds_places_for_the_rest(
     app_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -59,10 +67,7 @@ def test_overview_of_many_experiments_draws_its_charts_as_they_near_the_view(
 ) -> None:
     # All tracks: the demo's 9 experiments; their table and the summary fill a laptop's first screen, so no chart
     # is drawn before the browser says it is near the view.
-    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"live": "0", "track": "*"})
-    at.run()
+    at = run_all_tracks(monkeypatch)
     assert not at.exception
     assert titles(at) == []
     assert len([caption for caption in at.caption if caption.value == "drawing…"]) == len(SEED_CHARTS)
@@ -76,19 +81,8 @@ def test_the_first_charts_below_the_first_screen_are_built_before_they_are_asked
 ) -> None:
     # All tracks again (no chart drawn at once): the first four charts are built on the server in the background,
     # so a visitor who scrolls to them at once waits only for the browser; the two after them are not.
-    built: list[tuple[Any, ...]] = []
-    real_get = app_charts._SpecMemo.get
-
-    def recording_get(memo: Any, key: tuple[Any, ...], build: Any) -> Any:
-        if key[0] == "overview" and not memo.has(key):
-            built.append(key)
-        return real_get(memo, key, build)
-
-    monkeypatch.setattr(app_charts._SpecMemo, "get", recording_get)
-    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"live": "0", "track": "*"})
-    at.run()
+    built = record_chart_builds(monkeypatch)
+    at = run_all_tracks(monkeypatch)
     assert not at.exception
     assert titles(at) == []
 
