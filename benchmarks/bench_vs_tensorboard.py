@@ -184,6 +184,27 @@ RLMON_SCROLL = """() => {
   return main.scrollTop > before;
 }"""
 
+# A person looking for curves: the overview's comparison charts (``.st-key-overview_grid``) scrolled to the top of
+# the view as soon as they are on the page, and again at each poll while content above them still grows; true once
+# ``count`` charts of the grid are drawn (``count`` or every chart of the grid, when it holds fewer).
+RLMON_CURVES = (
+    "(count) => {"
+    + _RLMON_SLOTS
+    + """
+  const grid = document.querySelector('.st-key-overview_grid');
+  if (!grid) return false;
+  const cells = [...grid.querySelectorAll(
+    '[data-testid="stVegaLiteChart"], [class*="st-key-rlmon_pending_"]')];
+  const done = cells.length > 0 && cells.filter(drawn).length >= Math.min(count, cells.length);
+  if (!done) {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const top = grid.getBoundingClientRect().top;
+    if (main && Math.abs(top) > 2) main.scrollTop += top;
+  }
+  return done;
+}"""
+)
+
 RLMON_SVG_NODES = """() => document.querySelectorAll('[data-testid="stVegaLiteChart"] svg *').length"""
 
 RLMON_CANVASES = """() => document.querySelectorAll('[data-testid="stVegaLiteChart"] canvas').length"""
@@ -664,6 +685,27 @@ class Frames:
         self.last_at = time.perf_counter()
 
 
+CURVES = 4
+"""Comparison charts a person looking for curves waits for (TensorBoard's first screen holds 4 cards here)."""
+
+
+class MainThread:
+    """The browser main thread's busy time (Chrome's ``TaskDuration`` metric, from the DevTools protocol) since the
+    page was made: script, style, layout and paint, Streamlit's own work included."""
+
+    def __init__(self, page: Any) -> None:
+        self._session = page.context.new_cdp_session(page)
+        self._session.send("Performance.enable")
+        self._start = self._task_s()
+
+    def _task_s(self) -> float:
+        metrics = self._session.send("Performance.getMetrics")["metrics"]
+        return float(next((item["value"] for item in metrics if item["name"] == "TaskDuration"), 0.0))
+
+    def seconds(self) -> float:
+        return self._task_s() - self._start
+
+
 class Bench:
     """The browser, the data and where the servers write; one method per tool and repeat."""
 
@@ -774,7 +816,16 @@ class Bench:
                 results.add("warm", "rlmon", time.perf_counter() - started)
                 results.add("warm_last_frame", "rlmon", frames.last_at - started)
             with self.context() as page:
-                frames = Frames(page)
+                frames, busy = Frames(page), MainThread(page)
+                started = time.perf_counter()
+                page.goto(server.url + "/", wait_until="commit")
+                wait_drawn(page, RLMON_CURVES, CURVES, what="rlmon comparison charts, scrolled to at once",
+                           server=server, timeout_s=WARM_TIMEOUT_S)  # fmt: skip
+                results.add("curves", "rlmon", time.perf_counter() - started)
+                results.add("curves_ws_kb_per_chart", "rlmon", frames.received / 1e3 / CURVES)
+                results.add("curves_main_s_per_chart", "rlmon", busy.seconds() / CURVES)
+            with self.context() as page:
+                frames, busy = Frames(page), MainThread(page)
                 started = time.perf_counter()
                 page.goto(f"{server.url}/{self.slug}", wait_until="commit")
                 wait_drawn(page, RLMON_DRAWN, self.expected.experiment_charts, what="rlmon experiment page",
@@ -785,6 +836,9 @@ class Bench:
                 results.add("experiment_all", "rlmon", self.scroll_through(
                     page, self.expected.experiment_charts, server=server, started=started))  # fmt: skip
                 results.add("experiment_all_ws_mb", "rlmon", frames.received / 1e6)
+                charts_drawn = max(1, self.expected.experiment_charts)
+                results.add("experiment_ws_kb_per_chart", "rlmon", frames.received / 1e3 / charts_drawn)
+                results.add("experiment_main_s_per_chart", "rlmon", busy.seconds() / charts_drawn)
                 results.add("experiment_svg_nodes", "rlmon", float(page.evaluate(RLMON_SVG_NODES)))
                 results.add("experiment_canvases", "rlmon", float(page.evaluate(RLMON_CANVASES)))
             with self.context() as page:
@@ -850,6 +904,8 @@ class Bench:
                     page, server, arg, started=started, what="TensorBoard first screen", timeout_s=WARM_TIMEOUT_S
                 )
                 results.add("warm", "tb", complete_s)
+                # TensorBoard's first screen is its first cards: what a person looking for curves sees first
+                results.add("curves", "tb", complete_s)
                 results.add("warm_reloads", "tb", float(nudge.presses))
                 results.add("warm_page_reloads", "tb", float(nudge.page_reloads))
 
@@ -862,6 +918,14 @@ ROWS = [
     ("cold_reloads", "1b. reload presses during 1. (TensorBoard)", "count"),
     ("cold_page_reloads", "1c. page reloads during 1. (TensorBoard)", "count"),
     ("warm", "2. first screen, server warm", "s"),
+    (
+        "curves",
+        "2d. time to curves, server warm: the first 4 comparison charts, scrolled to at once (TensorBoard: "
+        "its first cards, as 2.)",
+        "s",
+    ),
+    ("curves_ws_kb_per_chart", "2e. websocket bytes until 2d., per chart (rlmon)", "kB"),
+    ("curves_main_s_per_chart", "2f. browser main-thread busy until 2d., per chart (rlmon)", "s"),
     ("warm_last_frame", "2a. last websocket frame received during 2. (rlmon)", "s"),
     ("warm_reloads", "2b. reload presses during 2. (TensorBoard)", "count"),
     ("warm_page_reloads", "2c. page reloads during 2. (TensorBoard)", "count"),
@@ -873,6 +937,8 @@ ROWS = [
     ("experiment_ws_mb", "experiment page: websocket bytes received until 3.", "MB"),
     ("experiment_all_ws_mb", "experiment page: websocket bytes received until 3b.", "MB"),
     ("experiment_canvases", "experiment page: charts drawn on a canvas", "count"),
+    ("experiment_ws_kb_per_chart", "experiment page: websocket bytes until 3b., per chart", "kB"),
+    ("experiment_main_s_per_chart", "experiment page: browser main-thread busy until 3b., per chart", "s"),
 ]
 
 
@@ -884,6 +950,8 @@ def _cell(values: list[float] | None, pick: Callable[[list[float]], float], unit
         return f"{value:,.0f}"
     if unit == "MB":
         return f"{value:.2f} MB"
+    if unit == "kB":
+        return f"{value:,.0f} kB"
     return f"{value:.2f} s"
 
 

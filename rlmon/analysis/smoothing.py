@@ -23,6 +23,7 @@ __all__ = [
     "SMOOTHED",
     "Smoothing",
     "SmoothingMethod",
+    "decimate",
     "downsample",
     "ema",
     "ema_expr",
@@ -246,6 +247,74 @@ def downsample(long: pl.DataFrame, *, max_points: int = 2000, x: str = STEP) -> 
         | (position == position.sort_by(pl.col("_v"), descending=True, nulls_last=True).first().over("_bucket"))
     )
     return marked.filter(keep).drop("_series", "_idx", "_n", "_v", "_bucket")
+
+
+def decimate(long: pl.DataFrame, *, columns: int, x: str = STEP) -> pl.DataFrame:
+    """Keep, per (experiment, metric) and per pixel column of the plot, the point with the smallest value and the
+    one with the largest, plus each series' first and last point: what a line drawn ``columns`` pixels wide shows.
+
+    The x range of the whole frame (the chart's x axis) is cut into ``columns`` equal slices, one per pixel column;
+    a line through each slice's lowest and highest point covers the same pixels as the line through all its
+    points, so a one-step spike stays drawn. A series of at most ``2 * columns`` points is kept whole (dropping
+    points would save nothing). Unlike :func:`downsample`, whose buckets count points, the slices follow ``x``:
+    on the hours axis a stretch of many quick steps shares a few columns.
+
+    Parameters
+    ----------
+    long
+        A long frame (:mod:`rlmon.schema`); extra columns travel with their rows.
+    columns
+        The plot area's width in pixels (at least 1).
+    x
+        The x column; rows whose ``x`` is null are dropped.
+
+    Returns
+    -------
+    pl.DataFrame
+        The kept rows, sorted by experiment, metric and ``x``: at most ``2 * columns + 2`` per series.
+
+    Raises
+    ------
+    SettingError
+        When ``columns`` is below 1 or ``x`` is not a column of ``long``.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"experiment": ["e"] * 10, "metric": ["m"] * 10, "step": list(range(10)),
+    ...                       "value": [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0]})
+    >>> decimate(frame, columns=2)["step"].to_list()
+    [0, 1, 4, 5, 6, 9]
+    """
+    if columns < 1:
+        raise SettingError(f"columns {columns} must be at least 1")
+    if x not in long.columns:
+        raise SettingError(f"decimation axis {x!r} is not a column ({', '.join(long.columns)})")
+    ordered = long.filter(pl.col(x).is_not_null()).sort([*_SERIES_KEYS, x], maintain_order=True)
+    if ordered.is_empty():
+        return ordered
+    low, high = ordered.get_column(x).min(), ordered.get_column(x).max()
+    longest = ordered.group_by(_SERIES_KEYS).len().get_column("len").max()
+    if not isinstance(longest, int) or longest <= 2 * columns or not high > low:  # type: ignore[operator]
+        return ordered
+    span = float(high) - float(low)  # type: ignore[arg-type]
+    # the slice of an x: floor((x - low) / span * columns), the last x closing the last slice
+    column = ((pl.col(x).cast(pl.Float64) - float(low)) * (columns / span)).floor().cast(pl.Int64).clip(0, columns - 1)  # type: ignore[arg-type]
+    # The rows come by series: a series is numbered where its keys change, and a slice is one integer (series
+    # and column), so the groups below hash integers, not the (experiment, metric) texts of every row.
+    starts = pl.any_horizontal([pl.col(key).ne_missing(pl.col(key).shift()) for key in _SERIES_KEYS])
+    marked = ordered.with_row_index("_row").with_columns(starts.cum_sum().cast(pl.Int64).alias("_series"))
+    marked = marked.with_columns(
+        (pl.col("_series") * columns + column).alias("_slice"),
+        pl.len().over("_series").alias("_n"),
+        _finite_or_null(pl.col(VALUE)).alias("_v"),
+    )
+    lowest = pl.col("_row").sort_by("_v", nulls_last=True, maintain_order=True).first()
+    highest = pl.col("_row").sort_by("_v", descending=True, nulls_last=True, maintain_order=True).first()
+    picked = marked.group_by("_slice").agg(lowest.alias("_low"), highest.alias("_high"))
+    ends = marked.group_by("_series").agg(pl.col("_row").first().alias("_first"), pl.col("_row").last().alias("_last"))
+    kept = pl.concat([picked["_low"], picked["_high"], ends["_first"], ends["_last"]])
+    keep = (pl.col("_n") <= 2 * columns) | pl.col("_row").is_in(kept.implode())
+    return marked.filter(keep).drop("_row", "_series", "_slice", "_n", "_v")
 
 
 def _check_weight(weight: float) -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "highlight_legend",
     "prepare_ahead",
     "prepare_charts",
+    "prepare_soon",
     "release_memory",
     "show_chart",
     "svg_download",
@@ -228,6 +229,21 @@ def prepare_ahead(plans: Sequence[model.ChartPlan]) -> None:
     todo = [(plan.key, plan.build) for plan in plans if not memo.has(plan.key)]
     if todo:
         _AHEAD_POOL.submit(_prepare_when_quiet, todo)
+
+
+SOON_CHARTS = 4
+"""Charts below the first screen built ahead of the visitor's scroll (:func:`prepare_soon`): a laptop's screen of
+them (two rows of two)."""
+
+
+def prepare_soon(plans: Sequence[model.ChartPlan]) -> None:
+    """Build the specs of ``plans`` in the background now, unless they are built or being built: unlike
+    :func:`prepare_ahead` it does not wait for a quiet moment, for these are the charts a visitor scrolls to next.
+    A failing build is left for the visit that asks to report."""
+    memo = _spec_memo()
+    for plan in plans:
+        if not memo.has(plan.key):
+            _BUILDERS.submit(memo.get, plan.key, plan.build)
 
 
 def _prepare_when_quiet(items: list[tuple[tuple[Any, ...], Callable[[], Any]]]) -> None:
@@ -456,6 +472,11 @@ def chart_grid(
                 _draw_batch, batch, batch=name, key=key, index=index, lang=lang, renderer=renderer, ahead=ahead
             )
             st.fragment(draw, key=f"{key}-fragment-{index}")()
+    # The first charts left for later are built now, in the background, while the browser draws what it has: a
+    # person who scrolls to them at once (the overview's comparison charts under a long table) then waits only
+    # for the browser. A batch not yet drawn that finds its spec built sends it at once.
+    soon = [plan for batch, name in zip(batches, names, strict=True) if name not in drawn for plan in batch]
+    prepare_soon(soon[:SOON_CHARTS])
     # the charts drawn at once; each drawn batch asks for its own (_draw_batch)
     prepare_ahead([other for plan in first for other in ahead.get(plan.name, ())])
 

@@ -15,7 +15,10 @@ costs ~0.1 s (its object model, not the data), which a dashboard redrawing a doz
 change cannot afford. Altair is imported only by the ``*_chart`` functions.
 
 Every builder
-- downsamples before plotting (per experiment and metric, keeping each bucket's min, max and last point),
+- downsamples before plotting (per experiment and metric, keeping each bucket's min, max and last point; a line
+  chart's raw lines then keep the lowest and highest point of each pixel column of the widest plot,
+  :data:`PLOT_WIDTH`),
+- sends numbers as 32-bit (Float32, Int32 where they fit): 7 significant digits where 3-4 are shown,
 - sends non-finite numbers as null (strict JSON has no NaN or inf),
 - returns a chart with a centred text mark instead of raising when there is nothing to draw,
 - takes every visible text (titles, tooltip titles, the empty-chart text) from the caller; the defaults are
@@ -53,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from rlmon.analysis.groups import GROUP, Band, group_steps
-from rlmon.analysis.smoothing import SMOOTHED, Smoothing, downsample, with_smoothed
+from rlmon.analysis.smoothing import SMOOTHED, Smoothing, decimate, downsample, with_smoothed
 from rlmon.errors import SettingError
 from rlmon.runs.axes import SAMPLES, TOKENS, X_AXES, XAxis
 from rlmon.runs.experiment import DASH_PATTERNS
@@ -66,6 +69,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PALETTE",
     "PLOT_HEIGHT",
+    "PLOT_WIDTH",
     "RENDERERS",
     "SCHEMA_URL",
     "THRESHOLD_COLOR",
@@ -108,6 +112,10 @@ _Y_TICKS = 5
 _X_TICKS = 6
 PLOT_HEIGHT = 220
 """Default height of a chart's plot area (the data rectangle), in pixels."""
+PLOT_WIDTH = 800
+"""Default width bound of a line chart's plot area, in pixels: the widest rlmon's chart grids draw one (two charts a
+row in a window just under 1,600 px with the sidebar closed; three a row above). A narrower plot (a phone's
+330 px) gets more points than it has pixels, never fewer."""
 _TOOLTIP_FIELD = "_tooltip"
 _RAW_OPACITY = 0.25
 _DIMMED_OPACITY = 0.15
@@ -208,6 +216,10 @@ class ChartOptions:
     (:func:`rlmon.analysis.health.threshold_lines`); the y scale reaches them."""
     max_points: int = 2000
     """Points per experiment line (steps of a stacked area) sent to the browser: the downsampling bound."""
+    plot_width: int = PLOT_WIDTH
+    """Line charts: the widest the plot area is drawn, in pixels. A raw line keeps, per pixel column, its lowest
+    and highest point (:func:`rlmon.analysis.smoothing.decimate`): at most two points a pixel, whatever
+    ``max_points``."""
     height: int = PLOT_HEIGHT
     """Height of the plot area in pixels; titles, axes and a legend are added around it."""
     highlight: Sequence[str] = ()
@@ -685,7 +697,8 @@ def _line_spec(
     smoothed = with_smoothed(frame, method=smoothing.method, weight=smoothing.weight, window=smoothing.window).filter(
         pl.col(VALUE).is_not_null()
     )
-    points = downsample(smoothed, max_points=max_points, x=x)
+    # The points bound, then what the plot can show of them: the lowest and highest point of each pixel column.
+    points = decimate(downsample(smoothed, max_points=max_points, x=x), columns=options.plot_width, x=x)
     experiments = _ordered_experiments(points[EXPERIMENT].unique().to_list(), colors)
     groups = {experiment: key for experiment, key in options.groups.items() if experiment in experiments}
     if groups:
@@ -1343,12 +1356,37 @@ class _Datasets:
             ]
             if texts:
                 frame = frame.with_columns(pl.col(texts).cast(pl.Categorical))
+            frame = _narrowed(frame)
             frame.write_ipc_stream(buffer, compat_level=pl.CompatLevel.oldest())
             self.named[name] = buffer.getvalue()
         else:
             self.named[name] = frame.to_dicts()
         # The rows are typed (Arrow): no per-row parsing of fields in the browser.
         return {"name": name, "format": {"parse": None}}
+
+
+_INT32_RANGE = (-(2**31), 2**31 - 1)
+
+
+def _narrowed(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with numbers in the narrowest type that keeps what a chart shows: floats as Float32 and whole
+    numbers as Int32 when every value fits.
+
+    A chart shows a value with 3-4 significant digits (tooltips, axis labels) and places it on a plot a few
+    hundred pixels tall: Float32's 24-bit mantissa (about 7 significant digits) is finer than both, and it halves
+    the bytes of every number sent (8 to 4), and so the bytes of a line's points. Integers beyond Int32 (never a
+    step) keep their 64 bits.
+    """
+    casts: list[pl.Expr] = []
+    for name, dtype in frame.schema.items():
+        if dtype == pl.Float64:
+            casts.append(pl.col(name).cast(pl.Float32))
+        elif dtype == pl.Int64 and frame.height:
+            low, high = frame.get_column(name).min(), frame.get_column(name).max()
+            fits = low is None or (_INT32_RANGE[0] <= low and high <= _INT32_RANGE[1])  # type: ignore[operator]
+            if fits:
+                casts.append(pl.col(name).cast(pl.Int32))
+    return frame.with_columns(casts) if casts else frame
 
 
 def _top_level(

@@ -31,7 +31,7 @@ from rlmon.text import (
     metric_title,
     setting_label,
 )
-from tests.helpers.apptest import TRACK_4B, charts, open_page, run_app, texts, unescape
+from tests.helpers.apptest import TRACK_4B, charts, open_page, record_chart_builds, run_app, texts, unescape
 from tests.helpers.paths import APP, REPO_ROOT
 
 
@@ -210,15 +210,7 @@ def test_the_overview_builds_its_charts_ahead_under_the_other_smoothing_methods(
     # Once the server is quiet, each drawn chart is built under the other smoothing methods: picking one then
     # builds none of this page's charts, and draws what that method gives.
     monkeypatch.setattr(app_charts, "AHEAD_QUIET_S", 0.2)
-    built: list[tuple[Any, ...]] = []  # keys of the overview's charts built (other tests' builds may run too)
-    real_get = app_charts._SpecMemo.get
-
-    def recording_get(memo: Any, key: tuple[Any, ...], build: Any) -> Any:
-        if key[0] == "overview" and not memo.has(key):
-            built.append(key)
-        return real_get(memo, key, build)
-
-    monkeypatch.setattr(app_charts._SpecMemo, "get", recording_get)
+    built = record_chart_builds(monkeypatch)  # keys of the overview's charts built (other tests' builds may run too)
     at = run_app({"smooth": "ema"})
     assert not at.exception
     by_id = {view.id: view for view in at.session_state[state._APP_STATE_KEY].views}
@@ -286,7 +278,7 @@ def test_signal_markers_on_grad_norm(app_env: Path) -> None:
     # seed: E2's grad_norm spikes at steps 43 and 59
     e2 = markers.filter(pl.col("experiment") == "4b/e2_dapo_4b").sort("step")
     assert e2["step"].to_list() == [43, 59]
-    assert e2["value"].round(2).to_list() == [0.96, 1.13]
+    assert e2["value"].cast(pl.Float64).round(2).to_list() == [0.96, 1.13]
 
 
 def test_metric_selector_adds_any_logged_key(app_env: Path) -> None:

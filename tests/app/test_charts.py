@@ -38,6 +38,7 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
                 smoothing=Smoothing("ema"),
                 reference=16.0,
                 max_points=3_000,
+                plot_width=3_000,  # a plot as wide as the points: none thinned away by pixel columns
             ),
         )
         st.altair_chart(chart, key="test_metric")
@@ -45,7 +46,8 @@ def test_charts_render_in_streamlit_beyond_the_row_limit() -> None:
         st.altair_chart(bar_chart(hours, ChartOptions(title="b", y_title="h", colors={}, labels={})), key="test_bars")
         # what the app draws: the spec with Arrow datasets, shipped as they are
         spec = metric_chart_spec(
-            long, ChartOptions(title="s", y_title="y", colors={}, labels={}, max_points=3_000, arrow=True)
+            long,
+            ChartOptions(title="s", y_title="y", colors={}, labels={}, max_points=3_000, plot_width=3_000, arrow=True),
         )
         st.session_state["arrow_names"] = sorted(spec["datasets"])
         st.vega_lite_chart(spec=spec, width="stretch")

@@ -6,11 +6,14 @@ sentinel itself is exercised in the browser, tests/browser/test_pages.py). Expec
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.helpers.apptest import record_chart_builds
 from tests.helpers.paths import APP
 
 SEED_CHARTS = [
@@ -36,6 +39,14 @@ def run(monkeypatch: pytest.MonkeyPatch, *, draw_all: bool) -> AppTest:
     return at.run()
 
 
+def run_all_tracks(monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The overview of all tracks (the demo's 9 experiments), charts drawn as they near the view."""
+    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"live": "0", "track": "*"})
+    return at.run()
+
+
 def test_overview_draws_its_first_rows_and_holds_places_for_the_rest(
     app_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -56,16 +67,39 @@ def test_overview_of_many_experiments_draws_its_charts_as_they_near_the_view(
 ) -> None:
     # All tracks: the demo's 9 experiments; their table and the summary fill a laptop's first screen, so no chart
     # is drawn before the browser says it is near the view.
-    monkeypatch.setenv("RLMON_DRAW_ALL_CHARTS", "0")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"live": "0", "track": "*"})
-    at.run()
+    at = run_all_tracks(monkeypatch)
     assert not at.exception
     assert titles(at) == []
     assert len([caption for caption in at.caption if caption.value == "drawing…"]) == len(SEED_CHARTS)
     assert [sentinel.key for sentinel in at.get("bidi_component")] == [
         "rlmon_near_overview_grid_0", "rlmon_near_overview_grid_1", "rlmon_near_overview_grid_2"
     ]  # fmt: skip
+
+
+def test_the_first_charts_below_the_first_screen_are_built_before_they_are_asked_for(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # All tracks again (no chart drawn at once): the first four charts are built on the server in the background,
+    # so a visitor who scrolls to them at once waits only for the browser; the two after them are not.
+    built = record_chart_builds(monkeypatch)
+    at = run_all_tracks(monkeypatch)
+    assert not at.exception
+    assert titles(at) == []
+
+    def by_views() -> dict[Any, list[str]]:
+        names: dict[Any, list[str]] = {}
+        for key in list(built):
+            names.setdefault(key[2], []).append(key[1])
+        return names
+
+    first_four = ["pass_rate", "response_length/mean", "actor/entropy", "actor/grad_norm"]
+    deadline = time.monotonic() + 60
+    while not any(sorted(names) == sorted(first_four) for names in by_views().values()):
+        assert time.monotonic() < deadline, f"not built within 60 s: {by_views()}"
+        time.sleep(0.1)
+    time.sleep(0.5)
+    (names,) = [names for names in by_views().values() if set(first_four) <= set(names)]
+    assert sorted(names) == sorted(first_four)  # the hours bars and the validation chart wait for the scroll
 
 
 def test_draw_all_charts_draws_every_chart_at_once(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

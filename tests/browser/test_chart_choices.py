@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 
+from tests.helpers.browser_pages import on_settled
 from tests.helpers.server import serve
 
 pytestmark = pytest.mark.browser
@@ -24,21 +24,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {"RLMON_CACHE_DIR": str(folder / "cache"), "RLMON_REFRESH_S": "3600"}
     with serve(folder, env, "server-chart-choices.log") as url:
         yield url
-
-
-def bring_into_view(page: Any, control: Any) -> None:
-    """Scroll ``control`` into view. The page may still be redrawing its blocks (the charts arrive after the
-    text), which replaces the control's element under Playwright's hand; then it is looked up again, for 60 s at
-    most."""
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            control.scroll_into_view_if_needed(timeout=10_000)
-            return
-        except PlaywrightError:
-            if time.monotonic() >= deadline:
-                raise
-            page.wait_for_timeout(500)
 
 
 def frames_after_smoothing_change(page: Any, url: str, *, ready: str, control: Any) -> list[bytes]:
@@ -58,11 +43,14 @@ def frames_after_smoothing_change(page: Any, url: str, *, ready: str, control: A
     page.on("websocket", on_socket)
     page.goto(url)
     page.get_by_text(ready).first.wait_for(timeout=90_000)
-    bring_into_view(page, control)  # as a person changing it would; the charts near it are drawn
+    # As a person changing it would: in view, the charts near it drawn. The control is drawn anew while its part
+    # of the page reruns (the charts below the first screen come in their own reruns): each action waits for the
+    # app to be idle and takes the control found then.
+    on_settled(control, "scroll_into_view_if_needed")
     page.locator('[data-testid="stVegaLiteChart"] canvas').first.wait_for(timeout=90_000)
     page.wait_for_timeout(2_000)  # the first screen's charts settle
     watching = True
-    control.click()
+    on_settled(control, "click")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not ("smooth=ma" in page.url and page.get_by_text("Window (steps)").count()):
         page.wait_for_timeout(200)

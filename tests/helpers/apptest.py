@@ -24,6 +24,23 @@ def run_app(query: dict[str, Any] | None = None) -> AppTest:
     return at
 
 
+def record_chart_builds(monkeypatch: Any) -> list[tuple[Any, ...]]:
+    """The keys of the overview's chart specs built from now on (by any thread, in order), until the test ends:
+    ``rlmon.app.charts._SpecMemo.get`` patched to note each key it does not hold yet."""
+    from rlmon.app import charts as app_charts
+
+    built: list[tuple[Any, ...]] = []
+    real_get = app_charts._SpecMemo.get
+
+    def recording_get(memo: Any, key: tuple[Any, ...], build: Any) -> Any:
+        if key[0] == "overview" and not memo.has(key):
+            built.append(key)
+        return real_get(memo, key, build)
+
+    monkeypatch.setattr(app_charts._SpecMemo, "get", recording_get)
+    return built
+
+
 def open_page(at: AppTest, url_path: str, query: dict[str, Any] | None = None) -> AppTest:
     """Open a page registered by st.navigation by its url_path (the way a link to it does)."""
     matches = [key for key, info in at._registered_pages.items() if info.get("url_pathname") == url_path]

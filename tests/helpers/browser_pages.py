@@ -84,6 +84,28 @@ def scroll_through(page: Any, *, timeout_s: float = 90) -> None:
     )
 
 
+def on_settled(locator: Any, action: str, *, timeout_s: float = 60) -> None:
+    """Call ``locator.<action>()`` (``"click"``, ``"scroll_into_view_if_needed"``) once the app is idle (no script
+    running) and the element is attached and visible, again if a rerun replaced the element in the meantime (the
+    action then fails with the element detached): a widget is drawn anew while its part of the page reruns.
+    Bounded by ``timeout_s``; the last failure is raised."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    deadline = time.monotonic() + timeout_s
+    page = locator.page
+    while True:
+        left_ms = max(1.0, deadline - time.monotonic()) * 1000
+        try:
+            page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=left_ms)
+            locator.wait_for(state="visible", timeout=left_ms)
+            getattr(locator, action)(timeout=min(left_ms, 5_000))
+            return
+        except PlaywrightError:
+            if time.monotonic() >= deadline:
+                raise
+            page.wait_for_timeout(250)
+
+
 def wait_for_charts(page: Any, *, at_least: int, timeout_s: float = 90) -> list[ChartGeometry]:
     """Until the script is done, every chart of the page is drawn (scrolled through: charts below the first
     screen are drawn as they come near the view), at least ``at_least`` of them, and all of them held still

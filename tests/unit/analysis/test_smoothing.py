@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_series_equal
 
-from rlmon.analysis.smoothing import Smoothing, downsample, ema, moving_average, with_smoothed
+from rlmon.analysis.smoothing import Smoothing, decimate, downsample, ema, moving_average, with_smoothed
 from rlmon.errors import SettingError
 from rlmon.schema import LONG_SCHEMA
 
@@ -339,3 +339,63 @@ def test_downsample_rejects_bad_arguments() -> None:
 
 def test_downsample_empty() -> None:
     assert downsample(pl.DataFrame(schema=LONG_SCHEMA)).height == 0
+
+
+def series(experiment: str, steps: list[int], values: list[float], *, hours: list[float] | None = None) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "experiment": experiment,
+            "step": steps,
+            "hours": hours if hours is not None else [float(step) for step in steps],
+            "metric": "m",
+            "value": values,
+        },
+        schema=LONG_SCHEMA,
+    )
+
+
+def test_decimate_keeps_each_pixel_columns_lowest_and_highest_point_and_the_ends() -> None:
+    # Steps 0-9 over 2 pixel columns: column floor(step * 2 / 9), the last step closing the last column, so
+    # steps 0-4 and 5-9. Column 0 holds 3, 1, 4, 1, 5: lowest 1 at step 1 (the first of the two), highest 5 at
+    # step 4; column 1 holds 9, 2, 6, 5, 3: highest 9 at step 5, lowest 2 at step 6. With the first and last steps.
+    long = series("a", list(range(10)), [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0])
+    assert decimate(long, columns=2)["step"].to_list() == [0, 1, 4, 5, 6, 9]
+
+
+def test_decimate_keeps_a_one_step_spike_of_a_long_line() -> None:
+    # 100,000 steps on 800 columns: at most 2 points a column and the two ends; the spike is its column's highest
+    long = spike_series(100_000, 54_321)
+    result = decimate(long, columns=800)
+    assert result.height <= 2 * 800 + 2
+    assert result.filter(pl.col("value") == 50.0)["step"].to_list() == [54_321]
+    assert (result["step"][0], result["step"][-1]) == (1, 100_000)
+
+
+def test_decimate_cuts_the_x_range_the_series_share_and_keeps_short_series_whole() -> None:
+    # Run "a" spans steps 0-8 (9 points), run "b" steps 0-3 (4 points, at most 2 x 2: kept whole). On 2 columns
+    # of the shared range 0-8 (steps 0-3 and 4-8; 8 closes the last), "a" keeps step 0 (first), its column 0's
+    # lowest (step 1: 0.0) and highest (step 2: 7.0), its column 1's highest (step 4: 6.0) and lowest (step 7:
+    # -1.0), and step 8 (last).
+    a = series("a", list(range(9)), [2.0, 0.0, 7.0, 3.0, 6.0, 1.0, 5.0, -1.0, 4.0])
+    b = series("b", [0, 1, 2, 3], [1.0, 2.0, 3.0, 4.0])
+    result = decimate(pl.concat([b, a]), columns=2)
+    assert result.filter(pl.col("experiment") == "a")["step"].to_list() == [0, 1, 2, 4, 7, 8]
+    assert result.filter(pl.col("experiment") == "b")["step"].to_list() == [0, 1, 2, 3]
+
+
+def test_decimate_on_hours_follows_x_not_the_point_count() -> None:
+    # Eight quick steps in the first hour, then two slow ones at hours 9 and 10: on 2 columns of hours 0-10
+    # (0-5 and 5-10) the eight share column 0 (keeping 0.0 at step 1, the first, 8.0 at step 4 the highest, and
+    # -2.0 at step 6 the lowest) and column 1 keeps both slow steps.
+    hours = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 9.0, 10.0]
+    values = [0.0, 1.0, 2.0, 8.0, 3.0, -2.0, 4.0, 5.0, 6.0, 7.0]
+    long = series("a", list(range(1, 11)), values, hours=hours)
+    assert decimate(long, columns=2, x="hours")["step"].to_list() == [1, 4, 6, 9, 10]
+
+
+def test_decimate_rejects_bad_arguments_and_takes_an_empty_frame() -> None:
+    with pytest.raises(SettingError):
+        decimate(spike_series(10, 2), columns=0)
+    with pytest.raises(SettingError, match="wall"):
+        decimate(spike_series(10, 2), columns=2, x="wall")
+    assert decimate(pl.DataFrame(schema=LONG_SCHEMA), columns=5).height == 0

@@ -397,7 +397,9 @@ def test_hover_positions_are_about_one_per_pixel_and_keep_the_last_step() -> Non
 
 
 def test_a_lone_smoothed_line_has_at_most_600_points_and_keeps_the_last_step() -> None:
-    # one run of 2,000 steps: the raw line keeps its 2,000 points (max_points), the smoothed line over it about
+    # one run of 2,000 steps: the raw line keeps the lowest and the highest of the 2-3 steps in each of the plot's
+    # 800 pixel columns (consecutive values i % 17 always differ, and the first and last steps are their columns'
+    # lowest and highest): 1,600 points, not the 2,000 of max_points; the smoothed line over it about
     # one per pixel of a wide plot; with 10 runs each smoothed line has 1,200 / 10 = 120 slices, with 20 runs
     # 1,200 / 20 = 60
     n = 2_000
@@ -407,7 +409,7 @@ def test_a_lone_smoothed_line_has_at_most_600_points_and_keeps_the_last_step() -
     # which opens a slice of its own) and the first step: 602
     assert len(smoothed) == 602
     assert smoothed[-1]["step"] == n
-    assert len(main_rows(one)) == n
+    assert len(main_rows(one)) == 2 * 800
     many = simple_chart(
         long_frame({f"e{k}": [float(i % 17) for i in range(n)] for k in range(20)}),
         smoothing=Smoothing("ema", weight=0.6),
@@ -751,7 +753,14 @@ def test_arrow_datasets_hold_the_json_rows(case: Any) -> None:
         table = pa.ipc.open_stream(io.BytesIO(data)).read_all()
         # plain Arrow types only (Streamlit's browser side reads no string views)
         assert not any("view" in str(field.type) for field in table.schema)
-        assert table.to_pylist() == as_json["datasets"][name]
+        # the same rows, numbers at Float32's precision (7 significant digits, finer than any chart shows)
+        rows = as_json["datasets"][name]
+        assert table.to_pylist() == [
+            {key: pytest.approx(value, rel=1e-6) if isinstance(value, float) else value for key, value in row.items()}
+            for row in rows
+        ]
+        wide = [field.name for field in table.schema if field.type in (pa.float64(), pa.int64())]
+        assert not wide, f"{name}: {wide} sent as 64-bit numbers"
 
 
 def test_a_smoothing_change_keeps_the_spec_and_the_raw_rows() -> None:
