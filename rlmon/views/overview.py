@@ -263,7 +263,10 @@ def comparison_charts(
                     ("overview", key, identity),
                     lambda: charts.bar_chart_spec(
                         _hours_bars(views, lang),
-                        replace(base, title=t("hours_chart", lang), y_title=t("hours_axis", lang)),
+                        # a group's runs in its colour, as the lines and chips draw them
+                        replace(
+                            base, title=t("hours_chart", lang), y_title=t("hours_axis", lang), colors=chip_colors(views)
+                        ),
                     ),
                 )
             )

@@ -119,6 +119,22 @@ def test_a_crashed_member_is_named_under_the_charts(tmp_path: Path) -> None:
     assert overview.crashed_member_note(finished, overview.repeat_groups(finished), "en") is None
 
 
+def test_the_hours_bars_draw_a_groups_runs_in_its_colour(tmp_path: Path) -> None:
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    (plan,) = overview.comparison_charts(
+        [overview.HOURS_TOTAL], views, smoothing=Smoothing("none"), x="step", log_scale=False, signals=(),
+        highlight=(), lang="en", max_points=2000,
+    )  # fmt: skip
+    scale = plan.build()["layer"][0]["encoding"]["color"]["scale"]  # the bars
+    colour = dict(zip(scale["domain"], scale["range"], strict=True))
+    by_id = {view.id: view for view in views}
+    for algorithm in ("grpo", "dapo", "rloo"):
+        first = by_id[f"{algorithm}_seed1"].color
+        assert {colour[by_id[f"{algorithm}_seed{seed}"].label] for seed in (1, 2, 3)} == {first}
+    assert len(set(colour.values())) == 3
+
+
 def test_a_view_without_repeats_draws_as_always(demo_root: Path) -> None:
     views = [view for view in repeat_views(demo_root) if view.experiment.track == "Qwen3.5-4B"]
     assert overview.repeat_groups(views) == []
