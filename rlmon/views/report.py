@@ -822,6 +822,9 @@ table.experiments td:not(:first-child) { white-space: nowrap; }
 @media (max-width: 1100px) { .grid { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
 @media (max-width: 700px) { .grid { grid-template-columns: minmax(0, 1fr); } main { padding: 1rem 0.75rem; } }
 .cell { min-width: 0; }
+/* vega-embed makes its element an inline-block, which a grid item was made a block again; inside a cell it
+   would shrink to its content, before the chart's "container" width is known */
+.cell > .chart { display: block; width: 100%; }
 .chart { min-width: 0; min-height: 150px; }
 .note { margin: 0.2rem 0 0; font-size: 0.8rem; }
 .chart .vega-embed { width: 100%; }
