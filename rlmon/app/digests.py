@@ -160,7 +160,9 @@ def _insight_memo() -> _Memo:
 _STEP_SIGNALS = _Memo(limit=4096)
 """(id, version, settings) -> the signals found in the steps (they change only with the steps)."""
 _SIGNALS = _Memo(limit=4096)
-"""(id, serial, settings) -> every signal (the status ones change with the clock: a view per minute)."""
+"""(id, serial, settings) -> the signals of the log (the status ones change with the clock: a view per minute)."""
+_DUMP_SIGNALS = _Memo(limit=4096)
+"""(id, serial, settings) -> what the run's generation dumps show (:func:`_dump_signals`)."""
 _DETECT_LOCK = threading.Lock()
 
 
@@ -205,7 +207,17 @@ def _detect_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, .
     from rlmon.analysis import signals as analysis_signals
 
     status = analysis_signals.detect_status_signals(_as_shown(view), settings=settings)
-    return (*status, *_step_signals(view, settings), *_dump_signals(view, settings))
+    return (*status, *_step_signals(view, settings))
+
+
+def _kept_dump_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...]:
+    """:func:`_dump_signals`, once per experiment version: asked for by a page, never on the readers at start
+    (reading a run's dumps, 150 files of 256 records, takes about 0.7 s of a core here, which a first screen
+    whose experiments are still being read would wait for)."""
+    found: tuple[Signal, ...] = _DUMP_SIGNALS.get_or_build(
+        _signal_key(view, settings), partial(_dump_signals, view, settings)
+    )
+    return found
 
 
 def _dump_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...]:
@@ -225,10 +237,10 @@ def _dump_signals(view: ExperimentView, settings: Settings) -> tuple[Signal, ...
 
 
 def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tuple[Signal, ...]]:
-    """Each experiment's signals (:func:`rlmon.analysis.signals.detect_signals`), the ones found in the steps
-    computed once per experiment version (its view's ``version``: the same when only its colour, its name or the
-    clock changes), whatever selection it is part of; the missing ones in parallel, one per core (their polars work
-    runs outside the GIL)."""
+    """Each experiment's signals (:func:`rlmon.analysis.signals.detect_signals`, then its generation dumps'), those
+    found in the steps computed once per experiment version (its view's ``version``: the same when only its colour,
+    its name or the clock changes), whatever selection it is part of; the missing ones in parallel, one per core
+    (their polars work runs outside the GIL)."""
     keys = [_signal_key(view, settings) for view in views]
 
     def known() -> list[tuple[Signal, ...] | None]:
@@ -239,7 +251,7 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
 
     found = known()
     if all(signals is not None for signals in found):
-        return [_named(signals or (), view) for signals, view in zip(found, views, strict=True)]
+        return _with_dump_signals(found, views, settings)
     with _DETECT_LOCK, server.WORK:  # one at a time, as load_views reads: no experiment is looked at twice at once
         found = known()
         missing = [index for index, signals in enumerate(found) if signals is None]
@@ -247,7 +259,17 @@ def view_signals(views: Sequence[ExperimentView], settings: Settings) -> list[tu
         for index, signals in zip(missing, computed, strict=True):
             _SIGNALS.put(keys[index], signals)
             found[index] = signals
-    return [_named(signals or (), view) for signals, view in zip(found, views, strict=True)]
+    return _with_dump_signals(found, views, settings)
+
+
+def _with_dump_signals(
+    found: Sequence[tuple[Signal, ...] | None], views: Sequence[ExperimentView], settings: Settings
+) -> list[tuple[Signal, ...]]:
+    """Each view's signals of the log, then those of its generation dumps, named as the page names the view."""
+    return [
+        _named((*(signals or ()), *_kept_dump_signals(view, settings)), view)
+        for signals, view in zip(found, views, strict=True)
+    ]
 
 
 def insights_for(views: Sequence[ExperimentView], settings: Settings, lang: str) -> Insights:
