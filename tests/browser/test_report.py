@@ -17,6 +17,7 @@ from rlmon.logs.cache import LogCache
 from rlmon.settings import Settings
 from rlmon.views import report
 from tests.helpers.browser_geometry import ChartGeometry, charts_per_row, measure_charts, require_svg
+from tests.helpers.browser_pages import on_settled
 from tests.helpers.generated_roots import MARKUP, write_hostile_root
 from tests.helpers.server import ARTIFACTS, serve
 
@@ -223,10 +224,11 @@ def test_the_app_downloads_a_report_that_opens_offline(
         label = "Download report (HTML)" if lang == "en" else "下载报告（HTML）"
         button = page.get_by_role("button", name=label)
         button.wait_for(timeout=60_000)
-        button.scroll_into_view_if_needed()
+        # the button is drawn anew while its part of the page reruns: act once the app is idle
+        on_settled(button, "scroll_into_view_if_needed")
         page.screenshot(path=str(ARTIFACTS / f"app-report-button-{lang}-{width}.png"))
         with page.expect_download(timeout=60_000) as download:
-            button.click()
+            on_settled(button, "click")
         saved = tmp_path / "downloaded.html"
         download.value.save_as(saved)
     finally:
