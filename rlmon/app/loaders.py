@@ -14,6 +14,7 @@ import itertools
 import os
 import threading
 import time
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -357,13 +358,16 @@ FIRST_SCREEN_WAIT_S = 120.0
 """The longest a visit waits for the read at start to read the experiments of its first screen."""
 
 
-def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
+def load_views(catalog: Catalog, settings: Settings, *, complete: bool = False) -> LoadedViews:
     """Every experiment of the catalog, read through the shared cache (see :class:`_ViewMemo`), each with its
     own colour (:func:`~rlmon.runs.loading.catalog_colors`).
 
     Experiments are read in parallel, one per core (the parser's polars work runs outside the GIL); the result
     is the same as reading them one after another, and one that cannot be read is :class:`Unreadable` alone.
     Each experiment read is looked at on its reader's core as soon as it is read (:func:`_digested`).
+
+    While the read at start runs, a visit waits for the experiments of the first screen only, unless
+    ``complete``: a visit whose address names experiments (a page of one, ``exp=``) waits for all of them.
     """
     cache = log_cache(settings)
     memo = _view_memo(settings.cache_dir)
@@ -373,9 +377,10 @@ def load_views(catalog: Catalog, settings: Settings) -> LoadedViews:
     if start is not None and any(found is None for found in found_all):
         # The read at start reads the root, the experiments of the first screen first: show them once they are
         # read, and the others as they come (a large root takes a while), rather than wait for all.
-        if not start.first_screen.is_set():
+        awaited = start.done if complete else start.first_screen
+        if not awaited.is_set():
             warm_table_modules()
-            start.first_screen.wait(timeout=FIRST_SCREEN_WAIT_S)
+            awaited.wait(timeout=FIRST_SCREEN_WAIT_S)
         found_all = [memo.peek(ref, settings, now) for ref in catalog.experiments]
         if not start.done.is_set():
             return _loaded(catalog, settings, memo, found_all)
@@ -673,6 +678,23 @@ class Visit:
         return view_lineup([view for view in self.visible if view.id in wanted])
 
 
+def _names_experiments() -> bool:
+    """Whether this visit's address names experiments: a page other than the overview at the app's root (an
+    experiment's page, the samples page), or an ``exp=``/``id=`` selection. Such a visit is shown every experiment
+    it names, so it waits for the read at start to finish rather than for the first screen only."""
+    if st.query_params.get_all("exp") or st.query_params.get_all("id"):
+        return True
+    try:
+        url = st.context.url or ""
+    except Exception:  # no address (a script run without a browser): nothing named
+        return False
+    path = urllib.parse.urlsplit(url).path.strip("/")
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    if base and (path == base or path.startswith(base + "/")):
+        path = path[len(base) :].strip("/")
+    return bool(path)
+
+
 def read_visit(settings: Settings, lang: str) -> Visit:
     """Resolve the roots (saying so while object storage syncs), list and read them through the shared loaders.
 
@@ -691,7 +713,7 @@ def read_visit(settings: Settings, lang: str) -> Visit:
         st.error(t("error_demo_unwritable", lang, path=escape_markdown(str(settings.cache_dir)),
                         reason=escape_markdown(str(error))))  # fmt: skip
     loaded = load_catalog(resolved.roots)
-    views = load_views(loaded.catalog, settings)
+    views = load_views(loaded.catalog, settings, complete=_names_experiments())
     hidden_ids = tuple(ref.id for ref in loaded.catalog.experiments if ref.overrides.hidden)
     return Visit(
         settings=settings,
