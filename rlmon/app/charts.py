@@ -228,7 +228,7 @@ def prepare_ahead(plans: Sequence[model.ChartPlan]) -> None:
     memo = _spec_memo()
     todo = [(plan.key, plan.build) for plan in plans if not memo.has(plan.key)]
     if todo:
-        _AHEAD_POOL.submit(_prepare_when_quiet, todo)
+        _AHEAD_POOL.submit(_prepare_when_quiet, todo, time.monotonic() + AHEAD_LIMIT_S)
 
 
 SOON_CHARTS = 4
@@ -246,9 +246,14 @@ def prepare_soon(plans: Sequence[model.ChartPlan]) -> None:
             _BUILDERS.submit(memo.get, plan.key, plan.build)
 
 
-def _prepare_when_quiet(items: list[tuple[tuple[Any, ...], Callable[[], Any]]]) -> None:
-    if server.WORK.wait(quiet_s=AHEAD_QUIET_S, limit_s=AHEAD_LIMIT_S):
-        prepare_charts(items)
+def _prepare_when_quiet(items: list[tuple[tuple[Any, ...], Callable[[], Any]]], deadline: float) -> None:
+    # The limit runs from the request, not from its turn: requests queued behind one waiting out a busy spell are
+    # dropped when their time is up instead of each waiting its full limit in turn (a long queue would hold back
+    # the charts asked for last, the ones a visitor is looking at).
+    remaining = deadline - time.monotonic()
+    if remaining > 0 and server.WORK.wait(quiet_s=AHEAD_QUIET_S, limit_s=remaining):
+        memo = _spec_memo()
+        prepare_charts([(key, build) for key, build in items if not memo.has(key)])
 
 
 AHEAD_QUIET_S = 1.0

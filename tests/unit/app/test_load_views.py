@@ -487,6 +487,33 @@ def test_charts_are_built_ahead_once_the_server_is_quiet(monkeypatch: pytest.Mon
     assert sorted(built) == ["a", "b"]
 
 
+def test_builds_ahead_queued_behind_a_busy_spell_are_dropped_when_their_time_is_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each request's limit runs from when it was made: three requests queued while the server is busy are all
+    # given up about AHEAD_LIMIT_S after they were made, not one after another (3 x the limit).
+    gate = server.QuietGate(quiet_s=30.0, limit_s=60.0)
+    monkeypatch.setattr(server, "WORK", gate)
+    monkeypatch.setattr(charts, "AHEAD_QUIET_S", 0.1)
+    monkeypatch.setattr(charts, "AHEAD_LIMIT_S", 1.0)
+    pool = ThreadPoolExecutor(max_workers=1)
+    monkeypatch.setattr(charts, "_AHEAD_POOL", pool)
+    memo = charts._SpecMemo()
+    monkeypatch.setattr(charts, "_spec_memo", lambda: memo)
+    built: list[str] = []
+
+    def plan(name: str) -> model.ChartPlan:
+        return model.ChartPlan(name, ("queued", name), lambda: built.append(name) or {"mark": "line"})
+
+    with gate:  # busy throughout
+        asked = time.monotonic()
+        for name in ("a", "b", "c"):
+            charts.prepare_ahead([plan(name)])
+        finished = pool.submit(time.monotonic).result(timeout=30)  # runs once the three ahead of it are done
+    assert built == []
+    assert 1.0 <= finished - asked < 2.5  # about one limit; one after another would take 3 s or more
+
+
 def test_the_quiet_gate_waits_for_a_shorter_quiet_moment_when_asked() -> None:
     gate = server.QuietGate(quiet_s=30.0, limit_s=60.0)
     with gate:
