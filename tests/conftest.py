@@ -16,7 +16,33 @@ from rlmon.demo import write_demo_root
 from tests.helpers.paths import REALDATA
 from tests.helpers.server import browser  # noqa: F401 (a fixture: registered for every test module)
 
-BROWSER_TIER = Path(__file__).resolve().parent / "browser"
+TESTS = Path(__file__).resolve().parent
+BROWSER_TIER = TESTS / "browser"
+
+LONGEST_MODULES = (
+    "browser/test_pages.py",
+    "browser/test_hostile.py",
+    "app/test_app.py",
+    "browser/test_report.py",
+    "browser/test_signin.py",
+    "browser/test_generated_roots.py",
+    "browser/test_svg_download.py",
+)
+"""The modules that take longest (a full run on 2 cores, three workers), run first. The workers take whole modules
+(``--dist loadfile``) in collection order (``--no-loadscope-reorder``; xdist's own order puts modules with many tests
+first, which left the few long browser modules running alone at the end); then the other browser modules, the
+AppTest modules, the rest."""
+
+
+def run_order(item: pytest.Item) -> int:
+    """Where ``item``'s module comes in the run (lower first; a module's tests keep their order)."""
+    if not item.path.is_relative_to(TESTS):
+        return len(LONGEST_MODULES) + 3  # the doctests of rlmon/
+    module = item.path.relative_to(TESTS).as_posix()
+    if module in LONGEST_MODULES:
+        return LONGEST_MODULES.index(module)
+    tier = module.split("/", 1)[0]
+    return len(LONGEST_MODULES) + {"browser": 0, "app": 1}.get(tier, 2)
 
 
 # before `-m` selects: a test under tests/browser/ is a browser test whatever its module says
@@ -25,6 +51,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.is_relative_to(BROWSER_TIER):
             item.add_marker(pytest.mark.browser)
+    items.sort(key=run_order)
 
 
 @pytest.fixture(autouse=True, scope="session")

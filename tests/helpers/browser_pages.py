@@ -84,6 +84,26 @@ def scroll_through(page: Any, *, timeout_s: float = 90) -> None:
     )
 
 
+def wait_for_app(page: Any, *, charts: int = 1, timeout_s: float = 60) -> None:
+    """Until the script finished (no running indicator) and at least ``charts`` charts are drawn, scrolling through
+    the page when placeholders hold the rest (charts below the first screen are drawn near the view)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_s * 1000)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        drawn = page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').count()
+        if drawn >= charts:
+            break
+        if page.locator(PENDING).count() and not page.locator('[data-testid="stStatusWidget"]').count():
+            scroll_through(page, timeout_s=max(1.0, deadline - time.monotonic()))
+        page.wait_for_timeout(300)
+    # then until the script's run is over (the status widget shows while it runs); a live page reruns every few
+    # seconds, so a few seconds at most
+    settled = min(deadline, time.monotonic() + 5)
+    while page.locator('[data-testid="stStatusWidget"]').count() and time.monotonic() < settled:
+        page.wait_for_timeout(200)
+    page.wait_for_timeout(300)
+
+
 def on_settled(locator: Any, action: str, *, timeout_s: float = 60) -> None:
     """Call ``locator.<action>()`` (``"click"``, ``"scroll_into_view_if_needed"``) once the app is idle (no script
     running) and the element is attached and visible, again if a rerun replaced the element in the meantime (the
