@@ -47,11 +47,25 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
+def page(browser: Any, server: str) -> Iterator[Any]:
+    """A tab on the app that aborts, and records, every request not to the app's own origin: each test using it
+    also checks that what it opened asked no other host for anything (offline use; no third party told of a
+    visit)."""
     context = browser.new_context(viewport={"width": 1500, "height": 1100}, locale="en-US")
     page = context.new_page()
+    outside: list[str] = []
+
+    def only_the_app(route: Any) -> None:
+        if route.request.url.startswith(server + "/") or route.request.url == server:
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_the_app)
     yield page
     context.close()
+    assert outside == [], f"the pages asked other hosts for {outside}"
 
 
 def running_steps(page: Any) -> int:
@@ -202,38 +216,19 @@ def test_demo_experiment_page_charts_are_readable(browser: Any, server: str, lan
 # ------------------------------------------------------------------------------------ canvas and lazy charts
 
 
-def test_the_app_fetches_nothing_from_other_hosts(browser: Any, server: str) -> None:
-    """Offline use, and no third party told of a visit: every request that is not to the app's own origin is
-    aborted and recorded, on the overview, an experiment page and its explorer (with a filter).
+def test_the_app_fetches_nothing_from_other_hosts(page: Any, server: str) -> None:
+    """Offline use, and no third party told of a visit: the explorer with a filter, at the end of an experiment
+    page, asks no other host for anything (the ``page`` fixture aborts and records such requests; the tests above
+    check the overview, the language switch, smoothing and the experiment pages the same way), and the favicon is
+    rlmon's own icon, inlined (no request for it at all).
 
     (Last in the module: the tests above count the demo's experiments, which grow once its running one ends.)"""
-    context = browser.new_context(viewport={"width": 1500, "height": 1100}, locale="en-US")
-    page = context.new_page()
-    outside: list[str] = []
-
-    def only_the_app(route: Any) -> None:
-        if route.request.url.startswith(server + "/") or route.request.url == server:
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", only_the_app)
-    visits = [
-        ("/?live=0", 6, "Comparison charts"),
-        ("/4b-e2-dapo-4b?live=0", 8, "Training curves"),
-        ("/4b-e1-grpo-4b?live=0&f=timing_s/", 8, "keys match the filter"),
-    ]
-    for path, charts, text in visits:
-        page.goto(server + path)
-        page.get_by_text(text).first.wait_for(timeout=30_000)
-        wait_for_app(page, charts=charts)
-        page.mouse.wheel(0, 20_000)  # the explorer is at the end of the page
-        page.wait_for_timeout(1500)
-        no_exceptions(page)
-        # the favicon is rlmon's own icon, inlined (no request for it at all)
-        icon = page.evaluate("document.querySelector(\"link[rel='shortcut icon']\")?.href ?? ''")
-        assert icon.startswith("data:image/png;base64,"), f"favicon {icon[:80]!r} on {path}"
-        assert base64.b64decode(icon.split(",", 1)[1]) == (REPO_ROOT / "rlmon" / "icon.png").read_bytes()
-        assert outside == [], f"{path} asked other hosts for {outside}"
-    context.close()
+    page.goto(f"{server}/4b-e1-grpo-4b?live=0&f=timing_s/")
+    page.get_by_text("keys match the filter").first.wait_for(timeout=30_000)
+    wait_for_app(page, charts=8)
+    page.mouse.wheel(0, 20_000)  # the explorer is at the end of the page
+    page.wait_for_timeout(1500)
+    no_exceptions(page)
+    icon = page.evaluate("document.querySelector(\"link[rel='shortcut icon']\")?.href ?? ''")
+    assert icon.startswith("data:image/png;base64,"), f"favicon {icon[:80]!r}"
+    assert base64.b64decode(icon.split(",", 1)[1]) == (REPO_ROOT / "rlmon" / "icon.png").read_bytes()
