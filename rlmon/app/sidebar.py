@@ -83,6 +83,13 @@ ALL_TRACKS = "*"
 _UNKNOWN_IDS = "_rlmon_unknown_ids"
 _HIDDEN_IDS = "_rlmon_hidden_ids"
 _PAGE = "_rlmon_page"
+_ALL_PICKED = "_rlmon_all_picked"
+"""Session key: the experiments picked are the track's default, all of it, not the visitor's choice; they follow
+the track as experiments appear (a new run, the rest of a root the read at start is still reading)."""
+_TRACK_CHOSEN_EARLY = "_rlmon_track_chosen_early"
+"""Session key: the track the first run chose for the visitor while the read at start had not read the whole root
+(a track read before the others, or "all" while one track is known). Once the root is read it is chosen again,
+unless the visitor or a link chose one, or picked experiments, meanwhile."""
 
 
 def language(settings: Settings) -> tuple[UrlField, str]:
@@ -121,8 +128,21 @@ def _forget_link_notes() -> None:
     st.session_state[_HIDDEN_IDS] = []
 
 
+def _on_pick() -> None:
+    """The visitor picked experiments: the selection is theirs, and stays as they left it."""
+    st.session_state[_ALL_PICKED] = False
+    st.session_state.pop(_TRACK_CHOSEN_EARLY, None)
+    _forget_link_notes()
+
+
+def _pick_all(visit: Visit, track: str) -> None:
+    st.session_state["app_experiments"] = in_track(visit, track)
+    st.session_state[_ALL_PICKED] = True
+
+
 def _on_track_change(visit: Visit) -> None:
-    st.session_state["app_experiments"] = in_track(visit, st.session_state["app_track"])
+    _pick_all(visit, st.session_state["app_track"])
+    st.session_state.pop(_TRACK_CHOSEN_EARLY, None)
     _forget_link_notes()
 
 
@@ -132,9 +152,15 @@ def read_selection(visit: Visit) -> UrlField:
     URL field."""
     ids = visit.ids
     raw_ids = st.query_params.get_all("exp")
-    seen_before = st.session_state.get("_rlmon_url_seen", {}).get("exp")
+    seen = st.session_state.get("_rlmon_url_seen", {})
+    seen_before = seen.get("exp")
+    raw_track = st.query_params.get_all("track")
+    if raw_track and raw_track != seen.get("track"):
+        st.session_state.pop(_TRACK_CHOSEN_EARLY, None)  # a link names the track
     read_url([list_field("app_experiments", "exp", lambda value: value in ids)])
     if raw_ids and raw_ids != seen_before:
+        st.session_state[_ALL_PICKED] = False
+        st.session_state.pop(_TRACK_CHOSEN_EARLY, None)
         known = {*visit.hidden_ids, *(item.id for item in visit.unreadable)}
         st.session_state[_UNKNOWN_IDS] = [value for value in raw_ids if value not in ids and value not in known]
         st.session_state[_HIDDEN_IDS] = [value for value in raw_ids if value in visit.hidden_ids]
@@ -145,8 +171,16 @@ def read_selection(visit: Visit) -> UrlField:
     choices, default = track_choices(visit), default_track(visit)
     track_field = choice_field("app_track", "track", choices, default)
     read_url([track_field])
+    early = st.session_state.get(_TRACK_CHOSEN_EARLY)
+    if early is not None and not visit.views.pending:
+        # the whole root is read now: the track chosen from part of it is chosen again
+        del st.session_state[_TRACK_CHOSEN_EARLY]
+        if st.session_state.get("app_track") == early and st.session_state.get(_ALL_PICKED):
+            st.session_state["app_track"] = default
     if st.session_state.get("app_track") not in choices:
         st.session_state["app_track"] = default
+        if visit.views.pending:
+            st.session_state[_TRACK_CHOSEN_EARLY] = default
     return track_field
 
 
@@ -161,7 +195,8 @@ def follow_page(visit: Visit, url_path: str, experiment_id: str | None) -> None:
     own_track = by_id[experiment_id].experiment.track
     if st.session_state.get("app_track") not in (ALL_TRACKS, own_track):
         st.session_state["app_track"] = own_track
-        st.session_state["app_experiments"] = in_track(visit, own_track)
+        st.session_state.pop(_TRACK_CHOSEN_EARLY, None)
+        _pick_all(visit, own_track)
         _forget_link_notes()
     elif "app_experiments" in st.session_state and experiment_id not in st.session_state["app_experiments"]:
         st.session_state["app_experiments"] = [*st.session_state["app_experiments"], experiment_id]
@@ -235,8 +270,8 @@ def _experiment_pickers(visit: Visit, lang: str) -> tuple[str, tuple[ExperimentV
     # The track's experiments are one view: their names and colours are computed once for it (never two alike).
     lineup = visit.lineup(options)
     by_id = {view.id: view for view in styled_views([visit.by_id[value] for value in options], lineup, visit.settings)}
-    if "app_experiments" not in st.session_state:
-        st.session_state["app_experiments"] = options
+    if "app_experiments" not in st.session_state or st.session_state.get(_ALL_PICKED):
+        _pick_all(visit, track)
     st.session_state["app_experiments"] = [value for value in st.session_state["app_experiments"] if value in options]
     # One labelling for chips, legend, charts and tables: "E1 · GRPO", plus " · 2B" over several tracks.
     labels = model.display_labels([by_id[value] for value in options], lang)
@@ -247,7 +282,7 @@ def _experiment_pickers(visit: Visit, lang: str) -> tuple[str, tuple[ExperimentV
         key="app_experiments",
         format_func=lambda value: chips.get(value, value),
         help=t("sidebar_experiments_help", lang),
-        on_change=_forget_link_notes,
+        on_change=_on_pick,
         persist_state="session",
     )
     css = chip_css([by_id[value] for value in options], chips)
