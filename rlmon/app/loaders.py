@@ -544,6 +544,7 @@ def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, s
         known = [view for view in kept if view is not None]
         first = _likely_first_track(known, [], [])
         start.first_screen.set()
+        warm_table_modules()  # the first screen needs them before the frames of its charts
         _warm_frames([view for view in known if first is None or view.experiment.track == first], cache)
         return
     tracks = on_readers(_guessed_track, missing)

@@ -382,20 +382,44 @@ def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_f
 _TABLE_MODULES_SCRIPT = """
 import sys
 from rlmon.app.loaders import read_at_start
-before = [name for name in ("pandas", "pyarrow") if name in sys.modules]
-if sys.argv[1] == "start":
-    read_at_start(["streamlit_app.py"], {"RLMON_LOG_ROOT": sys.argv[2], "RLMON_CACHE_DIR": sys.argv[3]}).join(120)
-after = [name for name in ("pandas", "pyarrow") if name in sys.modules]
+modules = ("pandas", "pyarrow", "streamlit.emojis")
+before = [name for name in modules if name in sys.modules]
+env = {"RLMON_LOG_ROOT": sys.argv[2], "RLMON_CACHE_DIR": sys.argv[3]}
+if sys.argv[1] in ("start", "restart"):
+    read_at_start(["streamlit_app.py"], env).join(120)
+if sys.argv[1] == "restart":  # a process before this one read the logs; this one finds them kept
+    from rlmon.app import loaders, server
+    from rlmon.logs.cache import LogCache
+    from rlmon.settings import load_settings
+    from rlmon.sources.discovery import discover_experiments
+    settings = load_settings([], env)
+    catalog = discover_experiments([settings.log_roots[0]])
+    loaders._view_memo.clear()
+    for name in modules:
+        sys.modules.pop(name, None)
+    start = loaders._StartRead()
+    loaders._first_screen_first(catalog, settings, server.log_cache(settings), start)
+    assert start.first_screen.is_set()
+after = [name for name in modules if name in sys.modules]
 print(",".join(before) + "|" + ",".join(after))
 """
 
 
-@pytest.mark.parametrize(("how", "expected"), [("start", "|pandas,pyarrow"), ("import", "|")])
-def test_the_start_read_imports_what_the_first_table_needs(
+@pytest.mark.parametrize(
+    ("how", "expected"),
+    [
+        ("start", "|pandas,pyarrow,streamlit.emojis"),
+        ("restart", "|pandas,pyarrow,streamlit.emojis"),
+        ("import", "|"),
+    ],
+)
+def test_the_start_read_imports_what_the_first_screen_needs(
     how: str, expected: str, demo_root: Path, tmp_path: Path
 ) -> None:
-    # Streamlit imports pandas and pyarrow at its first table; the read at start does that beforehand (in a
-    # process of its own: this one has imported them long ago). Importing rlmon.app alone imports neither.
+    # Streamlit imports pandas and pyarrow at its first table and its emoji table at the first segmented control
+    # (the language picker); the read at start does that beforehand (in a process of its own: this one has
+    # imported them long ago), and a restart, finding every experiment kept, before it reads their frames.
+    # Importing rlmon.app alone imports none of them.
     import subprocess
     import sys
 
