@@ -11,9 +11,12 @@ otherwise empty Streamlit page:
 - Streamlit's empty page (one line of text);
 - 4 Vega-Lite line charts of 50 points, one layer (what a chart costs however little it draws);
 - 4 of rlmon's comparison charts of N runs x 2,000 steps as the overview builds them (every layer), without the
-  hover layers, and with the raw lines only.
+  hover layers, and with the raw lines only;
+- the same 4 charts as the panels of one chart element (each with its own datasets): what drawing a row of
+  charts in one Vega view instead of one view a chart would save.
 
-Each is timed from ``page.goto`` to drawn: the page's text there, or 4 chart canvases of non-zero width, and no
+Each is timed from ``page.goto`` to drawn: the page's text there, or its chart canvases (4, or the one of the
+panels) of non-zero width, and no
 running indicator; and the browser main thread's busy time until then (Chrome's ``TaskDuration``: script, style,
 layout, paint, Streamlit's own work included). The overview's own time to curves, beside TensorBoard's, is
 bench_vs_tensorboard's 2d.; this says how much of it any Streamlit page with 4 such charts pays.
@@ -62,6 +65,7 @@ def pages(runs: list[int]) -> list[tuple[str, str, int]]:
             (f"4 rlmon comparison charts, {count} runs, every layer", f"page=rlmon&runs={count}&layers=all", 4),
             ("the same without the hover layers", f"page=rlmon&runs={count}&layers=nohover", 4),
             ("the same, raw lines only", f"page=rlmon&runs={count}&layers=raw", 4),
+            ("the same 4 charts (every layer) as the panels of one chart element", f"page=concat&runs={count}", 1),
         ]
     return found
 
