@@ -90,6 +90,9 @@ _TRACK_CHOSEN_EARLY = "_rlmon_track_chosen_early"
 """Session key: the track the first run chose for the visitor while the read at start had not read the whole root
 (a track read before the others, or "all" while one track is known). Once the root is read it is chosen again,
 unless the visitor or a link chose one, or picked experiments, meanwhile."""
+_LIVE_CHOSEN = "_rlmon_live_chosen"
+"""Session key: the visitor (the toggle) or a link (``live=``) turned live refresh on or off. Until then it is on
+exactly when an experiment picked is running, and follows the picks (a run read or started after the first run)."""
 
 
 def language(settings: Settings) -> tuple[UrlField, str]:
@@ -133,6 +136,10 @@ def _on_pick() -> None:
     st.session_state[_ALL_PICKED] = False
     st.session_state.pop(_TRACK_CHOSEN_EARLY, None)
     _forget_link_notes()
+
+
+def _on_live_choice() -> None:
+    st.session_state[_LIVE_CHOSEN] = True
 
 
 def _pick_all(visit: Visit, track: str) -> None:
@@ -231,8 +238,12 @@ def draw_sidebar(visit: Visit, lang: str, person: Person | None = None) -> Sideb
         every_field = number_field(
             "app_refresh_s", "every", low=low, high=high, default=visit.settings.refresh_s, integer=True
         )
+        raw_live = st.query_params.get_all("live")
+        if raw_live and raw_live != st.session_state.get("_rlmon_url_seen", {}).get("live"):
+            st.session_state[_LIVE_CHOSEN] = True  # a link names it
         read_url([live_field, every_field])
-        st.session_state.setdefault("app_live", any_running)
+        if not st.session_state.get(_LIVE_CHOSEN):
+            st.session_state["app_live"] = any_running
         st.session_state.setdefault("app_refresh_s", visit.settings.refresh_s)
         # The legend redraws itself with every live refresh (the rest of the sidebar waits for a full run).
         legend_every = int(st.session_state["app_refresh_s"]) if st.session_state["app_live"] else None
@@ -295,8 +306,9 @@ def _language_and_refresh(lang: str) -> tuple[bool, int]:
     """The language picker and the live refresh toggle and period: (live, refresh_s)."""
     language_picker(lang)
     live = st.toggle(
-        t("sidebar_live", lang), key="app_live", help=t("sidebar_live_help", lang), persist_state="session"
-    )
+        t("sidebar_live", lang), key="app_live", help=t("sidebar_live_help", lang), persist_state="session",
+        on_change=_on_live_choice,
+    )  # fmt: skip
     low, high = setting_range("refresh_s")
     refresh_s = st.number_input(
         t("sidebar_refresh_s", lang), min_value=low, max_value=high, step=1, key="app_refresh_s",

@@ -106,6 +106,8 @@ def test_a_run_read_later_joins_the_default_selection(reading: _ReadAtStart) -> 
     at.selectbox(key="app_track").set_value(OLD)
     _run(at)
     assert at.multiselect(key="app_experiments").value == reading.ids[OLD]
+    # a day old, none of them runs: no live refresh
+    assert at.toggle(key="app_live").value is False
     new_folder = reading.refs[reading.ids[OLD][0]].root / "qwen3-17b_new"
     new_folder.mkdir()
     (new_folder / "train.log").write_text(
@@ -117,6 +119,23 @@ def test_a_run_read_later_joins_the_default_selection(reading: _ReadAtStart) -> 
     _run(at)
     assert at.selectbox(key="app_track").value == OLD
     assert at.multiselect(key="app_experiments").value == [*reading.ids[OLD], "qwen3-17b_new"]
+    # the new run logged a step just now: it runs, and live refresh comes on with it (the address says nothing)
+    assert at.toggle(key="app_live").value is True
+    assert "live" not in at.query_params
+
+
+def test_live_refresh_turned_off_by_the_visitor_stays_off(reading: _ReadAtStart) -> None:
+    at = _run(AppTest.from_file(APP, default_timeout=60))
+    reading.finish()
+    _run(at)
+    # today's track: its runs logged steps just now
+    assert at.toggle(key="app_live").value is True
+    at.toggle(key="app_live").set_value(False)
+    _run(at)
+    at.selectbox(key="app_track").set_value("*")
+    _run(at)
+    assert at.toggle(key="app_live").value is False
+    assert at.query_params["live"] == "0"
 
 
 def test_what_the_visitor_picked_while_the_root_was_read_stays(reading: _ReadAtStart) -> None:
