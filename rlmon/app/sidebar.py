@@ -132,9 +132,9 @@ def _forget_link_notes() -> None:
 
 
 def _on_pick() -> None:
-    """The visitor picked experiments: the selection is theirs, and stays as they left it."""
+    """The visitor picked experiments: the selection is theirs, and stays as they left it (so does the track: it is
+    chosen again only while every experiment of it is picked)."""
     st.session_state[_ALL_PICKED] = False
-    st.session_state.pop(_TRACK_CHOSEN_EARLY, None)
     _forget_link_notes()
 
 
@@ -159,15 +159,8 @@ def read_selection(visit: Visit) -> UrlField:
     URL field."""
     ids = visit.ids
     raw_ids = st.query_params.get_all("exp")
-    seen = st.session_state.get("_rlmon_url_seen", {})
-    seen_before = seen.get("exp")
-    raw_track = st.query_params.get_all("track")
-    if raw_track and raw_track != seen.get("track"):
-        st.session_state.pop(_TRACK_CHOSEN_EARLY, None)  # a link names the track
-    read_url([list_field("app_experiments", "exp", lambda value: value in ids)])
-    if raw_ids and raw_ids != seen_before:
+    if read_url([list_field("app_experiments", "exp", lambda value: value in ids)]):
         st.session_state[_ALL_PICKED] = False
-        st.session_state.pop(_TRACK_CHOSEN_EARLY, None)
         known = {*visit.hidden_ids, *(item.id for item in visit.unreadable)}
         st.session_state[_UNKNOWN_IDS] = [value for value in raw_ids if value not in ids and value not in known]
         st.session_state[_HIDDEN_IDS] = [value for value in raw_ids if value in visit.hidden_ids]
@@ -177,7 +170,8 @@ def read_selection(visit: Visit) -> UrlField:
             st.session_state["app_track"] = chosen_tracks.pop() if len(chosen_tracks) == 1 else ALL_TRACKS
     choices, default = track_choices(visit), default_track(visit)
     track_field = choice_field("app_track", "track", choices, default)
-    read_url([track_field])
+    if read_url([track_field]):
+        st.session_state.pop(_TRACK_CHOSEN_EARLY, None)  # a link chose the track
     early = st.session_state.get(_TRACK_CHOSEN_EARLY)
     if early is not None and not visit.views.pending:
         # the whole root is read now: the track chosen from part of it is chosen again
@@ -238,10 +232,8 @@ def draw_sidebar(visit: Visit, lang: str, person: Person | None = None) -> Sideb
         every_field = number_field(
             "app_refresh_s", "every", low=low, high=high, default=visit.settings.refresh_s, integer=True
         )
-        raw_live = st.query_params.get_all("live")
-        if raw_live and raw_live != st.session_state.get("_rlmon_url_seen", {}).get("live"):
-            st.session_state[_LIVE_CHOSEN] = True  # a link names it
-        read_url([live_field, every_field])
+        if "live" in read_url([live_field, every_field]):
+            st.session_state[_LIVE_CHOSEN] = True  # a link chose it
         if not st.session_state.get(_LIVE_CHOSEN):
             st.session_state["app_live"] = any_running
         st.session_state.setdefault("app_refresh_s", visit.settings.refresh_s)

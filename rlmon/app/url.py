@@ -37,21 +37,25 @@ class UrlField:
 _URL_SEEN = "_rlmon_url_seen"
 
 
-def read_url(fields: Sequence[UrlField]) -> None:
+def read_url(fields: Sequence[UrlField]) -> set[str]:
     """Seed session state from the query string when the URL carries a value this session has not written
-    (a pasted link, the browser's back button)."""
+    (a pasted link, the browser's back button). Returns the parameters that carried such a value (whether or not
+    it was a valid one): what a link chose."""
     seen: dict[str, list[str]] = st.session_state.setdefault(_URL_SEEN, {})
+    linked: set[str] = set()
     for item in fields:
         values = st.query_params.get_all(item.param)
         if not values or values == seen.get(item.param):
             continue
         seen[item.param] = values
+        linked.add(item.param)
         try:
             parsed = item.parse(values)
         except (ValueError, TypeError):
             parsed = None
         if parsed is not None:
             st.session_state[item.key] = parsed
+    return linked
 
 
 def write_url(fields: Sequence[UrlField]) -> None:

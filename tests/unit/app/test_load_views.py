@@ -389,7 +389,6 @@ if sys.argv[1] in ("start", "restart"):
     read_at_start(["streamlit_app.py"], env).join(120)
 if sys.argv[1] == "restart":  # a process before this one read the logs; this one finds them kept
     from rlmon.app import loaders, server
-    from rlmon.logs.cache import LogCache
     from rlmon.settings import load_settings
     from rlmon.sources.discovery import discover_experiments
     settings = load_settings([], env)
