@@ -159,8 +159,10 @@ def read_selection(visit: Visit) -> UrlField:
     URL field."""
     ids = visit.ids
     raw_ids = st.query_params.get_all("exp")
-    if read_url([list_field("app_experiments", "exp", lambda value: value in ids)]):
-        st.session_state[_ALL_PICKED] = False
+    linked = read_url([list_field("app_experiments", "exp", lambda value: value in ids)])
+    if "exp" in linked:
+        if linked["exp"]:  # the link's experiments are picked: the visitor's choice, not the track's default
+            st.session_state[_ALL_PICKED] = False
         known = {*visit.hidden_ids, *(item.id for item in visit.unreadable)}
         st.session_state[_UNKNOWN_IDS] = [value for value in raw_ids if value not in ids and value not in known]
         st.session_state[_HIDDEN_IDS] = [value for value in raw_ids if value in visit.hidden_ids]
@@ -170,7 +172,7 @@ def read_selection(visit: Visit) -> UrlField:
             st.session_state["app_track"] = chosen_tracks.pop() if len(chosen_tracks) == 1 else ALL_TRACKS
     choices, default = track_choices(visit), default_track(visit)
     track_field = choice_field("app_track", "track", choices, default)
-    if read_url([track_field]):
+    if read_url([track_field]).get("track"):
         st.session_state.pop(_TRACK_CHOSEN_EARLY, None)  # a link chose the track
     early = st.session_state.get(_TRACK_CHOSEN_EARLY)
     if early is not None and not visit.views.pending:
@@ -232,7 +234,7 @@ def draw_sidebar(visit: Visit, lang: str, person: Person | None = None) -> Sideb
         every_field = number_field(
             "app_refresh_s", "every", low=low, high=high, default=visit.settings.refresh_s, integer=True
         )
-        if "live" in read_url([live_field, every_field]):
+        if read_url([live_field, every_field]).get("live"):
             st.session_state[_LIVE_CHOSEN] = True  # a link chose it
         if not st.session_state.get(_LIVE_CHOSEN):
             st.session_state["app_live"] = any_running

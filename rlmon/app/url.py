@@ -37,24 +37,24 @@ class UrlField:
 _URL_SEEN = "_rlmon_url_seen"
 
 
-def read_url(fields: Sequence[UrlField]) -> set[str]:
+def read_url(fields: Sequence[UrlField]) -> dict[str, bool]:
     """Seed session state from the query string when the URL carries a value this session has not written
-    (a pasted link, the browser's back button). Returns the parameters that carried such a value (whether or not
-    it was a valid one): what a link chose."""
+    (a pasted link, the browser's back button). Returns, for each parameter that carried such a value, whether
+    the value was valid and is now the session's: what a link asked for, and what it chose."""
     seen: dict[str, list[str]] = st.session_state.setdefault(_URL_SEEN, {})
-    linked: set[str] = set()
+    linked: dict[str, bool] = {}
     for item in fields:
         values = st.query_params.get_all(item.param)
         if not values or values == seen.get(item.param):
             continue
         seen[item.param] = values
-        linked.add(item.param)
         try:
             parsed = item.parse(values)
         except (ValueError, TypeError):
             parsed = None
         if parsed is not None:
             st.session_state[item.key] = parsed
+        linked[item.param] = parsed is not None
     return linked
 
 

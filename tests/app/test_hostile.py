@@ -136,6 +136,17 @@ def test_overview_filter_from_the_url(app_env: Path) -> None:
     assert "0 keys match · not a valid regular expression: matched as plain text" in page
 
 
+@pytest.mark.parametrize("query", [{"live": "garbage"}, {"live": "2"}, {"track": "nope", "live": ""}])
+def test_sidebar_values_a_link_cannot_hold_leave_the_defaults(app_env: Path, query: dict[str, str]) -> None:
+    # Repro: `?live=garbage` on a first visit counted as the link's choice of live refresh without setting it, and
+    # the sidebar then read a live refresh the session did not have (an error page instead of the overview).
+    at = run_app(query)
+    assert not at.exception, [item.value for item in at.exception]
+    # the demo's E5 is running: live refresh on, as with no link; the first screen's track
+    assert at.toggle(key="app_live").value is True
+    assert at.selectbox(key="app_track").value == "Qwen3.5-4B"
+
+
 def test_explorer_filter_from_the_url(app_env: Path) -> None:
     at = run_app()
     open_page(at, "4b-e1-grpo-4b", {"f": "(x+x+)+y"})
