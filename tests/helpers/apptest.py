@@ -41,6 +41,23 @@ def record_chart_builds(monkeypatch: Any) -> list[tuple[Any, ...]]:
     return built
 
 
+def hold_the_minute(monkeypatch: Any) -> float:
+    """Hold the wall clock the app's loaders read (``time.time``) at its value now, until the test ends, and return
+    it: a running experiment's view moves to each new minute (a new serial, its charts built again: the hours bars
+    say its ETA), so a test comparing the charts of two moments of one run would otherwise fail when a minute
+    starts between them (a loaded machine takes seconds per run)."""
+    import time
+    import types
+
+    from rlmon.app import loaders
+
+    held = time.time()
+    clock = types.SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if not name.startswith("_")})
+    clock.time = lambda: held
+    monkeypatch.setattr(loaders, "time", clock)
+    return held
+
+
 def open_page(at: AppTest, url_path: str, query: dict[str, Any] | None = None) -> AppTest:
     """Open a page registered by st.navigation by its url_path (the way a link to it does)."""
     matches = [key for key, info in at._registered_pages.items() if info.get("url_pathname") == url_path]
