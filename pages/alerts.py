@@ -4,10 +4,9 @@ sends (rlmon.alerts.panel)."""
 
 from __future__ import annotations
 
-import polars as pl
 import streamlit as st
 
-from rlmon.alerts.panel import AlertsPanel, alerts_panel
+from rlmon.alerts.panel import AlertsPanel, alerts_panel, sent_table, targets_table
 from rlmon.app import alerts, guards, live, state
 from rlmon.text import t
 
@@ -29,17 +28,8 @@ def targets(panel: AlertsPanel) -> None:
     if not panel.targets:
         st.caption(t("alerts_no_targets", lang))
         return
-    rows = pl.DataFrame(
-        {
-            "target": [row.target for row in panel.targets],
-            "state": [row.state for row in panel.targets],
-            "last": [row.last_sent for row in panel.targets],
-            "waiting": [row.waiting for row in panel.targets],
-            "origin": [row.origin for row in panel.targets],
-        }
-    )
     st.dataframe(
-        rows, hide_index=True, width="stretch", key="alerts_targets",
+        targets_table(panel), hide_index=True, width="stretch", key="alerts_targets",
         column_config={
             "target": st.column_config.TextColumn(t("col_alert_target", lang)),
             "state": st.column_config.TextColumn(t("col_alert_state", lang), width="small"),
@@ -55,16 +45,8 @@ def sent(panel: AlertsPanel) -> None:
     if not panel.sent:
         st.caption(t("alerts_none_sent", lang))
         return
-    columns = {
-        "at": [row.at for row in panel.sent],
-        "what": [row.what for row in panel.sent],
-        "severity": [row.severity for row in panel.sent],
-        "target": [row.target for row in panel.sent],
-    }
-    if len({row.root for row in panel.sent}) > 1:  # one root: the column would say the same on every row
-        columns["root"] = [row.root for row in panel.sent]
     st.dataframe(
-        pl.DataFrame(columns), hide_index=True, width="stretch", key="alerts_sent",
+        sent_table(panel), hide_index=True, width="stretch", key="alerts_sent",
         column_config={
             "at": st.column_config.TextColumn(t("col_alert_time", lang), width="small"),
             "what": st.column_config.TextColumn(t("col_alert_what", lang), width="large"),

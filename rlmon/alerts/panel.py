@@ -2,7 +2,8 @@
 replica on one cache folder shows the same, whichever process sends.
 
 :func:`alerts_panel` returns an :class:`AlertsPanel`: who sends, each target (shown as scheme and host only) with
-how it fares, what is failing, and the messages sent, newest first.
+how it fares, what is failing, and the messages sent, newest first; :func:`targets_table` and :func:`sent_table`
+are its two tables as the page shows them.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from rlmon.alerts.lease import lease_path
 from rlmon.alerts.state import AlertState, read_state
 from rlmon.logs.locks import read_holder
 from rlmon.text.display import NAME_LIMIT, display_text
-from rlmon.text.messages import t
+from rlmon.text.messages import UNKNOWN, t
 from rlmon.text.numbers import format_clock
 
-__all__ = ["AlertsPanel", "SentRow", "TargetRow", "alerts_panel"]
+__all__ = ["AlertsPanel", "SentRow", "TargetRow", "alerts_panel", "sent_table", "targets_table"]
 
 _TITLE_PREFIX = "[rlmon] "
 
@@ -67,7 +70,7 @@ def _sender(state: AlertState, holder: dict[str, object] | None, lang: str, now:
     pid, host = holder.get("pid", "?"), holder.get("host", "?")
     here = pid == os.getpid() and host == socket.gethostname()
     moment = state.updated_at or holder.get("time")
-    seen = format_clock(float(moment), now=now) if isinstance(moment, (int, float)) and moment else "–"
+    seen = format_clock(float(moment), now=now) if isinstance(moment, (int, float)) and moment else UNKNOWN
     return t("alerts_sender_here" if here else "alerts_sender_other", lang, pid=pid, host=host, time=seen)
 
 
@@ -107,7 +110,7 @@ def alerts_panel(
                     target=health.shown,
                     since=format_clock(health.failing_since, now=now),
                     tries=health.failures,
-                    error=display_text(health.last_error or "–").rstrip("."),
+                    error=display_text(health.last_error or UNKNOWN).rstrip("."),
                     waiting=waiting.get(target_id, 0),
                     next=format_clock(health.next_try_at, now=now),
                 )
@@ -116,11 +119,11 @@ def alerts_panel(
             word = t("alerts_state_ok", lang)
         else:
             word = t("alerts_state_new", lang)
-        last = format_clock(health.last_sent_at, now=now) if health.last_sent_at else "–"
+        last = format_clock(health.last_sent_at, now=now) if health.last_sent_at else UNKNOWN
         rows.append(TargetRow(health.shown, health.origin, word, last, waiting.get(target_id, 0)))
     for shown, origin in configured:
         if shown not in listed:
-            rows.append(TargetRow(shown, origin, t("alerts_state_new", lang), "–", 0))
+            rows.append(TargetRow(shown, origin, t("alerts_state_new", lang), UNKNOWN, 0))
             listed.add(shown)
     failing.extend(display_text(problem) for problem in state.problems)
     sent = tuple(
@@ -143,3 +146,31 @@ def alerts_panel(
         sent=sent,
         sent_count=len(sent),
     )
+
+
+def targets_table(panel: AlertsPanel) -> pl.DataFrame:
+    """The targets as the page's table: ``target``, ``state``, ``last``, ``waiting``, ``origin``, one row each."""
+    return pl.DataFrame(
+        {
+            "target": [row.target for row in panel.targets],
+            "state": [row.state for row in panel.targets],
+            "last": [row.last_sent for row in panel.targets],
+            "waiting": [row.waiting for row in panel.targets],
+            "origin": [row.origin for row in panel.targets],
+        },
+        schema={"target": pl.String, "state": pl.String, "last": pl.String, "waiting": pl.Int64, "origin": pl.String},
+    )
+
+
+def sent_table(panel: AlertsPanel) -> pl.DataFrame:
+    """The messages sent as the page's table, newest first: ``at``, ``what``, ``severity``, ``target``, and ``root``
+    only when they came from more than one root (from one, the column would say the same on every row)."""
+    columns: dict[str, list[str]] = {
+        "at": [row.at for row in panel.sent],
+        "what": [row.what for row in panel.sent],
+        "severity": [row.severity for row in panel.sent],
+        "target": [row.target for row in panel.sent],
+    }
+    if len({row.root for row in panel.sent}) > 1:
+        columns["root"] = [row.root for row in panel.sent]
+    return pl.DataFrame(columns, schema=dict.fromkeys(columns, pl.String))

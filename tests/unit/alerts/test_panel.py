@@ -8,8 +8,10 @@ import socket
 import time
 from pathlib import Path
 
+import polars as pl
+
 from rlmon.alerts.lease import lease_path
-from rlmon.alerts.panel import SentRow, TargetRow, alerts_panel
+from rlmon.alerts.panel import AlertsPanel, SentRow, TargetRow, alerts_panel, sent_table, targets_table
 from rlmon.alerts.state import AlertState, Outgoing, SentRecord, TargetHealth, write_state
 
 
@@ -94,3 +96,30 @@ def test_a_configured_target_is_listed_before_its_first_message(tmp_path: Path) 
     assert panel.configured
     assert panel.targets == (TargetRow("feishu://…", "RLMON_ALERT_TARGETS", "尚无消息", "–", 0),)
     assert panel.sent == () and panel.failing == ()
+
+
+def test_the_tables_hold_the_panels_rows_and_a_root_column_only_for_more_than_one_root(tmp_path: Path) -> None:
+    now = _noon()
+    write_state(tmp_path, _state(now), now=now)
+    panel = alerts_panel(tmp_path, lang="en", now=now)
+    targets = targets_table(panel)
+    assert targets.columns == ["target", "state", "last", "waiting", "origin"]
+    assert targets.rows() == [
+        ("json://127.0.0.1", "delivering", _clock(now - 60), 0, "RLMON_ALERT_TARGETS"),
+        ("mailto://smtp.example.com", "failing", _clock(now - 600), 1, "--notify"),
+    ]
+    sent = sent_table(panel)
+    assert sent.columns == ["at", "what", "severity", "target"]  # both messages came from /data/logs
+    assert sent.rows() == [
+        (_clock(now - 60, "%H:%M:%S"), "E2 · DAPO stalled at step 12", "warning", "json://127.0.0.1"),
+        (_clock(now - 120, "%H:%M:%S"), "E1 · GRPO crashed after step 57", "critical", "json://127.0.0.1"),
+    ]
+    two_roots = AlertsPanel(
+        sender="", configured=False, targets=(), failing=(), sent_count=2,
+        sent=(SentRow("12:01:00", "json://a", "", "E1 stalled", "/data/a"),
+              SentRow("12:00:00", "json://a", "", "E2 stalled", "s3://runs/b")),
+    )  # fmt: skip
+    assert sent_table(two_roots)["root"].to_list() == ["/data/a", "s3://runs/b"]
+    empty = AlertsPanel(sender="", configured=False, targets=(), failing=(), sent=(), sent_count=0)
+    assert targets_table(empty).height == 0 and targets_table(empty).schema["waiting"] == pl.Int64
+    assert sent_table(empty).columns == ["at", "what", "severity", "target"]
