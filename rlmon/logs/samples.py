@@ -76,6 +76,7 @@ from rlmon.logs.lines import (
     split_lines,
 )
 from rlmon.logs.parse import BLOCK_BYTES, MAX_LINE_BYTES
+from rlmon.text import UNKNOWN
 
 __all__ = [
     "DUMP_KEYS",
@@ -1020,18 +1021,18 @@ def to_text(samples: pl.DataFrame) -> str:
     characters (a dump's own escape sequences) are shown as ``\ufffd``, never sent to the terminal."""
     parts: list[str] = []
     for row in samples.iter_rows(named=True):
-        step = "–" if row["step"] is None else str(row["step"])
-        score = "–" if row["score"] is None else f"{row['score']:g}"
+        step = UNKNOWN if row["step"] is None else str(row["step"])
+        score = UNKNOWN if row["score"] is None else f"{row['score']:g}"
         length = (
             f"{row['response_tokens']} tokens"
             if row["response_tokens"] is not None
             else f"{len(row['response'])} chars"
         )
         where = f"{row['file']}:{row['line']}"
-        parts.append(f"=== step {step} · {row['kind'] or '–'} · score {score} · {length} · {where}")
+        parts.append(f"=== step {step} · {row['kind'] or UNKNOWN} · score {score} · {length} · {where}")
         parts.append(f"[prompt]\n{row['prompt']}")
         parts.append(f"[response]\n{row['response']}")
-        parts.append(f"[ground_truth] {row['ground_truth'] if row['ground_truth'] is not None else '–'}")
+        parts.append(f"[ground_truth] {row['ground_truth'] if row['ground_truth'] is not None else UNKNOWN}")
         extra = json.loads(row["extra"] or "{}")
         parts.extend(f"[{key}] {value}" for key, value in extra.items())
         parts.append("")

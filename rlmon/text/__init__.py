@@ -4,8 +4,8 @@ Three modules, one job each:
 
 * :mod:`rlmon.text.messages` — the message catalog (:data:`~rlmon.text.messages.MESSAGES`, grouped by where the
   words appear) and :func:`t`, which fills a message in the visitor's language;
-* :mod:`rlmon.text.numbers` — the one ``format_*`` family (counts, hours, durations, percents, scores, sizes,
-  values, ranges, bands), one glyph for anything unknown (:data:`~rlmon.text.messages.UNKNOWN`);
+* :mod:`rlmon.text.numbers` — the one ``format_*`` family (counts, whole numbers, hours, durations, percents,
+  scores, sizes, values, ranges, bands), one glyph for anything unknown (:data:`~rlmon.text.messages.UNKNOWN`);
 * :mod:`rlmon.text.lang` — the languages and their punctuation (lists, sentences, parentheses, colons).
 
 Beside them, :mod:`rlmon.text.display` holds the display rules for text from folders and logs, and
@@ -30,6 +30,7 @@ from rlmon.text.numbers import (
     format_score,
     format_size,
     format_value,
+    format_whole,
 )
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "format_score",
     "format_size",
     "format_value",
+    "format_whole",
     "join_list",
     "language_from_locale",
     "metric_title",

@@ -34,6 +34,7 @@ __all__ = [
     "format_score",
     "format_size",
     "format_value",
+    "format_whole",
 ]
 
 
@@ -81,6 +82,15 @@ def format_count(value: float | None, lang: str) -> str:
         return f"{value:.0f}"
     unit, name = chosen
     return f"{value / unit:.1f}{name}"
+
+
+def format_whole(value: int | None, lang: str) -> str:
+    """An exact whole number, where each unit counts (a sample's tokens): ``12,345`` in either language.
+
+    >>> format_whole(12345, "en"), format_whole(7, "zh"), format_whole(None, "en")
+    ('12,345', '7', '–')
+    """
+    return UNKNOWN if value is None else f"{value:,}"
 
 
 def format_hours(hours: float | None, lang: str) -> str:
@@ -133,8 +143,8 @@ def format_progress(done: int, total: int | None, lang: str) -> str:
     ('21/150', '1,120 steps', '1 步')
     """
     if total is None:
-        return t("fmt_steps_one" if done == 1 else "fmt_steps", lang, count=f"{done:,}")
-    return f"{done:,}/{total:,}"
+        return t("fmt_steps_one" if done == 1 else "fmt_steps", lang, count=format_whole(done, lang))
+    return f"{format_whole(done, lang)}/{format_whole(total, lang)}"
 
 
 def format_percent(value: float | None, lang: str, *, digits: int = 1) -> str:

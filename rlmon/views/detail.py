@@ -15,7 +15,7 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.runs.experiment import SETTING_GROUPS, Setting
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
-from rlmon.text import format_duration, format_percent, format_progress, format_score, t
+from rlmon.text import UNKNOWN, format_duration, format_percent, format_progress, format_score, t
 from rlmon.text.display import NAME_LIMIT, description_text, display_text
 from rlmon.text.markdown import safe_markdown
 from rlmon.views import charts
@@ -434,8 +434,8 @@ def experiment_header(view: ExperimentView, numbers: TableNumbers, *, lang: str)
     """The header of ``view``'s page; ``numbers`` are its headline numbers (:func:`rlmon.views.model.table_numbers`)."""
     experiment = view.experiment
     total = experiment.total_steps
-    step_time = format_duration(experiment.median_step_s / 3600, lang) if experiment.median_step_s else "–"
-    best = "–"
+    step_time = format_duration(experiment.median_step_s / 3600, lang) if experiment.median_step_s else UNKNOWN
+    best = UNKNOWN
     if numbers.best_val is not None:
         best = f"{format_score(numbers.best_val, lang)} @{numbers.best_val_step}"
     failure = None

@@ -52,6 +52,7 @@ from rlmon.runs.loading import cache_color_book, catalog_colors, load_experiment
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
 from rlmon.text import (
+    UNKNOWN,
     format_duration,
     format_percent,
     format_progress,
@@ -714,12 +715,12 @@ def _number_cells(view: model.ExperimentView, numbers: model.TableNumbers | None
     cells = [
         (t("exp_elapsed", lang), format_duration(experiment.elapsed_h, lang)),
         (t("exp_eta", lang), format_duration(experiment.eta_h, lang)),
-        (t("exp_step_time", lang), format_duration(step_time / 3600, lang) if step_time else "–"),
+        (t("exp_step_time", lang), format_duration(step_time / 3600, lang) if step_time else UNKNOWN),
         (t("col_first5", lang), format_percent(numbers.first5_pass, lang)),
         (t("col_last10", lang), format_percent(numbers.last10_pass, lang)),
         (
             t("col_best_val", lang),
-            f"{format_score(best, lang)} @{numbers.best_val_step}" if best is not None else "–",
+            f"{format_score(best, lang)} @{numbers.best_val_step}" if best is not None else UNKNOWN,
         ),
     ]
     return (

@@ -19,7 +19,7 @@ import polars as pl
 
 from rlmon.logs.samples import filter_samples, samples_for_prompt
 from rlmon.schema import STEP
-from rlmon.text import t
+from rlmon.text import UNKNOWN, format_whole, t
 from rlmon.text.display import display_text, without_bidi
 
 __all__ = [
@@ -75,7 +75,7 @@ class SampleCard:
     prompt: str
     response: str
     ground_truth: str
-    """The ground truth, ``–`` when the sample has none."""
+    """The ground truth, :data:`~rlmon.text.UNKNOWN` when the sample has none."""
     extra: str | None
     """The other fields, one ``name: value`` a line; None when there are none."""
 
@@ -113,13 +113,13 @@ def step_text(step: int | None, lang: str) -> str:
 def length_text(row: dict[str, Any], lang: str) -> str:
     """The response's length: in tokens when a dump recorded them, else in characters."""
     if row["response_tokens"] is not None:
-        return t("samples_tokens", lang, count=f"{row['response_tokens']:,}")
-    return t("samples_chars", lang, count=f"{len(row['response']):,}")
+        return t("samples_tokens", lang, count=format_whole(row["response_tokens"], lang))
+    return t("samples_chars", lang, count=format_whole(len(row["response"]), lang))
 
 
 def header_text(row: dict[str, Any], lang: str) -> str:
     """A card's header line: step, kind (when known), score, length and where the sample comes from."""
-    score = "–" if row["score"] is None else f"{row['score']:g}"
+    score = UNKNOWN if row["score"] is None else f"{row['score']:g}"
     parts = [step_text(row["step"], lang)]
     if row["kind"]:
         parts.append(t(f"samples_kind_{row['kind']}", lang))
@@ -150,7 +150,7 @@ def card_of(row: dict[str, Any], lang: str) -> SampleCard:
         passed=None if row["score"] is None else row["score"] > 0,
         prompt=without_bidi(row["prompt"]),
         response=without_bidi(row["response"]),
-        ground_truth=without_bidi(row["ground_truth"]) if row["ground_truth"] is not None else "–",
+        ground_truth=without_bidi(row["ground_truth"]) if row["ground_truth"] is not None else UNKNOWN,
         extra=without_bidi("\n".join(f"{name}: {value}" for name, value in extra)) if extra else None,
     )
 
@@ -164,7 +164,7 @@ def prompt_label(prompt: str) -> str:
     lines = [line.strip() for line in prompt.splitlines() if line.strip()]
     tail = [line for line in lines if line.lower() not in ("assistant", "user", "system")]
     text = " ".join(tail[-2:] if tail else lines)[:120]
-    return display_text(text) or "–"
+    return display_text(text) or UNKNOWN
 
 
 def sample_steps(samples: SampleSet) -> list[int]:

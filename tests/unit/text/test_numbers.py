@@ -9,9 +9,11 @@ from rlmon.text.numbers import (
     format_duration,
     format_hours,
     format_percent,
+    format_progress,
     format_range,
     format_score,
     format_value,
+    format_whole,
 )
 
 
@@ -31,6 +33,16 @@ def test_format_count() -> None:
     assert format_count(5100, "zh") == "5.1千"
     assert format_count(9_949, "zh") == "9.9千"
     assert format_count(9_960, "zh") == "1.0万"
+
+
+def test_format_whole_and_progress() -> None:
+    # exact, every unit shown: a sample's 12,345 tokens, a run's 1,120 of 1,120 steps
+    assert format_whole(12_345, "en") == "12,345"
+    assert format_whole(12_345, "zh") == "12,345"
+    assert format_whole(999, "en") == "999"
+    assert format_whole(None, "en") == "–"
+    assert format_progress(1120, 1120, "en") == "1,120/1,120"
+    assert format_progress(1120, None, "zh") == "1,120 步"
 
 
 def test_format_hours_and_duration() -> None:
