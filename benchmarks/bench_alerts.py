@@ -9,7 +9,7 @@
    At a random moment within a refresh period, a crash (the Hydra failure block) is appended to one run's log;
    the figure is the time from that append to the message's arrival at the receiver. Target: at most 2 x the
    refresh period (a refresh that just missed the line, then the next one reads, detects and sends).
-2. **Cost** at a 30 s period on benchmarks/bench_app.py's generated root (20 experiments x 2,000 steps x 150
+2. **Cost** at a 30 s period on tests/helpers/benchmark_root.py's root (20 experiments x 2,000 steps x 150
    keys, validation every 25 steps), from an empty cache folder: the first refresh (every log parsed, every
    signal found; history, nothing sent), then ``--refreshes`` refreshes with nothing changing, then as many with
    two runs growing (a step line appended to each every 10 s, as live runs do). CPU is the process's user+system

@@ -7,8 +7,9 @@
    running server), an empty cache folder, the first run of the overview. Target <= 3 s.
 2. A widget change on the demo root (smoothing EMA <-> moving average): one rerun, on the overview and on an
    experiment's page (17 charts, the explorer's included). Target <= 300 ms.
-3. A widget change on a generated root of 20 experiments x 2,000 steps x 150 keys, after the logs were read
-   once: the overview (20 lines per chart) and an experiment's page (35 charts). Target <= 1 s.
+3. A widget change on the generated root (tests/helpers/benchmark_root.py: 20 experiments x 2,000 steps x 150
+   keys), after the logs were read once: the overview (20 lines per chart) and an experiment's page (35 charts).
+   Target <= 1 s.
 
 Times are the script's own run time (``streamlit_app.py`` records it in session state), without AppTest's
 overhead. AppTest reruns the whole script on a widget change; in the browser a widget inside the page's
@@ -21,9 +22,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import math
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -31,17 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.helpers.benchmark_root import BIG_EXPERIMENT, EXPERIMENTS, KEYS, STEPS, write_benchmark_root
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "streamlit_app.py")
-KEYS = 150
-STEPS = 2000
-EXPERIMENTS = 20
 DEMO_EXPERIMENT = "4b/e2_dapo_4b"
-BIG_EXPERIMENT = "e1_grpo_big"
-MAX_RESPONSE_LENGTH = 8192
-VALUES = 4
-"""Version of the generated root's value model (:func:`_value`): the benchmarks that keep generated roots between
-runs write it beside them and write the roots again when it changed."""
 
 _FIRST_LOAD = """
 import os, sys, time
@@ -124,116 +117,6 @@ def most_points(at: object) -> int:
     return most
 
 
-# --------------------------------------------------------------------------------------- generated root
-
-
-def _keys() -> list[str]:
-    fixed = [
-        "critic/score/mean",
-        "critic/score/min",
-        "critic/score/max",
-        "critic/rewards/mean",
-        "response_length/mean",
-        "response_length/max",
-        "response_length/clip_ratio",
-        "actor/entropy",
-        "actor/grad_norm",
-        "actor/pg_loss",
-        "actor/pg_clipfrac",
-        "actor/pg_clipfrac_lower",
-        "actor/kl_loss",
-        "training/rollout_actor_probs_pearson_corr",
-        "perf/throughput",
-        "timing_s/step",
-        "timing_s/gen",
-        "timing_s/old_log_prob",
-        "timing_s/ref",
-        "timing_s/adv",
-        "timing_s/update_actor",
-    ]
-    extra = [
-        f"{family}/extra_{index:03d}" for index, family in enumerate(["actor", "critic", "perf", "prompt_length"] * 40)
-    ]
-    return (fixed + extra)[:KEYS]
-
-
-def _value(key: str, step: int, rng: random.Random, steps: int) -> float:
-    """A value in the range verl logs it (and the demo shows): scores within -1-1, fractions within 0-1, lengths
-    within the 8,192-token cap, norms, entropies and throughput positive. Keys rlmon knows nothing of
-    (``*/extra_*``) follow a wave within their family's range."""
-    u = step / steps
-    score = -0.2 + 0.9 * u
-    if key == "critic/score/mean":
-        return score + rng.gauss(0, 0.05)
-    if key == "critic/rewards/mean":
-        return score + rng.gauss(0, 0.05)
-    if key == "critic/score/min":
-        return -1.0
-    if key == "critic/score/max":
-        return 1.0
-    if key.startswith("timing_s/step"):
-        return 60.0 + rng.gauss(0, 3)
-    if key.startswith("timing_s/"):
-        return 10.0 + rng.gauss(0, 1)
-    if key == "response_length/mean":
-        return 3000 + 4000 * u + rng.gauss(0, 200)
-    if key == "response_length/max":
-        return min(MAX_RESPONSE_LENGTH, 4500 + 4000 * u + rng.gauss(0, 300))
-    if key == "response_length/clip_ratio":
-        return min(1.0, max(0.0, 0.002 + 0.06 * u + rng.gauss(0, 0.005)))
-    if key == "actor/entropy":
-        return max(0.05, 0.6 - 0.35 * u + rng.gauss(0, 0.02))
-    if key == "actor/grad_norm":
-        return abs(0.25 + rng.gauss(0, 0.04))
-    if key == "actor/pg_loss":
-        return rng.gauss(0, 0.05)
-    if key == "actor/pg_clipfrac":
-        return 0.002 + abs(rng.gauss(0, 0.001))
-    if key == "actor/pg_clipfrac_lower":
-        return abs(rng.gauss(0, 0.0005))
-    if key == "actor/kl_loss":
-        return 0.001 + 0.01 * u + abs(rng.gauss(0, 0.001))
-    if key == "training/rollout_actor_probs_pearson_corr":
-        return min(1.0, 0.999 + rng.gauss(0, 0.0002))
-    if key == "perf/throughput":
-        return 1500 + 200 * u + rng.gauss(0, 50)
-    # keys rlmon knows nothing of: a wave in their family's range (lengths in tokens, rates, else a fraction)
-    wave = math.sin(step / 50 + len(key))
-    if key.startswith("prompt_length/"):
-        return 400 + 150 * wave + rng.gauss(0, 10)
-    if key.startswith("perf/"):
-        return 1000 + 300 * wave + rng.gauss(0, 20)
-    return min(1.0, max(0.0, 0.5 + 0.4 * wave + rng.gauss(0, 0.02)))
-
-
-def write_generated_root(root: Path, *, experiments: int | None = None, steps: int | None = None) -> None:
-    """``experiments`` x ``steps`` x :data:`KEYS` keys (the module's constants when not given: 20 x 2,000 x 150),
-    as verl console logs (one file each), validation every 25 steps."""
-    # read at call time: benchmarks/bench_vs_tensorboard.py sets the module constants
-    experiments = EXPERIMENTS if experiments is None else experiments
-    steps = STEPS if steps is None else steps
-    keys = _keys()
-    for number in range(1, experiments + 1):
-        rng = random.Random(number)
-        folder = root / f"e{number}_grpo_big"
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = [
-            # each run its own learning rate (a sweep): no two are repeats of one setting
-            f"(TaskRunner pid=1) {{'actor_rollout_ref': {{'actor': {{'optim': {{'lr': {number}e-07}}}}, "
-            "'model': {'path': 'Qwen/Qwen3-8B'}}, "
-            "'algorithm': {'adv_estimator': 'grpo'}, "
-            f"'data': {{'max_response_length': {MAX_RESPONSE_LENGTH}, "
-            "'train_batch_size': 64}, 'trainer': {'n_gpus_per_node': 8, 'nnodes': 1, 'test_freq': 25}}",
-            f"(TaskRunner pid=1) Total training steps: {steps}",
-        ]
-        for step in range(1, steps + 1):
-            pairs = [f"{key}:{_value(key, step, rng, steps):.4f}" for key in keys]
-            if step % 25 == 0:
-                pairs.append(f"val-core/aime24/acc/mean@1:{0.3 + 0.4 * step / steps + rng.gauss(0, 0.03):.4f}")
-            lines.append(f"(TaskRunner pid=1) step:{step} - " + " - ".join(pairs))
-        (folder / "train_20260101_000000.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="demo root only")
@@ -273,7 +156,7 @@ def main() -> None:
         if not args.quick:
             big = base / "big"
             start = time.perf_counter()
-            write_generated_root(big)
+            write_benchmark_root(big)
             size_mb = sum(path.stat().st_size for path in big.rglob("*.log")) / 1e6
             print(f"generated root: {EXPERIMENTS} x {STEPS} steps x {KEYS} keys, {size_mb:.0f} MB "
                   f"in {time.perf_counter() - start:.1f} s")  # fmt: skip

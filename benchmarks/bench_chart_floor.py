@@ -35,16 +35,13 @@ import time
 from pathlib import Path
 
 from benchmarks.bench_vs_tensorboard import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     POLL_MS,
     ROOT,
     VIEWPORT,
     MainThread,
-    free_port,
     open_when_up,
-    serve,
 )
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, free_port, serve_command
 
 APP = Path(__file__).resolve().parent / "chart_floor_app.py"
 TIMEOUT_S = 120.0
@@ -84,7 +81,7 @@ def main() -> None:
                "--server.port", str(port), "--server.address", "127.0.0.1"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the page imports benchmarks/ from the repository
     rows = []
-    with tempfile.TemporaryDirectory() as work, serve(
+    with tempfile.TemporaryDirectory() as work, serve_command(
         "chart floor", command, port=port, env=env, log_path=Path(work) / "server.log"
     ) as server, sync_playwright() as playwright:  # fmt: skip
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

@@ -2,7 +2,7 @@
 
     python -m benchmarks.bench_groups --repeats 2
 
-Two roots of the same 20 experiments × 2,000 steps × 150 keys (``benchmarks/bench_app.py``'s generator), which
+Two roots of the same 20 experiments × 2,000 steps × 150 keys (``tests/helpers/benchmark_root.py``), which
 differ only in each log's config line: in one, the runs form 7 groups of repeats (sizes 3, 3, 3, 3, 3, 3, 2: one
 learning rate per group, the runs of a group differing only in ``data.seed``); in the other, every run has its
 own learning rate, so there is no group. For each root, alternately: the first run of the overview in a fresh
@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_app import EXPERIMENTS, first_load, widget_change, write_generated_root
+from benchmarks.bench_app import first_load, widget_change
+from tests.helpers.benchmark_root import EXPERIMENTS, write_benchmark_root
 
 GROUP_SIZES = (3, 3, 3, 3, 3, 3, 2)
 
@@ -54,7 +55,7 @@ def main() -> None:
         roots = {}
         for name, grouped in (("7 groups", True), ("no groups", False)):
             root = base / name.replace(" ", "-")
-            write_generated_root(root)
+            write_benchmark_root(root)
             _set_configs(root, grouped=grouped)
             catalog = discover_experiments([root])
             experiments = load_experiments(catalog, LogCache(None), now=time.time(), settings=Settings())

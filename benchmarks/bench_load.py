@@ -33,7 +33,6 @@ import asyncio
 import contextlib
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -51,18 +50,14 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: TID251
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
+from tests.helpers.server import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"
 FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
 
 # ------------------------------------------------------------------------------------------------- server
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ ports. The resident memory (RSS, the process and its children, from /proc) of ev
 
 The proxy hashes the client address, so one replica serves every page of this one browser: the table says
 which (nginx's access log records the upstream of each request), and the others show an idle replica's
-memory. The generated root is benchmarks/bench_app.py's (20 experiments x 2,000 steps x 150 keys).
+memory. The generated root is tests/helpers/benchmark_root.py's (20 experiments x 2,000 steps x 150 keys).
 Prints a markdown table on standard output, progress on standard error.
 """
 
@@ -33,15 +33,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_app
 from benchmarks.bench_scaling import tree_rss_mb
-from benchmarks.bench_vs_tensorboard import CHROMIUM, CHROMIUM_ARGS, Server, free_port, rlmon_command, rlmon_env, serve
+from benchmarks.bench_vs_tensorboard import rlmon_command, rlmon_env
+from tests.helpers import benchmark_root
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, Server, free_port, serve_command
 
 ROOT = Path(__file__).resolve().parent.parent
 NGINX = Path("/usr/sbin/nginx")
 DEMO_PAGE = "4b-e2-dapo-4b"
 """The demo's experiment ``4b/e2_dapo_4b``, by its page path."""
-GENERATED_PAGE = bench_app.BIG_EXPERIMENT.replace("_", "-")
+GENERATED_PAGE = benchmark_root.BIG_EXPERIMENT.replace("_", "-")
 TIMEOUT_S = 300.0
 TEMP_PATHS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 
@@ -133,7 +134,7 @@ def measure(name: str, log_root: Path, experiment_page: str, work: Path, *, repl
             log_path = work / f"server-{name}-{index}.log"
             servers.append(
                 stack.enter_context(
-                    serve(f"replica {index}", rlmon_command(port), port=port, env=env, log_path=log_path)
+                    serve_command(f"replica {index}", rlmon_command(port), port=port, env=env, log_path=log_path)
                 )
             )
         for server in servers:
@@ -176,8 +177,8 @@ def main() -> None:
         rows += measure("demo", demo, DEMO_PAGE, work, replicas=args.replicas)
         if not args.quick:
             generated = work / "generated"
-            say(f"writing {bench_app.EXPERIMENTS} x {bench_app.STEPS} steps x {bench_app.KEYS} keys ...")
-            bench_app.write_generated_root(generated)
+            say(f"writing {benchmark_root.EXPERIMENTS} x {benchmark_root.STEPS} steps x {benchmark_root.KEYS} keys ...")
+            benchmark_root.write_benchmark_root(generated)
             rows += measure("generated", generated, GENERATED_PAGE, work, replicas=args.replicas)
     print("| root | replica | served the pages | RSS idle (MB) | RSS after overview + experiment page (MB) |")
     print("|---|---|---|---|---|")

@@ -5,13 +5,14 @@
     python -m benchmarks.bench_scaling --data /tmp/scaling-data --json   # keep/reuse the logs; JSON too
     python -m benchmarks.bench_scaling --rows 1x2000 5x2000 --repeats 1  # some rows only
 
-Rows (experiments x steps, 150 keys each, written by benchmarks/bench_app.py's generator):
+Rows (experiments x steps, 150 keys each, written by tests/helpers/benchmark_root.py):
 1/5/20/50 experiments at 2,000 steps; 1 experiment at 2,000/10,000/50,000 steps; 5 experiments at 10,000 steps
 (``--no-long-multi`` leaves that row out). A root of N experiments holds the first N of the largest root
 (the generator seeds each experiment by its number, so they are the same files it would write for N).
 
 For each row, with a fresh ``streamlit run`` for every measurement (the server and browser code of
-benchmarks/bench_vs_tensorboard.py: its ``serve``, ``rlmon_command``, ``rlmon_env``, ``open_when_up``, ...):
+benchmarks/bench_vs_tensorboard.py and tests/helpers/server.py: ``serve_command``, ``rlmon_command``, ``rlmon_env``,
+``open_when_up``, ...):
 
 - cold first screen: from just before the server process starts, with an empty cache folder (every log is
   read), to the overview (``/``) drawn in headless Chromium (a new context, 1500 x 1100 px);
@@ -47,10 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_app
 from benchmarks.bench_vs_tensorboard import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     COLD_TIMEOUT_S,
     RLMON_CHARTS,
     RLMON_DRAWN,
@@ -58,17 +56,14 @@ from benchmarks.bench_vs_tensorboard import (
     VIEWPORT,
     WARM_TIMEOUT_S,
     BenchError,
-    Server,
-    _on_signal,
-    _stop_all,
-    free_port,
     open_when_up,
     rlmon_command,
     rlmon_env,
-    serve,
     settled_count,
     wait_drawn,
 )
+from tests.helpers import benchmark_root
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, Server, free_port, on_signal, serve_command, stop_all
 
 KEYS = 150
 ROWS = [(1, 2000), (5, 2000), (20, 2000), (50, 2000), (1, 10_000), (1, 50_000), (5, 10_000)]
@@ -97,13 +92,8 @@ class Row:
 
 
 def write_root(root: Path, *, experiments: int, steps: int, keys: int) -> None:
-    """bench_app's generated root: ``experiments`` x ``steps`` x ``keys``."""
-    saved = bench_app.KEYS
-    bench_app.KEYS = keys
-    try:
-        bench_app.write_generated_root(root, experiments=experiments, steps=steps)
-    finally:
-        bench_app.KEYS = saved
+    """The benchmarks' generated root: ``experiments`` x ``steps`` x ``keys``."""
+    benchmark_root.write_benchmark_root(root, experiments=experiments, steps=steps, keys=keys)
 
 
 HISTORY_PER_TRACK = 20
@@ -113,7 +103,7 @@ HISTORY_MADE = "history-1"
 
 
 def _history_values(key: str, steps: int, rng: Any) -> Any:
-    """:func:`benchmarks.bench_app._value` for every step at once (numpy): the same ranges and trends."""
+    """:func:`tests.helpers.benchmark_root._value` for every step at once (numpy): the same ranges and trends."""
     import numpy as np
 
     u = np.arange(1, steps + 1) / steps
@@ -126,7 +116,7 @@ def _history_values(key: str, steps: int, rng: Any) -> Any:
         return np.full(steps, fixed[key])
     shapes = {
         "response_length/mean": lambda: 3000 + 4000 * u + noise(200),
-        "response_length/max": lambda: np.minimum(bench_app.MAX_RESPONSE_LENGTH, 4500 + 4000 * u + noise(300)),
+        "response_length/max": lambda: np.minimum(benchmark_root.MAX_RESPONSE_LENGTH, 4500 + 4000 * u + noise(300)),
         "response_length/clip_ratio": lambda: np.clip(0.002 + 0.06 * u + noise(0.005), 0.0, 1.0),
         "actor/entropy": lambda: np.maximum(0.05, 0.6 - 0.35 * u + noise(0.02)),
         "actor/grad_norm": lambda: np.abs(0.25 + noise(0.04)),
@@ -153,19 +143,14 @@ def history_experiment_id(number: int, *, experiments: int) -> str:
 
 
 def write_history_root(root: Path, *, experiments: int, steps: int, keys: int) -> None:
-    """A team's history: ``experiments`` finished runs of ``steps`` x ``keys`` keys (bench_app's keys and value
-    model, computed with numpy, 20x faster than bench_app's generator), as verl console logs, validation every 25
-    steps; :data:`HISTORY_PER_TRACK` runs per track (one model each, a folder each), the later tracks trained later
-    (each log's mtime one minute after the one before), so the overview opens on the last one."""
+    """A team's history: ``experiments`` finished runs of ``steps`` x ``keys`` keys (the benchmark root's keys and
+    value model, computed with numpy, 20x faster than tests/helpers/benchmark_root.py), as verl console logs,
+    validation every 25 steps; :data:`HISTORY_PER_TRACK` runs per track (one model each, a folder each), the later
+    tracks trained later (each log's mtime one minute after the one before), so the overview opens on the last one."""
     import numpy as np
     import polars as pl
 
-    saved = bench_app.KEYS
-    bench_app.KEYS = keys
-    try:
-        names = bench_app._keys()
-    finally:
-        bench_app.KEYS = saved
+    names = benchmark_root.metric_keys(keys)
     started = time.time() - 60 * experiments - 3600
     for number in range(1, experiments + 1):
         track = (number - 1) // HISTORY_PER_TRACK + 1
@@ -190,7 +175,7 @@ def write_history_root(root: Path, *, experiments: int, steps: int, keys: int) -
         head = (
             f"(TaskRunner pid=1) {{'actor_rollout_ref': {{'model': {{'path': '{model}'}}}}, "
             "'algorithm': {'adv_estimator': 'grpo'}, "
-            f"'data': {{'max_response_length': {bench_app.MAX_RESPONSE_LENGTH}, 'train_batch_size': 64}}, "
+            f"'data': {{'max_response_length': {benchmark_root.MAX_RESPONSE_LENGTH}, 'train_batch_size': 64}}, "
             "'trainer': {'n_gpus_per_node': 8, 'nnodes': 1, 'test_freq': 25}}\n"
             f"(TaskRunner pid=1) Total training steps: {steps}\n"
         )
@@ -219,8 +204,8 @@ def prepare_history_root(data: Path, experiments: int, steps: int, *, keys: int)
 def prepare_roots(data: Path, rows: list[tuple[int, int]], *, keys: int) -> dict[tuple[int, int], Path]:
     """One log root per row under ``data``; per number of steps the largest root is written once and the smaller
     ones link its first experiments. Reused when already there at these sizes and of the generator's value model
-    (:data:`bench_app.VALUES`, written in each root's ``.complete``)."""
-    made = str(bench_app.VALUES)
+    (:data:`tests.helpers.benchmark_root.VALUES`, written in each root's ``.complete``)."""
+    made = str(benchmark_root.VALUES)
     roots: dict[tuple[int, int], Path] = {}
     for steps in sorted({steps for _, steps in rows}):
         largest = max(experiments for experiments, row_steps in rows if row_steps == steps)
@@ -306,7 +291,7 @@ class Scaling:
         port = free_port()
         cache = self.work / f"cache-{self.starts}"
         cache.mkdir()
-        with serve(
+        with serve_command(
             "rlmon", rlmon_command(port), port=port, env=rlmon_env(log_root, cache),
             log_path=self.work / f"server-{self.starts}.log",
         ) as server:  # fmt: skip
@@ -450,7 +435,7 @@ class History(Scaling):
     def _serve(self, root: Path, cache: Path) -> Iterator[Server]:
         port = free_port()
         self.starts += 1
-        with serve(
+        with serve_command(
             "rlmon", rlmon_command(port), port=port, env=rlmon_env(root, cache),
             log_path=self.work / f"server-{self.starts}.log",
         ) as server:  # fmt: skip
@@ -600,8 +585,8 @@ def main() -> None:
         return
     from playwright.sync_api import sync_playwright
 
-    atexit.register(_stop_all)
-    signal.signal(signal.SIGTERM, _on_signal)
+    atexit.register(stop_all)
+    signal.signal(signal.SIGTERM, on_signal)
     sizes = QUICK_ROWS if args.quick else [row for row in ROWS if not (args.no_long_multi and row == (5, 10_000))]
     if args.rows:
         sizes = args.rows
@@ -640,8 +625,8 @@ def main_history(
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    atexit.register(_stop_all)
-    signal.signal(signal.SIGTERM, _on_signal)
+    atexit.register(stop_all)
+    signal.signal(signal.SIGTERM, on_signal)
     rows: list[HistoryRow] = []
     with contextlib.ExitStack() as stack:
         if keep is None:

@@ -5,7 +5,7 @@
     python -m benchmarks.bench_vs_tensorboard --data /tmp/bench-data --json   # keep/reuse the data; JSON too
 
 Data. A root of ``--experiments`` verl console logs of ``--steps`` steps x ``--keys`` keys, written by
-benchmarks/bench_app.py's generator (its constants set to these sizes), and the same numbers again as
+tests/helpers/benchmark_root.py at these sizes, and the same numbers again as
 TensorBoard event files, one run folder per experiment, one scalar event per key and step (verl's TensorBoard
 logger calls ``add_scalar`` per key), written by TensorBoard's own ``EventFileWriter`` (benchmarks/tb_events.py,
 run with the Python of TensorBoard's virtual environment). Both files include the validation key the generator
@@ -94,7 +94,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -103,23 +102,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any, Literal
 
-from benchmarks import bench_app
+from tests.helpers import benchmark_root
+from tests.helpers.server import CHROMIUM, CHROMIUM_ARGS, Server, free_port, on_signal, serve_command, stop_all
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"
 TB_EVENTS = Path(__file__).resolve().parent / "tb_events.py"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 1500, "height": 1100}
 POLL_MS = 50
 COLD_TIMEOUT_S = 1200.0
@@ -318,76 +308,6 @@ class BenchError(Exception):
 # --------------------------------------------------------------------------------------- processes
 
 
-_RUNNING: set[subprocess.Popen[bytes]] = set()
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the process group (TensorBoard's data server and Streamlit's children too), then SIGKILL."""
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-    else:
-        # The leader exited; children left in its group still go.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-    _RUNNING.discard(process)
-
-
-def _stop_all() -> None:
-    for process in list(_RUNNING):
-        _stop(process)
-
-
-def _on_signal(number: int, _frame: FrameType | None) -> None:
-    _stop_all()
-    raise SystemExit(128 + number)
-
-
-@dataclass
-class Server:
-    """A server process in its own process group, its output going to ``log_path``."""
-
-    name: str
-    url: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def output_tail(self, chars: int = 3000) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-chars:]
-        except OSError as error:
-            return f"(no output: {error})"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def serve(name: str, command: list[str], *, port: int, env: dict[str, str], log_path: Path) -> Iterator[Server]:
-    """Start ``command`` (output to ``log_path``, not a pipe) and stop its whole process group on the way out."""
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    _RUNNING.add(process)
-    try:
-        yield Server(name, f"http://127.0.0.1:{port}", process, log_path)
-    finally:
-        _stop(process)
-
-
 def rlmon_command(port: int) -> list[str]:
     return [
         sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
@@ -461,16 +381,11 @@ class Sizes:
 
 
 def write_logs(log_root: Path, sizes: Sizes) -> None:
-    """bench_app's generated root at ``sizes`` (its module constants are set for the call, then restored)."""
-    saved = (bench_app.EXPERIMENTS, bench_app.STEPS, bench_app.KEYS)
-    bench_app.EXPERIMENTS, bench_app.STEPS, bench_app.KEYS = sizes.experiments, sizes.steps, sizes.keys
-    try:
-        available = len(bench_app._keys())
-        if available < sizes.keys:
-            raise BenchError(f"--keys {sizes.keys}: benchmarks/bench_app.py generates at most {available} keys")
-        bench_app.write_generated_root(log_root)
-    finally:
-        bench_app.EXPERIMENTS, bench_app.STEPS, bench_app.KEYS = saved
+    """The benchmarks' generated root at ``sizes``."""
+    available = len(benchmark_root.metric_keys(sizes.keys))
+    if available < sizes.keys:
+        raise BenchError(f"--keys {sizes.keys}: tests/helpers/benchmark_root.py generates at most {available} keys")
+    benchmark_root.write_benchmark_root(log_root, experiments=sizes.experiments, steps=sizes.steps, keys=sizes.keys)
 
 
 def prepare_data(data: Path, sizes: Sizes, *, tb_venv: Path | None) -> tuple[Path, Path | None]:
@@ -486,7 +401,7 @@ def prepare_data(data: Path, sizes: Sizes, *, tb_venv: Path | None) -> tuple[Pat
             raise BenchError(
                 f"{data} holds data of other sizes ({meta_path}: {json.dumps(meta)}); pick another --data folder"
             )
-        if meta.get("values") != bench_app.VALUES:  # written by an older value model: written again
+        if meta.get("values") != benchmark_root.VALUES:  # written by an older value model: written again
             meta = {}
     elif data.exists() and any(data.iterdir()):
         raise BenchError(f"{data} is not empty and has no {DATA_META}: not a folder this benchmark wrote")
@@ -496,7 +411,7 @@ def prepare_data(data: Path, sizes: Sizes, *, tb_venv: Path | None) -> tuple[Pat
         shutil.rmtree(log_root, ignore_errors=True)
         write_logs(log_root, sizes)
         size_mb = sum(path.stat().st_size for path in log_root.rglob("*.log")) / 1e6
-        meta |= wanted | {"values": bench_app.VALUES, "logs_done": True, "logs_mb": round(size_mb, 1)}
+        meta |= wanted | {"values": benchmark_root.VALUES, "logs_done": True, "logs_mb": round(size_mb, 1)}
         meta_path.write_text(json.dumps(meta), encoding="utf-8")
         print(f"verl logs: {size_mb:.0f} MB in {time.perf_counter() - started:.0f} s -> {log_root}", file=sys.stderr)
     if tb_venv is None:
@@ -738,7 +653,7 @@ class Bench:
         port = free_port()
         cache = self.work / f"rlmon-cache-{self.starts}"
         cache.mkdir()
-        with serve(
+        with serve_command(
             "rlmon", rlmon_command(port), port=port, env=rlmon_env(self.log_root, cache),
             log_path=self.work / f"rlmon-server-{self.starts}.log",
         ) as server:  # fmt: skip
@@ -749,7 +664,7 @@ class Bench:
         assert self.event_root is not None
         self.starts += 1
         port = free_port()
-        with serve(
+        with serve_command(
             "tensorboard", tb_command(self.venv, self.event_root, port), port=port, env=dict(os.environ),
             log_path=self.work / f"tb-server-{self.starts}.log",
         ) as server:  # fmt: skip
@@ -1029,8 +944,8 @@ def main() -> None:
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
 
-    atexit.register(_stop_all)
-    signal.signal(signal.SIGTERM, _on_signal)
+    atexit.register(stop_all)
+    signal.signal(signal.SIGTERM, on_signal)
     sizes = Sizes(args.experiments, args.steps, args.keys)
     work = Path(tempfile.mkdtemp(prefix="rlmon-vs-tb-"))
     data = args.data if args.data is not None else work / "data"
@@ -1070,7 +985,7 @@ def main() -> None:
     except BenchError as error:
         raise SystemExit(f"benchmark stopped: {error}") from None
     finally:
-        _stop_all()
+        stop_all()
         # Server logs and rlmon's caches go; the data stays with --data (its own folder) or --keep.
         for path in work.iterdir():
             if path == data:

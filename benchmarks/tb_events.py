@@ -7,7 +7,7 @@ TensorBoard) and imports nothing from rlmon. Each experiment folder of ``LOG_ROO
 ``*.log``) becomes one run folder of ``EVENT_ROOT`` with the same relative path. Every ``key:value`` pair of
 every ``step:N - ...`` line becomes one scalar event (tag = the key, step = N) written by TensorBoard's own
 ``EventFileWriter``: one event per scalar, as verl's TensorBoard logger writes them (``add_scalar`` per key).
-The logs are the ones benchmarks/bench_app.py generates (one line per step, plain ``key:value`` pairs), so a
+The logs are the ones tests/helpers/benchmark_root.py generates (one line per step, plain ``key:value`` pairs), so a
 plain split reads them; this is not rlmon's parser and is not meant for other logs.
 
 Wall times are not in the generated logs: they are made up from the step, ``timing_s/step`` seconds apart

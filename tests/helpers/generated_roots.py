@@ -4,7 +4,7 @@ The demo root has at most five experiments per track and short labels; the chart
 20 series and for labels of any length, so :func:`write_generated_root` writes 20 small experiments (150 steps,
 the keys the overview and the experiment page draw, validation every 25 steps) as verl console logs, in two
 tracks (12 x Qwen3-8B, 8 x Qwen3-1.7B), plus an ``rlmon.toml`` that gives some of them labels longer than 30
-characters. Modelled on ``benchmarks/bench_app.py``'s generator, smaller.
+characters. Modelled on ``tests/helpers/benchmark_root.py``, smaller.
 """
 
 from __future__ import annotations

@@ -1,19 +1,23 @@
-"""What the browser tests share: a real ``streamlit run`` (a free loopback port, output to a file, not a pipe,
-``/_stcore/health`` polled until the server answers), and the ``browser`` fixture: one headless Chromium per
-module (registered for every module in tests/conftest.py)."""
+"""What the browser tests and the benchmarks share: a real ``streamlit run`` (a free loopback port, output to a file,
+not a pipe, ``/_stcore/health`` polled until the server answers), the ``browser`` fixture: one headless Chromium per
+module (registered for every module in tests/conftest.py), Chromium's path and flags, and :func:`serve_command`,
+which the benchmarks start their servers (rlmon, TensorBoard, nginx) with, each in its own process group."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -131,6 +135,75 @@ def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Pat
         log.close()
         ARTIFACTS.mkdir(exist_ok=True)
         shutil.copy(log_path, ARTIFACTS / log_name)
+
+
+# --------------------------------------------------------------------------- a process group per server
+
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the process group (TensorBoard's data server and Streamlit's children too), then SIGKILL."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+    else:
+        # The leader exited; children left in its group still go.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    _RUNNING.discard(process)
+
+
+def stop_all() -> None:
+    """Stop every server :func:`serve_command` started and has not stopped yet (``atexit``, a signal)."""
+    for process in list(_RUNNING):
+        stop_group(process)
+
+
+def on_signal(number: int, _frame: FrameType | None) -> None:
+    """A SIGTERM handler: the servers go, then the process, with the signal's exit status."""
+    stop_all()
+    raise SystemExit(128 + number)
+
+
+@dataclass
+class Server:
+    """A server process in its own process group, its output going to ``log_path``."""
+
+    name: str
+    url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def output_tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError as error:
+            return f"(no output: {error})"
+
+
+@contextlib.contextmanager
+def serve_command(name: str, command: list[str], *, port: int, env: dict[str, str], log_path: Path) -> Iterator[Server]:
+    """Start ``command`` in the repository (output to ``log_path``, not a pipe) in a process group of its own and
+    stop that whole group on the way out; yields at once (the caller waits for the server to answer)."""
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    _RUNNING.add(process)
+    try:
+        yield Server(name, f"http://127.0.0.1:{port}", process, log_path)
+    finally:
+        stop_group(process)
 
 
 # Counts, from the page's first frame on, the animation frames in which a "Page not found" box is on screen.

@@ -656,12 +656,12 @@ def test_a_file_logger_record_of_many_keys_is_not_taken_for_an_sft_log(tmp_path:
 def test_the_benchmark_root_reads_as_a_real_run(tmp_path: Path) -> None:
     # Repro: benchmark pages showed "first-5 pass 346.9%", token counts as response_length/clip_ratio and
     # negative grad norms. Read through rlmon, its numbers stay in the ranges verl logs (and the demo shows).
-    from benchmarks.bench_app import MAX_RESPONSE_LENGTH, write_generated_root
     from rlmon.runs.loading import load_experiment
     from rlmon.settings import Settings
     from rlmon.views.model import table_numbers, view_of
+    from tests.helpers.benchmark_root import MAX_RESPONSE_LENGTH, write_benchmark_root
 
-    write_generated_root(tmp_path / "root", experiments=2, steps=200)
+    write_benchmark_root(tmp_path / "root", experiments=2, steps=200)
     cache = LogCache(None)
     for ref in discover_experiments([tmp_path / "root"]).experiments:
         experiment = load_experiment(ref, cache, now=time.time(), settings=Settings())
