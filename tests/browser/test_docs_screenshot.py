@@ -1,8 +1,10 @@
 """tests/helpers/screenshot.py makes the README's picture of the overview: run as the README says, it writes a
-1440 x 900 PNG; the README shows the committed picture."""
+1440 x 900 PNG; the README shows the committed picture, and the committed picture shows the controls the overview
+has today (docs/images/overview.json, written with it, matches a picture made afresh)."""
 
 from __future__ import annotations
 
+import json
 import struct
 import subprocess
 import sys
@@ -16,6 +18,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = REPO_ROOT
 IMAGE = "docs/images/overview.png"
+CONTROLS = "docs/images/overview.json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -44,6 +47,15 @@ def test_the_script_writes_a_1440_by_900_picture(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert png_size(out) == (1440, 900)
     assert out.stat().st_size > 50_000, "a picture this small shows no charts"
+    fresh = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert fresh["charts"] >= 4, fresh  # the overview's first chart row and the next, as the README says
+    kinds = {kind for kind, _ in fresh["controls"]}
+    assert {"stSelectbox", "stMultiSelect"} <= kinds, fresh  # the track picker, the experiments and charts pickers
+    committed = json.loads((ROOT / CONTROLS).read_text(encoding="utf-8"))
+    assert fresh["controls"] == committed["controls"], (
+        f"the overview's controls are no longer those {IMAGE} shows: run `python -m tests.helpers.screenshot` and "
+        f"commit {IMAGE} and {CONTROLS}"
+    )
 
 
 def test_the_readme_shows_the_committed_picture() -> None:

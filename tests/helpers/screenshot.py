@@ -6,14 +6,18 @@
 It starts ``streamlit run streamlit_app.py`` from the repository on a free loopback port with no log root (so the
 app writes and serves its demo root) and a temporary cache folder, waits until ``/_stcore/health`` answers and
 the overview has drawn its first charts, scrolls the page so the comparison charts sit under the experiments
-table, and saves what the window shows. Needs Debian's Chromium (``/usr/bin/chromium``) and the ``playwright``
-package (``pip install -e ".[dev]"``). The server is started and Chromium flagged as in the browser tests
-(:mod:`tests.helpers.server`).
+table, and saves what the window shows. Beside the PNG it writes what the picture shows of the page's controls
+(``overview.json``: each widget in the window, its kind and label, and the charts drawn), which
+tests/browser/test_docs_screenshot.py compares with a picture made afresh: a control added, removed or changed
+in kind (a segmented control become a menu) fails it until the picture is made again. Needs Debian's Chromium
+(``/usr/bin/chromium``) and the ``playwright`` package (``pip install -e ".[dev]"``). The server is started and
+Chromium flagged as in the browser tests (:mod:`tests.helpers.server`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -79,9 +83,31 @@ _SCROLL_TO_CHARTS = """(selector) => {
 }"""
 
 
+# Each widget in the window: its kind (the data-testid of the widget inside its element container) and its label;
+# then the number of charts drawn in the window. Labels of the demo data's controls, never log values.
+_CONTROLS = """(drawn) => {
+  const inView = (box) => box.width > 0 && box.height > 0 && box.bottom > 0 && box.right > 0
+    && box.top < window.innerHeight && box.left < window.innerWidth;
+  const controls = [];
+  for (const label of document.querySelectorAll('[data-testid="stWidgetLabel"]')) {
+    const container = label.closest('[data-testid="stElementContainer"]');
+    if (!container || !inView(container.getBoundingClientRect())) continue;
+    const widget = container.querySelector('[data-testid]:not([data-testid="stWidgetLabel"])');
+    controls.push([widget ? widget.getAttribute('data-testid') : '', label.innerText.trim()]);
+  }
+  const charts = [...document.querySelectorAll(drawn)].filter((node) => inView(node.getBoundingClientRect()));
+  return {controls, charts: charts.length};
+}"""
+
+
+def controls_path(out: Path) -> Path:
+    """Where :func:`take_screenshot` writes what the picture at ``out`` shows of the page's controls."""
+    return out.with_suffix(".json")
+
+
 def take_screenshot(out: Path, *, timeout_s: float = TIMEOUT_S) -> Path:
     """Start the app on the demo data, draw the overview in headless Chromium and save a 1440 x 900 PNG at
-    ``out``; returns ``out``."""
+    ``out`` and its controls at :func:`controls_path`; returns ``out``."""
     from playwright.sync_api import sync_playwright
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -102,6 +128,10 @@ def take_screenshot(out: Path, *, timeout_s: float = TIMEOUT_S) -> Path:
                     wait_for_overview(page, timeout_s=timeout_s)
                     page.wait_for_timeout(1000)  # the last repaint after the scroll
                     page.screenshot(path=str(out))
+                    shown = page.evaluate(_CONTROLS, DRAWN_CHARTS)
+                    rows = ",\n".join(f"  {json.dumps(row, ensure_ascii=False)}" for row in shown["controls"])
+                    text = f'{{"controls": [\n{rows}\n ],\n "charts": {shown["charts"]}}}\n'
+                    controls_path(out).write_text(text, encoding="utf-8")
                 finally:
                     browser.close()
         except Exception:
