@@ -227,14 +227,11 @@ def chart_views(views: Sequence[model.ExperimentView], insights: model.Insights,
     widgets.axis_caption(axes.axis_notes(views, x, lang), paths=app.paths)
     band = widgets.band_choice("overview", lang) if overview.repeat_groups(views) else "minmax"
     highlight = charts.highlight_legend(views, key="overview_highlight", lang=lang, colors=overview.chip_colors(views))
-    plans = overview.comparison_charts(
-        metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
-        lang=lang, max_points=settings.max_points, band=band,
+    choices = overview.ComparisonChoices(
+        smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight, lang=lang,
+        max_points=settings.max_points, band=band,
     )  # fmt: skip
-    ahead = overview.comparison_charts_ahead(
-        metrics, views, smoothing=smoothing, x=x, log_scale=log_scale, signals=insights.signals, highlight=highlight,
-        lang=lang, max_points=settings.max_points, band=band,
-    )  # fmt: skip
+    plans, ahead = overview.overview_charts(metrics, views, choices)
     # The first two rows are drawn at once when they can be in the first screen; the rest as they come into view.
     # Each drawn chart is built ahead under the other smoothing methods: a click there waits only for the browser.
     charts.chart_grid(

@@ -40,6 +40,7 @@ __all__ = [
     "HOURS_TOTAL",
     "PICKER_LIMIT",
     "UNKNOWN_SHOWN",
+    "ComparisonChoices",
     "MetricPicker",
     "OverviewHeader",
     "UnknownMetrics",
@@ -54,6 +55,7 @@ __all__ = [
     "metric_options",
     "metric_picker",
     "notice_lines",
+    "overview_charts",
     "overview_eager",
     "overview_header",
     "progress_line",
@@ -317,6 +319,40 @@ def comparison_charts_ahead(
             for plan in plans:
                 ahead[plan.name].append(plan)
     return ahead
+
+
+@dataclass(frozen=True)
+class ComparisonChoices:
+    """What the overview's comparison charts are drawn with besides the metrics and the experiments: the visitor's
+    smoothing, x axis, log scale, highlight and band, the signals marked, the language and the points a line may
+    have (``settings.max_points``)."""
+
+    smoothing: Smoothing
+    x: str
+    log_scale: bool
+    signals: Sequence[Signal]
+    highlight: Sequence[str]
+    lang: str
+    max_points: int
+    band: Band = "minmax"
+
+
+def overview_charts(
+    metrics: Sequence[str], views: Sequence[ExperimentView], choices: ComparisonChoices
+) -> tuple[list[ChartPlan], dict[str, list[ChartPlan]]]:
+    """The overview's comparison charts (:func:`comparison_charts`) and, by metric, the same under the other
+    smoothing methods, built ahead (:func:`comparison_charts_ahead`): both from one set of ``choices``."""
+    plans = comparison_charts(
+        metrics, views, smoothing=choices.smoothing, x=choices.x, log_scale=choices.log_scale,
+        signals=choices.signals, highlight=choices.highlight, lang=choices.lang, max_points=choices.max_points,
+        band=choices.band,
+    )  # fmt: skip
+    ahead = comparison_charts_ahead(
+        metrics, views, smoothing=choices.smoothing, x=choices.x, log_scale=choices.log_scale,
+        signals=choices.signals, highlight=choices.highlight, lang=choices.lang, max_points=choices.max_points,
+        band=choices.band,
+    )  # fmt: skip
+    return plans, ahead
 
 
 def _joined(*notes: str | None) -> str | None:

@@ -280,3 +280,23 @@ def test_the_charts_ahead_are_the_overviews_under_each_other_smoothing_method(tm
     assert {name for name, plans in ahead.items() if any(plan.key in chosen_keys for plan in plans)} == {
         overview.HOURS_TOTAL
     }
+
+
+def test_the_overview_charts_and_those_ahead_come_from_one_set_of_choices(tmp_path: Path) -> None:
+    views = demo_views(tmp_path)
+    metrics = ["actor/entropy", overview.HOURS_TOTAL]
+    chosen = Smoothing("moving_average", weight=0.6, window=5)
+    choices = overview.ComparisonChoices(
+        smoothing=chosen, x="step", log_scale=True, signals=(), highlight=(), lang="zh", max_points=300,
+    )  # fmt: skip
+    plans, ahead = overview.overview_charts(metrics, views, choices)
+    assert [plan.name for plan in plans] == metrics
+    assert list(ahead) == metrics
+    # a line chart's key: ("overview", metric, experiments, smoothing, x, log scale, points a line, marks)
+    assert plans[0].key[3:6] == (chosen, "step", True)
+    # ahead: the same chart under the two other methods, with the chosen window and weight
+    assert [plan.key[3] for plan in ahead["actor/entropy"]] == [
+        Smoothing("none", weight=0.6, window=5),
+        Smoothing("ema", weight=0.6, window=5),
+    ]
+    assert all(plan.key[4:6] == ("step", True) for plan in ahead["actor/entropy"])
