@@ -19,6 +19,11 @@ Modules, from the process down to a widget:
 * :mod:`~rlmon.app.markup` - the HTML and CSS rlmon writes itself;
 * :mod:`~rlmon.app.samples` - samples read through one cache per server.
 
-The pages mostly need :func:`~rlmon.app.state.app_state`, :func:`~rlmon.app.state.lang` and
-:func:`~rlmon.app.guards.guarded`; each module names its own public names in ``__all__``.
+The pages mostly need :func:`app_state` (the run's :class:`AppState`), :func:`lang` and :func:`guarded`, named
+here; each module names its own public names in ``__all__``.
 """
+
+from rlmon.app.guards import guarded
+from rlmon.app.state import AppState, app_state, lang
+
+__all__ = ["AppState", "app_state", "guarded", "lang"]

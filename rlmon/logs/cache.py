@@ -21,7 +21,7 @@ the line is done), and a file-logger (JSONL) line does not count at all. Once th
 :data:`QUIET_S` seconds it is taken as finished (a log whose last line lacks its newline) and the whole
 line counts; a trainer killed mid-line leaves a cut number that then shows, which no rule can tell apart.
 
-A line longer than :data:`MAX_LINE_BYTES` (16 MB, line break included) is skipped with the warning
+A line longer than :data:`~rlmon.logs.parse.MAX_LINE_BYTES` (16 MB, line break included) is skipped with the warning
 ``line N: longer than 16 MB; skipped`` in ``RunMeta.warnings``, as a cold parse skips it: memory stays bounded
 whatever the file holds, and the offset moves past the line so it is not read again. While such a line has
 no end yet, the cache remembers how far it was scanned rather than holding it, and goes on from there.
@@ -109,12 +109,10 @@ from rlmon.schema import MAX_KEYS, STEP, RunMeta, empty_steps
 
 __all__ = [
     "MAX_DELTAS",
-    "MAX_LINE_BYTES",
     "QUIET_S",
     "SWEEP_S",
     "WRITE_RETRY_S",
     "LogCache",
-    "merge_steps",
     "read_log",
     "read_logs",
     "sweep_temporaries",

@@ -16,9 +16,9 @@ from typing import Any
 import polars as pl
 
 from rlmon.errors import LogReadError, RlmonError
-from rlmon.logs.cache import LogCache, merge_steps, write_text_atomically
+from rlmon.logs.cache import LogCache, write_text_atomically
 from rlmon.logs.lines import file_mark
-from rlmon.logs.parse import bound_keys, keys_dropped_warning, parse_log_bytes
+from rlmon.logs.parse import bound_keys, keys_dropped_warning, merge_steps, parse_log_bytes
 from rlmon.runs.experiment import (
     ConfigSource,
     Experiment,

@@ -57,6 +57,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rlmon.errors import ObjectStoreError
 from rlmon.roots import ObjectRoot, safe_part
+from rlmon.sources.discovery import LOG_SUFFIXES
+from rlmon.sources.rlmon_toml import CONFIG_NAME
 
 if TYPE_CHECKING:
     from obstore import GetOptions
@@ -78,8 +80,6 @@ __all__ = [
 OVERLAP_BYTES = 4096
 """Bytes before the mirrored size fetched again with an append, to check the object was only appended to."""
 _CHUNK_BYTES = 8 * 1024 * 1024
-_KEPT_SUFFIXES = (".log", ".jsonl")  # catalog.LOG_SUFFIXES (not imported: catalog imports settings, which imports this)
-_ROOT_CONFIG = "rlmon.toml"  # rlmon_toml.CONFIG_NAME
 
 ErrorKind = Literal["missing_bucket", "denied", "unreachable", "failed"]
 
@@ -279,9 +279,9 @@ class SyncResult:
 def _wanted(key: str, root: ObjectRoot) -> str | None:
     """The key relative to the root when discovery would take it, else None."""
     relative = key[len(root.key_prefix) :]
-    if relative == _ROOT_CONFIG:
+    if relative == CONFIG_NAME:
         return relative
-    if os.path.splitext(relative)[1].lower() not in _KEPT_SUFFIXES:
+    if os.path.splitext(relative)[1].lower() not in LOG_SUFFIXES:
         return None
     return relative
 

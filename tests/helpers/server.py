@@ -102,7 +102,7 @@ def serve(folder: Path, env_extra: dict[str, str], log_name: str, *, script: Pat
     env |= env_extra
     log_path = folder / "server.log"
     log = log_path.open("wb")
-    # A port found free can be taken before streamlit binds it (tests run in two processes): then a new one.
+    # A port found free can be taken before streamlit binds it (tests run in parallel processes): then a new one.
     for attempt in range(3):
         port = free_port()
         log.truncate(0)

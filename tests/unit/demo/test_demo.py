@@ -23,8 +23,8 @@ import pytest
 from rlmon.analysis.outcomes import detect_length_gap, outcome_table
 from rlmon.demo import RUNNING_EXPERIMENT, TOTAL_STEPS, advance_running, default_demo_root, write_demo_root
 from rlmon.errors import RlmonError
-from rlmon.logs.cache import LogCache, merge_steps, read_log
-from rlmon.logs.parse import ParsedLog
+from rlmon.logs.cache import LogCache, read_log
+from rlmon.logs.parse import ParsedLog, merge_steps
 from rlmon.logs.samples import SampleCache, read_training_dumps
 from rlmon.settings import Settings
 

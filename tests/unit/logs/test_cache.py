@@ -22,9 +22,9 @@ from polars.testing import assert_frame_equal
 
 import rlmon.logs.cache
 from rlmon.errors import LogReadError
-from rlmon.logs.cache import QUIET_S, LogCache, merge_steps, read_log, read_logs
+from rlmon.logs.cache import QUIET_S, LogCache, read_log, read_logs
 from rlmon.logs.lines import complete_end
-from rlmon.logs.parse import ParsedLog, parse_jsonl_bytes, parse_log_bytes
+from rlmon.logs.parse import ParsedLog, merge_steps, parse_jsonl_bytes, parse_log_bytes
 from tests.helpers.logs import Clock
 from tests.helpers.paths import DATA
 
