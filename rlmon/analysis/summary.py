@@ -6,9 +6,9 @@ text, generated only from the data, deterministic, in English or Chinese. Every 
 would take more than :data:`PROSE_CHARS` characters, lists them instead, one a line (:func:`paragraph_parts`
 splits it into its lead and its items). Repeats (:func:`rlmon.runs.groups.find_groups`) are told as groups
 (``DAPO (3 seeds) 12.3 ± 1.0% → 12.5 ± 0.9%``), their members named only where they differ. With at most
-:data:`TRACKS_IN_FULL` tracks in view, each track of three or more runs (and no repeats) gets a line per run on
-what sets it apart, as the run's own paragraph opens. Every template is an ``insight_*``
-message (signal kinds: ``kind_*``) of the one message catalog, :data:`rlmon.text.messages.MESSAGES`; the
+:data:`TRACKS_IN_FULL` tracks in view, a track comparing three runs or more of at least ``min_steps`` steps (and
+no repeats) gets a line per run on what sets it apart, as the run's own paragraph opens. Every template is an
+``insight_*`` message (signal kinds: ``kind_*``) of the one message catalog, :data:`rlmon.text.messages.MESSAGES`; the
 punctuation between the pieces comes from :mod:`rlmon.text.lang`. Signals come from :mod:`rlmon.analysis.signals`;
 figures are written as the signals write them (:data:`~rlmon.analysis.signals.NUMBERS_LANG`), hours and durations
 in the text's own language (``32.6h`` / ``32.6 小时``, ``4h23m`` / ``4小时23分``).
@@ -203,6 +203,8 @@ class _Track:
     """The experiments compared with each other: the finished ones when two or more are, else all with steps."""
     groups: list[Group] = dataclasses.field(default_factory=list)
     """Its groups of repeats (:func:`rlmon.runs.groups.find_groups`)."""
+    judged: bool = False
+    """Every compared run has at least ``min_steps`` training steps (its firsts and lasts mean something)."""
 
 
 def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Track]:
@@ -223,7 +225,8 @@ def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Trac
         finished = [item for item in members if item.status == "finished" and headlines[item.id].steps >= min_steps]
         with_steps = [item for item in members if headlines[item.id].steps > 0]
         compared = finished if len(finished) >= 2 else with_steps
-        tracks.append(_Track(name, members, headlines, compared, find_groups(members)))
+        judged = bool(compared) and all(headlines[item.id].steps >= min_steps for item in compared)
+        tracks.append(_Track(name, members, headlines, compared, find_groups(members), judged))
     return tracks
 
 
@@ -985,9 +988,10 @@ def _apart_sentence(experiment: Experiment, peers: Sequence[Experiment], lang: s
     return None if track is None else _apart_text(experiment, track, lang)
 
 
-def _apart_text(experiment: Experiment, track: _Track, lang: str) -> str | None:
+def _apart_text(experiment: Experiment, track: _Track, lang: str, *, pool_named: bool = True) -> str | None:
     """What sets ``experiment`` apart among the runs ``track`` compares (:func:`_apart_sentence`); None when
-    nothing does or the track has fewer than 3 runs."""
+    nothing does or the track has fewer than 3 runs. Without ``pool_named``, ``E1 (GRPO): ...``, the runs it is
+    compared with left to the text around it."""
     if len(track.experiments) < 3:
         return None
     found = distinctions(experiment, track.compared, track.headlines)
@@ -1027,6 +1031,8 @@ def _apart_text(experiment: Experiment, track: _Track, lang: str) -> str | None:
         parts.append(_word("apart_running", lang))
     if not parts:
         return None
+    if not pool_named:
+        return _fill("opening_item", lang, name=_name(experiment), text=join_clauses(parts, lang))
     pool = [run for run in track.experiments if run in track.compared or run.id == experiment.id]
     return _fill(
         "apart",
@@ -1040,12 +1046,14 @@ def _apart_text(experiment: Experiment, track: _Track, lang: str) -> str | None:
 def _openings(track: _Track, lang: str) -> str | None:
     """The overview's line per run of the track on what sets it apart (the opening of its own paragraph,
     :func:`_apart_text`), a running run's with what comes next (:func:`_next_sentence`); None when no run has
-    one, and for a track with repeats (what sets one seed of a setting apart from the others is chance)."""
-    if track.groups:
+    one, for a track with repeats (what sets one seed of a setting apart from the others is chance), and unless
+    it compares three runs or more, each at least :attr:`~rlmon.settings.Settings.min_steps` long (a first or
+    last of a run of a few steps says nothing)."""
+    if track.groups or not track.judged or len(track.compared) < 3:
         return None
     items = []
     for experiment in track.experiments:
-        apart = _apart_text(experiment, track, lang)
+        apart = _apart_text(experiment, track, lang, pool_named=False)
         if apart is None:
             continue
         parts = [apart]

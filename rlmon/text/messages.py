@@ -980,6 +980,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "insight_group_except": {"en": "{state}, except {others}", "zh": "{state}，但 {others}"},
     "insight_group_members": {"en": "{group}: {states}", "zh": "{group}：{states}"},
     "insight_openings_lead": {"en": "What sets each run apart:", "zh": "各实验的不同之处："},
+    "insight_opening_item": {"en": "{name}: {text}.", "zh": "{name}：{text}。"},
     "insight_groups_within_spread": {
         "en": "{first} and {second} differ by less than their spread.",
         "zh": "{first}与{second}之差小于其离散程度。",

@@ -531,7 +531,11 @@ def test_with_several_tracks_every_paragraph_names_its_track() -> None:
     assert [paragraph.split(" ")[0] for paragraph in english] == [
         "Big:", "Big", "Big", "Big", "Small:", "Small", "Small", "Small", "Big"
     ]  # fmt: skip
-    assert english[1].startswith("Big · What sets each run apart:\n- E1 (GRPO) — among E1–E3: ")
+    # Big: lengths 1.0k -> 3.0k, 2.0k, 1.5k; hours 30, 28, 33
+    assert english[1] == (
+        "Big · What sets each run apart:\n- E1 (GRPO): most length growth (1.0k→3.0k).\n- E2 (DAPO): fastest (28.0h)."
+        "\n- E3 (Dr.GRPO): least length growth (1.0k→1.5k), slowest (33.0h)."
+    )
     assert english[2].startswith("Big · E2 (DAPO) is the fastest (28.0h)")
     assert english[6].startswith("Small · E2 (DAPO) is the fastest (18.0h)")
     assert english[8].startswith("Big vs Small:")
@@ -1000,7 +1004,12 @@ def test_the_overview_summary_opens_each_run_too(demo: tuple[Path, list[Experime
     openings = DEMO_OPENINGS if lang == "en" else DEMO_OPENINGS_ZH
     joint = " " if lang == "en" else ""
     lead = "Qwen3.5-4B · What sets each run apart:" if lang == "en" else "Qwen3.5-4B · 各实验的不同之处："
-    items = [openings[code] for code in ("E1", "E2", "E3", "E4")] + [openings["E5"] + joint + DEMO_E5_NEXT[lang]]
+    # a line a run, without the page's "among E1–E4" (the track's first paragraph names the runs compared)
+    pool = re.compile(" — among E1–E[45]: " if lang == "en" else "——在 E1–E[45] 中：")
+    colon = ": " if lang == "en" else "："
+    items = [pool.sub(colon, openings[code], count=1) for code in ("E1", "E2", "E3", "E4", "E5")]
+    assert items[0].startswith("E1 (GRPO): one of only" if lang == "en" else "E1 (GRPO)：仅有的")
+    items[4] += joint + DEMO_E5_NEXT[lang]
     assert paragraphs[1] == "\n".join([lead, *("- " + item for item in items)])
     assert paragraph_parts(paragraphs[1]) == (lead, items)
     # the 2B track has its own, after its first paragraph

@@ -155,6 +155,10 @@ def test_the_summary_gives_each_run_its_own_clause_and_numbers(real: tuple[list[
         "950），amd-mi300-deepseek7b… (GRPO) 0.706（step 900）。最后一次验证（step 1120）amd-mi300-deepseek7b… (PPO) "
         "最高，为 0.701。"
     )
+    # what sets each run apart is said only among three runs or more of at least 10 steps: the "unknown model"
+    # track's three have 1, 870 (one step line) and 2 steps; Qwen2.5-0.5B compares only the two ehl runs
+    for track in ("unknown model", "Qwen2.5-0.5B-Instruct", "deepseek-llm-7b-chat"):
+        assert not any("What sets each run apart" in paragraph for paragraph in summary(_track(views, track))), track
     # GPG: critic/score/mean 0.669 -> 0.9409 (FSDP), 0.695 -> 0.9848 (Megatron)
     assert (
         "Pass rate, first-5 → last-10-step mean: gpg-qwen2-7b-fsdp… 66.9% → 94.1%, gpg-qwen2-7b-megatron… 69.5% → "
