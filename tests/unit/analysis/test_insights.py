@@ -886,6 +886,8 @@ def test_demo_summary_chinese(demo: tuple[Path, list[Experiment], list[Signal]])
     ):
         assert expected in text, expected
     assert text.count("尖峰") == 1
+    # hours and durations in Chinese throughout (32.6 小时, 26小时56分), never the English 32.6h or 26h56m
+    assert not re.search(r"\d(\.\d+)?h", text), re.findall(r".{12}\d(?:\.\d+)?h.{4}", text)
 
 
 # The seed's "E1/E4 have a KL loss holding them and decline gently", worked from the demo's settings (KL loss on
