@@ -1,13 +1,17 @@
 """The written summary: a few paragraphs about the experiments in view, and one about each experiment.
 
 The summary (:func:`write_summary`, :func:`experiment_paragraph`; :func:`summary_for_root` for the CLI) is plain
-text, generated only from the data, deterministic, in English or Chinese; a paragraph that would name more than
-:data:`LIST_AFTER` runs one by one lists them instead, one a line (:func:`paragraph_parts` splits it into its lead
-and its items). Every template is an ``insight_*``
-message (signal kinds: ``kind_*``) of the one message catalog, :data:`rlmon.text.messages.MESSAGES`; the
+text, generated only from the data, deterministic, in English or Chinese. Every number sits beside its run (``E1
+80.2% → 89.6%``); a sentence that would name more than :data:`LIST_AFTER` runs' statuses, or whose runs' pass rates
+would take more than :data:`PROSE_CHARS` characters, lists them instead, one a line (:func:`paragraph_parts`
+splits it into its lead and its items). Repeats (:func:`rlmon.runs.groups.find_groups`) are told as groups
+(``DAPO (3 seeds) 12.3 ± 1.0% → 12.5 ± 0.9%``), their members named only where they differ. With at most
+:data:`TRACKS_IN_FULL` tracks in view, a track comparing three runs or more of at least ``min_steps`` steps (and
+no repeats) gets a line per run on what sets it apart, as the run's own paragraph opens. Every template is an
+``insight_*`` message (signal kinds: ``kind_*``) of the one message catalog, :data:`rlmon.text.messages.MESSAGES`; the
 punctuation between the pieces comes from :mod:`rlmon.text.lang`. Signals come from :mod:`rlmon.analysis.signals`;
-figures are written as the signals write them (:data:`~rlmon.analysis.signals.NUMBERS_LANG`), durations in the
-text's own language.
+figures are written as the signals write them (:data:`~rlmon.analysis.signals.NUMBERS_LANG`), hours and durations
+in the text's own language (``32.6h`` / ``32.6 小时``, ``4h23m`` / ``4小时23分``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rlmon.analysis.associations import Association, associations, distinctions, track_differences, value_text
 from rlmon.analysis.outcomes import dump_signal
@@ -29,7 +34,7 @@ from rlmon.analysis.signals import KINDS, NUMBERS_LANG, SEVERITIES, Signal, dete
 from rlmon.logs.cache import LogCache
 from rlmon.logs.samples import SampleCache
 from rlmon.runs.experiment import STATUS_ORDER, Experiment, name_entries
-from rlmon.runs.groups import find_groups
+from rlmon.runs.groups import Group, find_groups
 from rlmon.runs.headline import Headline, headline_numbers
 from rlmon.runs.metrics import validation_keys
 from rlmon.runs.schedule import next_milestones
@@ -62,6 +67,7 @@ from rlmon.text.numbers import (
 __all__ = [
     "LIST_AFTER",
     "LIST_MARK",
+    "PROSE_CHARS",
     "SUMMARY_ITEMS",
     "TRACKS_IN_FULL",
     "experiment_paragraph",
@@ -173,7 +179,9 @@ def _band(values: Sequence[float | None]) -> tuple[float, float] | None:
     return min(present), max(present)
 
 
-def _band_text(band: tuple[float, float] | None, *, kind: str) -> str:
+def _band_text(band: tuple[float, float] | None, *, kind: str, lang: str) -> str:
+    """A band of pass rates (``79.4–80.7%``) or of hours in the text's language (``32.6–37.2h`` /
+    ``32.6–37.2 小时``: the catalog's hours format around the range)."""
     if band is None:
         return UNKNOWN
     low, high = band
@@ -182,8 +190,8 @@ def _band_text(band: tuple[float, float] | None, *, kind: str) -> str:
             return format_percent(low, NUMBERS_LANG)
         return format_range(low, high, NUMBERS_LANG, unit="%")
     if round(low, 1) == round(high, 1):
-        return format_hours(low, NUMBERS_LANG)
-    return f"{low:.1f}–{high:.1f}h"
+        return format_hours(low, lang)
+    return t("fmt_hours", lang, value=f"{low:.1f}–{high:.1f}")
 
 
 @dataclass
@@ -193,6 +201,10 @@ class _Track:
     headlines: dict[str, Headline]
     compared: list[Experiment]
     """The experiments compared with each other: the finished ones when two or more are, else all with steps."""
+    groups: list[Group] = dataclasses.field(default_factory=list)
+    """Its groups of repeats (:func:`rlmon.runs.groups.find_groups`)."""
+    judged: bool = False
+    """Every compared run has at least ``min_steps`` training steps (its firsts and lasts mean something)."""
 
 
 def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Track]:
@@ -212,38 +224,64 @@ def _tracks(experiments: Sequence[Experiment], settings: Settings) -> list[_Trac
         headlines = {experiment.id: headline_numbers(experiment) for experiment in members}
         finished = [item for item in members if item.status == "finished" and headlines[item.id].steps >= min_steps]
         with_steps = [item for item in members if headlines[item.id].steps > 0]
-        tracks.append(_Track(name, members, headlines, finished if len(finished) >= 2 else with_steps))
+        compared = finished if len(finished) >= 2 else with_steps
+        judged = bool(compared) and all(headlines[item.id].steps >= min_steps for item in compared)
+        tracks.append(_Track(name, members, headlines, compared, find_groups(members), judged))
     return tracks
 
 
+def _seeds(config: Mapping[str, Any] | None, prefix: str = "") -> dict[str, str]:
+    """The seed keys of a config (``data.seed``, ``...rollout.seed``: :func:`rlmon.runs.groups.is_repeat_key`'s
+    ``seed`` and ``*_seed``) and their values."""
+    found: dict[str, str] = {}
+    for key, value in (config or {}).items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            found.update(_seeds(value, path + "."))
+        elif key == "seed" or str(key).endswith("_seed"):
+            found[path] = repr(value)
+    return found
+
+
+def _group_name(group: Group, track: _Track, lang: str) -> str:
+    """``DAPO (3 seeds)`` for a group found from its runs' settings whose seeds differ; ``A (2 runs)`` for one set
+    by name in ``rlmon.toml``, or whose runs differ only in their names and paths."""
+    by_id = {experiment.id: experiment for experiment in track.experiments}
+    seeds = {json.dumps(_seeds(by_id[member].config), sort_keys=True) for member in group.members}
+    key = "group_seeds" if group.found and len(seeds) > 1 else "group_runs"
+    return _fill(key, lang, name=group.name, count=str(len(group.members)))
+
+
+def _spread_text(values: Sequence[float | None]) -> str | None:
+    """``12.5 ± 0.9%``: the mean ± sample standard deviation of the percentages present (one alone as it is);
+    None when none is."""
+    present = [value for value in values if value is not None and math.isfinite(value)]
+    if not present:
+        return None
+    if len(present) == 1:
+        return format_percent(present[0], NUMBERS_LANG)
+    mean = format_percent(statistics.fmean(present), NUMBERS_LANG).removesuffix("%")
+    return f"{mean} ± {format_percent(statistics.stdev(present), NUMBERS_LANG)}"
+
+
 def _group_sentences(track: _Track, lang: str) -> list[str]:
-    """The track's groups of repeats (:func:`rlmon.runs.groups.find_groups`): each one's last-10-step pass rate
-    as the mean ± sample standard deviation of its runs' (``DAPO (3 seeds) 91.1 ± 0.6%``); which groups, next to
-    each other in that order, differ by less than the larger of their two spreads; and the crashed members, left
-    out of their group's mean after their last step. Nothing when the track has no repeats."""
-    found = find_groups(track.experiments)
-    if not found:
-        return []
+    """Which of the track's groups of repeats, next to each other in the order of their last-10-step mean pass
+    rate (the mean of their runs'), differ by less than the larger of their two spreads (sample standard
+    deviations); and the crashed members, left out of their group's mean after their last step. Nothing when the
+    track has no repeats. (Each group's figures come with the pass rates, :func:`_pass_items`.)"""
     by_id = {experiment.id: experiment for experiment in track.experiments}
     stats = []
-    for group in found:
+    for group in track.groups:
         values = [track.headlines[member].pass_rate_end for member in group.members]
         present = [value for value in values if value is not None and math.isfinite(value)]
         if len(present) >= 2:
-            stats.append((group, statistics.fmean(present), statistics.stdev(present), len(present)))
+            stats.append((group, statistics.fmean(present), statistics.stdev(present)))
     sentences = []
-    if stats:
-        items = [
-            _fill("group_item", lang, name=group.name, n=str(count),
-                  mean=format_percent(mean, NUMBERS_LANG).removesuffix("%"), std=format_percent(spread, NUMBERS_LANG))
-            for group, mean, spread, count in stats
-        ]  # fmt: skip
-        sentences.append(_fill("groups", lang, items=join_list(items, lang)))
-        ranked = sorted(stats, key=lambda item: item[1], reverse=True)
-        for (first, mean_a, std_a, _), (second, mean_b, std_b, _) in itertools.pairwise(ranked):
-            if abs(mean_a - mean_b) < max(std_a, std_b):
-                sentences.append(_fill("groups_within_spread", lang, first=first.name, second=second.name))
-    for group in found:
+    ranked = sorted(stats, key=lambda item: item[1], reverse=True)
+    for (first, mean_a, std_a), (second, mean_b, std_b) in itertools.pairwise(ranked):
+        if abs(mean_a - mean_b) < max(std_a, std_b):
+            sentences.append(_fill("groups_within_spread", lang, first=first.name, second=second.name))
+    for group in track.groups:
         for member in group.members:
             experiment = by_id[member]
             if experiment.status == "crashed" and experiment.failure_step is not None:
@@ -254,31 +292,111 @@ def _group_sentences(track: _Track, lang: str) -> list[str]:
     return sentences
 
 
-def _status_clauses(track: _Track, lang: str) -> list[str]:
-    """One clause per run - or per runs that share their status and progress (``E1–E4 finished 150/150``) - each
-    with its own numbers, in the track's order."""
-    by_state: dict[tuple[str, str], list[Experiment]] = {}
+PROSE_CHARS = 160
+"""Characters of runs' clauses a sentence holds (about two lines of the summary at 1440 px); past that they are a
+list, one a line (the pass rates, :func:`_pass_items`)."""
+
+
+def _pass_items(track: _Track, lang: str) -> list[str]:
+    """Each compared run's first-5 → last-10-step mean pass rate (``E1 79.4% → 89.6%``), in the track's order; a
+    group of repeats once, at its first member, as the mean ± standard deviation of all its members' (``DAPO (3
+    seeds) 11.7 ± 0.9% → 12.5 ± 0.9%``: a running or crashed member counts with the steps it has)."""
+    grouped = {member: group for group in track.groups for member in group.members}
+    items: list[str] = []
+    told: set[str] = set()
     for experiment in track.experiments:
+        group = grouped.get(experiment.id)
+        if group is not None:
+            if group.key in told:
+                continue
+            told.add(group.key)
+            start = _spread_text([track.headlines[member].pass_rate_start for member in group.members])
+            end = _spread_text([track.headlines[member].pass_rate_end for member in group.members])
+            name = _group_name(group, track, lang)
+        elif experiment in track.compared:
+            headline = track.headlines[experiment.id]
+            start = _spread_text([headline.pass_rate_start])
+            end = _spread_text([headline.pass_rate_end])
+            name = _codes([experiment], lang, track.experiments)
+        else:
+            continue
+        if start is not None and end is not None:
+            items.append(_fill("pass_item", lang, name=name, start=start, end=end))
+    return items
+
+
+def _member_states(members: Sequence[Experiment], among: Sequence[Experiment], lang: str) -> list[str]:
+    """One clause per status and progress its runs share (``E1–E4 finished 150/150``), in their order."""
+    by_state: dict[tuple[str, str], list[Experiment]] = {}
+    for experiment in members:
         progress = format_progress(experiment.steps_done, experiment.total_steps, lang)
         by_state.setdefault((experiment.status, progress), []).append(experiment)
+    return [
+        _state_clause(status, progress, _codes(runs, lang, among), lang)
+        for (status, progress), runs in by_state.items()
+    ]
+
+
+def _state_clause(status: str, progress: str, names: str, lang: str) -> str:
+    if status in ("finished", "running"):
+        return _fill(f"state_{status}", lang, names=names, progress=progress)
+    return _fill("state_other", lang, names=names, status=t(f"status_{status}", lang), progress=progress)
+
+
+def _group_state(group: Group, track: _Track, lang: str) -> tuple[str, bool]:
+    """(the group's status clause, whether it names members): ``GRPO (3 seeds) finished 10/10`` when its runs
+    share their status and progress; ``RLOO (3 seeds) finished 10/10, except rloo_seed3 crashed 5/10`` when more
+    than half do; else each member's (``DAPO (3 seeds): dapo_seed1 finished 10/10, ...``)."""
+    by_id = {experiment.id: experiment for experiment in track.experiments}
+    members = [by_id[member] for member in group.members]
+    name = _group_name(group, track, lang)
+    states = [(item.status, format_progress(item.steps_done, item.total_steps, lang)) for item in members]
+    common = max(set(states), key=lambda state: (states.count(state), -states.index(state)))
+    if states.count(common) == len(states):
+        return _state_clause(*common, name, lang), False
+    if states.count(common) * 2 > len(states):
+        others = [item for item, state in zip(members, states, strict=True) if state != common]
+        state = _state_clause(*common, name, lang)
+        return _fill(
+            "group_except", lang, state=state, others=join_items(_member_states(others, track.experiments, lang), lang)
+        ), True
+    return _fill(
+        "group_members", lang, group=name, states=join_items(_member_states(members, track.experiments, lang), lang)
+    ), True
+
+
+def _status_clauses(track: _Track, lang: str) -> tuple[list[str], bool]:
+    """(one clause per run - or per runs that share their status and progress, ``E1–E4 finished 150/150`` - each
+    with its own numbers, in the track's order; a group of repeats in one clause at its first member's place,
+    :func:`_group_state`; whether a group's clause names its members)."""
+    grouped = {member: group for group in track.groups for member in group.members}
+    units: dict[tuple[str, ...], list[Experiment]] = {}
+    for experiment in track.experiments:
+        group = grouped.get(experiment.id)
+        if group is not None:
+            units.setdefault(("group", group.key), []).append(experiment)
+            continue
+        progress = format_progress(experiment.steps_done, experiment.total_steps, lang)
+        units.setdefault(("state", experiment.status, progress), []).append(experiment)
+    groups = {group.key: group for group in track.groups}
     clauses: list[str] = []
-    for (status, progress), members in by_state.items():
-        names = _codes(members, lang, track.experiments)
-        if status == "finished":
-            clauses.append(_fill("state_finished", lang, names=names, progress=progress))
-        elif status == "running":
-            clauses.append(_fill("state_running", lang, names=names, progress=progress))
+    named = False
+    for unit, members in units.items():
+        if unit[0] == "group":
+            clause, names_members = _group_state(groups[unit[1]], track, lang)
+            clauses.append(clause)
+            named = named or names_members
         else:
-            status_text = t(f"status_{status}", lang)
-            clauses.append(_fill("state_other", lang, names=names, status=status_text, progress=progress))
-    return clauses
+            clauses.append(_state_clause(unit[1], unit[2], _codes(members, lang, track.experiments), lang))
+    return clauses, named
 
 
 def _status_sentence(track: _Track, lang: str) -> str:
-    """``Qwen3.5-4B: E1–E4 finished 150/150, E5 running 21/150.``; past :data:`LIST_AFTER` clauses a list."""
-    clauses = _status_clauses(track, lang)
+    """``Qwen3.5-4B: E1–E4 finished 150/150, E5 running 21/150.``; past :data:`LIST_AFTER` clauses, or when a
+    group's clause names its members, a list."""
+    clauses, named = _status_clauses(track, lang)
     name = track_name(track.name, lang)
-    if len(clauses) > LIST_AFTER:
+    if len(clauses) > LIST_AFTER or named:
         return _listed(_fill("track_status_list", lang, track=name, count=str(len(track.experiments))), clauses)
     return _fill("track_status", lang, track=name, states=join_items(clauses, lang))
 
@@ -418,9 +536,9 @@ def _dynamics_sentences(track: _Track, signals: Sequence[Signal], lang: str) -> 
                 "speed",
                 lang,
                 fast=_name(fast),
-                fast_h=format_hours(fast.elapsed_h, NUMBERS_LANG),
+                fast_h=format_hours(fast.elapsed_h, lang),
                 slow=_name(slow),
-                slow_h=format_hours(slow.elapsed_h, NUMBERS_LANG),
+                slow_h=format_hours(slow.elapsed_h, lang),
             )
         )
     growth = _extremes(track, _growth)
@@ -476,7 +594,7 @@ def _measure_items(association: Association, runs: Sequence[Experiment], track: 
         elif name == "grad":
             figure = _grad_range(headline)
         else:
-            figure = format_hours(headline.elapsed_h, NUMBERS_LANG)
+            figure = format_hours(headline.elapsed_h, lang)
         texts.append(f"{_code(run)} {figure}")
     return join_values(texts, lang)
 
@@ -623,7 +741,12 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
     band_b = _band([second.headlines[item.id].pass_rate_start for item in second.compared])
     if band_a and band_b:
         items.append(
-            _fill("tracks_pass", lang, a_band=_band_text(band_a, kind="%"), b_band=_band_text(band_b, kind="%"))
+            _fill(
+                "tracks_pass",
+                lang,
+                a_band=_band_text(band_a, kind="%", lang=lang),
+                b_band=_band_text(band_b, kind="%", lang=lang),
+            )
         )
     hours_a = _band([item.elapsed_h for item in _finished(first)])
     hours_b = _band([item.elapsed_h for item in _finished(second)])
@@ -633,7 +756,12 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
         spread_b = round(hours_b[1], 1) - round(hours_b[0], 1)
         if round(spread_a, 1) == round(spread_b, 1) or len(_finished(first)) < 2 or len(_finished(second)) < 2:
             items.append(
-                _fill("tracks_hours", lang, a_band=_band_text(hours_a, kind="h"), b_band=_band_text(hours_b, kind="h"))
+                _fill(
+                    "tracks_hours",
+                    lang,
+                    a_band=_band_text(hours_a, kind="h", lang=lang),
+                    b_band=_band_text(hours_b, kind="h", lang=lang),
+                )
             )
         else:
             items.append(
@@ -643,10 +771,10 @@ def _comparison_sentence(first: _Track, second: _Track, common: Sequence[str], l
                     a=first.name,
                     b=second.name,
                     order=_word("spread_narrower" if spread_a < spread_b else "spread_wider", lang),
-                    a_band=_band_text(hours_a, kind="h"),
-                    b_band=_band_text(hours_b, kind="h"),
-                    a_spread=f"{spread_a:.1f}h",
-                    b_spread=f"{spread_b:.1f}h",
+                    a_band=_band_text(hours_a, kind="h", lang=lang),
+                    b_band=_band_text(hours_b, kind="h", lang=lang),
+                    a_spread=format_hours(spread_a, lang),
+                    b_spread=format_hours(spread_b, lang),
                 )
             )
     names = {item.algorithm.key: item.algorithm.name for item in first.compared + second.compared}
@@ -749,25 +877,24 @@ def write_summary(
         first = [] if "\n" in status else [status]
         if "\n" in status:  # a list of runs is a paragraph of its own
             paragraphs.append(status)
-        if track.compared:
-            start = _band([track.headlines[item.id].pass_rate_start for item in track.compared])
-            end = _band([track.headlines[item.id].pass_rate_end for item in track.compared])
-            if start and end:
-                # which runs the bands are of, when not all of the track's
-                compared = track.compared != track.experiments
-                first.append(
-                    _fill(
-                        "pass_bands" if compared else "pass_bands_all",
-                        lang,
-                        start=_band_text(start, kind="%"),
-                        end=_band_text(end, kind="%"),
-                        names=_codes(track.compared, lang, track.experiments) if compared else "",
-                    )
-                )
+        items = _pass_items(track, lang)
+        if items and len(join_items(items, lang)) > PROSE_CHARS:
+            # a list of its own, after what the paragraph said so far
+            paragraphs.append(_listed(join_sentences([*first, _word("pass_rates_lead", lang)], lang), items))
+            first = []
+        elif items:
+            first.append(_fill("pass_rates", lang, items=join_items(items, lang)))
         first.extend(_group_sentences(track, lang))
         first.extend(_validation_sentences(track, signals, lang))
         if first:
             paragraphs.append(join_sentences(first, lang))
+        openings = _openings(track, lang) if len(tracks) <= TRACKS_IN_FULL else None
+        if openings is not None:
+            paragraphs.append(
+                _fill("track_prefix", lang, track=track_name(track.name, lang), text=openings)
+                if len(tracks) > 1
+                else openings
+            )
         # With several tracks in view, every paragraph says whose runs it is about, as the first one does. With
         # many, how the runs of a track compare (speed, length, entropy) is left to that track's own view.
         dynamics = _dynamics_sentences(track, signals, lang) if len(tracks) <= TRACKS_IN_FULL else []
@@ -845,7 +972,7 @@ def _rank_value(name: str, headline: Headline, lang: str) -> str:
     if name == "grad":
         return _grad_range(headline)
     if name == "hours":
-        return format_hours(headline.elapsed_h, NUMBERS_LANG)
+        return format_hours(headline.elapsed_h, lang)
     best = headline.best()
     if best is None:
         return ""
@@ -858,7 +985,14 @@ def _apart_sentence(experiment: Experiment, peers: Sequence[Experiment], lang: s
     (:func:`rlmon.analysis.associations.distinctions`); None when nothing does or it has no track mates."""
     others = [peer for peer in peers if peer.id != experiment.id]
     track = next((item for item in _tracks([*others, experiment], settings) if experiment in item.experiments), None)
-    if track is None or len(track.experiments) < 3:
+    return None if track is None else _apart_text(experiment, track, lang)
+
+
+def _apart_text(experiment: Experiment, track: _Track, lang: str, *, pool_named: bool = True) -> str | None:
+    """What sets ``experiment`` apart among the runs ``track`` compares (:func:`_apart_sentence`); None when
+    nothing does or the track has fewer than 3 runs. Without ``pool_named``, ``E1 (GRPO): ...``, the runs it is
+    compared with left to the text around it."""
+    if len(track.experiments) < 3:
         return None
     found = distinctions(experiment, track.compared, track.headlines)
     parts = []
@@ -897,6 +1031,8 @@ def _apart_sentence(experiment: Experiment, peers: Sequence[Experiment], lang: s
         parts.append(_word("apart_running", lang))
     if not parts:
         return None
+    if not pool_named:
+        return _fill("opening_item", lang, name=_name(experiment), text=join_clauses(parts, lang))
     pool = [run for run in track.experiments if run in track.compared or run.id == experiment.id]
     return _fill(
         "apart",
@@ -905,6 +1041,29 @@ def _apart_sentence(experiment: Experiment, peers: Sequence[Experiment], lang: s
         names=_codes(pool, lang, track.experiments),
         text=join_clauses(parts, lang),
     )
+
+
+def _openings(track: _Track, lang: str) -> str | None:
+    """The overview's line per run of the track on what sets it apart (the opening of its own paragraph,
+    :func:`_apart_text`), a running run's with what comes next (:func:`_next_sentence`); None when no run has
+    one, for a track with repeats (what sets one seed of a setting apart from the others is chance), and unless
+    it compares three runs or more, each at least :attr:`~rlmon.settings.Settings.min_steps` long (a first or
+    last of a run of a few steps says nothing)."""
+    if track.groups or not track.judged or len(track.compared) < 3:
+        return None
+    items = []
+    for experiment in track.experiments:
+        apart = _apart_text(experiment, track, lang, pool_named=False)
+        if apart is None:
+            continue
+        parts = [apart]
+        if experiment.status == "running":
+            headline = track.headlines[experiment.id]
+            upcoming = _next_sentence(experiment, _validation_name(experiment, headline, lang), lang)
+            if upcoming is not None:
+                parts.append(upcoming)
+        items.append(join_sentences(parts, lang))
+    return _listed(_word("openings_lead", lang), items) if items else None
 
 
 def experiment_paragraph(

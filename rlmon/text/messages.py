@@ -966,19 +966,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     "insight_state_finished": {"en": "{names} finished {progress}", "zh": "{names} 已完成 {progress}"},
     "insight_state_running": {"en": "{names} running {progress}", "zh": "{names} 运行中 {progress}"},
     "insight_state_other": {"en": "{names} {status} {progress}", "zh": "{names} {status} {progress}"},
-    "insight_pass_bands": {
-        "en": "First-5-step mean pass rate {start}, last-10-step mean {end} ({names}).",
-        "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}（{names}）。",
+    "insight_pass_rates": {
+        "en": "Pass rate, first-5 → last-10-step mean: {items}.",
+        "zh": "pass rate（首 5 步 → 末 10 步均值）：{items}。",
     },
-    "insight_pass_bands_all": {
-        "en": "First-5-step mean pass rate {start}, last-10-step mean {end}.",
-        "zh": "首 5 步 pass rate 均值 {start}，末 10 步均值 {end}。",
+    "insight_pass_rates_lead": {
+        "en": "Pass rate, first-5 → last-10-step mean:",
+        "zh": "pass rate（首 5 步 → 末 10 步均值）：",
     },
-    "insight_groups": {
-        "en": "Repeats, last-10-step mean pass rate as mean ± std over the runs: {items}.",
-        "zh": "重复运行的末 10 步 pass rate 均值（各次运行的均值 ± 标准差）：{items}。",
-    },
-    "insight_group_item": {"en": "{name} ({n} seeds) {mean} ± {std}", "zh": "{name}（{n} 个种子）{mean} ± {std}"},
+    "insight_pass_item": {"en": "{name} {start} → {end}", "zh": "{name} {start} → {end}"},
+    "insight_group_seeds": {"en": "{name} ({count} seeds)", "zh": "{name} ({count} 个种子)"},
+    "insight_group_runs": {"en": "{name} ({count} runs)", "zh": "{name} ({count} 个实验)"},
+    "insight_group_except": {"en": "{state}, except {others}", "zh": "{state}，但 {others}"},
+    "insight_group_members": {"en": "{group}: {states}", "zh": "{group}：{states}"},
+    "insight_openings_lead": {"en": "What sets each run apart:", "zh": "各实验的不同之处："},
+    "insight_opening_item": {"en": "{name}: {text}.", "zh": "{name}：{text}。"},
     "insight_groups_within_spread": {
         "en": "{first} and {second} differ by less than their spread.",
         "zh": "{first}与{second}之差小于其离散程度。",

@@ -80,35 +80,71 @@ def test_std_band(pass_rates: tuple[pl.DataFrame, dict[str, str]]) -> None:
     assert stats.filter(pl.col("group") == "GRPO").height == 10
 
 
-def _group_figures(text: str, name: str) -> tuple[int, float, float]:
-    """(seeds, mean, std) of a group as the summary writes it: ``DAPO (3 seeds) 12.5 ± 0.9%``."""
-    found = re.search(re.escape(name) + r" \((\d+) seeds\) ([\d.]+) ± ([\d.]+)%", text)
+def _group_figures(text: str, name: str, *, unit: str = "seeds") -> tuple[int, float, float, float, float]:
+    """(members, start mean, start std, end mean, end std) of a group as the summary's pass rates write it:
+    ``DAPO (3 seeds) 12.3 ± 1.0% → 12.5 ± 0.9%``."""
+    number = r"([\d.]+) ± ([\d.]+)%"
+    found = re.search(re.escape(name) + rf" \((\d+) {unit}\) {number} → {number}", text)
     assert found is not None, (name, text)
-    return int(found.group(1)), float(found.group(2)), float(found.group(3))
+    count, *figures = found.groups()
+    return (int(count), *(float(figure) for figure in figures))  # type: ignore[return-value]
 
 
 def test_summary_speaks_of_groups(tmp_path: Path) -> None:
     write_repeats_root(tmp_path / "found")
     experiments = [view.experiment for view in repeat_views(tmp_path / "found")]
-    text = "\n".join(write_summary(experiments, [], lang="en"))
+    paragraphs = write_summary(experiments, [], lang="en")
+    text = "\n".join(paragraphs)
+    # the statuses per group, members named only where they differ: GRPO's three seeds all finished 10/10; RLOO's
+    # seed 3 crashed after step 5; DAPO's seeds ran 10, 8 and 6 steps (the two short ones quiet for hours: stalled)
+    assert paragraphs[0] == (
+        "Qwen3-4B, 9 runs:\n"
+        "- DAPO (3 seeds): dapo_seed1 finished 10/10, dapo_seed2 stalled 8/10, dapo_seed3 stalled 6/10\n"
+        "- GRPO (3 seeds) finished 10/10\n"
+        "- RLOO (3 seeds) finished 10/10, except rloo_seed3 crashed 5/10"
+    )
+    # pass rate = 100 x score = 10a + s + 0.1k at step k: first-5 mean (k = 3) 10a + s + 0.3, so 11.3, 12.3, 13.3
+    # -> 12.3 ± 1.0 for DAPO, 1.3, 2.3, 3.3 -> 2.3 ± 1.0 for GRPO, 21.3, 22.3, 23.3 -> 22.3 ± 1.0 for RLOO.
     # last-10-step means: DAPO 11.55, 12.45 (8 steps), 13.35 (6 steps) -> 12.45 ± 0.9; GRPO 1.55, 2.55, 3.55 ->
     # 2.55 ± 1.0; RLOO 21.55, 22.55, 23.3 (5 steps) -> 22.47 ± 0.88 (one decimal: halves may round either way)
-    assert "Repeats, last-10-step mean pass rate as mean ± std over the runs: DAPO (3 seeds)" in text
-    assert _group_figures(text, "DAPO") == (3, pytest.approx(12.45, abs=0.051), 0.9)
-    assert _group_figures(text, "GRPO") == (3, pytest.approx(2.55, abs=0.051), 1.0)
-    assert _group_figures(text, "RLOO") == (3, 22.5, 0.9)
+    assert paragraphs[1].startswith("Pass rate, first-5 → last-10-step mean: DAPO (3 seeds) 12.3 ± 1.0% → ")
+    assert _group_figures(text, "DAPO") == (3, 12.3, 1.0, pytest.approx(12.45, abs=0.051), 0.9)
+    assert _group_figures(text, "GRPO") == (3, 2.3, 1.0, pytest.approx(2.55, abs=0.051), 1.0)
+    assert _group_figures(text, "RLOO") == (3, 22.3, 1.0, 22.5, 0.9)
+    # no member is named in the pass rates
+    assert "seed1" not in paragraphs[1] and "seed2" not in paragraphs[1]
     assert "rloo_seed3 (RLOO) crashed after step 5: RLOO's mean leaves it out from then on." in text
     assert "differ by less than their spread" not in text
-    zh = "\n".join(write_summary(experiments, [], lang="zh"))
-    assert "RLOO（3 个种子）22.5 ± 0.9%" in zh
-    # Two groups set in rlmon.toml: A = 1.55, 2.55 (2.05 ± 0.71), B = 3.55, 11.55 (7.55 ± 5.66): 5.5 apart < 5.66
+    # what sets one seed apart from the others is chance: no such lines for a track of repeats
+    assert "What sets each run apart" not in text
+    zh = write_summary(experiments, [], lang="zh")
+    assert zh[0].splitlines()[1:] == [
+        "- DAPO (3 个种子)：dapo_seed1 已完成 10/10，dapo_seed2 停滞 8/10，dapo_seed3 停滞 6/10",
+        "- GRPO (3 个种子) 已完成 10/10",
+        "- RLOO (3 个种子) 已完成 10/10，但 rloo_seed3 崩溃 5/10",
+    ]
+    assert "RLOO (3 个种子) 22.3 ± 1.0% → 22.5 ± 0.9%" in zh[1]
+    # Two groups set in rlmon.toml, "(2 runs)", not seeds: A = grpo seeds 1, 2 (start 1.3, 2.3 -> 1.8 ± 0.7; end
+    # 1.55, 2.55 -> 2.05 ± 0.71), B = grpo seed 3 and dapo seed 1 (3.3, 11.3 -> 7.3 ± 5.7; 3.55, 11.55 -> 7.55 ±
+    # 5.66): 5.5 apart < 5.66. DAPO's seeds 2 and 3 are still found as a group of their own (12.3, 13.3 -> 12.8 ±
+    # 0.7; 12.45, 13.35 -> 12.9 ± 0.64), 4.9 from B's 7.55, within B's spread too.
     toml = "".join(
         f'[experiments.{folder}]\ngroup = "{name}"\n'
         for folder, name in (("grpo_seed1", "A"), ("grpo_seed2", "A"), ("grpo_seed3", "B"), ("dapo_seed1", "B"))
     )
     write_repeats_root(tmp_path / "set", toml=toml)
     experiments = [view.experiment for view in repeat_views(tmp_path / "set")]
-    text = "\n".join(write_summary(experiments, [], lang="en"))
-    assert _group_figures(text, "A") == (2, pytest.approx(2.05, abs=0.051), 0.7)
-    assert _group_figures(text, "B") == (2, pytest.approx(7.55, abs=0.051), 5.7)
+    paragraphs = write_summary(experiments, [], lang="en")
+    text = "\n".join(paragraphs)
+    assert paragraphs[0].splitlines()[1:] == [
+        "- B (2 runs) finished 10/10",
+        "- DAPO (2 seeds): dapo_seed2 stalled 8/10, dapo_seed3 stalled 6/10",
+        "- A (2 runs) finished 10/10",
+        "- RLOO (3 seeds) finished 10/10, except rloo_seed3 crashed 5/10",
+    ]
+    assert _group_figures(text, "A", unit="runs") == (2, 1.8, 0.7, pytest.approx(2.05, abs=0.051), 0.7)
+    assert _group_figures(text, "B", unit="runs") == (2, 7.3, 5.7, pytest.approx(7.55, abs=0.051), 5.7)
+    assert _group_figures(text, "DAPO") == (2, 12.8, 0.7, 12.9, 0.6)
+    assert "DAPO and B differ by less than their spread." in text
+    assert "A (2 seeds)" not in text and "B (2 seeds)" not in text
     assert "B and A differ by less than their spread." in text

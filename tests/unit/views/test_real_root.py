@@ -137,11 +137,32 @@ def test_the_summary_gives_each_run_its_own_clause_and_numbers(real: tuple[list[
         "Qwen2.5-0.5B-Instruct: alignx-resume-at… finished 105/105, ehl-qwen25…resp256…, ehl-qwen25-05b…v0.1… "
         "finished 435/435, tpu-xla-ppo-stalled… stalled 0/58. "
     )
-    assert summary(_track(views, "deepseek-llm-7b-chat"))[0].startswith(
+    # every number next to its run. From the logs' step lines: critic/score/mean (scores 0/1, so the pass rate is
+    # the mean x 100) over steps 1-5 and the last 10: GRPO 0.3966 -> 0.9771, PPO 0.3454 -> 0.9573; the
+    # `val/test_score/openai/gsm8k` lines: GRPO best 0.706 at step 900, PPO 0.713 at step 950; at step 1120 GRPO
+    # 0.697, PPO 0.701
+    assert summary(_track(views, "deepseek-llm-7b-chat"))[0] == (
         "deepseek-llm-7b-chat: amd-mi300-deepseek7b… (GRPO), amd-mi300-deepseek7b… (PPO) finished 1,120 steps. "
+        "Pass rate, first-5 → last-10-step mean: amd-mi300-deepseek7b… (GRPO) 39.7% → 97.7%, "
+        "amd-mi300-deepseek7b… (PPO) 34.5% → 95.7%. Best openai/gsm8k: amd-mi300-deepseek7b… (PPO) 0.713 at step "
+        "950, amd-mi300-deepseek7b… (GRPO) 0.706 at step 900. At the last validation (step 1120) "
+        "amd-mi300-deepseek7b… (PPO) leads with 0.701."
     )
-    assert summary(_track(views, "deepseek-llm-7b-chat"), "zh")[0].startswith(
+    assert summary(_track(views, "deepseek-llm-7b-chat"), "zh")[0] == (
         "deepseek-llm-7b-chat：amd-mi300-deepseek7b… (GRPO)、amd-mi300-deepseek7b… (PPO) 已完成 1,120 步。"
+        "pass rate（首 5 步 → 末 10 步均值）：amd-mi300-deepseek7b… (GRPO) 39.7% → 97.7%，"
+        "amd-mi300-deepseek7b… (PPO) 34.5% → 95.7%。openai/gsm8k 最高：amd-mi300-deepseek7b… (PPO) 0.713（step "
+        "950），amd-mi300-deepseek7b… (GRPO) 0.706（step 900）。最后一次验证（step 1120）amd-mi300-deepseek7b… (PPO) "
+        "最高，为 0.701。"
+    )
+    # what sets each run apart is said only among three runs or more of at least 10 steps: the "unknown model"
+    # track's three have 1, 870 (one step line) and 2 steps; Qwen2.5-0.5B compares only the two ehl runs
+    for track in ("unknown model", "Qwen2.5-0.5B-Instruct", "deepseek-llm-7b-chat"):
+        assert not any("What sets each run apart" in paragraph for paragraph in summary(_track(views, track))), track
+    # GPG: critic/score/mean 0.669 -> 0.9409 (FSDP), 0.695 -> 0.9848 (Megatron)
+    assert (
+        "Pass rate, first-5 → last-10-step mean: gpg-qwen2-7b-fsdp… 66.9% → 94.1%, gpg-qwen2-7b-megatron… 69.5% → "
+        "98.5%." in summary(_track(views, "Qwen2-7B-Instruct"))[0]
     )
     # the header's progress line: each run's progress beside it; twins told apart by their algorithm
     deepseek = _track(views, "deepseek-llm-7b-chat")
@@ -184,6 +205,21 @@ def test_a_track_of_many_runs_lists_them_one_clause_each(real: tuple[list[model.
             assert STATES[experiment_id] == (status, progress), (experiment_id, item)
             told.append(experiment_id)
     assert sorted(told) == sorted(STATES)
+    # seven runs' pass rates would not read as prose: a list, one run a line, each with its own numbers (the
+    # means of critic/score/mean x 100 over the first 5 and the last 10 step lines; a run without it, or with
+    # fewer than 10 steps while others finished, is not compared)
+    assert paragraph_parts(paragraphs[1]) == (
+        "Pass rate, first-5 → last-10-step mean:",
+        [
+            "amd-mi300-deepseek7b… (GRPO) 39.7% → 97.7%",  # 0.3966 -> 0.9771
+            "amd-mi300-deepseek7b… (PPO) 34.5% → 95.7%",  # 0.3454 -> 0.9573
+            "dstack-ppo-qwen25-7b… 94.2% → 94.1%",  # 0.9422 -> 0.9412
+            "ehl-qwen25…resp256… 0.5% → 69.7%",  # 0.0048 -> 0.6967
+            "ehl-qwen25-05b…v0.1… 1.3% → 71.7%",  # 0.0134 -> 0.7166
+            "gpg-qwen2-7b-fsdp… 66.9% → 94.1%",  # 0.669 -> 0.9409
+            "gpg-qwen2-7b-megatron… 69.5% → 98.5%",  # 0.695 -> 0.9848
+        ],
+    )
 
 
 def test_one_status_word_everywhere_for_a_stalled_run(real: tuple[list[model.ExperimentView], float]) -> None:
