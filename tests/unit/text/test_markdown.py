@@ -6,6 +6,7 @@ leaves the page, no <img>, no autolinked <a>) is tests/browser/test_hostile.py.
 
 from __future__ import annotations
 
+import html as _html
 import re
 
 import pytest
@@ -171,3 +172,27 @@ def test_emphasis_is_shown_as_written(written: str, shown: str, html: str) -> No
     assert as_written == html.replace(WJ, "")
     assert safe_markdown(written, links=True, math=False) == shown
     assert rendered(shown) == html
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "**x**",
+        "[a](b)",
+        "$x$ y$",
+        "$$x$$",
+        "&lt;b&gt; &amp; &#x41; &copy;",
+        "_u_ ~~s~~ \\*t\\* #h",
+        "<b>b</b> <!-- c -->",
+        "1. not a list",
+        "- not a list",
+        "> not a quote",
+        "e9_" + "verylongname" * 20,
+    ],
+)
+def test_a_name_is_rendered_as_the_text_it_is(name: str) -> None:
+    # Names a folder or rlmon.toml may hold: markdown, LaTeX, HTML entities (they must stay "&lt;", not become
+    # "<"), block syntax at the start of a line, one long word
+    html = rendered(escape_markdown_text(name))
+    assert re.fullmatch(r"<p>[^<]*</p>", html), html  # one paragraph of text: no tag, no entity decoded
+    assert _html.unescape(html.removeprefix("<p>").removesuffix("</p>")).replace(WJ, "") == name
