@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from rlmon.logs.cache import write_text_atomically
+from rlmon.logs.cache import ALERTS_FOLDER, write_text_atomically
 
 __all__ = [
     "ALERTS_FOLDER",
@@ -41,7 +41,6 @@ __all__ = [
     "write_state",
 ]
 
-ALERTS_FOLDER = "alerts"
 STATE_NAME = "state.json"
 SENT_KEPT = 200
 """Messages sent that the state keeps (the Alerts panel lists them)."""

@@ -22,6 +22,7 @@ from rlmon.app import server
 from rlmon.app.guards import LOG
 from rlmon.app.server import on_readers
 from rlmon.errors import RlmonError
+from rlmon.logs.cache import DIGESTS_FOLDER
 from rlmon.settings import Settings
 from rlmon.sources.discovery import ExperimentRef
 from rlmon.views import model
@@ -307,8 +308,6 @@ def digest(view: ExperimentView, settings: Settings) -> None:
 
 DIGEST_FORMAT = 1
 """The form of the digests kept in the cache folder; one of another form is not read (the logs are)."""
-DIGESTS_FOLDER = "experiments"
-"""The folder of the cache folder that holds one digest per experiment (``<sha1 of root and id>.json``)."""
 
 
 def digest_key(ref: ExperimentRef, files: Sequence[Any], settings: Settings) -> str:

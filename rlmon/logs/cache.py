@@ -63,7 +63,8 @@ blamed on the log; :attr:`LogCache.write_problem` says what went wrong, and writ
 :data:`WRITE_RETRY_S` seconds. Temporary files of a failed write are removed. Those of a writer that was killed
 (``kill -9`` mid-write) are removed once older than a stale lock (:data:`rlmon.logs.locks.STALE_S`: a younger
 one may be another process's, mid-write): in the folder being written, on each write, and in the whole cache
-folder (:func:`sweep_temporaries`) when a cache starts and then at most every :data:`SWEEP_S` seconds of
+folder (:func:`sweep_temporaries`: every folder of :data:`CACHE_FOLDERS`, the digests and the alert state included)
+when a cache starts and then at most every :data:`SWEEP_S` seconds of
 writing, so one left beside a log that never changes again goes too.
 """
 
@@ -108,14 +109,21 @@ from rlmon.logs.parse import (
 from rlmon.schema import MAX_KEYS, STEP, RunMeta, empty_steps
 
 __all__ = [
+    "ALERTS_FOLDER",
+    "CACHE_FOLDERS",
+    "DIGESTS_FOLDER",
+    "LOCKS_FOLDER",
+    "LOGS_FOLDER",
     "MAX_DELTAS",
     "QUIET_S",
+    "SAMPLES_FOLDER",
     "SWEEP_S",
     "WRITE_RETRY_S",
     "LogCache",
     "read_log",
     "read_logs",
     "sweep_temporaries",
+    "temporary_folders",
     "write_text_atomically",
 ]
 
@@ -133,23 +141,54 @@ _HEAD_BYTES = 1024
 _TAIL_BYTES = 256
 _PARQUET_COLUMNS = 2000
 """Widest base frame written as Parquet; a wider one is written as Arrow IPC (see :meth:`LogCache._persist`)."""
-_SWEPT_FOLDERS = ("logs", "samples")
-"""Folders of the cache holding one folder per log, each written through temporary files."""
+LOCKS_FOLDER = "locks"
+"""The lock files of the logs' entries (:mod:`rlmon.logs.locks`)."""
+LOGS_FOLDER = "logs"
+"""One folder per log: its ``state.json`` and frame files (:class:`LogCache`)."""
+SAMPLES_FOLDER = "samples"
+"""One folder per dump folder read: its samples frame and state (:mod:`rlmon.logs.samples`)."""
+DIGESTS_FOLDER = "experiments"
+"""One digest per experiment, what a restart shows before the logs are read again (:mod:`rlmon.app.digests`)."""
+ALERTS_FOLDER = "alerts"
+"""The alert watcher's state and its sender's lease (:mod:`rlmon.alerts.state`, :mod:`rlmon.alerts.lease`)."""
+CACHE_FOLDERS: dict[str, bool] = {
+    "": False,
+    LOCKS_FOLDER: False,
+    LOGS_FOLDER: True,
+    SAMPLES_FOLDER: True,
+    DIGESTS_FOLDER: False,
+    ALERTS_FOLDER: False,
+}
+"""Every folder of the cache folder that rlmon writes through temporary files, the cache folder itself (``""``:
+the colour book) included, and whether it holds one such folder per entry (True) or the files themselves: the
+folders :func:`sweep_temporaries` looks in. A writer names its folder with one of these constants; a new one goes
+here. The cache folder's other folders are log roots rlmon made (``demo/``, the object-store mirror
+``objects/``): they are never swept, as rlmon never writes into a log folder."""
+
+
+def temporary_folders(cache_dir: Path) -> list[Path]:
+    """The folders of ``cache_dir`` that may hold temporary files (:data:`CACHE_FOLDERS`), those that exist."""
+    folders = []
+    for name, per_entry in CACHE_FOLDERS.items():
+        folder = cache_dir / name if name else cache_dir
+        if not per_entry:
+            folders.append(folder)
+            continue
+        with contextlib.suppress(OSError):
+            folders.extend(Path(item.path) for item in os.scandir(folder) if item.is_dir(follow_symlinks=False))
+    return folders
 
 
 def sweep_temporaries(cache_dir: Path, *, older_than_s: float = locks.STALE_S, now: float | None = None) -> int:
     """Remove the temporary files (``.<name>.<pid>.<thread>.<random>.tmp``) that writers killed mid-write left in
-    ``cache_dir``: in the folder itself (the colour book), its ``locks/``, and each log's folder under ``logs/``
-    and ``samples/``. Only files older than ``older_than_s`` seconds go: a younger one may be another process's,
-    mid-write. Folders that cannot be listed are passed over. Returns how many files were removed.
+    ``cache_dir``: in every folder rlmon writes temporaries in (:func:`temporary_folders`: the folder itself, the
+    locks, each log's and dump folder's entry, the experiments' digests, the alert state). Only files older than
+    ``older_than_s`` seconds go: a younger one may be another process's, mid-write. Folders that cannot be listed
+    are passed over. Returns how many files were removed.
     """
     now = time.time() if now is None else now
-    folders = [cache_dir, cache_dir / "locks"]
-    for name in _SWEPT_FOLDERS:
-        with contextlib.suppress(OSError):
-            folders.extend(Path(item.path) for item in os.scandir(cache_dir / name) if item.is_dir())
     removed = 0
-    for folder in folders:
+    for folder in temporary_folders(cache_dir):
         try:
             items = [item for item in os.scandir(folder) if item.name.startswith(".") and item.name.endswith(".tmp")]
         except OSError:
@@ -616,7 +655,7 @@ class LogCache:
         digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
         try:
             held = locks.acquire(
-                self.cache_dir / "locks" / f"{digest}.lock", wait_s=self.lock_wait_s, stale_s=self.lock_stale_s
+                self.cache_dir / LOCKS_FOLDER / f"{digest}.lock", wait_s=self.lock_wait_s, stale_s=self.lock_stale_s
             )
         except OSError:
             # a cache folder that cannot be written: the write fails as well, and says why (write_problem)
@@ -831,7 +870,7 @@ class LogCache:
         if self.cache_dir is None:
             return None
         digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-        return self.cache_dir / "logs" / digest
+        return self.cache_dir / LOGS_FOLDER / digest
 
     def _persist(self, entry: _Entry, chunk: pl.DataFrame | None, *, full: bool) -> None:
         """Write what changed: the whole frame as a new base (``full``, or when deltas are many), or every row

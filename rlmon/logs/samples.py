@@ -65,6 +65,7 @@ import polars as pl
 
 from rlmon.errors import LogReadError
 from rlmon.logs import locks
+from rlmon.logs.cache import LOCKS_FOLDER, SAMPLES_FOLDER
 from rlmon.logs.lines import (
     ANSI_RE,
     PREFIX_RE,
@@ -526,7 +527,9 @@ class SampleCache:
             return self._update(key, entry, stat, write=True)
         digest = folder.name
         try:
-            held = locks.acquire(folder.parent.parent / "locks" / f"samples-{digest}.lock", wait_s=self.lock_wait_s)
+            held = locks.acquire(
+                folder.parent.parent / LOCKS_FOLDER / f"samples-{digest}.lock", wait_s=self.lock_wait_s
+            )
             write = held is not None
         except OSError:
             held, write = None, True  # a cache folder that cannot be written: the write fails quietly as well
@@ -622,7 +625,7 @@ class SampleCache:
         if self.cache_dir is None:
             return None
         digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-        return self.cache_dir / "samples" / digest
+        return self.cache_dir / SAMPLES_FOLDER / digest
 
     def _persist(self, key: str, entry: _Entry, *, added: bool) -> None:
         """Write the frame (when samples were added) and then the state naming it; a failed write (a full

@@ -47,6 +47,10 @@ _MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~$&:])")
 _AFTER_COLON = re.compile(r"\\:(?=[\w+/-])")
 _WWW_DOT = re.compile(r"(?i)(www)(\\\.)")
 _WORD_JOINER = "\u2060"
+_MARKS_APART = "&#x2060;"
+"""What goes between two emphasis marks that would touch: a word joiner, written as a character reference so that
+each mark has punctuation (``&``, ``;``) beside it in the source, where it opens and closes as it would beside
+the other mark alone."""
 
 
 def escape_markdown_text(text: str) -> str:
@@ -183,7 +187,39 @@ class _Writer:
 
 
 class _MarkdownWriter(_Writer):
-    """A parsed tree -> markdown for Streamlit; every text escaped by :func:`escape_markdown_text`."""
+    """A parsed tree -> markdown for Streamlit; every text escaped by :func:`escape_markdown_text`.
+
+    Emphasis is written with the marks the text used (``*x*`` or ``_x_``, ``**`` or ``__``): the parser read them
+    as emphasis there, and the text around them is escaped without changing what a mark can do (a punctuation
+    mark stays punctuation behind its backslash). Three things could still change it, and are taken care of:
+
+    * an ``_`` mark that comes to stand beside a letter or digit (``_x_![i](u)`` keeps only the image's ``i``:
+      ``_x_i``) cannot open or close inside a word; ``*`` can, and is written instead;
+    * two marks of one kind that come to touch (``*x*`` then ``*y*``, from ``*x*_y_``) would be read as one run
+      (``*x**y*`` is one emphasis): an invisible word joiner goes between them (:data:`_MARKS_APART`);
+    * the word joiner :func:`escape_markdown_text` puts before ``@`` is neither space nor punctuation, so a mark
+      just before it could no longer close (``_x_@y``): it is written as a character reference there too.
+    """
+
+    def inline(self, nodes: list[SyntaxTreeNode]) -> str:
+        parts = [self.span(node) for node in nodes]
+        for index, node in enumerate(nodes):
+            if node.type in ("em", "strong") and node.markup.startswith("_"):
+                before = parts[index - 1][-1:] if index else ""
+                after = parts[index + 1][:1] if index + 1 < len(parts) else ""
+                if before.isalnum() or after.isalnum():
+                    parts[index] = self.emphasis(node, star=True)
+        written = ""
+        for part in parts:
+            written = _apart(written, part)
+        return written
+
+    def emphasis(self, node: SyntaxTreeNode, *, star: bool = False) -> str:
+        if node.type == "s":
+            mark = "~~"
+        else:
+            mark = node.markup if node.markup in ("_", "__") and not star else "*" * (1 + (node.type == "strong"))
+        return mark + self.inline(node.children) + mark
 
     def block(self, node: SyntaxTreeNode) -> str:
         kind = node.type
@@ -228,8 +264,7 @@ class _MarkdownWriter(_Writer):
         if kind == "hardbreak":
             return "  \n"
         if kind in ("em", "strong", "s"):
-            mark = {"em": "*", "strong": "**", "s": "~~"}[kind]
-            return mark + self.inline(node.children) + mark
+            return self.emphasis(node)
         if kind == "code_inline":
             return _code_span(node.content)
         if kind == "math":
@@ -310,6 +345,25 @@ class _HtmlWriter(_Writer):
             return f"{words} ({html.escape(href)})"
         link = f'<a href="{html.escape(target)}" rel="noopener noreferrer" target="_blank">{words}</a>'
         return link if _plain(node) == href else f'{link} <span class="link-target">({html.escape(href)})</span>'
+
+
+def _apart(left: str, right: str) -> str:
+    """``left`` then ``right``, with a word joiner written as a character reference between when an emphasis mark
+    ends ``left`` and the same mark or a word joiner starts ``right`` (see :class:`_MarkdownWriter`); an escaped
+    mark (``\\*``) is text and needs none."""
+    if not left or not right or left[-1] not in "*_~" or _escaped_end(left):
+        return left + right
+    if right[0] == left[-1]:
+        return left + _MARKS_APART + right
+    if right[0] == _WORD_JOINER:
+        return left + _MARKS_APART + right[1:]
+    return left + right
+
+
+def _escaped_end(text: str) -> bool:
+    """Whether the last character of ``text`` (markdown) is escaped by a backslash."""
+    backslashes = len(text[:-1]) - len(text[:-1].rstrip("\\"))
+    return backslashes % 2 == 1
 
 
 def _longest_run(text: str, char: str) -> int:

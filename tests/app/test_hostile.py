@@ -27,8 +27,11 @@ Round three (issue 27):
 
 - The escaper leaves no URL, ``www.`` name or address to Streamlit's autolinker:
   ``test_escape_markdown_keeps_text_literal``; every page in the browser: ``test_no_name_becomes_a_link_and_only_a_
-  descriptions_own_link_leaves_the_page`` (tests/browser/test_hostile.py); the sanitiser: tests/unit/text/
-  test_markdown.py.
+  descriptions_own_link_leaves_the_page`` and, place by place, ``test_a_linkish_name_is_text_in_every_place_it_is_
+  shown`` (tests/browser/test_hostile.py); the report of ``rlmon report``: ``test_no_name_in_the_report_becomes_a_
+  link`` (tests/unit/test_hostile_ops.py); the sanitiser: tests/unit/text/test_markdown.py.
+- Names that look alike: ``test_names_that_look_alike_are_told_apart_wherever_they_are_shown``; ``rlmon info``:
+  ``test_info_and_summary_of_a_root_tell_names_that_look_alike_apart`` (tests/unit/test_hostile_ops.py).
 - Dump folders outside the log roots: ``test_samples_page_reads_no_dump_folder_outside_the_roots``.
 - Many keys: ``test_the_metric_picker_offers_a_few_hundred_keys_and_finds_the_rest``,
   ``test_keys_past_max_keys_are_named_in_one_notice``, ``test_the_explorers_family_picker_stays_short``.

@@ -2,10 +2,14 @@
 logs, folders and ``rlmon.toml`` is shown literally and fetches nothing, no other host is asked for anything, and
 long and bidi names keep the page narrow (no horizontal scrolling at 1440 and 390 px).
 
-Round three (issue 27): no name from a log, a folder or ``rlmon.toml`` becomes a link on any page (header,
-summary, sidebar, legend chips, tables, a chart's tooltip, notices) and a description keeps its markdown but no
-image, HTML or autolink (``test_no_name_becomes_a_link_...``, ``test_a_description_keeps_its_markdown_...``);
-``/home`` opens the overview without a "Page not found" box.
+Round three (issue 27): no name from a log, a folder or ``rlmon.toml`` becomes a link on any page
+(``test_no_name_becomes_a_link_...``: no link leaves any page), and each place a name is shown holds it as text,
+in no ``<a>``: the header, the summary, the sidebar's chips and legend (its tooltip: the whole label and id), the
+legend chips, the experiments table's cells and its name column's tooltip, a chart's hover tooltip (it must show),
+the report the overview downloads and the experiment page's header
+(``test_a_linkish_name_is_text_in_every_place_it_is_shown``); a description keeps its markdown but no image, HTML
+or autolink (``test_a_description_keeps_its_markdown_...``); ``/home`` opens the overview without a "Page not
+found" box.
 """
 
 from __future__ import annotations
@@ -247,17 +251,124 @@ def test_no_name_becomes_a_link_and_only_a_descriptions_own_link_leaves_the_page
         allowed = [WIKI] if path.startswith(f"/{page_slug(root.linkish)}?") else []
         problems += [f"{path}: a link {anchor}" for anchor in foreign_links(page) if anchor["href"] not in allowed]
         problems += [f"{path}: asked {visit.outside}"] if visit.outside else []
-        if path.startswith("/?track"):
-            # a chart's hover tooltip names the experiments: text, no link
-            chart = page.locator('[data-testid="stVegaLiteChart"]').first
-            chart.scroll_into_view_if_needed()
-            box = chart.bounding_box()
-            assert box is not None
-            page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.5)
-            page.wait_for_timeout(1000)
-            tooltip = page.locator("#vg-tooltip-element")
-            if tooltip.count():
-                problems += [f"{path}: a link in a chart tooltip" for _ in range(tooltip.locator("a").count())]
+    visit.close()
+    assert not problems, "\n".join(problems)
+
+
+# What each place holds as a reader sees it (word joiners out), the text and target of every <a> in it, its tooltips.
+PLACE = """(element) => {
+  const text = (node) => (node.innerText ?? node.textContent ?? '').replaceAll('\u2060', '');
+  return {text: text(element), links: [...element.querySelectorAll('a')].map((a) => [text(a), a.getAttribute('href')]),
+          titles: [...element.querySelectorAll('[title]')].map((node) => node.getAttribute('title'))};
+}"""
+
+
+def place(locator: Any) -> dict[str, Any]:
+    """:data:`PLACE` of the first element ``locator`` finds (waited for, up to 30 s)."""
+    locator.first.wait_for(state="attached", timeout=30_000)
+    return dict(locator.first.evaluate(PLACE))
+
+
+def hover_tooltip(page: Any, chart: Any) -> str:
+    """The SVG picture of a chart's hover tooltip (:mod:`rlmon.views.tooltip`), hovering across the plot until it
+    shows (bounded); fails when no tooltip appears."""
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = chart.bounding_box()
+    assert box is not None
+    tip = page.locator("#vg-tooltip-element")
+    for share in (0.5, 0.6, 0.4, 0.7):
+        x, y = box["x"] + box["width"] * share, box["y"] + box["height"] * 0.45
+        page.mouse.move(x - 40, y)
+        page.mouse.move(x, y, steps=8)
+        try:
+            tip.locator("img").wait_for(state="visible", timeout=5_000)
+        except Exception:
+            continue
+        assert tip.locator("a").count() == 0, "a link in the chart's tooltip"
+        src = tip.locator("img").get_attribute("src") or ""
+        assert src.startswith("data:image/svg+xml,"), src[:80]
+        return urllib.parse.unquote(src.removeprefix("data:image/svg+xml,"))
+    raise AssertionError("no tooltip appeared over the chart")
+
+
+@pytest.mark.browser
+def test_a_linkish_name_is_text_in_every_place_it_is_shown(
+    chromium: Any, hostile: tuple[str, HostileRoot], tmp_path: Any
+) -> None:
+    # Repro: the label "see http://127.0.0.2/phish www.x.example/x ops@x.example" gave working links on the
+    # overview. Each place a name is shown holds it, as text and in no <a>: the short name where a name is short
+    # (rlmon.text.names: "see", then "http://127.0.0.2", then "…"), the whole label and id in the tooltips.
+    from xml.etree import ElementTree
+
+    from tests.helpers.browser_pages import on_settled
+    from tests.helpers.html_page import parse
+
+    url, root = hostile
+    short, whole = "see http://127.0.0.2…", f"{LINKISH} — {root.linkish}"
+    visit = Visit(chromium, url, width=1440)
+    page = visit.open("/?track=*&live=0", wait_for="Qwen3-8B", charts=2)
+    main = page.locator('[data-testid="stMain"]')
+    table = page.locator('.st-key-overview_table [data-testid="stDataFrame"]')
+    places = {
+        "header": place(main.locator('[data-testid="stCaptionContainer"]')),
+        "summary": place(
+            page.locator('[data-testid="stVerticalBlock"]').filter(has=page.get_by_role("heading", name="Summary")).last
+        ),
+        "sidebar chips": place(page.locator(".st-key-app_experiments")),
+        "sidebar legend": place(
+            page.locator('[data-testid="stSidebar"] [data-testid="stHtml"]').filter(has_text=short)
+        ),
+        "legend chips": place(page.locator(".st-key-overview_highlight")),
+        # glide-data-grid draws on a canvas; the table it keeps beside it for screen readers holds each cell's text
+        "experiments table": place(table.locator("table[role=grid]")),
+    }
+    problems = [f"{where}: {short!r} not shown" for where, found in places.items() if short not in found["text"]]
+    problems += [
+        f"{where}: a link {link!r}"
+        for where, found in places.items()
+        for link in found["links"]
+        if short in link[0] or not (link[1] or "").startswith("#")  # a heading's own anchor stays
+    ]
+    # the experiments table: the name is a cell's whole text, and the track named in rlmon.toml another's
+    cells = table.locator("table[role=grid] td").all_text_contents()
+    problems += [f"table cells {cells[:12]}"] if short not in cells or LINKISH_TRACK not in cells else []
+    # the sidebar legend's tooltip (title) gives the whole label and the id
+    problems += [] if whole in places["sidebar legend"]["titles"] else [f"legend tooltips {places['sidebar legend']}"]
+    # the name column's tooltip (its help) lists the whole label and id of each name shown shorter
+    table.first.scroll_into_view_if_needed()
+    box = table.first.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 30, box["y"] + 17)
+    page.mouse.move(box["x"] + 60, box["y"] + 17, steps=5)
+    help_tip = page.locator('[data-testid="stDataFrameTooltipContent"]')
+    help_tip.wait_for(state="visible", timeout=10_000)
+    column = place(help_tip)
+    problems += [] if f"{short}: {whole}" in column["text"] else [f"column tooltip: {column['text'][:300]!r}"]
+    problems += [f"column tooltip: a link {link!r}" for link in column["links"]]  # it has no heading
+    page.mouse.move(0, 0)
+    # a chart's hover tooltip: a picture whose rows name the runs, as SVG text
+    picture = ElementTree.fromstring(hover_tooltip(page, main.locator('[data-testid="stVegaLiteChart"]').first))
+    rows = [node.text or "" for node in picture.iter("{http://www.w3.org/2000/svg}text")]
+    problems += [] if short in rows else [f"chart tooltip rows {rows}"]
+    problems += [f"chart tooltip: a link {node.attrib}" for node in picture.iter("{http://www.w3.org/2000/svg}a")]
+    # the report the overview downloads: the whole label as text; its links its own sections' and the one a
+    # description writes as [text](url)
+    button = page.get_by_role("button", name="Download report (HTML)")
+    on_settled(button, "scroll_into_view_if_needed")
+    with page.expect_download(timeout=60_000) as download:
+        on_settled(button, "click")
+    saved = tmp_path / "report.html"
+    download.value.save_as(saved)
+    report = parse(saved.read_text(encoding="utf-8"))
+    problems += [] if LINKISH in report.all_text and LINKISH_TRACK in report.all_text else ["report: name not shown"]
+    hrefs = [attrs.get("href") or "" for tag, attrs in report.tags if tag == "a"]
+    problems += [f"report: a link to {href}" for href in hrefs if not href.startswith("#") and href != WIKI]
+    # the experiment's own page: its header is the whole label, as text
+    page = visit.open(f"/{page_slug(root.linkish)}?live=0", wait_for="Qwen3-8B", charts=1)
+    header = place(page.locator('[data-testid="stMain"] [data-testid="stHtml"]'))
+    problems += [] if LINKISH in header["text"] and not header["links"] else [f"experiment header {header}"]
+    problems += [f"asked {visit.outside}"] if visit.outside else []
     visit.close()
     assert not problems, "\n".join(problems)
 

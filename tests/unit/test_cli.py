@@ -19,7 +19,6 @@ import pytest
 import rlmon.logs.cache
 from rlmon.cli import build_parser, main
 from tests.helpers.paths import DATA, REPO_ROOT
-from tests.helpers.realdata_root import write_look_alike_root
 
 FIRST = (
     b"(TaskRunner pid=1) Total training steps: 4\n"
@@ -213,28 +212,6 @@ def test_info_of_a_root_gives_each_experiment_its_own_colour(
         "4b/e3_drgrpo_4b": "#9d755d",
         "4b/e4_rloo_4b": "#ff9da6",
     }
-
-
-def test_info_and_summary_of_a_root_tell_names_that_look_alike_apart(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # folders E1, E1 + U+200B and a Cyrillic Е1 all read "E1 · GRPO": the root's names tell them apart
-    root = write_look_alike_root(tmp_path / "logs")
-    assert main(["info", str(root), "--cache-dir", str(tmp_path / "cache")]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert [line.split(": ", 1)[1] for line in lines] == [
-        "E1 · GRPO · finished · 3/3",
-        "E1 · GRPO (2) · finished · 3/3",
-        "\u04151 · GRPO (3) · finished · 3/3",
-    ]
-    assert main(["info", str(root), "--json", "--cache-dir", str(tmp_path / "cache")]) == 0
-    described = json.loads(capsys.readouterr().out)["experiments"]
-    assert [item["name"] for item in described] == ["E1 · GRPO", "E1 · GRPO (2)", "\u04151 · GRPO (3)"]
-    assert [item["id"] for item in described] == ["E1", "E1\u200b", "\u04151"]  # ids as they are: for --exp
-    assert main(["summary", str(root), "--cache-dir", str(tmp_path / "cache")]) == 0
-    # the three logs differ only in their folders: repeats of one setting, told as one group of 3 runs (not seeds:
-    # no seed differs); `info` above names each
-    assert "Qwen3-4B: GRPO (3 runs) finished 3/3." in capsys.readouterr().out
 
 
 def test_info_of_files_without_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

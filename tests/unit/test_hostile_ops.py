@@ -40,6 +40,10 @@ Round three (issue 27):
 - ``rlmon samples`` and dump folders outside:       test_rlmon_samples_reads_no_dump_folder_outside_the_roots
 - a JSONL record of 100k keys called SFT:           test_a_file_logger_record_of_many_keys_is_not_taken_for_an_sft_log
 - the benchmark's data (first-5 pass 346.9%):       test_the_benchmark_root_reads_as_a_real_run
+- names that look alike (E1, E1 + U+200B, Cyrillic  test_info_and_summary_of_a_root_tell_names_that_look_alike_apart
+  Е1) in ``rlmon info`` and ``rlmon summary``:      (the app's places: tests/app/test_hostile.py)
+- no name becomes a link in ``rlmon report``:       test_no_name_in_the_report_becomes_a_link (the app's report
+                                                    download: tests/browser/test_hostile.py)
 """
 
 from __future__ import annotations
@@ -64,7 +68,18 @@ from rlmon.errors import SettingError
 from rlmon.logs.cache import LogCache
 from rlmon.settings import load_settings, setting_range
 from rlmon.sources.discovery import FULL_WALK_S, discover_experiments
+from tests.helpers.generated_roots import (
+    LINKISH,
+    LINKISH_FAILURE,
+    LINKISH_KEYS,
+    LINKISH_SOURCE,
+    LINKISH_TRACK,
+    WIKI,
+    write_hostile_root,
+)
+from tests.helpers.html_page import parse
 from tests.helpers.paths import REPO_ROOT
+from tests.helpers.realdata_root import write_look_alike_root
 
 STEP_LINES = "".join(
     f"(TaskRunner pid=7) step:{step} - actor/grad_norm:0.2 - critic/score/mean:0.5 - timing_s/step:60.0\n"
@@ -682,3 +697,47 @@ def test_the_benchmark_root_reads_as_a_real_run(tmp_path: Path) -> None:
             for name in (name for name in experiment.steps.columns if name.startswith(prefix)):
                 column = experiment.steps.get_column(name).drop_nulls()
                 assert low <= column.min() and column.max() <= high, (name, column.min(), column.max())  # type: ignore[operator]
+
+
+# ------------------------------------------------------------------------------------------- names
+
+
+def test_info_and_summary_of_a_root_tell_names_that_look_alike_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # folders E1, E1 + U+200B and a Cyrillic Е1 all read "E1 · GRPO": the root's names tell them apart
+    root = write_look_alike_root(tmp_path / "logs")
+    assert main(["info", str(root), "--cache-dir", str(tmp_path / "cache")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        "E1 · GRPO · finished · 3/3",
+        "E1 · GRPO (2) · finished · 3/3",
+        "\u04151 · GRPO (3) · finished · 3/3",
+    ]
+    assert main(["info", str(root), "--json", "--cache-dir", str(tmp_path / "cache")]) == 0
+    described = json.loads(capsys.readouterr().out)["experiments"]
+    assert [item["name"] for item in described] == ["E1 · GRPO", "E1 · GRPO (2)", "\u04151 · GRPO (3)"]
+    assert [item["id"] for item in described] == ["E1", "E1\u200b", "\u04151"]  # ids as they are: for --exp
+    assert main(["summary", str(root), "--cache-dir", str(tmp_path / "cache")]) == 0
+    # the three logs differ only in their folders: repeats of one setting, told as one group of 3 runs (not seeds:
+    # no seed differs); `info` above names each
+    assert "Qwen3-4B: GRPO (3 runs) finished 3/3." in capsys.readouterr().out
+
+
+def test_no_name_in_the_report_becomes_a_link(tmp_path: Path) -> None:
+    # Repro (issue 27, point 2): labels, folder and track names must not become links anywhere, the report
+    # included; the only link is the one a description writes as [text](url), shown with its target.
+    root = write_hostile_root(tmp_path / "logs")
+    out = tmp_path / "out" / "report.html"
+    out.parent.mkdir()
+    args = ["report", str(root.root), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]
+    for experiment in (root.markup, root.folder, root.rlo, root.linkish):
+        args += ["--exp", experiment]
+    assert main([*args, "--metric", LINKISH_KEYS[0], "--metric", "pass_rate"]) == 0
+    page = parse(out.read_text(encoding="utf-8"))
+    links = [attrs.get("href") or "" for tag, attrs in page.tags if tag == "a"]
+    # the report's own links to its sections, then the description's
+    assert [href for href in links if not href.startswith("#exp-")] == [WIKI]
+    for shown in (LINKISH, LINKISH_TRACK, LINKISH_FAILURE, LINKISH_SOURCE):
+        assert shown in page.all_text, shown
+    assert f"the wiki ({WIKI})" in page.all_text

@@ -29,7 +29,9 @@ Round three (issue 27):
 
 * Temporary files of a writer killed mid-write (kill -9 during a cache write left ``.base-….parquet….tmp``):
   ``test_temporary_files_of_a_killed_writer_are_swept``, ``test_a_running_cache_sweeps_other_logs_folders_while_
-  it_writes``.
+  it_writes``; in every folder rlmon writes temporaries in (the digests in ``experiments/`` and the alert state in
+  ``alerts/`` stayed), found by running every writer of the cache folder: ``test_the_sweep_covers_every_folder_a_
+  writer_puts_temporaries_in``, ``test_every_module_that_makes_temporary_files_is_driven_by_the_sweep_test``.
 * Dump folders outside the log roots (a config dump's ``rollout_data_dir``, a ``Dumped generations to`` line):
   ``test_a_dump_folder_outside_the_roots_is_refused``, ``test_a_symlink_out_of_the_root_is_outside``,
   ``test_a_dump_folder_of_the_same_name_inside_the_experiment_is_read_instead``,
@@ -890,6 +892,114 @@ def test_a_running_cache_sweeps_other_logs_folders_while_it_writes(tmp_path: Pat
     append(busy, b"(TaskRunner pid=7) step:4 - critic/score/mean:1.0\n")
     cache.read(busy)
     assert not any(item.exists() for item in leftovers)
+
+
+SAMPLE_LOG = (
+    "(TaskRunner pid=7) Total training steps: 2\n"
+    "(TaskRunner pid=7) [prompt] What is 2+2?\n"
+    "(TaskRunner pid=7) [response] 4\n"
+    "(TaskRunner pid=7) [ground_truth] 4\n"
+    "(TaskRunner pid=7) [score] 1.0\n"
+    "(TaskRunner pid=7) step:1 - critic/score/mean:0.5 - actor/grad_norm:0.2\n"
+    "(TaskRunner pid=7) step:2 - critic/score/mean:0.6 - actor/grad_norm:0.2\n"
+)
+WRITERS = {
+    "rlmon/logs/cache.py": "LogCache: each log's state and frames",
+    "rlmon/logs/locks.py": "the lock files",
+    "rlmon/logs/samples.py": "SampleCache: each log's samples",
+    "rlmon/runs/loading.py": "the colour book",
+    "rlmon/app/digests.py": "the experiments' digests",
+    "rlmon/alerts/state.py": "the alert state",
+    "rlmon/alerts/lease.py": "the alert sender's lease",
+}
+"""Every module of rlmon that writes in the cache folder through temporary files, and what it writes: the test
+below drives each of them."""
+NOT_IN_THE_CACHE = {
+    "rlmon/cli.py": "the file of --out, beside it",
+    "rlmon/sources/objstore.py": "the object-store mirror, a log root",
+}
+"""Modules that make temporary files outside the folders the sweep covers."""
+_MAKES_TEMPORARIES = re.compile(
+    r"write_text_atomically\(|_write_frame\(|\.tmp\"|\bacquire\(|NamedTemporaryFile|mkstemp"
+)
+
+
+def _run_every_writer(root: Path, cache_dir: Path) -> None:
+    """What rlmon writes in a cache folder, each writer once: a log read, its samples, the colour book, an
+    experiment's digest, the alert state and the sender's lease."""
+    from rlmon.alerts.lease import Lease
+    from rlmon.alerts.state import AlertState, write_state
+    from rlmon.app import digests
+    from rlmon.runs.loading import COLOR_BOOK_NAME, ColorBook, load_experiment
+    from rlmon.settings import load_settings
+    from rlmon.sources.discovery import discover_experiments
+    from rlmon.views import model
+
+    settings = load_settings([], {"RLMON_LOG_ROOT": str(root), "RLMON_CACHE_DIR": str(cache_dir)})
+    (ref,) = discover_experiments([root]).experiments
+    experiment = load_experiment(ref, LogCache(cache_dir), now=time.time(), settings=settings)
+    ColorBook(cache_dir / COLOR_BOOK_NAME).assign([experiment], fixed={})
+    assert SampleCache(cache_dir).read(root / "e1" / "train.log").samples.height == 1
+    view = model.view_of(ref, experiment)
+    assert digests.write_digest(cache_dir, view, settings, key="k", read_at=time.time())
+    write_state(cache_dir, AlertState())
+    assert Lease(cache_dir, stale_s=60).hold()
+
+
+def test_the_sweep_covers_every_folder_a_writer_puts_temporaries_in(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Repro: 1,000-second-old .tmp files in every folder of the cache: a new cache removed all but those in
+    # experiments/ (the digests) and alerts/ (the alert state).
+    root = tmp_path / "logs"
+    (root / "e1").mkdir(parents=True)
+    (root / "e1" / "train.log").write_text(SAMPLE_LOG, encoding="utf-8")
+    written: set[Path] = set()
+    real_replace, real_link = os.replace, os.link
+
+    def note(source: Any) -> None:
+        name = os.path.basename(os.fspath(source))
+        if name.startswith(".") and name.endswith(".tmp"):
+            written.add(Path(os.fspath(source)).parent)
+
+    def replace(source: Any, target: Any, **kwargs: Any) -> None:
+        note(source)
+        real_replace(source, target, **kwargs)
+
+    def link(source: Any, target: Any, **kwargs: Any) -> None:
+        note(source)
+        real_link(source, target, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "link", link)
+    _run_every_writer(root, cache_dir)
+    monkeypatch.undo()
+    tops = {folder.relative_to(cache_dir).parts[:1] for folder in written}
+    assert tops == {(), ("locks",), ("logs",), ("samples",), ("experiments",), ("alerts",)}
+    assert {"".join(top) for top in tops} == set(rlmon.logs.cache.CACHE_FOLDERS)
+    # an old temporary (1,000 s) and a young one in each folder written; the log root is never touched
+    old, young = time.time() - 1000, time.time() - 10
+    stale, fresh = [], []
+    for folder in [*sorted(written), root / "e1"]:
+        for made, files, mark in ((old, stale, "0ld0"), (young, fresh, "f4e5")):
+            item = folder / f".state.json.99.1.{mark}.tmp"
+            item.write_text("{")
+            os.utime(item, (made, made))
+            files.append(item)
+    beside_the_log = stale.pop()
+    LogCache(cache_dir)  # a cache starting sweeps the whole cache folder
+    assert [item for item in stale if item.exists()] == []
+    assert all(item.exists() for item in fresh), "younger than a stale lock: maybe another process's, mid-write"
+    assert beside_the_log.exists(), "rlmon never writes into a log folder"
+
+
+def test_every_module_that_makes_temporary_files_is_driven_by_the_sweep_test() -> None:
+    # A new writer of the cache folder goes into WRITERS and _run_every_writer, so the test above sees its folder.
+    found = set()
+    for path in (REPO_ROOT / "rlmon").rglob("*.py"):
+        if _MAKES_TEMPORARIES.search(path.read_text(encoding="utf-8")):
+            found.add(path.relative_to(REPO_ROOT).as_posix())
+    assert found == set(WRITERS) | set(NOT_IN_THE_CACHE)
 
 
 # --- dump folders outside the log roots -------------------------------------------------------------------------------

@@ -6,6 +6,9 @@ leaves the page, no <img>, no autolinked <a>) is tests/browser/test_hostile.py.
 
 from __future__ import annotations
 
+import html as _html
+import re
+
 import pytest
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
@@ -14,6 +17,11 @@ from rlmon.text.markdown import escape_markdown_text, safe_html, safe_markdown
 
 WJ = "\u2060"
 EXTERNAL = "http://127.0.0.2:9"
+
+
+def rendered(markdown: str) -> str:
+    """``markdown`` as HTML, read as Streamlit's renderer reads it (CommonMark with strikethrough)."""
+    return MarkdownIt("commonmark").enable("strikethrough").render(markdown).strip()
 
 
 def nodes(markdown: str) -> list[SyntaxTreeNode]:
@@ -125,3 +133,66 @@ def test_the_report_gets_the_same_rules_as_html() -> None:
         '<span class="link-target">(https://wiki.example/g)</span> j (notes.md) evil</p>'
         '<ol start="1"><li><code>one</code></li><li>two</li></ol>'
     )
+
+
+IMAGE = f"![]({EXTERNAL}/p.png)"
+
+
+@pytest.mark.parametrize(
+    ("written", "shown", "html"),
+    [
+        # Repro: `*x*_y_` came out as `*x**y*`, one emphasis "x**y"
+        ("*x*_y_", "*x*_y_", "<p><em>x</em><em>y</em></p>"),
+        ("_x_*y*", "_x_*y*", "<p><em>x</em><em>y</em></p>"),
+        ("**x**__y__", "**x**__y__", "<p><strong>x</strong><strong>y</strong></p>"),
+        (
+            "*x*__y__ and _a_ *b*",
+            "*x*__y__ and _a_ *b*",
+            "<p><em>x</em><strong>y</strong> and <em>a</em> <em>b</em></p>",
+        ),
+        # what was one emphasis stays one, its stars text
+        ("*x**y*", "*x\\*\\*y*", "<p><em>x**y</em></p>"),
+        # emphasis in emphasis, and a word's inner emphasis
+        ("*_x_*", "*_x_*", "<p><em><em>x</em></em></p>"),
+        ("***x** y*", "***x** y*", "<p><em><strong>x</strong> y</em></p>"),
+        ("un*frigging*believable", "un*frigging*believable", "<p>un<em>frigging</em>believable</p>"),
+        # marks that come to touch once an image is gone get a word joiner between them
+        (f"*x*{IMAGE}*y*", "*x*&#x2060;*y*", f"<p><em>x</em>{WJ}<em>y</em></p>"),
+        (f"~~x~~{IMAGE}~~y~~", "~~x~~&#x2060;~~y~~", f"<p><s>x</s>{WJ}<s>y</s></p>"),
+        # an `_` that comes to stand beside a letter (the image's alt text) is written `*`
+        (f"_x_![i]({EXTERNAL}/p.png)", "*x*i", "<p><em>x</em>i</p>"),
+        # the word joiner before "@" stays a character reference next to a mark, which still closes
+        ("_x_@y.example", "_x_&#x2060;@y\\.example", f"<p><em>x</em>{WJ}@y.example</p>"),
+        ("**x**@y", "**x**&#x2060;@y", f"<p><strong>x</strong>{WJ}@y</p>"),
+    ],
+)
+def test_emphasis_is_shown_as_written(written: str, shown: str, html: str) -> None:
+    # what was written renders as asserted, but for the image (its alt text) and the word joiner
+    as_written = re.sub(r'<img src="[^"]*" alt="([^"]*)" />', r"\1", rendered(written))
+    assert as_written == html.replace(WJ, "")
+    assert safe_markdown(written, links=True, math=False) == shown
+    assert rendered(shown) == html
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "**x**",
+        "[a](b)",
+        "$x$ y$",
+        "$$x$$",
+        "&lt;b&gt; &amp; &#x41; &copy;",
+        "_u_ ~~s~~ \\*t\\* #h",
+        "<b>b</b> <!-- c -->",
+        "1. not a list",
+        "- not a list",
+        "> not a quote",
+        "e9_" + "verylongname" * 20,
+    ],
+)
+def test_a_name_is_rendered_as_the_text_it_is(name: str) -> None:
+    # Names a folder or rlmon.toml may hold: markdown, LaTeX, HTML entities (they must stay "&lt;", not become
+    # "<"), block syntax at the start of a line, one long word
+    html = rendered(escape_markdown_text(name))
+    assert re.fullmatch(r"<p>[^<]*</p>", html), html  # one paragraph of text: no tag, no entity decoded
+    assert _html.unescape(html.removeprefix("<p>").removesuffix("</p>")).replace(WJ, "") == name

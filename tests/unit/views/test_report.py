@@ -23,62 +23,14 @@ from tests.helpers.generated_roots import (
     EXTERNAL,
     FOLDER_MARKUP,
     HOSTILE_KEYS,
-    LINKISH,
-    LINKISH_FAILURE,
-    LINKISH_KEYS,
-    LINKISH_SOURCE,
-    LINKISH_TRACK,
     MARKUP,
-    WIKI,
     write_hostile_root,
 )
+from tests.helpers.html_page import parse
 
 TRACK_4B = "Qwen3.5-4B"
 MAX_BYTES = 5_000_000
 """The issue's bound for the demo's 4B track report."""
-
-
-class Page(HTMLParser):
-    """Every tag with its attributes, the text outside scripts, and the scripts' text."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.text: list[str] = []
-        self.scripts: list[tuple[dict[str, str | None], str]] = []
-        self._script: dict[str, str | None] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-        if tag == "script":
-            self._script = dict(attrs)
-            self.scripts.append((self._script, ""))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
-            self._script = None
-
-    def handle_data(self, data: str) -> None:
-        if self._script is not None:
-            attrs, text = self.scripts[-1]
-            self.scripts[-1] = (attrs, text + data)
-        else:
-            self.text.append(data)
-
-    @property
-    def all_text(self) -> str:
-        return "".join(self.text)
-
-    def data_block(self) -> dict[str, Any]:
-        block = next(text for attrs, text in self.scripts if attrs.get("id") == "rlmon-data")
-        return json.loads(block)  # type: ignore[no-any-return]
-
-
-def parse(text: str) -> Page:
-    page = Page()
-    page.feed(text)
-    page.close()
-    return page
 
 
 @pytest.fixture(scope="module")
@@ -275,25 +227,6 @@ def test_hostile_text_in_a_label_a_key_and_a_folder_name_is_text(hostile_report:
     assert "<" not in block and ">" not in block and "&" not in block
     titles = [json.dumps(spec["title"], ensure_ascii=False) for spec in page.data_block()["charts"]]
     assert any(HOSTILE_KEYS[0] in title for title in titles)
-
-
-def test_no_name_in_the_report_becomes_a_link(tmp_path: Path) -> None:
-    # Repro (issue 27, point 2): labels, folder and track names must not become links anywhere, the report
-    # included; the only link is the one a description writes as [text](url), shown with its target.
-    root = write_hostile_root(tmp_path / "logs")
-    out = tmp_path / "out" / "report.html"
-    out.parent.mkdir()
-    args = ["report", str(root.root), "--out", str(out), "--cache-dir", str(tmp_path / "cache")]
-    for experiment in (root.markup, root.folder, root.rlo, root.linkish):
-        args += ["--exp", experiment]
-    assert main([*args, "--metric", LINKISH_KEYS[0], "--metric", "pass_rate"]) == 0
-    page = parse(out.read_text(encoding="utf-8"))
-    links = [attrs.get("href") or "" for tag, attrs in page.tags if tag == "a"]
-    # the report's own links to its sections, then the description's
-    assert [href for href in links if not href.startswith("#exp-")] == [WIKI]
-    for shown in (LINKISH, LINKISH_TRACK, LINKISH_FAILURE, LINKISH_SOURCE):
-        assert shown in page.all_text, shown
-    assert f"the wiki ({WIKI})" in page.all_text
 
 
 def test_chart_images(demo_root: Path, tmp_path: Path) -> None:
