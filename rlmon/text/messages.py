@@ -1241,6 +1241,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "at {next}.",
         "zh": "{target}：自 {since} 起发送失败（连续 {tries} 次）：{error}。保留 {waiting} 条消息；下次尝试 {next}。",
     },
+    "alerts_process_problem": {"en": "pid {pid} on {host}: {problem}", "zh": "{host} 上的进程 {pid}：{problem}"},
     "alerts_sent": {"en": "Sent ({count})", "zh": "已发送（{count}）"},
     "alerts_none_sent": {"en": "Nothing sent yet.", "zh": "尚未发送任何告警。"},
     "alerts_state_ok": {"en": "delivering", "zh": "正常"},
