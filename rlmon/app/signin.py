@@ -13,7 +13,9 @@ Off until Streamlit's secrets (``.streamlit/secrets.toml``, or the files ``--sec
   to the first page, which is the sign-in.
 * A set-up that cannot work (a key missing, Authlib not installed, secrets that cannot be read) is never an open
   door: every page says what is wrong, the server log says it once, and no data is shown. A provider that does
-  not answer keeps out those not signed in yet (their page says so); a person already signed in stays in.
+  not answer keeps out those not signed in yet (their page says so); a person already signed in stays in (the
+  cookie is a sign-in this server verified), with a warning on every page that no one can sign in now (a sign-out
+  could not be undone until it answers); the server log says it once.
 """
 
 from __future__ import annotations
@@ -60,7 +62,9 @@ __all__ = [
 ]
 
 REQUIRED_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
-"""The keys of ``[auth]`` rlmon needs (Streamlit's, for its default provider)."""
+"""The keys of ``[auth]`` rlmon needs (Streamlit's, for its default provider: a named provider's section,
+``[auth.google]``, is not one rlmon signs in with)."""
+_PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
 MIN_COOKIE_SECRET = 32
 """Characters a ``cookie_secret`` needs at least: it signs every cookie, the sign-in's included, so a short one
 could be guessed and a sign-in forged."""
@@ -148,6 +152,10 @@ def sign_in_setup() -> SignInSetup | None:
     if version is None or version < _AUTHLIB_MINIMUM:
         return _problem("signin_reason_no_authlib")
     missing = [key for key in REQUIRED_KEYS if not isinstance(section.get(key), str) or not section[key].strip()]
+    named = [name for name, value in section.items() if isinstance(value, Mapping)]
+    if named and set(missing) & set(_PROVIDER_KEYS):
+        # Streamlit's named providers ([auth.google]): rlmon signs in with the one provider of [auth] itself
+        return _problem("signin_reason_named", names=", ".join(f"`[auth.{name}]`" for name in named))
     if missing:
         return _problem("signin_reason_missing", keys=", ".join(f"`{key}`" for key in missing))
     # Streamlit fills "{port}" in redirect_uri with the server's port
@@ -222,7 +230,8 @@ def provider_problem(metadata_url: str) -> str | None:
         before = _PROVIDER_STATE.get(metadata_url)
         _PROVIDER_STATE[metadata_url] = problem
     if problem is not None and problem != before:
-        LOG.warning("sign-in provider %s does not answer (%s): no one can sign in until it does", metadata_url, problem)
+        LOG.warning("sign-in provider %s does not answer (%s): no one can sign in until it does (people signed in "
+                    "stay in, and their pages say so)", metadata_url, problem)  # fmt: skip
     elif problem is None and before is not None:
         LOG.warning("sign-in provider %s answers again", metadata_url)
     return problem
@@ -294,6 +303,15 @@ def admit_or_stop(settings: Settings, lang: str) -> Person | None:
             LOG.warning("sign-in refused: %r is not on allowed_emails / allowed_domains", person.shown)
         _refusal_page(person, lang)
         st.stop()
+    problem = provider_problem(setup.metadata_url)
+    if problem is not None:
+        # their cookie is a sign-in this server verified: they stay in, told that no new sign-in works
+        provider = urlsplit(setup.metadata_url).hostname or setup.metadata_url
+        st.warning(
+            t("signin_provider_down_signed_in", lang, provider=escape_markdown(provider),
+              reason=escape_markdown(problem)),
+            icon=":material/warning:",
+        )  # fmt: skip
     return person
 
 
