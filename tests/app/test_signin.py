@@ -21,6 +21,7 @@ from rlmon.settings import load_settings
 from tests.helpers.alert_logs import GrowingLog
 from tests.helpers.apptest import texts, unescape
 from tests.helpers.paths import APP, REPO_ROOT
+from tests.helpers.receivers import wait_until
 from tests.helpers.server import free_port, serve
 from tests.helpers.signin import auth_section, oidc_provider
 
@@ -165,13 +166,19 @@ def test_a_person_signed_in_stays_in_while_the_provider_is_down_and_is_told(
     at = AppTest.from_file(APP, default_timeout=60)
     at.user = signed_in("alice@team.example")
     with oidc_provider(tmp_path) as provider:
+        metadata_url = f"{provider}/.well-known/openid-configuration"
         at.secrets["auth"] = auth_section(provider, redirect_uri=REDIRECT_URI)
-        signin.provider_problem.clear()
+        at.run()
+        # the provider is asked on a thread of its own: her page does not wait for it
+        assert wait_until(lambda: metadata_url in signin._PROVIDER_ASKED, timeout_s=10)
+        assert signin._PROVIDER_STATE[metadata_url] is None
         at.run()
         assert admitted(at) and provider_warnings(at) == []  # it answers: nothing to say
     # the provider stopped: the cookie is still a verified sign-in, so she stays in, and is told
-    signin.provider_problem.clear()  # its answer is kept 30 s
+    del signin._PROVIDER_ASKED[metadata_url]  # asked again at once, not 30 s later
     with caplog.at_level("WARNING", logger="rlmon.app"):
+        at.run()
+        assert wait_until(lambda: signin._PROVIDER_STATE.get(metadata_url) is not None, timeout_s=10)
         at.run()
         at.run()
     assert admitted(at)
