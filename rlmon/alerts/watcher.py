@@ -275,8 +275,8 @@ class Watcher:
             self.lease.release()
         self._was_sending = False
         problem = (
-            f"this process (pid {os.getpid()} on {socket.gethostname()}) has no working alert target, so it sends "
-            f"nothing and leaves the alerts of {self.cache_dir} to a process that has one"
+            f"this process has no working alert target, so it sends nothing and leaves the alerts of {self.cache_dir} "
+            "to a process that has one"
         )
         self._say("no working target", problem, level=logging.WARNING)
         self._write_note(now, sending=False, problems=(*dict.fromkeys(problems), problem))
@@ -583,8 +583,8 @@ class Watcher:
             if left_out:
                 problem = (
                     f"the alert targets {', '.join(target.shown + ' (' + target.origin + ')' for target in left_out)} "
-                    f"of this process (pid {os.getpid()} on {socket.gethostname()}) get nothing while pid {pid} on "
-                    f"{host} sends the alerts of {self.cache_dir} to its own "
+                    f"of this process get nothing while pid {pid} on {host} sends the alerts of {self.cache_dir} to "
+                    "its own "
                     f"({', '.join(shown for _, shown in sender.targets) or 'none'}): give every process on one cache "
                     "folder the same targets"
                 )
