@@ -14,8 +14,9 @@ Modules, from what happened to where it goes:
 * :mod:`~rlmon.alerts.delivery` - one message to one target through apprise;
 * :mod:`~rlmon.alerts.state` - what was seen, queued and sent, kept in the cache folder;
 * :mod:`~rlmon.alerts.lease` - one sender per cache folder;
+* :mod:`~rlmon.alerts.peers` - each watcher's note of itself (its targets, what it cannot use), sender or not;
 * :mod:`~rlmon.alerts.watcher` - the refresh that ties them together (:class:`~rlmon.alerts.watcher.Watcher`);
-* :mod:`~rlmon.alerts.panel` - what the app's Alerts page shows, from the state.
+* :mod:`~rlmon.alerts.panel` - what the app's Alerts page shows, from the state and the notes.
 """
 
 from __future__ import annotations

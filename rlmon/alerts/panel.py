@@ -2,7 +2,8 @@
 replica on one cache folder shows the same, whichever process sends.
 
 :func:`alerts_panel` returns an :class:`AlertsPanel`: who sends, each target (shown as scheme and host only) with
-how it fares, what is failing, and the messages sent, newest first; :func:`targets_table` and :func:`sent_table`
+how it fares, what is failing (the sender's problems from the state, every other watcher's from its note,
+:mod:`rlmon.alerts.peers`), and the messages sent, newest first; :func:`targets_table` and :func:`sent_table`
 are its two tables as the page shows them.
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from rlmon.alerts.lease import lease_path
+from rlmon.alerts.peers import read_notes
 from rlmon.alerts.state import AlertState, read_state
 from rlmon.logs.locks import read_holder
 from rlmon.text.display import NAME_LIMIT, display_text
@@ -126,6 +128,15 @@ def alerts_panel(
             rows.append(TargetRow(shown, origin, t("alerts_state_new", lang), UNKNOWN, 0))
             listed.add(shown)
     failing.extend(display_text(problem) for problem in state.problems)
+    # the processes that do not send: what they cannot use reaches the page through their own notes
+    sender = (holder.get("pid"), holder.get("host")) if holder is not None else None
+    for note in read_notes(cache_dir, now=now):
+        if (note.pid, note.host) == sender:
+            continue
+        failing.extend(
+            t("alerts_process_problem", lang, pid=note.pid, host=display_text(note.host), problem=display_text(problem))
+            for problem in note.problems
+        )
     sent = tuple(
         SentRow(
             at=format_clock(record.at, now=now, with_seconds=True),

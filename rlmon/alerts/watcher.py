@@ -4,7 +4,11 @@ experiments, their signals), the new events found, and the messages sent.
 One refresh (:meth:`Watcher.cycle`):
 
 1. The lease (:mod:`rlmon.alerts.lease`): a process that does not hold its cache folder's lease does nothing
-   else (another process sends). A dry run takes no lease and writes nothing.
+   else (another process sends). A process with no target it can send to (its URLs refused, no root's
+   ``rlmon.toml`` with one) does not take the lease, so it never keeps one that has targets from sending. Every
+   process writes a note of its own (:mod:`rlmon.alerts.peers`): its targets and what it cannot use, which the
+   Alerts page shows whichever process sends; one whose targets are not the sender's says so (alerts go to the
+   sender's targets only). A dry run takes no lease and writes nothing.
 2. The roots: ``s3://`` roots synced into their mirrors; discovery; every experiment read through the log cache
    (an experiment whose files did not change is not read again, unless its status depends on the clock) and its
    signals found; its events listed (:func:`rlmon.alerts.events.experiment_events`).
@@ -34,6 +38,7 @@ from typing import Any
 from rlmon.alerts.delivery import check_targets, send
 from rlmon.alerts.events import AlertEvent, experiment_events, resumed_event
 from rlmon.alerts.lease import Lease
+from rlmon.alerts.peers import read_notes, remove_note, write_note
 from rlmon.alerts.rules import AlertRules, rules_for
 from rlmon.alerts.state import (
     OUTBOX_KEPT,
@@ -186,9 +191,11 @@ class Watcher:
             self.close()
 
     def close(self) -> None:
-        """Release the lease (another process may send at once)."""
+        """Release the lease (another process may send at once) and remove this process's note."""
         with self._lock:
             self.lease.release()
+            if not self.dry_run:
+                remove_note(self.cache_dir)
 
     def cycle(self) -> CycleReport:
         """One refresh (see the module docstring)."""
@@ -197,9 +204,17 @@ class Watcher:
 
     def _cycle(self) -> CycleReport:
         now = self._clock()
+        problems: list[str] = list(self._standing)
+        looked: tuple[list[_RootPlan], Catalog] | None = None
+        if not self.dry_run and not self.targets:
+            # only a root's rlmon.toml can give this process a target: without one it leaves the lease alone
+            looked = self._look(problems)
+            if not self._root_targets_work(*looked, problems):
+                self._stand_aside(now, problems)
+                return CycleReport(sending=False)
         if not self.dry_run:
             if not self.lease.hold():
-                self._note_waiting()
+                self._note_waiting(now)
                 return CycleReport(sending=False)
             if not self._was_sending:
                 # another process may have sent meanwhile: its state is the one to go on from
@@ -208,11 +223,9 @@ class Watcher:
                 self._was_sending = True
                 LOG.info("this process sends the alerts of %s (lease taken)", self.cache_dir)
         report = CycleReport(sending=True)
-        problems: list[str] = list(self._standing)
         if self.lease.problem:
             problems.append(self.lease.problem)
-        plans = self._resolve(problems)
-        catalog = self._discover(plans, problems)
+        plans, catalog = looked or self._look(problems)
         by_root: dict[str, list[ExperimentRef]] = {}
         folder_to_key = {str(plan.folder): plan.key for plan in plans if plan.folder is not None}
         for ref in catalog.experiments:
@@ -238,7 +251,35 @@ class Watcher:
         self._deliver(now, report)
         self._set_problems(problems)
         self._save(now)
+        self._write_note(now, sending=True, problems=())  # its problems are in the state
         return report
+
+    def _look(self, problems: list[str]) -> tuple[list[_RootPlan], Catalog]:
+        """The roots (synced) and what discovery finds in them."""
+        plans = self._resolve(problems)
+        return plans, self._discover(plans, problems)
+
+    def _root_targets_work(self, plans: Sequence[_RootPlan], catalog: Catalog, problems: list[str]) -> bool:
+        """Whether a root's ``rlmon.toml`` lists a target apprise can send to (a problem for each bad one)."""
+        for plan in plans:
+            config = catalog.root_configs.get(str(plan.folder)) if plan.folder is not None else None
+            table = config.alerts if config is not None else None
+            path = config.path if config is not None else None
+            if table is not None and table.targets and self._root_targets(plan, table, path, problems):
+                return True
+        return False
+
+    def _stand_aside(self, now: float, problems: Sequence[str]) -> None:
+        """No target this process can send to: it leaves the lease to a process that has one, and says why."""
+        if self.lease.held:
+            self.lease.release()
+        self._was_sending = False
+        problem = (
+            f"this process has no working alert target, so it sends nothing and leaves the alerts of {self.cache_dir} "
+            "to a process that has one"
+        )
+        self._say("no working target", problem, level=logging.WARNING)
+        self._write_note(now, sending=False, problems=(*dict.fromkeys(problems), problem))
 
     def has_root_targets(self) -> bool:
         """Whether a root's ``rlmon.toml`` lists alert targets (looked at now)."""
@@ -520,18 +561,52 @@ class Watcher:
                       f"{error.strerror or error}; events may be sent again after a restart",
                       level=logging.WARNING)  # fmt: skip
 
-    def _note_waiting(self) -> None:
+    def _note_waiting(self, now: float) -> None:
         if self._was_sending:
             self._was_sending = False
         holder = self.lease.holder() or {}
         if self.lease.problem:
             self._say("lease problem", self.lease.problem, level=logging.WARNING)
             return
+        pid, host = holder.get("pid", "?"), holder.get("host", "?")
         self._say(
-            f"waiting {holder.get('host')}:{holder.get('pid')}",
-            f"another process (pid {holder.get('pid', '?')} on {holder.get('host', '?')}) sends the alerts of "
-            f"{self.cache_dir}; this one takes over if it stops",
+            f"waiting {host}:{pid}",
+            f"another process (pid {pid} on {host}) sends the alerts of {self.cache_dir}; this one takes over if it "
+            "stops",
         )
+        problems = list(self._standing)
+        sender = next((note for note in read_notes(self.cache_dir, now=now) if (note.pid, note.host) == (pid, host)),
+                      None)  # fmt: skip
+        if sender is not None:
+            theirs = {target_id for target_id, _ in sender.targets}
+            left_out = [target for target in self.targets if target.id not in theirs]
+            if left_out:
+                problem = (
+                    f"the alert targets {', '.join(target.shown + ' (' + target.origin + ')' for target in left_out)} "
+                    f"of this process get nothing while pid {pid} on {host} sends the alerts of {self.cache_dir} to "
+                    "its own "
+                    f"({', '.join(shown for _, shown in sender.targets) or 'none'}): give every process on one cache "
+                    "folder the same targets"
+                )
+                self._say(f"left out {host}:{pid}", problem, level=logging.WARNING)
+                problems.append(problem)
+        self._write_note(now, sending=False, problems=tuple(problems))
+
+    def _write_note(self, now: float, *, sending: bool, problems: Sequence[str]) -> None:
+        """This process's note (:mod:`rlmon.alerts.peers`): what the Alerts page and the other watchers read."""
+        if self.dry_run:
+            return
+        try:
+            write_note(
+                self.cache_dir,
+                sending=sending,
+                targets=tuple((target.id, target.shown) for target in self.targets),
+                problems=tuple(public_text(scrub(problem, self._all_targets()), self._paths) for problem in problems),
+                stale_s=self.lease.stale_s,
+                now=now,
+            )
+        except OSError:
+            return  # the lease says so (the cache folder cannot be written)
 
     def _say(self, key: str, text: str, *, level: int = logging.INFO) -> None:
         """Log ``text`` once per ``key`` (a state that lasts is said when it begins, not at every refresh)."""

@@ -9,6 +9,7 @@ alerts. Its log lines go to the server's output.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import threading
@@ -19,7 +20,6 @@ from pathlib import Path
 import streamlit as st
 
 from rlmon.alerts import Watcher, check_targets
-from rlmon.alerts.targets import make_target
 from rlmon.alerts.watcher import LOG as ALERT_LOG
 from rlmon.app.guards import LOG
 from rlmon.app.server import app_settings, log_cache, object_syncer, start_demo
@@ -39,10 +39,15 @@ class AppWatcher:
 
 
 def configured_targets(settings: Settings) -> list[tuple[str, str]]:
-    """This server's own targets as the Alerts page lists them: (scheme and host, where they are set)."""
-    return [
-        (make_target(url, ORIGIN).shown, f"{ORIGIN} #{index}") for index, url in enumerate(settings.alert_targets, 1)
-    ]
+    """This server's own targets that apprise can send to, as the Alerts page lists them: (scheme and host, where
+    they are set). The others are listed among what fails (:mod:`rlmon.alerts.peers`)."""
+    return list(_working_targets(tuple(settings.alert_targets)))
+
+
+@functools.cache
+def _working_targets(urls: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    good, _ = check_targets(urls, ORIGIN)
+    return tuple((target.shown, target.origin) for target in good)
 
 
 def _say_in_server_log() -> None:

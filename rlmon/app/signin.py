@@ -13,7 +13,9 @@ Off until Streamlit's secrets (``.streamlit/secrets.toml``, or the files ``--sec
   to the first page, which is the sign-in.
 * A set-up that cannot work (a key missing, Authlib not installed, secrets that cannot be read) is never an open
   door: every page says what is wrong, the server log says it once, and no data is shown. A provider that does
-  not answer keeps out those not signed in yet (their page says so); a person already signed in stays in.
+  not answer keeps out those not signed in yet (their page says so); a person already signed in stays in (the
+  cookie is a sign-in this server verified), with a warning on every page that no one can sign in now (a sign-out
+  could not be undone until it answers); the server log says it once.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import importlib.metadata
 import json
 import logging
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
@@ -47,6 +50,7 @@ from rlmon.text import t
 
 __all__ = [
     "MIN_COOKIE_SECRET",
+    "PROVIDER_EVERY_S",
     "PROVIDER_TIMEOUT_S",
     "REQUIRED_KEYS",
     "DownloadGate",
@@ -54,17 +58,22 @@ __all__ = [
     "SignInSetup",
     "admit_or_stop",
     "check_at_start",
+    "known_provider_problem",
     "provider_problem",
     "sign_in_setup",
     "signed_in_block",
 ]
 
 REQUIRED_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
-"""The keys of ``[auth]`` rlmon needs (Streamlit's, for its default provider)."""
+"""The keys of ``[auth]`` rlmon needs (Streamlit's, for its default provider: a named provider's section,
+``[auth.google]``, is not one rlmon signs in with)."""
+_PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
 MIN_COOKIE_SECRET = 32
 """Characters a ``cookie_secret`` needs at least: it signs every cookie, the sign-in's included, so a short one
 could be guessed and a sign-in forged."""
 PROVIDER_TIMEOUT_S = 5.0
+PROVIDER_EVERY_S = 30
+"""How often the provider is asked whether it answers, at most."""
 _CALLBACK = "/oauth2callback"
 _AUTHLIB_MINIMUM = (1, 3, 2)  # what Streamlit's st.login asks for
 
@@ -148,6 +157,10 @@ def sign_in_setup() -> SignInSetup | None:
     if version is None or version < _AUTHLIB_MINIMUM:
         return _problem("signin_reason_no_authlib")
     missing = [key for key in REQUIRED_KEYS if not isinstance(section.get(key), str) or not section[key].strip()]
+    named = [name for name, value in section.items() if isinstance(value, Mapping)]
+    if named and set(missing) & set(_PROVIDER_KEYS):
+        # Streamlit's named providers ([auth.google]): rlmon signs in with the one provider of [auth] itself
+        return _problem("signin_reason_named", names=", ".join(f"`[auth.{name}]`" for name in named))
     if missing:
         return _problem("signin_reason_missing", keys=", ".join(f"`{key}`" for key in missing))
     # Streamlit fills "{port}" in redirect_uri with the server's port
@@ -194,6 +207,10 @@ def check_at_start() -> None:
 
 
 _PROVIDER_STATE: dict[str, str | None] = {}
+"""metadata URL -> its last answer (None: it answers)."""
+_PROVIDER_ASKED: dict[str, float] = {}
+"""metadata URL -> when it was last asked (monotonic)."""
+_PROVIDER_ASKING: set[str] = set()
 
 
 def _read_provider(metadata_url: str) -> str | None:
@@ -212,20 +229,47 @@ def _read_provider(metadata_url: str) -> str | None:
     return "its metadata lacks " + ", ".join(missing) if missing else None
 
 
-@st.cache_resource(ttl=30, max_entries=8, show_spinner=False)
-def provider_problem(metadata_url: str) -> str | None:
-    """Why the provider cannot sign anyone in now (it does not answer its OpenID configuration within
-    :data:`PROVIDER_TIMEOUT_S`, or answers something else), None when it can. Asked at most every 30 s; the server
-    log says when the answer changes."""
+def _check_provider(metadata_url: str) -> str | None:
+    """Ask the provider now; the server log says when its answer changes."""
     problem = _read_provider(metadata_url)
     with _SAID_LOCK:
         before = _PROVIDER_STATE.get(metadata_url)
         _PROVIDER_STATE[metadata_url] = problem
+        _PROVIDER_ASKED[metadata_url] = time.monotonic()
     if problem is not None and problem != before:
-        LOG.warning("sign-in provider %s does not answer (%s): no one can sign in until it does", metadata_url, problem)
+        LOG.warning("sign-in provider %s does not answer (%s): no one can sign in until it does (people signed in "
+                    "stay in, and their pages say so)", metadata_url, problem)  # fmt: skip
     elif problem is None and before is not None:
         LOG.warning("sign-in provider %s answers again", metadata_url)
     return problem
+
+
+@st.cache_resource(ttl=PROVIDER_EVERY_S, max_entries=8, show_spinner=False)
+def provider_problem(metadata_url: str) -> str | None:
+    """Why the provider cannot sign anyone in now (it does not answer its OpenID configuration within
+    :data:`PROVIDER_TIMEOUT_S`, or answers something else), None when it can. Asked at most every 30 s; the server
+    log says when the answer changes."""
+    return _check_provider(metadata_url)
+
+
+def known_provider_problem(metadata_url: str) -> str | None:
+    """The provider's last answer (None before a first one), asked again on a thread of its own when it is older
+    than :data:`PROVIDER_EVERY_S`: a signed-in person's page never waits for the provider."""
+    with _SAID_LOCK:
+        asked = _PROVIDER_ASKED.get(metadata_url)
+        due = asked is None or time.monotonic() - asked > PROVIDER_EVERY_S
+        if due and metadata_url not in _PROVIDER_ASKING:
+            _PROVIDER_ASKING.add(metadata_url)
+
+            def ask() -> None:
+                try:
+                    _check_provider(metadata_url)
+                finally:
+                    with _SAID_LOCK:
+                        _PROVIDER_ASKING.discard(metadata_url)
+
+            threading.Thread(target=ask, name="rlmon-signin-provider", daemon=True).start()
+        return _PROVIDER_STATE.get(metadata_url)
 
 
 @contextmanager
@@ -294,6 +338,15 @@ def admit_or_stop(settings: Settings, lang: str) -> Person | None:
             LOG.warning("sign-in refused: %r is not on allowed_emails / allowed_domains", person.shown)
         _refusal_page(person, lang)
         st.stop()
+    problem = known_provider_problem(setup.metadata_url)
+    if problem is not None:
+        # their cookie is a sign-in this server verified: they stay in, told that no new sign-in works
+        provider = urlsplit(setup.metadata_url).hostname or setup.metadata_url
+        st.warning(
+            t("signin_provider_down_signed_in", lang, provider=escape_markdown(provider),
+              reason=escape_markdown(problem)),
+            icon=":material/warning:",
+        )  # fmt: skip
     return person
 
 

@@ -94,6 +94,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "登录服务 {provider} 没有响应（{reason}），暂时无法登录。请几分钟后再试；"
         "若持续如此，请告知 rlmon 的管理员。",
     },
+    "signin_provider_down_signed_in": {
+        "en": "The sign-in provider {provider} does not answer ({reason}). You stay signed in, but no one can sign in "
+        "until it answers again: if you sign out now, you cannot come back before then.",
+        "zh": "登录服务 {provider} 没有响应（{reason}）。你仍保持登录，但在它恢复之前任何人都无法登录："
+        "如果现在退出登录，在此之前将无法再次进入。",
+    },
+    "signin_reason_named": {
+        "en": "rlmon signs in with one provider, whose `client_id`, `client_secret` and `server_metadata_url` go in "
+        "`[auth]` itself; it does not use Streamlit's named providers ({names}): move that provider's keys into "
+        "`[auth]`",
+        "zh": "rlmon 只使用一个登录服务，其 `client_id`、`client_secret` 和 `server_metadata_url` 直接写在 "
+        "`[auth]` 中；rlmon 不使用 Streamlit 的具名登录服务（{names}）：请把该服务的键移到 `[auth]` 中",
+    },
     "signin_reason_no_authlib": {
         "en": 'Authlib, which Streamlit\'s sign-in needs, is not installed (`pip install "rlmon[auth]"`)',
         "zh": '未安装 Streamlit 登录所需的 Authlib（`pip install "rlmon[auth]"`）',
@@ -1243,6 +1256,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "at {next}.",
         "zh": "{target}：自 {since} 起发送失败（连续 {tries} 次）：{error}。保留 {waiting} 条消息；下次尝试 {next}。",
     },
+    "alerts_process_problem": {"en": "pid {pid} on {host}: {problem}", "zh": "{host} 上的进程 {pid}：{problem}"},
     "alerts_sent": {"en": "Sent ({count})", "zh": "已发送（{count}）"},
     "alerts_none_sent": {"en": "Nothing sent yet.", "zh": "尚未发送任何告警。"},
     "alerts_state_ok": {"en": "delivering", "zh": "正常"},

@@ -5,9 +5,12 @@ server log. Signing in end to end, in Chromium against a real provider: tests/br
 
 from __future__ import annotations
 
+import importlib.metadata
 import tomllib
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit import config
@@ -15,12 +18,15 @@ from streamlit.testing.v1 import AppTest
 
 from rlmon.app import signin
 from rlmon.settings import load_settings
+from tests.helpers.alert_logs import GrowingLog
 from tests.helpers.apptest import texts, unescape
 from tests.helpers.paths import APP, REPO_ROOT
-from tests.helpers.server import free_port
+from tests.helpers.receivers import wait_until
+from tests.helpers.server import free_port, serve
 from tests.helpers.signin import auth_section, oidc_provider
 
 REDIRECT_URI = "http://localhost:8501/oauth2callback"
+AUTHLIB_MISSING = 'Authlib, which Streamlit\'s sign-in needs, is not installed (`pip install "rlmon[auth]"`)'
 # Names and numbers of the demo's overview that must never reach a visitor the gate keeps out.
 DATA_WORDS = ("Qwen3.5", "GRPO", "DAPO", "150/150", "aime24", "pass rate")
 WORD_JOINED_AT = "\u2060@"
@@ -150,12 +156,46 @@ def test_a_provider_that_does_not_answer_is_one_message(
     assert len(said) == 1 and f"{provider}/.well-known/openid-configuration" in said[0], said
 
 
-def test_a_person_signed_in_stays_in_while_the_provider_is_down(app_env: Path) -> None:
+def provider_warnings(at: AppTest) -> list[str]:
+    return [unescape(item.value) for item in at.warning if "sign-in provider" in item.value]
+
+
+def test_a_person_signed_in_stays_in_while_the_provider_is_down_and_is_told(
+    app_env: Path, tmp_path: Path, fresh_log: None, caplog: pytest.LogCaptureFixture
+) -> None:
     at = AppTest.from_file(APP, default_timeout=60)
-    at.secrets["auth"] = auth_section(closed_provider(), redirect_uri=REDIRECT_URI)
     at.user = signed_in("alice@team.example")
-    at.run()
+    with oidc_provider(tmp_path) as provider:
+        metadata_url = f"{provider}/.well-known/openid-configuration"
+        at.secrets["auth"] = auth_section(provider, redirect_uri=REDIRECT_URI)
+        at.run()
+        # the provider is asked on a thread of its own: her page does not wait for it
+        assert wait_until(lambda: metadata_url in signin._PROVIDER_ASKED, timeout_s=10)
+        assert signin._PROVIDER_STATE[metadata_url] is None
+        at.run()
+        assert admitted(at) and provider_warnings(at) == []  # it answers: nothing to say
+    # the provider stopped: the cookie is still a verified sign-in, so she stays in, and is told
+    del signin._PROVIDER_ASKED[metadata_url]  # asked again at once, not 30 s later
+    with caplog.at_level("WARNING", logger="rlmon.app"):
+        at.run()
+        assert wait_until(lambda: signin._PROVIDER_STATE.get(metadata_url) is not None, timeout_s=10)
+        at.run()
+        at.run()
     assert admitted(at)
+    (warning,) = provider_warnings(at)
+    assert warning.startswith("The sign-in provider 127.0.0.1 does not answer (")
+    assert warning.endswith(
+        "). You stay signed in, but no one can sign in until it answers again: if you sign out now, you cannot come "
+        "back before then."
+    )
+    said = [record.getMessage() for record in caplog.records if "does not answer" in record.getMessage()]
+    assert len(said) == 1, said  # once, not at every run
+    assert said[0].startswith(f"sign-in provider {provider}/.well-known/openid-configuration does not answer (")
+    assert "people signed in stay in" in said[0]
+    at.query_params["lang"] = "zh"
+    at.run()
+    (warning,) = [unescape(item.value) for item in at.warning if "登录服务" in item.value]
+    assert warning.startswith("登录服务 127.0.0.1 没有响应（") and "你仍保持登录" in warning
 
 
 def _without(key: str) -> dict[str, str]:
@@ -184,19 +224,65 @@ def _without(key: str) -> dict[str, str]:
             auth_section(closed_provider(), redirect_uri=REDIRECT_URI) | {"server_metadata_url": "accounts.example"},
             "`server_metadata_url` must be an http:// or https:// address",
         ),
+        (
+            {"redirect_uri": REDIRECT_URI, "cookie_secret": "x" * 40}
+            | {
+                "google": {
+                    key: value
+                    for key, value in auth_section(closed_provider(), redirect_uri="").items()
+                    if key in ("client_id", "client_secret", "server_metadata_url")
+                }
+            },
+            "rlmon signs in with one provider, whose `client_id`, `client_secret` and `server_metadata_url` go in "
+            "`[auth]` itself; it does not use Streamlit's named providers (`[auth.google]`): move that provider's keys "
+            "into `[auth]`",
+        ),
+        (auth_section(closed_provider(), redirect_uri=REDIRECT_URI) | {"authlib": "1.2.1"}, AUTHLIB_MISSING),
+        (auth_section(closed_provider(), redirect_uri=REDIRECT_URI) | {"authlib": None}, AUTHLIB_MISSING),
     ],
-    ids=["one-key", "three-keys", "short-secret", "redirect", "metadata-url"],
+    ids=[
+        "one-key",
+        "three-keys",
+        "short-secret",
+        "redirect",
+        "metadata-url",
+        "named-provider",
+        "old-authlib",
+        "no-authlib",
+    ],
 )
 def test_a_set_up_that_cannot_work_shows_one_message_and_no_data(
-    app_env: Path, fresh_log: None, caplog: pytest.LogCaptureFixture, section: dict[str, str], reason: str
+    app_env: Path,
+    fresh_log: None,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    section: dict[str, Any],
+    reason: str,
 ) -> None:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.secrets["auth"] = section
-    # even a person the provider signed in, on the list, gets no further
-    at.user = signed_in("alice@team.example")
-    with caplog.at_level("ERROR", logger="rlmon.app"):
-        at.run()
-        at.run()
+    section = dict(section)
+    if "authlib" in section:  # the Authlib installed here, as Python's package metadata would see it elsewhere
+        installed = section.pop("authlib")
+        real_version = importlib.metadata.version
+
+        def version(name: str) -> str:
+            if name.lower() != "authlib":
+                return real_version(name)
+            if installed is None:
+                raise importlib.metadata.PackageNotFoundError(name)
+            return str(installed)
+
+        monkeypatch.setattr(importlib.metadata, "version", version)
+    signin._authlib_version.cache_clear()
+    try:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.secrets["auth"] = section
+        # even a person the provider signed in, on the list, gets no further
+        at.user = signed_in("alice@team.example")
+        with caplog.at_level("ERROR", logger="rlmon.app"):
+            at.run()
+            at.run()
+    finally:
+        signin._authlib_version.cache_clear()  # the next test reads the real metadata again
     assert not at.exception
     (error,) = at.error
     assert error.value.startswith(f"Sign-in is set up wrong, so rlmon shows nothing: {reason}.")
@@ -247,3 +333,25 @@ def test_the_download_gate_opens_only_with_sign_in_off(monkeypatch: pytest.Monke
     broken = signin.SignInSetup(problem="signin_reason_missing", problem_fields={"keys": "`client_id`"})
     monkeypatch.setattr(signin, "sign_in_setup", lambda: broken)
     assert not gate.admits({"_streamlit_user": "anything"})
+
+
+def test_a_server_started_with_a_sign_in_that_cannot_work_says_so_in_its_log_at_start(tmp_path: Path) -> None:
+    """A real server (streamlit run) whose secrets file lacks a key: its log says so as it starts, before any visit,
+    once; the health check stays open for the proxy and systemd."""
+    section = auth_section(closed_provider(), redirect_uri=REDIRECT_URI)
+    del section["client_secret"]
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text("[auth]\n" + "".join(f'{key} = "{value}"\n' for key, value in section.items()))
+    root = tmp_path / "logs"
+    GrowingLog(root, "team/grpo_run").start(5)
+    env = {"RLMON_LOG_ROOT": str(root), "RLMON_CACHE_DIR": str(tmp_path / "cache")}
+    with serve(tmp_path, env, "server-signin-broken.log") as url:
+        log = (tmp_path / "server.log").read_text(errors="replace")
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=10) as health:
+            assert health.status == 200
+    said = [line for line in log.splitlines() if "sign-in is set up wrong" in line]
+    assert len(said) == 1, log
+    assert said[0].endswith(
+        "sign-in is set up wrong: `[auth]` lacks `client_secret`; every page shows only this until it is fixed "
+        f"(secrets files: {secrets}); no data is shown"
+    ), said

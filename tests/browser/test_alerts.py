@@ -152,3 +152,54 @@ def test_the_alerts_page_shows_what_was_sent(
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"alerts-{width}x{height}-{lang}.png"))
     page.context.close()
+
+
+def test_a_replica_whose_only_target_is_bad_takes_no_lease_and_its_alerts_page_says_why(
+    tmp_path: Path, browser: Any
+) -> None:
+    """A replica (real ``streamlit run``) whose one alert target apprise refuses: it says so at start, stays out of
+    the lease (a process with a working target may send), and its Alerts page lists both, in English and 中文."""
+    root, cache = tmp_path / "logs", tmp_path / "cache"
+    GrowingLog(root, "team/grpo_run").start(10)
+    env = {
+        "RLMON_LOG_ROOT": str(root),
+        "RLMON_CACHE_DIR": str(cache),
+        "RLMON_REFRESH_S": "2",
+        "RLMON_ALERT_TARGETS": f"nosuch://alerts.example.com/{SECRET}",
+    }
+    bad = "alert target 1 of RLMON_ALERT_TARGETS (nosuch://alerts.example.com) is not a URL apprise can send to"
+    with serve(tmp_path, env, "server-alert-bad-target.log") as url:
+        server_log = tmp_path / "server.log"
+        assert wait_until(lambda: said(server_log, "has no working alert target") == 1, timeout_s=60)
+        assert said(server_log, bad) == 1
+        wait_until(lambda: False, timeout_s=5)  # more refreshes: still no lease, and nothing said again
+        assert not (cache / "alerts" / "sender.lock").exists()
+        assert said(server_log, "has no working alert target") == 1
+        for lang, heading, sender in (
+            ("en", "Failing", "No process sends alerts for this cache folder now"),
+            ("zh", "失败", "当前没有进程为此缓存目录发送告警"),
+        ):
+            page = browser.new_context(viewport={"width": 1440, "height": 900}, locale="en-US").new_page()
+            page.goto(f"{url}/{ALERTS_PATH}?lang={lang}")
+            errors = page.locator('[data-testid="stAlertContentError"]')
+            errors.nth(1).wait_for(timeout=60_000)
+            texts = [errors.nth(index).inner_text().replace("\u2060", "") for index in range(errors.count())]
+            assert len(texts) == 2, texts
+            assert any(bad in text for text in texts), texts
+            assert any("has no working alert target, so it sends nothing" in text for text in texts), texts
+            assert sender in page.locator('[data-testid="stAlertContentInfo"]').first.inner_text()
+            assert page.get_by_text(heading, exact=True).count() >= 1
+            assert SECRET not in page.content()
+            # not among the targets, as if it waited for a first message: it is among what fails
+            assert "no message yet" not in page.inner_text("body") and "尚无消息" not in page.inner_text("body")
+            for width, height in ((1440, 900), (390, 844)):
+                page.set_viewport_size({"width": width, "height": height})
+                page.wait_for_timeout(500)
+                main = page.locator('[data-testid="stMain"]').bounding_box()
+                box = errors.first.bounding_box()
+                assert main is not None and box is not None
+                assert box["x"] >= main["x"] - 1 and box["x"] + box["width"] <= main["x"] + main["width"] + 1
+                ARTIFACTS.mkdir(exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / f"alerts-bad-target-{width}x{height}-{lang}.png"))
+            page.context.close()
+    assert SECRET not in server_log.read_text(errors="replace")

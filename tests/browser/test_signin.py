@@ -6,7 +6,9 @@ driven in headless Chromium through the proxy.
 * an address off the list sees the refusal, and nothing of the data reaches its browser (page and websocket);
 * signed out (never signed in, or after signing out), a link to an experiment page and to a report, CSV or Parquet
   download lands on the sign-in; ``/_stcore/health`` answers without a sign-in;
-* a person signed in on one replica stays signed in when it stops and the proxy sends them to the other.
+* a person signed in on one replica stays signed in when it stops and the proxy sends them to the other;
+* a person signed in stays in when the provider stops (one replica and a provider of its own), and every page says
+  at its top that no one can sign in now (test-artifacts/signin-provider-down-*.png).
 
 Screenshots of the sign-in and refusal pages and of the sidebar's signed-in block, at 1440x900 and 390x844, in
 English and 中文, go to test-artifacts/signin-*.png. Skipped, with the reason, without Chromium and playwright,
@@ -294,3 +296,65 @@ def test_a_sign_in_survives_its_replica_stopping(deployment: Deployment, browser
     for path in deployment.server_logs:
         problems = [line for line in path.read_text(errors="replace").splitlines() if "Traceback" in line]
         assert not problems, path.read_text(errors="replace")[-3000:]
+
+
+def test_a_person_signed_in_stays_in_and_is_told_when_the_provider_stops(tmp_path: Path, browser: Any) -> None:
+    """One replica and its own provider (stopped by the test): signed in, then the provider gone, the overview stays
+    and says at its top that no one can sign in now; the server log says it once."""
+    log = tmp_path / "logs" / "zebra_lab" / "run_zebra_17" / "run.log"
+    log.parent.mkdir(parents=True)
+    log.write_bytes(HEADER + step_lines(1, 200, keys=6))
+    env = {
+        "RLMON_LOG_ROOT": str(tmp_path / "logs"),
+        "RLMON_CACHE_DIR": str(tmp_path / "cache"),
+        "RLMON_ALLOWED_DOMAINS": "team.example",
+    }
+    with contextlib.ExitStack() as provider_stack:
+        provider = provider_stack.enter_context(oidc_provider(tmp_path))
+        # Streamlit puts the port it serves on in place of "{port}"
+        section = auth_section(provider, redirect_uri="http://127.0.0.1:{port}/oauth2callback")
+        write_recipe_secrets(tmp_path / "secrets.toml", section)
+        with serve(tmp_path, env, "server-signin-provider-down.log") as url:
+            page = new_page(browser)
+            page.goto(url)
+            sign_in(page, url, "alice@team.example")
+            wait_for_overview(page)
+            warning = page.locator('[data-testid="stAlert"]').filter(has_text="sign-in provider")
+            assert warning.count() == 0  # it answers: nothing to say
+            provider_stack.close()  # the provider stops
+            # the server asks it again within 30 s; a page drawn after that says so
+            deadline = time.monotonic() + 90
+            while warning.count() == 0 and time.monotonic() < deadline:
+                page.wait_for_timeout(5000)
+                page.reload()
+                wait_for_overview(page)
+            said = warning.locator('[data-testid="stMarkdownContainer"]').inner_text().replace("\u2060", "")
+            assert re.fullmatch(
+                r"The sign-in provider 127\.0\.0\.1 does not answer \(.+\)\. You stay signed in, but no one can sign "
+                r"in until it answers again: if you sign out now, you cannot come back before then\.",
+                said.strip(),
+            ), said
+            no_errors(page)
+            assert "run_zebra_17" in text_of(page)
+            sidebar = page.locator('[data-testid="stSidebar"]')
+            assert "Signed in as alice@team.example" in sidebar.inner_text().replace("\u2060", "")
+            for viewport, name in ((WIDE, "1440"), (NARROW, "390")):
+                page.set_viewport_size(viewport)
+                page.wait_for_timeout(500)
+                box = warning.bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 1, box
+                screenshot(page, f"signin-provider-down-en-{name}")
+            page.set_viewport_size(WIDE)
+            choose_language(page, "中文")
+            zh = page.locator('[data-testid="stAlert"]').filter(has_text="登录服务")
+            zh.wait_for(timeout=30_000)
+            assert "你仍保持登录" in zh.inner_text()
+            for viewport, name in ((WIDE, "1440"), (NARROW, "390")):
+                page.set_viewport_size(viewport)
+                page.wait_for_timeout(500)
+                screenshot(page, f"signin-provider-down-zh-{name}")
+            page.context.close()
+        server_log = (tmp_path / "server.log").read_text(errors="replace")
+    lines = [line for line in server_log.splitlines() if "does not answer" in line]
+    assert len(lines) == 1, lines
+    assert f"sign-in provider {provider}/.well-known/openid-configuration does not answer (" in lines[0]

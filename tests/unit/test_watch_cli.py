@@ -220,6 +220,8 @@ def test_the_systemd_unit_runs_rlmon_watch_on_the_replicas_settings_and_stops_cl
     assert "ExecStart=/opt/rlmon/.venv/bin/rlmon watch" in unit
     assert "EnvironmentFile=/etc/rlmon/rlmon.env" in unit  # the replicas' file (deploy/rlmon@.service)
     assert "KillSignal=SIGTERM" in unit
+    # a watcher that cannot start (exit code 2: a bad URL) is not restarted every RestartSec to say it again
+    assert "Restart=on-failure" in unit and "RestartPreventExitStatus=2" in unit
     # as the unit starts it: no argument, the settings from deploy/rlmon.env (with this test's root, cache, target)
     root, cache = tmp_path / "logs", tmp_path / "cache"
     GrowingLog(root, "team/grpo_run").start(5)
@@ -234,6 +236,11 @@ def test_the_systemd_unit_runs_rlmon_watch_on_the_replicas_settings_and_stops_cl
     assert (cache / "alerts" / "sender.lock").exists()
     assert service.stop() == 0  # SIGTERM, as systemctl stop sends
     assert not (cache / "alerts" / "sender.lock").exists()  # let go: another process may send at once
+    # as the unit starts it with a bad URL: exit code 2, the one RestartPreventExitStatus names
+    bad = WatchProcess([], env | {"RLMON_ALERT_TARGETS": "nosuch://alerts.example.com/T0KEN"}, tmp_path, "bad")
+    assert bad.process.wait(timeout=60) == 2
+    bad.stop()
+    assert "alert target 1 of RLMON_ALERT_TARGETS (nosuch://alerts.example.com) is not a URL" in bad.err()
 
 
 def test_a_missing_root_cannot_be_watched_but_an_empty_one_can(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -17,6 +18,8 @@ import pytest
 
 from rlmon.alerts import Watcher, check_targets
 from rlmon.alerts.lease import lease_path
+from rlmon.alerts.panel import alerts_panel
+from rlmon.alerts.peers import note_path
 from rlmon.alerts.state import read_state, state_path
 from rlmon.logs.cache import LogCache
 from rlmon.roots import parse_object_url
@@ -25,7 +28,8 @@ from tests.helpers.alert_logs import GrowingLog
 from tests.helpers.logs import Clock
 from tests.helpers.objstore_server import S3Server, aws_environment
 from tests.helpers.paths import REPO_ROOT
-from tests.helpers.receivers import WebhookReceiver, wait_until
+from tests.helpers.receivers import WebhookReceiver, free_port, wait_until
+from tests.helpers.watch_process import WatchProcess
 
 
 @pytest.fixture
@@ -298,10 +302,125 @@ def test_messages_for_a_target_out_of_reach_wait_a_week(tmp_path: Path, webhook:
     assert len(read_state(cache).outbox) == 1
     # a watcher that does not see the root's rlmon.toml (its folder out of reach): the message waits...
     (root / "rlmon.toml").unlink()
-    other = watcher(root, cache, [], clock=clock)
+    other = watcher(root, cache, [f"json://127.0.0.1:{free_port()}/other"], clock=clock)
     clock.now += 6 * 24 * 3600
     other.cycle()
     assert len(read_state(cache).outbox) == 1
     clock.now += 2 * 24 * 3600  # ... a week at most
     other.cycle()
     assert read_state(cache).outbox == []
+
+
+APP_LIKE_WATCHER = """
+import sys, threading
+from pathlib import Path
+from rlmon.alerts import Watcher, check_targets
+from rlmon.logs.cache import LogCache
+from rlmon.settings import load_settings
+targets, problems = check_targets(sys.argv[3:], "RLMON_ALERT_TARGETS")
+watcher = Watcher([Path(sys.argv[1])], settings=load_settings([], {"RLMON_REFRESH_S": "2"}),
+                  cache=LogCache(Path(sys.argv[2])), targets=targets, standing_problems=problems)
+watcher.run(threading.Event())
+"""
+"""A watcher as the app server starts one (rlmon/app/alerts.py): the targets apprise refuses kept as problems."""
+
+
+def test_a_watcher_whose_only_target_is_bad_leaves_the_lease_to_one_that_works_and_says_why(
+    tmp_path: Path, webhook: WebhookReceiver, caplog: pytest.LogCaptureFixture
+) -> None:
+    root, cache = tmp_path / "logs", tmp_path / "cache"
+    log = GrowingLog(root, "grpo_run")
+    log.start(20)
+    caplog.set_level(logging.INFO, logger="rlmon.alerts")
+    # in this process: a replica's watcher with one URL apprise refuses
+    _, problems = check_targets(["nosuch://alerts.example.com/T0KEN"], "RLMON_ALERT_TARGETS")
+    lost = Watcher([root], settings=settings(), cache=LogCache(cache), standing_problems=problems)
+    assert lost.cycle().sending is False
+    assert not lease_path(cache).exists()
+    said = "this process has no working alert target, so it sends nothing"
+    assert said in caplog.text
+    assert lost.cycle().sending is False and caplog.text.count(said) == 1  # said once, not at every refresh
+    # another process with a working target takes the lease and sends
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_")}
+    good = WatchProcess([str(root), "--notify", webhook.url, "--refresh-s", "2", "--cache-dir", str(cache)], env,
+                        tmp_path)  # fmt: skip
+    try:
+        assert good.wait_for("first start on", timeout_s=60), good.err()  # its first refresh is done
+        log.crash()
+        assert wait_until(lambda: len(webhook.posts) == 1, timeout_s=30), good.err()
+        assert webhook.titles() == ["[rlmon] grpo_run · GRPO crashed after step 20"]
+        assert lost.cycle().sending is False
+        # the Alerts page, whichever replica draws it, lists why this process does not send
+        failing = alerts_panel(cache, lang="en").failing
+        mine = f"pid {os.getpid()} on {socket.gethostname()}: "
+        assert mine + problems[0] in failing
+        assert mine + said + f" and leaves the alerts of {cache} to a process that has one" in failing
+        assert not any("T0KEN" in line for line in failing)
+    finally:
+        assert good.stop() == 0
+    lost.close()
+    assert not note_path(cache).exists()
+
+
+def test_a_replica_with_a_bad_target_reaches_the_alerts_page_while_another_process_sends(
+    tmp_path: Path, webhook: WebhookReceiver
+) -> None:
+    root, cache = tmp_path / "logs", tmp_path / "cache"
+    GrowingLog(root, "grpo_run").start(20)
+    here = watcher(root, cache, [webhook.url])
+    assert here.cycle().sending is True
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_")}
+    replica = subprocess.Popen(
+        [sys.executable, "-c", APP_LIKE_WATCHER, str(root), str(cache), "nosuch://alerts.example.com/T0KEN"],
+        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert wait_until(lambda: note_path(cache, pid=replica.pid).exists(), timeout_s=60)
+        failing = alerts_panel(cache, lang="en").failing
+        assert (
+            f"pid {replica.pid} on {socket.gethostname()}: alert target 1 of RLMON_ALERT_TARGETS "
+            "(nosuch://alerts.example.com) is not a URL apprise can send to: unknown scheme 'nosuch' (docs/alerts.md "
+            "lists the forms)"
+        ) in failing
+        assert json.loads(lease_path(cache).read_text())["pid"] == os.getpid()  # it never took the lease
+        zh = alerts_panel(cache, lang="zh").failing
+        assert any(line.startswith(f"{socket.gethostname()} 上的进程 {replica.pid}：alert target 1") for line in zh)
+    finally:
+        replica.kill()
+        replica.wait(timeout=30)
+    # killed: its note is no longer read (its pid is gone)
+    assert not any(str(replica.pid) in line for line in alerts_panel(cache, lang="en").failing)
+    here.close()
+
+
+def test_a_process_whose_targets_are_not_the_senders_says_they_get_nothing(tmp_path: Path) -> None:
+    root, cache = tmp_path / "logs", tmp_path / "cache"
+    log = GrowingLog(root, "grpo_run")
+    log.start(20)
+    first, second = WebhookReceiver().start(), WebhookReceiver().start()
+    try:
+        here = watcher(root, cache, [first.url])
+        assert here.cycle().sending is True
+        env = {key: value for key, value in os.environ.items() if not key.startswith("RLMON_")}
+        other = WatchProcess([str(root), "--notify", second.url, "--refresh-s", "2", "--cache-dir", str(cache)], env,
+                             tmp_path)  # fmt: skip
+        try:
+            assert other.wait_for("get nothing while", timeout_s=60), other.err()
+            host = socket.gethostname()
+            said = (
+                f"the alert targets json://127.0.0.1 (--notify #1) of this process get nothing while pid {os.getpid()} "
+                f"on {host} sends the alerts of {cache} to its own "
+                "(json://127.0.0.1): give every process on one cache folder the same targets"
+            )
+            assert said in other.err()
+            assert f"pid {other.process.pid} on {host}: {said}" in alerts_panel(cache, lang="en").failing
+            log.crash()
+            assert here.cycle().delivered == 1
+            assert first.titles() == ["[rlmon] grpo_run · GRPO crashed after step 20"]
+            assert second.posts == []  # as documented: the sender's targets only
+        finally:
+            assert other.stop() == 0
+        here.close()
+    finally:
+        first.stop()
+        second.stop()
