@@ -22,8 +22,9 @@ REAL_TRACKS = {
     # line 21 `model.path=$MODEL_PATH`, line 9 `MODEL_PATH="deepseek-ai/deepseek-llm-7b-chat"`
     "amd-mi300-deepseek7b-ppo-gsm8k-2025-03": "deepseek-llm-7b-chat",
     # line 3 `actor_rollout_ref.model.path=./models/merged_hf_model` (line 73 of the dump too): generic folders
-    # only, and the log names no other model (SmolLM is only in a prompt, line 410)
-    "charcount-grpo-readme-2025-08": "unknown model",
+    # only, and the log names no other model path (SmolLM is only in a prompt, line 410); line 388, verl's
+    # model-size print: `LlamaForCausalLM contains 134.52M parameters`
+    "charcount-grpo-readme-2025-08": "Llama 134.52M",
     # line 62: 'path': 'Qwen/Qwen2.5-7B-Instruct'
     "dstack-ppo-qwen25-7b-resumed-2025-05": "Qwen2.5-7B-Instruct",
     # line 8 (`set -x` echo) first sets `actor_rollout_ref.model.path=google/gemma-2-2b-it`, then the appended
@@ -45,14 +46,15 @@ REAL_TRACKS = {
     "logicrl-reinforce_plus_plus-raylet-warnings-2025-03": "Qwen2.5-3B-Instruct",
     # line 32: 'path': 'Qwen/Qwen2.5-1.5B-Instruct'
     "maze-ppo-main_task-crash-2025-03": "Qwen2.5-1.5B-Instruct",
-    # the last 38 lines of a run: no model path, no model named (line 39 names only a script, run_qwen_gsm8k.sh)
-    "rlinsight-npu-opd-grpo-end-of-run-2026-03": "unknown model",
+    # the last 38 lines of a run: no model path, no model named (line 39 names only a script, run_qwen_gsm8k.sh),
+    # no model-size print: a track of its own, named after its folder
+    "rlinsight-npu-opd-grpo-end-of-run-2026-03": "unknown model · rlinsight-npu-opd-grpo-end-of-run-2026-03",
     # line 25: 'path': 'gpt2'
     "selfplay-grpo-config-error-startup-2025": "gpt2",
     # line 55: 'path': 'Qwen/Qwen2.5-0.5B-Instruct'
     "tpu-xla-ppo-stalled-at-step0-2025-07": "Qwen2.5-0.5B-Instruct",
-    # two example step lines from the docs: no model at all
-    "verl-docs-quickstart-example-lines": "unknown model",
+    # two example step lines from the docs: no model at all, a track of its own
+    "verl-docs-quickstart-example-lines": "unknown model · verl-docs-quickstart-example-lines",
     # line 45: 'path': '/mnt/gemini/data1/yifengliu/model/Qwen2.5-3B-Instruct'
     "walar-grpo-wandb-only-no-step-lines-2025-06": "Qwen2.5-3B-Instruct",
 }

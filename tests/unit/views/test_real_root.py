@@ -151,11 +151,12 @@ def test_the_summary_gives_each_run_its_own_clause_and_numbers(real: tuple[list[
     assert overview.progress_line(deepseek, "zh") == (
         "amd-mi300-deepseek7b… · GRPO、amd-mi300-deepseek7b… · PPO 已完成 1,120 步"
     )
-    # every run in view: how many of each status, in one short sentence
+    # every run in view: how many of each status, in one short sentence; 13 tracks: the 11 models of REAL_TRACKS
+    # and the two runs of unknown model, each on a track of its own
     every = summary(_in_view(views))
-    assert every[0] == "19 runs on 11 tracks: 7 stalled, 3 crashed, 9 finished."
+    assert every[0] == "19 runs on 13 tracks: 7 stalled, 3 crashed, 9 finished."
     assert overview.progress_line(_in_view(views), "en") == "7 stalled · 3 crashed · 9 finished"
-    assert overview.overview_header(_in_view(views), clock="10:00:00", lang="en").tracks == ("11 tracks",)
+    assert overview.overview_header(_in_view(views), clock="10:00:00", lang="en").tracks == ("13 tracks",)
 
 
 def test_a_track_of_many_runs_lists_them_one_clause_each(real: tuple[list[model.ExperimentView], float]) -> None:
