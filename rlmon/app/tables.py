@@ -187,14 +187,21 @@ _HELP_NAMES = 30
 
 
 def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
-    """The signals table (:func:`rlmon.views.tables.signals_frame`); each row links to its chart."""
+    """The signals table (:func:`rlmon.views.tables.signals_frame`); each row links to its chart. Its name column is
+    pinned and as wide as its names need (:func:`name_column_px`), a wider name wrapping, as in the experiments
+    table."""
+    names = frame.get_column("experiment").to_list() if "experiment" in frame.columns else []
+    lines = name_lines(names)
     st.dataframe(
         frame,
         hide_index=True,
         width="stretch",
         key=key,
+        row_height=wrapped_row_px(lines) if lines > 1 else None,
         column_config={
-            "experiment": st.column_config.TextColumn(t("col_experiment", lang), width="small"),
+            "experiment": st.column_config.TextColumn(
+                t("col_experiment", lang), width=name_column_px(names, 75), pinned=True
+            ),
             "severity": st.column_config.TextColumn(t("col_severity", lang), width="small"),
             "kind": st.column_config.TextColumn(t("col_kind", lang), width="small"),
             "step": st.column_config.TextColumn(t("col_step", lang), width="small"),
