@@ -116,6 +116,9 @@ class RunMeta:
     model_names: list[str] = field(default_factory=list)
     """Model paths the log prints outside the config (Hugging Face ``"_name_or_path": "..."``), in order, no
     repeats, at most 16."""
+    model_sizes: list[str] = field(default_factory=list)
+    """The language models verl says it built, as its model-size print names them (``LlamaForCausalLM contains
+    134.52M parameters`` -> ``Llama 134.52M``), in order, no repeats, at most 4."""
     total_steps: int | None = None
     """From ``Total training steps: N``; v0.1 prints none, so there it is ``trainer.total_training_steps`` or
     ``Size of train dataloader`` x ``trainer.total_epochs`` from the config dump (format reference §5.2)."""

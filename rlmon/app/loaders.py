@@ -50,7 +50,7 @@ from rlmon.runs.loading import (
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
 from rlmon.text import t
-from rlmon.text.messages import UNKNOWN_TRACK
+from rlmon.text.messages import unknown_track
 from rlmon.views import model
 from rlmon.views.model import ExperimentView, Lineup
 
@@ -586,9 +586,9 @@ def _newest_first(ref: ExperimentRef) -> float:
 
 def _guessed_track(ref: ExperimentRef) -> str:
     try:
-        return peek_track(ref) or UNKNOWN_TRACK
+        return peek_track(ref) or unknown_track(ref.id)
     except Exception:  # a guess only: the read says what is wrong with the log
-        return UNKNOWN_TRACK
+        return unknown_track(ref.id)
 
 
 def _likely_first_track(

@@ -107,10 +107,11 @@ def title_html(view: ExperimentView, lang: str) -> str:
     chip = color_dot(view.color, view.dash).replace("0.75em", "1.1em")
     title = display.display_text(view.full_label, limit=2 * display.NAME_LIMIT)
     track = display.display_text(track_name(experiment.track, lang))
+    algorithm = t("algorithm_unknown", lang) if experiment.algorithm.key == "unknown" else experiment.algorithm.name
     return (
         f'<div style="display:flex;flex-wrap:wrap;align-items:center;gap:0.6rem;margin:0.2rem 0 0.1rem 0">{chip}'
         f'<span style="font-size:2rem;font-weight:700;line-height:1.2;min-width:0;overflow-wrap:anywhere;'
         f'unicode-bidi:isolate" title="{html.escape(view.tooltip)}">{html.escape(title)}</span>'
         f'<span style="color:#6b7280;font-size:1.05rem;min-width:0;overflow-wrap:anywhere">'
-        f"{html.escape(experiment.algorithm.name)} · {html.escape(track)}</span></div>"
+        f"{html.escape(algorithm)} · {html.escape(track)}</span></div>"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,11 +23,13 @@ if TYPE_CHECKING:  # imported where it is used
 __all__ = [
     "download_frame",
     "name_column_px",
+    "name_lines",
     "settings_frame",
     "show_experiments_table",
     "show_signals_table",
     "text_column_px",
     "whole_names_help",
+    "wrapped_row_px",
 ]
 
 
@@ -37,7 +40,10 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
     Column widths are set so every column and its whole header fit a 1440 px window with the sidebar open,
     the track column (shown across tracks) included; the name column is as wide as its names need (shown whole),
     the sparkline giving way to it down to :data:`SPARK_MIN_PX`. Past that, the columns beside the name column
-    (pinned) scroll.
+    (pinned) scroll. A name wider than :data:`NAME_COLUMN_MAX_PX` wraps: the rows grow to the lines the widest
+    name needs (:func:`name_lines`), so every name is shown whole. The whole label and id of each name shown
+    shorter are in the column header's tooltip (:func:`whole_names_help`): Streamlit's table draws no tooltip of
+    a cell's own (a pandas Styler's ``set_tooltips`` shows its ``<span class="pd-t">`` as text in it).
     """
     across_tracks = "track" in frame.columns
     names = frame.get_column("experiment").to_list()
@@ -79,11 +85,13 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
         "page": None,
         "whole": None,
     }
+    lines = name_lines(names)
     event = st.dataframe(
         frame,
         hide_index=True,
         width="stretch",
         key=key,
+        row_height=wrapped_row_px(lines) if lines > 1 else None,
         on_select="rerun",
         selection_mode="single-cell",
         column_config={name: config for name, config in columns.items() if name in frame.columns},
@@ -96,6 +104,10 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
 
 
 NAME_COLUMN_MAX_PX = 320
+NAME_MAX_LINES = 3
+"""Lines a name wraps to, at most, in the experiments table (names are short: :mod:`rlmon.text.names`)."""
+WRAP_SLACK_PX = 40
+_CELL_PADDING_PX = 26
 TABLE_PX = 978
 """The experiments table's width in a 1440 px window with the sidebar open (tests/browser/test_pages.py)."""
 SPARK_MIN_PX = 48
@@ -132,12 +144,30 @@ def text_column_px(texts: Sequence[str], least: int) -> int:
     """Pixels a text column needs to show every one of ``texts`` whole (:func:`_char_px` each, and the cell's
     padding), at least ``least`` and at most :data:`NAME_COLUMN_MAX_PX`."""
     widest = max((sum(_char_px(char) for char in text) for text in texts), default=0.0)
-    return int(min(NAME_COLUMN_MAX_PX, max(least, widest + 26)))
+    return int(min(NAME_COLUMN_MAX_PX, max(least, math.ceil(widest + _CELL_PADDING_PX - 1e-6))))
 
 
 def name_column_px(names: Sequence[str], least: int) -> int:
-    """Pixels the experiments table's name column needs to show every name whole (:func:`text_column_px`)."""
+    """Pixels the experiments table's name column needs to show every name whole (:func:`text_column_px`): at most
+    :data:`NAME_COLUMN_MAX_PX`, a wider name wrapping (:func:`name_lines`)."""
     return text_column_px(names, least)
+
+
+def name_lines(names: Sequence[str]) -> int:
+    """Lines the widest of ``names`` takes in a name column :data:`NAME_COLUMN_MAX_PX` wide (1 when it fits on one,
+    at most :data:`NAME_MAX_LINES`): a wrapped line breaks at a word, so each line is counted
+    :data:`WRAP_SLACK_PX` short of the column's text width."""
+    widest = max((sum(_char_px(char) for char in name) for name in names), default=0.0)
+    if widest + _CELL_PADDING_PX <= NAME_COLUMN_MAX_PX:
+        return 1
+    per_line = NAME_COLUMN_MAX_PX - _CELL_PADDING_PX - WRAP_SLACK_PX
+    return min(NAME_MAX_LINES, -int(-widest // per_line))
+
+
+def wrapped_row_px(lines: int) -> int:
+    """The row height that shows ``lines`` lines of a wrapped cell (Streamlit's table wraps text only in rows
+    taller than 64 px): 20 px a line and the cell's padding, at least 66."""
+    return max(66, 20 * lines + 26)
 
 
 def whole_names_help(names: Sequence[str], wholes: Sequence[str], lang: str) -> str:
@@ -157,14 +187,21 @@ _HELP_NAMES = 30
 
 
 def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
-    """The signals table (:func:`rlmon.views.tables.signals_frame`); each row links to its chart."""
+    """The signals table (:func:`rlmon.views.tables.signals_frame`); each row links to its chart. Its name column is
+    pinned and as wide as its names need (:func:`name_column_px`), a wider name wrapping, as in the experiments
+    table."""
+    names = frame.get_column("experiment").to_list() if "experiment" in frame.columns else []
+    lines = name_lines(names)
     st.dataframe(
         frame,
         hide_index=True,
         width="stretch",
         key=key,
+        row_height=wrapped_row_px(lines) if lines > 1 else None,
         column_config={
-            "experiment": st.column_config.TextColumn(t("col_experiment", lang), width="small"),
+            "experiment": st.column_config.TextColumn(
+                t("col_experiment", lang), width=name_column_px(names, 75), pinned=True
+            ),
             "severity": st.column_config.TextColumn(t("col_severity", lang), width="small"),
             "kind": st.column_config.TextColumn(t("col_kind", lang), width="small"),
             "step": st.column_config.TextColumn(t("col_step", lang), width="small"),

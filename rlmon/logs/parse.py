@@ -57,7 +57,7 @@ __all__ = [
     "parse_log_text",
 ]
 
-PARSER_VERSION = 7
+PARSER_VERSION = 8
 """Bumped whenever parsing changes what it returns; cached results of another version are re-parsed."""
 BLOCK_BYTES = 8 * 1024 * 1024
 """Bytes parsed at a time: bounds memory on large files."""
@@ -97,6 +97,12 @@ _SHELL_VARS_KEPT = 200
 _SHELL_VALUE_CHARS = 1000
 _NAME_OR_PATH_RE = re.compile(r"""["']_name_or_path["']\s*:\s*["']([^"']+)["']""")
 _MODEL_NAMES_KEPT = 16
+# verl's model-size print of the model it builds (``LlamaForCausalLM contains 134.52M parameters``): a language
+# model's class (a critic or reward model is ``...ForTokenClassification``) and its size as verl rounds it
+_MODEL_SIZE_RE = re.compile(
+    r"\b([A-Z][A-Za-z0-9_]*?)For(?:CausalLM|ConditionalGeneration) contains (\d+(?:\.\d+)?[KMBT]) parameters\b"
+)
+_MODEL_SIZES_KEPT = 4
 _HYDRA_RE = re.compile(r"^Error executing job with overrides")
 _RAYTASK_RE = re.compile(r"ray\.exceptions\.RayTaskError|^✗ Error: .*ray::")
 _ACTOR_DIED_RE = re.compile(r"ray\.exceptions\.ActorDiedError")
@@ -147,6 +153,8 @@ _META_MARKERS = [
     'File "',
     "Traceback (most recent call last)",
     "_name_or_path",
+    "ForCausalLM contains ",
+    "ForConditionalGeneration contains ",
 ]
 _META_PATTERN = "|".join(re.escape(marker) for marker in _META_MARKERS)
 _FATAL_MARKERS = ["Error executing job", "RayTaskError", "ActorDiedError", "✗ Error", "max_num_gen_batches"]
@@ -889,6 +897,10 @@ class MetaCollector:
             self._assign(assignment.group(1), assignment.group(2))
         if "_name_or_path" in stripped and (named := _NAME_OR_PATH_RE.search(stripped)) is not None:
             self._name_model(named.group(1))
+        if " contains " in text and (sized := _MODEL_SIZE_RE.search(text)) is not None:
+            size = f"{sized.group(1)} {sized.group(2)}"
+            if size not in meta.model_sizes and len(meta.model_sizes) < _MODEL_SIZES_KEPT:
+                meta.model_sizes.append(size)
         if meta.launch_command is None and not self.command_lines and _CMD_RE.match(stripped):
             self.saw_verl = True
             command = stripped.lstrip("+ ")

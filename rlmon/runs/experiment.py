@@ -31,6 +31,7 @@ from rlmon.runs.metrics import step_seconds_expr
 from rlmon.schema import NON_TRAINING_KEY, PALETTE, STEP, RunMeta
 from rlmon.sources.discovery import experiment_code
 from rlmon.text import MESSAGES, UNKNOWN, format_progress, t
+from rlmon.text.messages import is_unknown_track
 from rlmon.text.names import NameEntry
 
 __all__ = [
@@ -658,8 +659,8 @@ def tracks_in_labels(tracks: Sequence[str]) -> bool:
     """Whether the labels of experiments spanning ``tracks`` carry their short track (``E1 · GRPO · 2B``): when
     there are several tracks and every short name (:func:`short_track_names`) is at most
     :data:`TRACK_SUFFIX_CHARS` characters (tracks of unrelated models keep their names to a track column)."""
-    if len(set(tracks)) <= 1:
-        return False
+    if len(set(tracks)) <= 1 or any(is_unknown_track(track) for track in tracks):
+        return False  # a run of unknown model is on a track named after its folder, which its label names already
     return all(len(name) <= TRACK_SUFFIX_CHARS for name in short_track_names(tracks).values())
 
 
@@ -698,9 +699,17 @@ _GENERIC_MODEL_PARTS = frozenset(
         "hf", "hf_ckpt", "hf_ckpts", "hf_checkpoint", "hf_checkpoints", "hf_model", "hf_models", "hub",
         "huggingface", "last", "latest", "merged", "merged_hf", "merged_hf_model", "merged_model", "model",
         "models", "output", "outputs", "policy", "saved", "snapshots", "weights",
+        # mount points and shared folders: where the disk is, not what is on it
+        "cache", "data", "data0", "data1", "data2", "datasets", "disk", "fs", "home", "mnt", "media", "nas", "nfs",
+        "opt", "public", "root", "scratch", "share", "shared", "srv", "storage", "tmp", "user", "users", "var",
+        "volume", "volumes", "work", "workspace",
     }
 )  # fmt: skip
 """Folder names that say where a model is kept, not which model it is (compared in lower case)."""
+_USER_FOLDERS = frozenset({"home", "users"})
+"""Folders whose next part is a person's name (``/home/alice/...``): skipped too."""
+# a date or a date and time (``20250408``, ``2025-04-08``, ``20250408_1200``): when a run was saved
+_DATE_PART_RE = re.compile(r"^(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])[-_.]?(?:[0-2]\d|3[01])(?:[-_T]?\d{2,6})?$")
 _STEP_PART_RE = re.compile(r"^(?:(?:global[_-]?)?step|checkpoint|ckpt|iter|epoch)[_-]?(\d+)$|^(\d+)$", re.IGNORECASE)
 _HASH_PART_RE = re.compile(r"^[0-9a-f]{16,}$")
 # An unexpanded ``$VAR``, or the name of the variable a script meant to put there (``sft_model_path``).
@@ -729,7 +738,10 @@ def model_name(path: str) -> tuple[str | None, int | None]:
         if part.startswith("models--"):
             return part.split("--")[-1] or None, None
     step: int | None = None
-    for part in reversed(parts):
+    for index in range(len(parts) - 1, -1, -1):
+        part = parts[index]
+        if _DATE_PART_RE.match(part) or (index > 0 and parts[index - 1].lower() in _USER_FOLDERS):
+            continue
         found = _STEP_PART_RE.match(part)
         if found is not None:
             step = step if step is not None else int(found.group(1) or found.group(2))
@@ -750,9 +762,11 @@ def model_track(config: Mapping[str, Any] | None, *, named: Sequence[str] = ()) 
     ``Qwen3.5-4B`` (the rules of :func:`model_name`), with the checkpoint step the path names as a suffix:
     ``/ckpt/moe_lite_sft/hf_ckpts/15714`` -> ``moe_lite_sft @15714``.
 
-    When the path says nothing (``./models/merged_hf_model``, ``$sft_model_path/global_step_58``), the first of
-    ``named`` that does: the other model paths the log names (the base model a launch command sets before the
-    checkpoint it trains, a Hugging Face ``_name_or_path``), ``$VAR`` already read. None when nothing names one.
+    When the path says nothing (``./models/merged_hf_model``, ``$sft_model_path/global_step_58``,
+    ``/mnt/models/model``), the first of ``named`` that does: the other model paths the log names (the base model a
+    launch command sets before the checkpoint it trains, a Hugging Face ``_name_or_path``), ``$VAR`` already read,
+    then the models verl's model-size print names (``Llama 134.52M``). None when nothing names one: the run is
+    of unknown model (:func:`rlmon.text.messages.unknown_track`).
     """
     path = config_get(config, "actor_rollout_ref.model.path")
     name, step = model_name(path) if isinstance(path, str) else (None, None)

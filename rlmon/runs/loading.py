@@ -38,7 +38,7 @@ from rlmon.runs.overrides import command_model_paths, config_from_command, merge
 from rlmon.schema import STEP, RunMeta, empty_steps
 from rlmon.settings import Settings
 from rlmon.sources.discovery import Catalog, ExperimentRef, discover_experiments
-from rlmon.text.messages import UNKNOWN_TRACK
+from rlmon.text.messages import unknown_track
 from rlmon.text.names import experiment_names
 
 __all__ = [
@@ -193,6 +193,7 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
     named = [
         *(path for meta in metas for path in command_model_paths(meta.launch_command, variables=variables)),
         *(name for meta in metas for name in meta.model_names),
+        *(size for meta in metas for size in meta.model_sizes),  # verl's model-size print: `Llama 134.52M`
     ]
     config_source: ConfigSource | None = "dump" if dump is not None else ("command" if config is not None else None)
     algorithm = infer_algorithm(config, launch_command=launch, columns=steps.columns)
@@ -215,7 +216,7 @@ def _read_experiment(ref: ExperimentRef, cache: LogCache, *, now: float, setting
         root=str(ref.root),
         path=str(ref.path),
         label=overrides.label or experiment_label(folder_name, algorithm),
-        track=overrides.track or model_track(config, named=named) or UNKNOWN_TRACK,
+        track=overrides.track or model_track(config, named=named) or unknown_track(ref.id),
         algorithm=algorithm,
         description=overrides.description or algorithm.description,
         color=overrides.color or experiment_color(ref.id),

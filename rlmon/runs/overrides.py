@@ -40,7 +40,9 @@ _INT_RE = re.compile(r"^[-+]?\d+$")
 _FLOAT_RE = re.compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?$")
 
 
-_VARIABLE_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+# ``$VAR``, ``${VAR}``, and ``${VAR:-default}`` / ``${VAR-default}`` (the default when VAR is unset; ``:-`` also
+# when it is empty)
+_VARIABLE_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^{}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
 _EXPANDED_CHARS = 10_000
 
 
@@ -55,11 +57,26 @@ def expand_variables(text: str, variables: Mapping[str, str]) -> str:
     '/ckpt/gemma-sft/global_step_58'
     >>> expand_variables("$MODEL_PATH", {})
     '$MODEL_PATH'
+    >>> expand_variables("${MODEL_PATH:-Qwen/Qwen2.5-7B}", {})
+    'Qwen/Qwen2.5-7B'
+
+    A default is taken when the variable is unset (``:-``: or empty), or when the value the log printed is the
+    same expression (``MODEL_PATH=${MODEL_PATH:-...}``, a script's way of giving a default).
     """
+
+    def value_of(match: re.Match[str]) -> str:
+        name, operator, default = match.group(1) or match.group(4), match.group(2), match.group(3)
+        value = variables.get(name)
+        if operator is None:
+            return match.group(0) if value is None else value
+        if value is None or f"${{{name}" in value or (operator == ":-" and not value):
+            return default
+        return value
+
     for _ in range(3):
         if "$" not in text:
             break
-        expanded = _VARIABLE_RE.sub(lambda match: variables.get(match.group(1) or match.group(2), match.group(0)), text)
+        expanded = _VARIABLE_RE.sub(value_of, text)
         if expanded == text or len(expanded) > _EXPANDED_CHARS:
             break
         text = expanded

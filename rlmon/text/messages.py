@@ -19,11 +19,13 @@ __all__ = [
     "UNKNOWN",
     "UNKNOWN_TRACK",
     "SettingWords",
+    "is_unknown_track",
     "metric_title",
     "setting_display",
     "setting_label",
     "t",
     "track_name",
+    "unknown_track",
 ]
 
 MESSAGES: dict[str, dict[str, str]] = {
@@ -35,6 +37,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "sidebar_track": {"en": "Track", "zh": "赛道"},
     "sidebar_all_tracks": {"en": "All tracks", "zh": "全部赛道"},
     "track_unknown": {"en": "unknown model", "zh": "未知模型"},
+    "algorithm_unknown": {"en": "unknown algorithm", "zh": "未知算法"},
     "sidebar_experiments": {"en": "Experiments", "zh": "实验"},
     "sidebar_experiments_help": {
         "en": "The experiments compared on the overview. The selection is kept in the page address.",
@@ -735,6 +738,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "value_non_thinking": {"en": "non-thinking", "zh": "非思考模式"},
     "value_every_steps": {"en": "{n} steps", "zh": "每 {n} 步"},
     # --- algorithms: rlmon's own descriptions (rlmon.runs.experiment.ALGORITHMS) ---
+    "algo_unknown": {
+        "en": "No config dump found; the algorithm is unknown.",
+        "zh": "没有找到配置转储，算法未知。",
+    },
     "algo_ppo": {
         "en": "Actor-critic PPO: a learned value model (critic) gives GAE advantages.",
         "zh": "行动者-评论家 PPO：由学习得到的价值模型（critic）给出 GAE 优势。",
@@ -1302,13 +1309,28 @@ setting an experiment lacks, a source file without steps.
 """
 
 UNKNOWN_TRACK = "unknown model"
-"""The track of runs whose model rlmon cannot find (no model path in the config, launch command or environment) and
-no ``rlmon.toml`` track: an identity (addresses, selection, colour order), shown as :func:`track_name` words it."""
+"""How the track of a run whose model rlmon cannot find (no model path in the config, launch command or log, and
+no ``rlmon.toml`` track) begins: each such run is on a track of its own, :func:`unknown_track`."""
+
+
+def unknown_track(experiment_id: str) -> str:
+    """The track of a run of unknown model: its own (``unknown model · rlinsight-run``), since runs whose model
+    is unknown are not runs of one model. An identity (addresses, selection, colour order), shown as
+    :func:`track_name` words it."""
+    return f"{UNKNOWN_TRACK} · {experiment_id}"
+
+
+def is_unknown_track(track: str) -> bool:
+    """Whether ``track`` is the track of a run of unknown model (:func:`unknown_track`)."""
+    return track == UNKNOWN_TRACK or track.startswith(f"{UNKNOWN_TRACK} · ")
 
 
 def track_name(track: str, lang: str) -> str:
-    """A track as a page shows it: the track of runs with no known model in ``lang``, any other as named."""
-    return t("track_unknown", lang) if track == UNKNOWN_TRACK else track
+    """A track as a page shows it: the track of a run of unknown model in ``lang`` (``未知模型 · rlinsight-run``),
+    any other as named."""
+    if is_unknown_track(track):
+        return t("track_unknown", lang) + track[len(UNKNOWN_TRACK) :]
+    return track
 
 
 def metric_title(key: str, lang: str) -> str:

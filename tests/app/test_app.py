@@ -678,29 +678,31 @@ def test_first_screen_of_real_runs_on_four_tracks_compares_them(real_root: Path)
 def test_a_run_with_no_known_model_is_under_a_track_named_in_the_visitors_language(
     real_root: Path, realdata_dir: Path
 ) -> None:
-    # The char-count GRPO log's model path is `./models/merged_hf_model` (line 3) and it names no other model:
-    # its track is "unknown model", shown as 未知模型 in Chinese wherever a track is shown; the address keeps the
-    # track's id.
-    name = "charcount-grpo-readme-2025-08"
+    # The rl-insight log, the last 38 lines of a run, names no model (no model path, no model-size print): its
+    # track is its own, "unknown model · <folder>", shown as 未知模型 in Chinese wherever a track is shown; the
+    # address keeps the track's id.
+    name = "rlinsight-npu-opd-grpo-end-of-run-2026-03"
+    track = f"unknown model · {name}"
     (real_root / name).mkdir()
     shutil.copyfile(realdata_dir / f"{name}.log", real_root / name / f"{name}.log")
     at = run_app({"lang": "zh"})
     assert not at.exception, [item.value for item in at.exception]
-    assert "未知模型" in at.selectbox(key="app_track").options
+    assert f"未知模型 · {name}" in at.selectbox(key="app_track").options
     [table] = [frame for frame in (element.value for element in at.dataframe) if "track" in frame.columns]
-    assert "未知模型" in list(table["track"])
+    assert f"未知模型 · {name}" in list(table["track"])
     page = open_page(run_app({"lang": "zh"}), name)
     assert not page.exception, [item.value for item in page.exception]
     header = " ".join(str(element.proto.body) for element in page.get("html"))
-    assert "GRPO · 未知模型" in header
+    # its algorithm is unknown too (no config, no command): said in Chinese as well
+    assert f"未知算法 · 未知模型 · {name}" in header
     for shown in (at, page):
         words = [texts(shown), *shown.selectbox(key="app_track").options, header]
         words += [str(frame.to_dict()) for frame in (element.value for element in shown.dataframe)]
-        assert not any("unknown model" in text for text in words)
+        assert not any("unknown" in text for text in words)
     english = run_app({"lang": "en"})
-    assert "unknown model" in english.selectbox(key="app_track").options
-    english.selectbox(key="app_track").select("unknown model").run()
-    assert english.query_params["track"] == "unknown model"  # the address names the track by its id
+    assert track in english.selectbox(key="app_track").options
+    english.selectbox(key="app_track").select(track).run()
+    assert english.query_params["track"] == track  # the address names the track by its id
     assert english.multiselect(key="app_experiments").value == [name]
 
 

@@ -30,15 +30,18 @@ from rlmon.runs.experiment import (
     experiment_label,
     extract_settings,
     infer_algorithm,
+    model_name,
     model_track,
     settings_diff,
     short_track_names,
     summarize_progress,
+    tracks_in_labels,
     training_rows,
     view_styles,
 )
 from rlmon.schema import RunMeta
 from rlmon.sources.discovery import experiment_code
+from rlmon.text.messages import track_name, unknown_track
 
 HOUR = 3600.0
 
@@ -227,7 +230,13 @@ def _model_path(path: str) -> dict[str, Any]:
             "/hub/models--Qwen--Qwen2-7B-Instruct/snapshots/f2826a00ceef68f0f2b946d945ecc0477ce4450c",
             "Qwen2-7B-Instruct",
         ),
+        # mount points, shared folders, a person's home and dates are where a model is kept, not which one
+        ("/mnt/gemini/data1/yifengliu/model/Qwen2.5-3B-Instruct", "Qwen2.5-3B-Instruct"),
+        ("/home/alice/work/llama-3-8b-sft/step_300", "llama-3-8b-sft @300"),
+        ("/nfs/runs/qwen3-4b-dapo/2025-04-08/checkpoint-800", "qwen3-4b-dapo @800"),
         # nothing but generic parts, steps and variables: the path says nothing
+        ("/mnt/models/model", None),
+        ("/home/alice/ckpts/model", None),
         ("./models/merged_hf_model", None),
         ("sft_model_path/global_step_58", None),
         ("$MODEL_PATH", None),
@@ -235,6 +244,46 @@ def _model_path(path: str) -> dict[str, Any]:
 )
 def test_model_track_skips_generic_and_numeric_parts(path: str, track: str | None) -> None:
     assert model_track(_model_path(path)) == track
+
+
+@pytest.mark.parametrize(
+    ("path", "track"),
+    [
+        ("/mnt/models/model", "Qwen2.5-7B-Instruct"),
+        ("/root/ckpts/step_200/hf", "Qwen2.5-7B-Instruct @200"),
+        ("/data/checkpoints/global_step_100/actor", "Qwen2.5-7B-Instruct @100"),
+        ("/nfs/output/20250408/checkpoint-1200", "Qwen2.5-7B-Instruct @1200"),  # 20250408: a date, not a step
+    ],
+)
+def test_a_path_of_generic_parts_only_falls_back_to_the_base_model(path: str, track: str) -> None:
+    # mount points (mnt, root, data, nfs), generic words (models, model, output, ckpts, checkpoints, hf, actor),
+    # steps and dates name no model: the base model the log names does, the step kept
+    assert model_name(path)[0] is None
+    assert model_track(_model_path(path), named=["Qwen/Qwen2.5-7B-Instruct"]) == track
+    # nothing else named: no track from the path (the run is of unknown model)
+    assert model_track(_model_path(path)) is None
+
+
+def test_the_model_size_verl_prints_names_a_model_no_path_names(realdata_dir: Path) -> None:
+    # charcount: `actor_rollout_ref.model.path=./models/merged_hf_model` (line 3), and line 388
+    # `LlamaForCausalLM contains 134.52M parameters`
+    charcount = read_log(realdata_dir / "charcount-grpo-readme-2025-08.log").meta
+    assert charcount.model_sizes == ["Llama 134.52M"]
+    assert model_track(charcount.config, named=charcount.model_sizes) == "Llama 134.52M"
+    # maze: `Qwen2ForCausalLM contains 1.54B parameters` (actor and reference) and the critic's
+    # `Qwen2ForTokenClassification contains 1.54B parameters`, no language model
+    assert read_log(realdata_dir / "maze-ppo-main_task-crash-2025-03.log").meta.model_sizes == ["Qwen2 1.54B"]
+    # a model path that says something wins over the size
+    assert model_track(_model_path("Qwen/Qwen2.5-1.5B-Instruct"), named=["Qwen2 1.54B"]) == "Qwen2.5-1.5B-Instruct"
+
+
+def test_runs_of_unknown_model_are_each_on_a_track_of_their_own() -> None:
+    assert unknown_track("rlinsight-run") == "unknown model · rlinsight-run"
+    assert track_name(unknown_track("rlinsight-run"), "zh") == "未知模型 · rlinsight-run"
+    assert track_name(unknown_track("rlinsight-run"), "en") == "unknown model · rlinsight-run"
+    # labels of a view holding such a track carry no track: it is named after the run's folder, as the label is
+    assert not tracks_in_labels(["Qwen3.5-4B", unknown_track("E3")])
+    assert tracks_in_labels(["Qwen3.5-4B", "Qwen3.5-2B"])
 
 
 def test_model_track_falls_back_to_the_base_model_the_log_names() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rlmon.logs.cache import read_log
+from rlmon.logs.parse import parse_log_text
 from rlmon.runs.experiment import extract_settings, infer_algorithm
 from rlmon.runs.overrides import (
     command_model_paths,
@@ -100,6 +101,29 @@ def test_variables_in_overrides() -> None:
     }
     assert expand_variables("$A", {"A": "$B/x", "B": "/y"}) == "/y/x"  # a value naming another variable
     assert expand_variables("$A", {"A": "$A$A"}) == "$A$A$A$A$A$A$A$A"  # bounded: three levels, no loop
+
+
+def test_a_variable_with_a_default() -> None:
+    # `${VAR:-default}`: the default when VAR is unset or empty; `${VAR-default}`: only when unset
+    command = "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=${MODEL_PATH:-Qwen/Qwen2.5-7B-Instruct}"
+    assert parse_overrides(command, variables={}) == {"actor_rollout_ref.model.path": "Qwen/Qwen2.5-7B-Instruct"}
+    assert parse_overrides(command, variables={"MODEL_PATH": "/m/gemma-2-2b-it"}) == {
+        "actor_rollout_ref.model.path": "/m/gemma-2-2b-it"
+    }
+    assert expand_variables("${M:-/a}", {"M": ""}) == "/a"
+    assert expand_variables("${M-/a}", {"M": ""}) == ""
+    assert expand_variables("${M-/a}/x", {}) == "/a/x"
+    # a script's `MODEL_PATH=${MODEL_PATH:-Qwen/Qwen3-4B}` then `model.path=$MODEL_PATH`: the default it gives
+    assert expand_variables("$MODEL_PATH/global_step_5", {"MODEL_PATH": "${MODEL_PATH:-Qwen/Qwen3-4B}"}) == (
+        "Qwen/Qwen3-4B/global_step_5"
+    )
+    # the log as a script prints it: assignment, then the command
+    log = (
+        "MODEL_PATH=${MODEL_PATH:-Qwen/Qwen3-4B}\n"
+        "+ python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.model.path=$MODEL_PATH\n"
+    )
+    meta = parse_log_text(log).meta
+    assert command_model_paths(meta.launch_command, variables=meta.shell_vars) == ["Qwen/Qwen3-4B"]
 
 
 def test_ehl_gemma2_set_x_echo(realdata_dir: Path) -> None:

@@ -24,34 +24,11 @@ from rlmon.sources.discovery import discover_experiments
 from rlmon.text import format_progress
 from rlmon.text.names import look_alike_key
 from rlmon.views import detail, model, overview, tables
+from tests.helpers.realdata_root import REAL_STATES as STATES
 from tests.helpers.realdata_root import REAL_TRACKS, SFT_LOGS, write_realdata_root
 
 QUIET_S = 3 * 3600.0
 """The logs last grew three hours before the page is looked at."""
-
-# Status and progress of each run three hours after its log last grew, from the logs' text: `Final validation
-# metrics` or steps done = `Total training steps` (finished), an exception block (crashed), else stalled.
-STATES = {
-    "alignx-resume-at-final-step-pdb-2025-07": ("finished", "105/105"),  # tqdm jumps to 105/105 (resumed there)
-    "amd-mi300-deepseek7b-grpo-gsm8k-2025-03": ("finished", "1,120 steps"),  # step:1 .. step:1120, no total printed
-    "amd-mi300-deepseek7b-ppo-gsm8k-2025-03": ("finished", "1,120 steps"),
-    "charcount-grpo-readme-2025-08": ("stalled", "1/140"),  # step:0, step:1; `Total training steps: 140`
-    "dstack-ppo-qwen25-7b-resumed-2025-05": ("finished", "435/435"),
-    "ehl-gemma2-2b-ppo-gsm8k-v0.1-2024-12": ("stalled", "106 steps"),  # 0-based step:0 .. step:105, no total read
-    "ehl-qwen25-05b-ppo-gsm8k-resp256-v0.1-2024-12": ("finished", "435/435"),
-    "ehl-qwen25-05b-ppo-gsm8k-v0.1-2024-12": ("finished", "435/435"),
-    "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06": ("finished", "210/210"),
-    "gpg-qwen2-7b-megatron-gsm8k-2025-06": ("finished", "105/105"),
-    "gui-cursor-agentloop-grpo-2026-03": ("stalled", "2/563,250"),
-    "logicrl-grpo-main_task-startup-crash-2025-02": ("crashed", "0/560"),
-    "logicrl-reinforce_plus_plus-raylet-warnings-2025-03": ("stalled", "0/560"),
-    "maze-ppo-main_task-crash-2025-03": ("crashed", "0/30"),
-    "rlinsight-npu-opd-grpo-end-of-run-2026-03": ("finished", "870/870"),
-    "selfplay-grpo-config-error-startup-2025": ("crashed", "0 steps"),
-    "tpu-xla-ppo-stalled-at-step0-2025-07": ("stalled", "0/58"),
-    "verl-docs-quickstart-example-lines": ("stalled", "2 steps"),
-    "walar-grpo-wandb-only-no-step-lines-2025-06": ("stalled", "33/15,625"),
-}
 
 
 def _views(root: Path, cache_dir: Path, *, now: float) -> list[model.ExperimentView]:
@@ -172,11 +149,12 @@ def test_the_summary_gives_each_run_its_own_clause_and_numbers(real: tuple[list[
     assert overview.progress_line(deepseek, "zh") == (
         "amd-mi300-deepseek7b… · GRPO、amd-mi300-deepseek7b… · PPO 已完成 1,120 步"
     )
-    # every run in view: how many of each status, in one short sentence
+    # every run in view: how many of each status, in one short sentence; 13 tracks: the 11 models of REAL_TRACKS
+    # and the two runs of unknown model, each on a track of its own
     every = summary(_in_view(views))
-    assert every[0] == "19 runs on 11 tracks: 7 stalled, 3 crashed, 9 finished."
+    assert every[0] == "19 runs on 13 tracks: 7 stalled, 3 crashed, 9 finished."
     assert overview.progress_line(_in_view(views), "en") == "7 stalled · 3 crashed · 9 finished"
-    assert overview.overview_header(_in_view(views), clock="10:00:00", lang="en").tracks == ("11 tracks",)
+    assert overview.overview_header(_in_view(views), clock="10:00:00", lang="en").tracks == ("13 tracks",)
 
 
 def test_a_track_of_many_runs_lists_them_one_clause_each(real: tuple[list[model.ExperimentView], float]) -> None:
