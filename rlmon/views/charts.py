@@ -310,6 +310,10 @@ def validation_chart_spec(long: pl.DataFrame, options: ChartOptions) -> dict[str
     return _line_spec(long, unsmoothed, markers=None, with_points=True)
 
 
+PROJECTION_REACH = 3.0
+"""Bars: a running run's projected total is drawn up to this many times the longest bar (the text says it all)."""
+
+
 def bar_chart_spec(values: pl.DataFrame, options: ChartOptions) -> dict[str, Any]:
     """One bar per experiment with its value written on it (e.g. total training hours).
 
@@ -367,8 +371,14 @@ def bar_chart_spec(values: pl.DataFrame, options: ChartOptions) -> dict[str, Any
         pl.col(EXPERIMENT).replace_strict(label_of).alias(LABEL),
         pl.col(EXPERIMENT).is_in(list(shown_in_full)).alias(_HIGHLIGHTED),
         pl.col("projected").is_not_null().alias("running"),
-        pl.max_horizontal(VALUE, "projected").alias("top"),
     )
+    # A projection from a run's first steps can be absurd (2 of 563,250 steps: 164,878 h): drawn in full it would
+    # squash every other bar to nothing, so a projected bar stops at PROJECTION_REACH times the longest run so far
+    # (its text and tooltip still give the whole projected total).
+    reach = PROJECTION_REACH * float(bars[VALUE].max())  # type: ignore[arg-type]
+    bars = bars.with_columns(
+        pl.when(pl.col("projected") > reach).then(reach).otherwise(pl.col("projected")).alias("projected_drawn")
+    ).with_columns(pl.max_horizontal(VALUE, "projected_drawn").alias("top"))
     top = float(bars["top"].max())  # type: ignore[arg-type]
     datasets = _Datasets(arrow=arrow)
     main = datasets.add(bars, "bars")
@@ -416,7 +426,7 @@ def bar_chart_spec(values: pl.DataFrame, options: ChartOptions) -> dict[str, Any
             "stroke": color(),
             "opacity": dim,
             "tooltip": tooltip,
-            "x": x_enc("projected"),
+            "x": x_enc("projected_drawn"),
             "y": y_enc(),
         },
         "transform": [{"filter": "datum.running"}],

@@ -607,8 +607,30 @@ def test_a_running_run_bar_is_lighter_dashed_and_shows_its_projection() -> None:
     assert rows["e5"]["text"] == "4.4h running\n→ 33.0h"
     assert bars["encoding"]["fillOpacity"] == {"condition": {"test": "datum.running", "value": 0.45}, "value": 1.0}
     assert bars["encoding"]["strokeDash"]["condition"]["value"] == [4, 3]
-    assert projection["encoding"]["x"]["field"] == "projected"
+    assert projection["encoding"]["x"]["field"] == "projected_drawn"
     assert projection["mark"]["strokeDash"] == [4, 3]
+
+
+def test_a_projection_from_a_runs_first_steps_does_not_squash_the_other_bars() -> None:
+    # 2 steps of 563,250 done in 0.6 h project 0.6 / 2 * 563,250 = 168,975 h: drawn in full, the finished 35.1 h
+    # bar would be 0.02% of the plot. The projected bar stops at 3 x 35.1 = 105.3 h; its text keeps the total.
+    hours = pl.DataFrame(
+        {
+            "experiment": ["e1", "e5"],
+            "value": [35.1, 0.6],
+            "projected": [None, 168975.0],
+            "text": ["35.1h", "0.6h running\n→ 168,975h"],
+        }
+    )
+    spec = spec_of(bar_chart(hours, ChartOptions(title="hours", y_title="h", colors=COLORS, labels=LABELS)))
+    _projection, bars, _text = spec["layer"]
+    rows = {row["experiment"]: row for row in main_rows(spec)}
+    assert rows["e5"]["projected"] == 168975.0  # the tooltip's figure
+    assert rows["e5"]["projected_drawn"] == pytest.approx(105.3)
+    assert rows["e5"]["top"] == pytest.approx(105.3) and rows["e1"]["top"] == 35.1
+    assert rows["e5"]["text"] == "0.6h running\n→ 168,975h"
+    # the axis ends at 2.4 x 105.3 (room for the text), not past 168,975
+    assert bars["encoding"]["x"]["scale"]["domainMax"] == pytest.approx(105.3 * 2.4)
 
 
 def test_bar_chart_requires_its_columns() -> None:
