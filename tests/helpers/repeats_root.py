@@ -37,6 +37,13 @@ _OVERRIDES = {
 }
 
 
+TWO_TRACKS = "".join(
+    f'[experiments.{run}]\ntrack = "{track}"\ngroup = "X"\n'
+    for run, track in (("grpo_seed1", "A"), ("grpo_seed2", "A"), ("dapo_seed1", "B"), ("dapo_seed2", "B"))
+)
+"""``rlmon.toml`` naming a group ``X`` in track A (two GRPO runs) and in track B (two DAPO runs)."""
+
+
 def folder_of(algorithm: str, seed: int) -> str:
     return f"{algorithm}_seed{seed}"
 
