@@ -387,15 +387,20 @@ def bar_chart_spec(values: pl.DataFrame, options: ChartOptions) -> dict[str, Any
         }
 
     value_axis: dict[str, Any] = {"tickCount": _Y_TICKS}
-    if (found := ticks.position_ticks(0.0, top * headroom)) is not None:
+    domain_max = top * headroom
+    if (found := ticks.position_ticks(0.0, domain_max)) is not None:
         value_axis = _with_ticks(value_axis, found)
+        if found.values[-1] >= domain_max * (1 - 1e-9):
+            # A last tick at the very end (10 steps of 60 s x 2.4 = 0.4 h) would put its label flush with the
+            # plot's edge, a pixel past the chart: the axis runs on a little, so the label sits inside.
+            domain_max *= 1.05
 
     def x_enc(field: str) -> dict[str, Any]:
         # Room right of the longest bar for its text, so no value is pushed out of the plot.
         return {
             "axis": value_axis,
             "field": field,
-            "scale": {"domainMax": top * headroom, "domainMin": 0, "nice": False},
+            "scale": {"domainMax": domain_max, "domainMin": 0, "nice": False},
             "title": y_title,
             "type": "quantitative",
         }

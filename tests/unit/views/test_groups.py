@@ -15,7 +15,7 @@ from rlmon.analysis.smoothing import Smoothing
 from rlmon.settings import Settings
 from rlmon.text import UNKNOWN
 from rlmon.views import charts, model, overview, report, tables
-from tests.helpers.repeats_root import TWO_TRACKS, repeat_views, write_repeats_root
+from tests.helpers.repeats_root import NOW, TWO_TRACKS, append_steps, repeat_views, write_repeats_root
 
 
 def _pass_rate_spec(views: list[model.ExperimentView], *, band: str = "minmax", lang: str = "en") -> dict[str, Any]:
@@ -126,7 +126,14 @@ def test_the_hours_bars_draw_a_groups_runs_in_its_colour(tmp_path: Path) -> None
         [overview.HOURS_TOTAL], views, smoothing=Smoothing("none"), x="step", log_scale=False, signals=(),
         highlight=(), lang="en", max_points=2000,
     )  # fmt: skip
-    scale = plan.build()["layer"][0]["encoding"]["color"]["scale"]  # the bars
+    spec = plan.build()
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]  # the bars
+    # DAPO's running seeds project 10 steps of 60 s = 1/6 h, as long as the finished runs; with room for the
+    # running bars' texts (x 2.4) the axis would end at its last tick, 0.4 h, whose label Vega then writes flush
+    # with the plot's edge, a pixel past the chart: the axis runs 5% further
+    x = spec["layer"][0]["encoding"]["x"]
+    assert x["axis"]["values"][-1] == pytest.approx(0.4)
+    assert x["scale"]["domainMax"] == pytest.approx(0.4 * 1.05)
     colour = dict(zip(scale["domain"], scale["range"], strict=True))
     by_id = {view.id: view for view in views}
     for algorithm in ("grpo", "dapo", "rloo"):
@@ -312,3 +319,26 @@ def test_a_name_set_in_two_tracks_draws_and_exports_two_groups(tmp_path: Path) -
         ("grpo_seed1", "X", pytest.approx(1.6), 2),
         ("grpo_seed2", "X", pytest.approx(1.6), 2),
     ]
+
+
+def test_a_running_member_keeps_its_group_current(tmp_path: Path) -> None:
+    """DAPO's seeds 2 and 3 are running (their logs grew 30 s ago) at steps 8 and 6 of 10: the group's row says so,
+    and when seed 2 logs steps 9 and 10 the next read draws DAPO's band on to step 10 with seed 2's new values."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    assert {view.id: view.status for view in views if view.id.startswith("dapo")} == {
+        "dapo_seed1": "finished", "dapo_seed2": "running", "dapo_seed3": "running",
+    }  # fmt: skip
+    numbers = {view.id: report.report_numbers(view) for view in views}
+    frame, _opens = tables.grouped_experiments_frame(views, numbers, slugs={}, lang="en")
+    assert frame.row(0, named=True)["status"] == "n = 3 · ✓ 1 finished · ▶ 2 running"
+    before = _dataset(_pass_rate_spec(views), "rlmon_groups").filter(pl.col("label") == "DAPO (3 runs)")
+    assert before.filter(pl.col("low").is_not_null())["step"].max() == 8
+    append_steps(tmp_path, "dapo", 2, range(9, 11))
+    after = _dataset(_pass_rate_spec(repeat_views(tmp_path, now=NOW + 60)), "rlmon_groups")
+    dapo = after.filter(pl.col("label") == "DAPO (3 runs)").sort("step")
+    # step 10: seed 1 at 11 + 0.1 * 10 = 12.0, seed 2 at 12 + 1.0 = 13.0 -> mean 12.5, band 12.0-13.0, n 2
+    assert dapo.filter(pl.col("step") == 10).select("mean", "low", "high", "n").row(0) == (
+        pytest.approx(12.5), pytest.approx(12.0), pytest.approx(13.0), 2,
+    )  # fmt: skip
+    assert dapo.filter(pl.col("low").is_not_null())["step"].to_list() == list(range(1, 11))
