@@ -11,8 +11,9 @@ own learning rate, so there is no group.
    Chromium flags): per round, a ``streamlit run`` server per root from an empty cache folder, started one after
    the other; the seconds from opening ``/`` in a new browser context until the first 4 comparison charts are
    drawn (scrolled to at once), first on the server's cold start (every log read), then ``--visits`` times per
-   root on the warm servers, alternating between the roots (both servers up, one visited at a time). The
-   rounds alternate which root goes first.
+   root on the warm servers, alternating between the roots (both servers up, one visited at a time), with the
+   browser main thread's busy time until then (Chrome's ``TaskDuration``) and the websocket bytes of each warm
+   visit. The rounds alternate which root goes first.
 2. The server alone (AppTest): the first run of the overview in a fresh process from an empty cache folder (as
    ``bench_app``'s first load), and a smoothing change after a warm run (the charts built again, the groups'
    bands and means included), alternately per root.
@@ -41,6 +42,8 @@ from benchmarks.bench_vs_tensorboard import (
     RLMON_CURVES,
     VIEWPORT,
     WARM_TIMEOUT_S,
+    Frames,
+    MainThread,
     Server,
     free_port,
     open_when_up,
@@ -67,17 +70,18 @@ def _set_configs(root: Path, *, grouped: bool) -> None:
         path.write_text(first + "\n" + rest, encoding="utf-8")
 
 
-def _time_to_curves(browser: Any, server: Server, *, timeout_s: float) -> float:
-    """Seconds from opening the overview in a new context until its first :data:`CURVES` comparison charts are
-    drawn, scrolled to as soon as they are on the page."""
+def _time_to_curves(browser: Any, server: Server, *, timeout_s: float) -> tuple[float, float, float]:
+    """(seconds, browser main-thread busy seconds, websocket kB) from opening the overview in a new context until
+    its first :data:`CURVES` comparison charts are drawn, scrolled to as soon as they are on the page."""
     context = browser.new_context(viewport=VIEWPORT, locale="en-US")
     try:
         page = context.new_page()
+        frames, busy = Frames(page), MainThread(page)
         started = time.perf_counter()
         open_when_up(page, server, url=server.url + "/", timeout_s=timeout_s)
         wait_drawn(page, RLMON_CURVES, CURVES, what=f"{server.name}: comparison charts", server=server,
                    timeout_s=timeout_s)  # fmt: skip
-        return time.perf_counter() - started
+        return time.perf_counter() - started, busy.seconds(), frames.received / 1e3
     finally:
         context.close()
 
@@ -85,10 +89,12 @@ def _time_to_curves(browser: Any, server: Server, *, timeout_s: float) -> float:
 def browser_times(
     roots: Mapping[str, Path], work: Path, *, rounds: int, visits: int
 ) -> dict[str, dict[str, list[float]]]:
-    """root name -> {"cold": [...], "warm": [...]}: the browser's time to curves (see the module docstring)."""
+    """root name -> {"cold": [...], "warm": [...], "busy": [...], "kb": [...]}: the browser's time to curves on a
+    cold and on a warm server, and the main thread's busy seconds and the websocket kB of the warm visits (see the
+    module docstring)."""
     from playwright.sync_api import sync_playwright
 
-    times: dict[str, dict[str, list[float]]] = {name: {"cold": [], "warm": []} for name in roots}
+    times: dict[str, dict[str, list[float]]] = {name: {"cold": [], "warm": [], "busy": [], "kb": []} for name in roots}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         for number in range(rounds):
@@ -103,13 +109,18 @@ def browser_times(
                         name, rlmon_command(port), port=port, env=rlmon_env(roots[name], cache),
                         log_path=work / f"server-{number}-{name[0]}.log",
                     ))  # fmt: skip
-                    times[name]["cold"].append(_time_to_curves(browser, servers[name], timeout_s=COLD_TIMEOUT_S))
+                    seconds, _busy, _kb = _time_to_curves(browser, servers[name], timeout_s=COLD_TIMEOUT_S)
+                    times[name]["cold"].append(seconds)
                 for _visit in range(visits):
                     for name in order:
-                        times[name]["warm"].append(_time_to_curves(browser, servers[name], timeout_s=WARM_TIMEOUT_S))
+                        seconds, busy, kb = _time_to_curves(browser, servers[name], timeout_s=WARM_TIMEOUT_S)
+                        times[name]["warm"].append(seconds)
+                        times[name]["busy"].append(busy)
+                        times[name]["kb"].append(kb)
             print(f"round {number + 1}/{rounds} ({' then '.join(order)}): "
                   + "; ".join(f"{name} cold {times[name]['cold'][-1]:.2f} s, warm "
                               + " ".join(f"{value:.2f}" for value in times[name]["warm"][-visits:])
+                              + " s, busy " + " ".join(f"{value:.2f}" for value in times[name]["busy"][-visits:])
                               for name in roots), flush=True)  # fmt: skip
         browser.close()
     return times
@@ -186,8 +197,11 @@ def main() -> None:
     load_at_end = os.getloadavg()
     print(f"\nMachine: {os.cpu_count()} cores; load average (1 min) {load_at_start[0]:.2f} at the start, "
           f"{load_at_end[0]:.2f} at the end; {time.perf_counter() - began:.0f} s in all.")  # fmt: skip
-    header = "| root | browser: first 4 charts, cold start (min / median) | browser: warm server (min / median) |"
-    rule = "|---|---|---|"
+    header = (
+        "| root | browser: first 4 charts, cold start (min / median) | browser: warm server (min / median) "
+        "| main thread busy until then, warm (min / median) | websocket kB, warm (median) |"
+    )
+    rule = "|---|---|---|---|---|"
     if not args.no_server:
         header += " server: first overview, cold cache (min / median) | server: smoothing change (median per round) |"
         rule += "---|---|"
@@ -197,7 +211,10 @@ def main() -> None:
         print(f"{name}: the first {CURVES} charts' specs {total / 1e3:.0f} kB ({parts})")
     print("\n" + header + "\n" + rule)
     for name in roots:
-        row = f"| {name} | {_min_median(browser[name]['cold'])} | {_min_median(browser[name]['warm'])} |"
+        row = (
+            f"| {name} | {_min_median(browser[name]['cold'])} | {_min_median(browser[name]['warm'])} "
+            f"| {_min_median(browser[name]['busy'])} | {statistics.median(browser[name]['kb']):.0f} |"
+        )
         if not args.no_server:
             rounds = " / ".join(f"{value * 1000:.0f}" for value in changes[name])
             row += f" {_min_median(firsts[name])} | {rounds} ms |"
