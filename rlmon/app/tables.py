@@ -243,19 +243,22 @@ def download_frame(
     table = pl.concat(parts, how="diagonal_relaxed")
     groups = repeat_groups(views)
     if groups:
-        members = {member: group.name for group in groups for member in group.members}
+        # joined by the group's key (one name set in rlmon.toml in two tracks is two groups), shown by its name
+        members = {member: group.key for group in groups for member in group.members}
+        names = {group.key: group.name for group in groups}
         table = table.with_columns(
-            pl.col(EXPERIMENT).replace_strict(members, default=None, return_dtype=pl.String).alias(GROUP)
-        )
+            pl.col(EXPERIMENT).replace_strict(members, default=None, return_dtype=pl.String).alias("_group_key")
+        ).with_columns(pl.col("_group_key").replace_strict(names, default=None, return_dtype=pl.String).alias(GROUP))
         for key in smoothed_metrics:
             stats = group_steps(model.long_frame(views, key), members, band="minmax")
             table = table.join(
                 stats.select(
-                    GROUP, STEP, pl.col("mean").alias(f"{key} (group mean)"), pl.col("std").alias(f"{key} (group std)"),
-                    pl.col("n").alias(f"{key} (group n)"),
+                    pl.col(GROUP).alias("_group_key"), STEP, pl.col("mean").alias(f"{key} (group mean)"),
+                    pl.col("std").alias(f"{key} (group std)"), pl.col("n").alias(f"{key} (group n)"),
                 ),
-                on=[GROUP, STEP], how="left", maintain_order="left",
+                on=["_group_key", STEP], how="left", maintain_order="left",
             )  # fmt: skip
+        table = table.drop("_group_key")
     if not smoothing.enabled:
         return table
     for key in smoothed_metrics:

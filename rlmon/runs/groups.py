@@ -61,7 +61,8 @@ class Group:
     """Repeated runs of one setting."""
 
     key: str
-    """Stable id: ``toml:<name>`` (set in ``rlmon.toml``) or ``found:<first member's id>``."""
+    """Stable id: ``toml:<track>:<name>`` (set in ``rlmon.toml``: one name in two tracks is two groups) or
+    ``found:<first member's id>``."""
     name: str
     """The ``rlmon.toml`` name, else the members' algorithm (their labels' common start when two groups share it)."""
     members: tuple[str, ...]
@@ -91,7 +92,8 @@ def find_groups(experiments: Sequence[Experiment]) -> list[Group]:
     for kind, members in chosen:
         if kind == "toml":
             name = (members[0].group or "").strip()
-            groups.append(Group(f"toml:{name}", name, tuple(item.id for item in members), found=False))
+            key = f"toml:{members[0].track}:{name}"
+            groups.append(Group(key, name, tuple(item.id for item in members), found=False))
             continue
         name = members[0].algorithm.name
         if members[0].algorithm.key == "unknown" or algorithms.count(name) > 1:

@@ -397,15 +397,20 @@ def bar_chart_spec(values: pl.DataFrame, options: ChartOptions) -> dict[str, Any
         }
 
     value_axis: dict[str, Any] = {"tickCount": _Y_TICKS}
-    if (found := ticks.position_ticks(0.0, top * headroom)) is not None:
+    domain_max = top * headroom
+    if (found := ticks.position_ticks(0.0, domain_max)) is not None:
         value_axis = _with_ticks(value_axis, found)
+        if found.values[-1] >= domain_max * (1 - 1e-9):
+            # A last tick at the very end (10 steps of 60 s x 2.4 = 0.4 h) would put its label flush with the
+            # plot's edge, a pixel past the chart: the axis runs on a little, so the label sits inside.
+            domain_max *= 1.05
 
     def x_enc(field: str) -> dict[str, Any]:
         # Room right of the longest bar for its text, so no value is pushed out of the plot.
         return {
             "axis": value_axis,
             "field": field,
-            "scale": {"domainMax": top * headroom, "domainMin": 0, "nice": False},
+            "scale": {"domainMax": domain_max, "domainMin": 0, "nice": False},
             "title": y_title,
             "type": "quantitative",
         }
@@ -749,6 +754,7 @@ def _line_spec(
     fmt = value_format or (".2%" if percent else None)
     faded = smoothing.enabled
     line = points
+    buckets = 0
     if faded:
         # The smoothed line is thinner than the raw one (see SMOOTHED_POINTS); the hover rule stops at its points.
         buckets = min(max_points, MAX_SMOOTHED_BUCKETS, max(MIN_SMOOTHED_BUCKETS, SMOOTHED_POINTS // len(experiments)))
@@ -792,8 +798,21 @@ def _line_spec(
 
     # Explicit domains: the browser computes no extents, and a smoothing change (the smoothed values stay within
     # the raw ones) leaves the scales as they are, so the raw lines are not drawn again.
+    group_rows = None
+    if groups:
+        # The groups' rows, thinned as the lines they sit on: on the smoothed lines' buckets when smoothing is on,
+        # else to the plot's pixel columns (the band's lowest and highest edge in each).
+        stats = group_steps(smoothed, groups, band=options.band, value=SMOOTHED, x=x)
+        group_rows = _thin_groups(
+            stats.with_columns(pl.col(GROUP).replace_strict(dict(legend_of), return_dtype=pl.String).alias(LABEL)),
+            x=x, buckets=buckets if faded else None, columns=options.plot_width,
+        ).select(LABEL, x, "mean", "low", "high", "n")  # fmt: skip
     x_values = [points[x]] + ([marker_rows[x]] if marker_rows is not None else [])
     y_values = [points[VALUE]] + ([marker_rows[VALUE]] if marker_rows is not None else [])
+    if group_rows is not None:
+        # a band of mean ± std may reach past every run's values (members at 0, 0.1 and 1: down to -0.18)
+        edges = pl.concat([group_rows["low"], group_rows["high"]])
+        y_values.append(edges.filter(edges > 0) if log_scale else edges)
     if reference is not None and math.isfinite(reference) and not (log_scale and reference <= 0):
         y_values.append(pl.Series([float(reference)]))
     thresholds = _thresholds_in_reach(options.thresholds, points[VALUE], log_scale=log_scale)
@@ -909,12 +928,11 @@ def _line_spec(
             }
         )
     group_points: dict[str, Any] | None = None
-    if groups:
+    if group_rows is not None:
         layers[0]["params"] = [_members_param(list(legend_of.values()))]
         band_layer, mean_layer, group_points = _group_layers(
-            smoothed, groups, legend_of=legend_of, x=x, band=options.band, datasets=datasets,
-            color=color, x_enc=x_enc, y_enc=y_enc, tip_format=tip_format or ".4~g", titles=options.group_titles,
-            x_title=x_title or x,
+            group_rows, x=x, datasets=datasets, color=color, x_enc=x_enc, y_enc=y_enc,
+            tip_format=tip_format or ".4~g", titles=options.group_titles, x_title=x_title or x,
         )  # fmt: skip
         layers.extend([band_layer, mean_layer])
     hover_data = datasets.add(tooltip_rows, "hover")
@@ -997,12 +1015,9 @@ def _line_spec(
 
 
 def _group_layers(
-    smoothed: pl.DataFrame,
-    groups: Mapping[str, str],
+    rows: pl.DataFrame,
     *,
-    legend_of: Mapping[str, str],
     x: str,
-    band: Band,
     datasets: _Datasets,
     color: Callable[[], dict[str, Any]],
     x_enc: Callable[[], dict[str, Any]],
@@ -1011,20 +1026,25 @@ def _group_layers(
     titles: tuple[str, str, str, str],
     x_title: str,
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """A band and a mean line per group of repeats, over the values the lines show (smoothed when smoothing is
-    on), labelled by the group's legend entry (``legend_of``), which the colour scale gives its group's colour;
-    and the mean line's points, invisible, whose tooltip says the group's mean, band and how many runs have a
-    value at that x (drawn over the hover rule, so they answer the pointer near the mean line)."""
-    stats = group_steps(smoothed, groups, band=band, value=SMOOTHED, x=x)
-    rows = stats.with_columns(pl.col(GROUP).replace_strict(dict(legend_of), return_dtype=pl.String).alias(LABEL))
-    rows = rows.select(LABEL, x, "mean", "low", "high", "n")
+    """A band and a mean line per group of repeats from ``rows`` (``label`` - the group's legend entry, which the
+    colour scale gives its group's colour -, ``x``, ``mean``, ``low``, ``high``, ``n``: :func:`_thin_groups`), over
+    the values the lines show (smoothed when smoothing is on); and the mean line's points, invisible, whose tooltip
+    says the group's mean, band and how many runs have a value at that x (drawn over the hover rule, so they answer
+    the pointer near the mean line)."""
     data = datasets.add(_inline(rows), "groups")
     quiet = {"legend": None}
     # A row of one member (no band there) breaks the area instead of being bridged: the band covers only the
     # steps where two or more members have values, also across a gap of one member.
     band_layer = {
         "data": data,
-        "mark": {"type": "area", "opacity": _BAND_OPACITY, **_BULK_MARK, "invalid": "break-paths-filter-domains"},
+        # clipped to the plot: on a log scale a band edge at or below zero has no place in the y domain
+        "mark": {
+            "type": "area",
+            "opacity": _BAND_OPACITY,
+            **_BULK_MARK,
+            "invalid": "break-paths-filter-domains",
+            "clip": True,
+        },
         "encoding": {"color": {**color(), **quiet}, "x": x_enc(), "y": y_enc("low"), "y2": {"field": "high"}},
     }
     mean_layer = {
@@ -1206,6 +1226,38 @@ def _thin_line(frame: pl.DataFrame, *, x: str, buckets: int) -> pl.DataFrame:
     first = pl.int_range(pl.len()).over(EXPERIMENT) == 0
     last_in_bucket = (bucket != bucket.shift(-1).over(EXPERIMENT)).fill_null(True)
     return frame.filter(first | last_in_bucket)
+
+
+def _thin_groups(stats: pl.DataFrame, *, x: str, buckets: int | None, columns: int) -> pl.DataFrame:
+    """The rows of :func:`rlmon.analysis.groups.group_steps` a chart draws, sorted by group and ``x``: with
+    ``buckets`` (smoothing on), those of :func:`_thin_line` (the x values of the smoothed lines, which the hover
+    rule stops at); else, per pixel column of a plot ``columns`` wide, the row of the band's lowest edge and the
+    row of its highest (the mean where there is no band), as :func:`rlmon.analysis.smoothing.decimate` keeps a
+    line's lowest and highest point. Each group keeps its first and last row, and the rows on either side of
+    where its band starts or stops (one member left), so the band breaks where it did. A group of at most
+    ``2 * columns`` rows is kept whole in the second case, as ``decimate`` keeps a short line."""
+    ordered = stats.filter(pl.col(x).is_not_null()).sort(GROUP, x, maintain_order=True)
+    if ordered.is_empty():
+        return ordered
+    no_band = pl.col("low").is_null()
+    around_break = (no_band != no_band.shift(1).over(GROUP)) | (no_band != no_band.shift(-1).over(GROUP))
+    marked = ordered.with_row_index("_row").with_columns(around_break.fill_null(True).alias("_edge"))
+    if buckets:
+        kept = _thin_line(marked.rename({GROUP: EXPERIMENT}), x=x, buckets=buckets)["_row"]
+    else:
+        longest = marked.group_by(GROUP).len()["len"].max()
+        low, high = float(marked[x].min()), float(marked[x].max())  # type: ignore[arg-type]
+        if not isinstance(longest, int) or longest <= 2 * columns or not high > low:
+            return ordered
+        column = ((pl.col(x).cast(pl.Float64) - low) * (columns / (high - low))).floor().cast(pl.Int64)
+        bottom, top = pl.coalesce("low", "mean"), pl.coalesce("high", "mean")
+        picks = marked.group_by(GROUP, column.clip(0, columns - 1).alias("_column")).agg(
+            pl.col("_row").sort_by(bottom, nulls_last=True, maintain_order=True).first().alias("_bottom"),
+            pl.col("_row").sort_by(top, descending=True, nulls_last=True, maintain_order=True).first().alias("_top"),
+        )
+        kept = pl.concat([picks["_bottom"], picks["_top"]])
+    keep = pl.col("_row").is_in(kept.implode()) | pl.col("_edge")
+    return marked.filter(keep).drop("_row", "_edge")
 
 
 def _hover_rule(data: dict[str, Any], *, x: str, tooltip_expr: str) -> dict[str, Any]:

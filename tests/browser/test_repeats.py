@@ -1,17 +1,20 @@
 """Groups of repeats as a person sees them (tests/helpers/repeats_root.py: 3 algorithms × 3 seeds; DAPO's seeds ran
-10, 8 and 6 steps, RLOO's seed 3 crashed after 5): at 1440x900 and 390x844, in English and Chinese, each group's band
-is filled in its mean line's colour, DAPO's band stops where only one of its runs is left (step 8 of 1-10: 7/9 of its
-mean line's width), the plot areas keep the overview's sizes, and a click on a group's legend entry hides its runs
-and a second click shows them. Real ``streamlit run``, headless Chromium, the SVG measured."""
+10, 8 and 6 steps, RLOO's seed 3 crashed after 5): at 1440x900 and 390x844, in English with the min-max band and in
+Chinese with the ± 1 std band (``band=std``), each group's band is filled in its mean line's colour and lies inside
+the plot area, DAPO's band stops where only one of its runs is left (step 8 of 1-10: 7/9 of its mean line's width),
+the plot areas keep the overview's sizes, no text is cut, and a click on a group's legend entry hides its runs and
+a second click shows them. Real ``streamlit run``, headless Chromium, the SVG measured; a full-page screenshot at
+each width and language (``repeats-<lang>-<width>.png``)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.helpers.browser_geometry import BandGeometry, measure_bands
+from tests.helpers.browser_geometry import BandGeometry, Box, measure_bands
 from tests.helpers.browser_pages import (
     NARROW,
     NARROW_MIN_PLOT_HEIGHT,
@@ -19,6 +22,7 @@ from tests.helpers.browser_pages import (
     WIDE,
     WIDE_CHARTS_PER_ROW,
     charts_per_row,
+    full_page_screenshot,
     no_exceptions,
     require_svg,
     text_problems,
@@ -29,7 +33,10 @@ from tests.helpers.server import serve
 
 pytestmark = pytest.mark.browser
 
-LEGEND = {"en": ("DAPO (3 runs)", "GRPO (3 runs)", "RLOO (3 runs)")}
+LEGEND = {
+    "en": ("DAPO (3 runs)", "GRPO (3 runs)", "RLOO (3 runs)"),
+    "zh": ("DAPO（3 次运行）", "GRPO（3 次运行）", "RLOO（3 次运行）"),
+}
 CHARTS = 3
 """The overview's default charts this root allows: pass rate, mean response length, the hours bars."""
 
@@ -37,15 +44,16 @@ CHARTS = 3
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("browser-repeats")
-    write_repeats_root(folder / "logs")
+    write_repeats_root(folder / "logs", now=time.time())  # DAPO's seeds 2 and 3 running
     env = {"RLMON_LOG_ROOT": str(folder / "logs"), "RLMON_CACHE_DIR": str(folder / "cache"),
            "RLMON_CHART_RENDERER": "svg", "RLMON_REFRESH_S": "3600"}  # fmt: skip
     with serve(folder, env, "server-repeats.log") as url:
         yield url
 
 
-def _band_problems(chart: BandGeometry, width: int, lang: str) -> list[str]:
-    """Each group's band in its mean line's colour (the legend entry's), and DAPO's band 7/9 of its mean's width."""
+def _band_problems(chart: BandGeometry, plot: Box, width: int, lang: str) -> list[str]:
+    """Each group's band in its mean line's colour (the legend entry's) and inside the plot area ``plot``, and
+    DAPO's band 7/9 of its mean's width."""
     where = f"at {width} px ({lang})"
     legend = dict(chart.legend)
     if tuple(legend) != LEGEND[lang]:
@@ -58,6 +66,8 @@ def _band_problems(chart: BandGeometry, width: int, lang: str) -> list[str]:
             problems.append(f"{where}: {label} ({colour}): band fills {sorted(bands)}, mean strokes {sorted(means)}")
             continue
         band, mean = bands[colour], means[colour]
+        if not (plot.y - 1 <= band.y and band.y + band.height <= plot.y + plot.height + 1):
+            problems.append(f"{where}: {label}'s band {band} leaves the plot area {plot}")
         if not band.y - 1 <= mean.y and mean.y + mean.height <= band.y + band.height + 1:
             problems.append(f"{where}: {label}'s mean line {mean} leaves its band {band}")
     dapo = legend[LEGEND[lang][0]]
@@ -83,8 +93,9 @@ def _look(page: Any, width: int, lang: str) -> list[str]:
     if max(charts_per_row(charts)) != wanted:
         problems.append(f"at {width} px ({lang}) the charts per row are {charts_per_row(charts)}; wanted {wanted}")
     pass_rate = measure_bands(page)[0]
-    assert pass_rate is not None
-    problems += _band_problems(pass_rate, width, lang)
+    assert pass_rate is not None and charts[0].is_line_chart and len(charts[0].plots) == 1
+    problems += _band_problems(pass_rate, charts[0].plots[0], width, lang)
+    full_page_screenshot(page, f"repeats-{lang}-{width}", WIDE if width == WIDE["width"] else NARROW)
     return problems
 
 
@@ -97,7 +108,7 @@ def _grpo_members_opacity(page: Any) -> set[float]:
 
 
 def test_bands_in_their_mean_lines_colour_and_legend_hides_runs(browser: Any, server: str) -> None:
-    """English at both widths (the Chinese legend's width is kept by the legend's columns, a unit test)."""
+    """English, the min-max band, at both widths."""
     context = browser.new_context(viewport=WIDE, locale="en-US")
     page = context.new_page()
     page.goto(f"{server}/?live=0&lang=en")
@@ -112,5 +123,17 @@ def test_bands_in_their_mean_lines_colour_and_legend_hides_runs(browser: Any, se
     assert _grpo_members_opacity(page) == {0.35}  # shown again
     page.set_viewport_size(NARROW)
     problems += _look(page, NARROW["width"], "en")
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_std_bands_in_chinese_at_both_widths(browser: Any, server: str) -> None:
+    """Chinese (the legend's entries as wide as 15 Latin letters each: two columns at 390 px), the ± 1 std band."""
+    context = browser.new_context(viewport=WIDE, locale="zh-CN")
+    page = context.new_page()
+    page.goto(f"{server}/?live=0&lang=zh&band=std")
+    problems = _look(page, WIDE["width"], "zh")
+    page.set_viewport_size(NARROW)
+    problems += _look(page, NARROW["width"], "zh")
     context.close()
     assert not problems, "\n".join(problems)

@@ -11,7 +11,7 @@ from rlmon.runs.groups import find_groups
 from rlmon.runs.loading import load_experiments
 from rlmon.settings import Settings
 from rlmon.sources.discovery import discover_experiments
-from tests.helpers.repeats_root import write_repeats_root
+from tests.helpers.repeats_root import TWO_TRACKS, write_repeats_root
 
 
 def _experiments(root: Path) -> list[Experiment]:
@@ -46,3 +46,13 @@ def test_rlmon_toml_sets_and_undoes_a_group(tmp_path: Path) -> None:
 
 def test_a_root_without_repeats_has_no_group(demo_root: Path) -> None:
     assert find_groups(_experiments(demo_root)) == []
+
+
+def test_one_name_in_two_tracks_is_two_groups(tmp_path: Path) -> None:
+    write_repeats_root(tmp_path, toml=TWO_TRACKS)
+    named = [group for group in find_groups(_experiments(tmp_path)) if not group.found]
+    assert [(group.name, group.members) for group in named] == [
+        ("X", ("dapo_seed1", "dapo_seed2")),
+        ("X", ("grpo_seed1", "grpo_seed2")),
+    ]
+    assert [group.key for group in named] == ["toml:B:X", "toml:A:X"]

@@ -14,8 +14,8 @@ import pytest
 from rlmon.analysis.smoothing import Smoothing
 from rlmon.settings import Settings
 from rlmon.text import UNKNOWN
-from rlmon.views import model, overview, report, tables
-from tests.helpers.repeats_root import repeat_views, write_repeats_root
+from rlmon.views import charts, model, overview, report, tables
+from tests.helpers.repeats_root import NOW, TWO_TRACKS, append_steps, repeat_views, write_repeats_root
 
 
 def _pass_rate_spec(views: list[model.ExperimentView], *, band: str = "minmax", lang: str = "en") -> dict[str, Any]:
@@ -126,7 +126,14 @@ def test_the_hours_bars_draw_a_groups_runs_in_its_colour(tmp_path: Path) -> None
         [overview.HOURS_TOTAL], views, smoothing=Smoothing("none"), x="step", log_scale=False, signals=(),
         highlight=(), lang="en", max_points=2000,
     )  # fmt: skip
-    scale = plan.build()["layer"][0]["encoding"]["color"]["scale"]  # the bars
+    spec = plan.build()
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]  # the bars
+    # DAPO's running seeds project 10 steps of 60 s = 1/6 h, as long as the finished runs; with room for the
+    # running bars' texts (x 2.4) the axis would end at its last tick, 0.4 h, whose label Vega then writes flush
+    # with the plot's edge, a pixel past the chart: the axis runs 5% further
+    x = spec["layer"][0]["encoding"]["x"]
+    assert x["axis"]["values"][-1] == pytest.approx(0.4)
+    assert x["scale"]["domainMax"] == pytest.approx(0.4 * 1.05)
     colour = dict(zip(scale["domain"], scale["range"], strict=True))
     by_id = {view.id: view for view in views}
     for algorithm in ("grpo", "dapo", "rloo"):
@@ -213,3 +220,125 @@ def test_report_draws_the_std_band(tmp_path: Path) -> None:
     # DAPO step 8: seeds 1 and 2 at 11.8 and 12.8 -> mean 12.3, sample std sqrt(0.5) (min-max would be 11.8-12.8)
     row = rows.filter(pl.col("label") == "DAPO (3 runs)", pl.col("step") == 8).row(0, named=True)
     assert (row["low"], row["high"], row["n"]) == (pytest.approx(12.3 - 0.5**0.5), pytest.approx(12.3 + 0.5**0.5), 2)
+
+
+def _long(values: dict[str, list[float | None]]) -> pl.DataFrame:
+    """A long frame of one metric: run -> its value at steps 1, 2, ... (None: not logged there)."""
+    rows = [
+        (run, step, step / 60, "m", value)
+        for run, series in values.items()
+        for step, value in enumerate(series, start=1)
+        if value is not None
+    ]
+    return pl.DataFrame(rows, schema=["experiment", "step", "hours", "metric", "value"], orient="row")
+
+
+def _group_spec(long: pl.DataFrame, *, band: str, **options: Any) -> dict[str, Any]:
+    runs = long["experiment"].unique().sort().to_list()
+    return charts.metric_chart_spec(
+        long,
+        charts.ChartOptions(title="m", y_title="m", groups=dict.fromkeys(runs, "g"), group_names={"g": "G"},
+                            band=band, **options),  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def test_the_std_band_stays_inside_the_plot() -> None:
+    """Members at 0, 0.1 and 1: mean 11/30, sample std sqrt(((11/30)² + (8/30)² + (19/30)²) / 2) = sqrt(273/900)
+    = 0.55076, so the band runs from -0.18409 to 0.91743; the y domain reaches below every run's lowest value to
+    hold it (min-max keeps the runs' own 0 to 1), and the area is clipped to the plot all the same."""
+    long = _long({"a": [0.0, 0.0], "b": [0.1, 0.1], "c": [1.0, 1.0]})
+    spec = _group_spec(long, band="std")
+    band = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "area")
+    assert band["mark"]["clip"] is True
+    rows = pl.DataFrame(spec["datasets"][band["data"]["name"]])
+    low, high = 11 / 30 - (273 / 900) ** 0.5, 11 / 30 + (273 / 900) ** 0.5
+    assert rows["low"].to_list() == [pytest.approx(low), pytest.approx(low)] and low == pytest.approx(
+        -0.18409, abs=1e-5
+    )
+    assert rows["high"].to_list() == [pytest.approx(high), pytest.approx(high)]
+    for layer in spec["layer"]:
+        domain = layer["encoding"].get("y", {}).get("scale", {}).get("domain")
+        if domain is not None:  # every layer on the one y scale
+            assert domain[0] <= low and domain[1] >= 1.0, layer["mark"]
+    lines = spec["layer"][0]["encoding"]["y"]["scale"]["domain"]
+    assert lines[0] == pytest.approx(-0.2)  # the round tick below -0.184
+    minmax = _group_spec(long, band="minmax")["layer"][0]["encoding"]["y"]["scale"]["domain"]
+    assert minmax == [0.0, 1.0]
+
+
+def test_group_rows_thinned_as_the_lines() -> None:
+    """Three members of 2,000 steps on an 800-pixel plot: without smoothing the group keeps at most the band's
+    lowest and highest row of each pixel column (1,600) plus the rows around where its band stops; member b's spike
+    at step 1,000 keeps its row (the band's top there), and the last step is kept. With smoothing the group's rows
+    sit on the smoothed lines' x values (3 lines: 400 buckets of 1,200 points)."""
+    steps = 2000
+    a = [0.001 * step for step in range(1, steps + 1)]
+    b = [value + 0.1 for value in a]
+    b[999] = 50.0
+    # only a logs steps 700-710: no band there, and the band must break there after thinning
+    c: list[float | None] = [None if 700 <= step <= 710 else a[step - 1] + 0.2 for step in range(1, steps + 1)]
+    b_gap: list[float | None] = [None if 700 <= step <= 710 else value for step, value in enumerate(b, start=1)]
+    long = _long({"a": a, "b": b_gap, "c": c})
+    spec = _group_spec(long, band="minmax", max_points=steps, plot_width=800)
+    rows = pl.DataFrame(spec["datasets"]["rlmon_groups"])
+    assert 800 <= rows.height <= 2 * 800 + 4
+    assert rows["step"].max() == steps and rows["step"].is_sorted()
+    spike = rows.filter(pl.col("step") == 1000).row(0, named=True)
+    assert (spike["high"], spike["n"]) == (50.0, 3)
+    # the break: 699 banded, a row of no band within 700-710, 711 banded again
+    assert rows.filter(pl.col("step") == 699)["low"].to_list() == [pytest.approx(0.699)]
+    assert rows.filter(pl.col("step").is_between(700, 710), pl.col("low").is_null()).height >= 1
+    assert rows.filter(pl.col("step") == 711)["low"].to_list() == [pytest.approx(0.711)]
+    smoothed = _group_spec(long, band="minmax", max_points=steps, smoothing=Smoothing("ema", weight=0.6))
+    rows = pl.DataFrame(smoothed["datasets"]["rlmon_groups"])
+    line_steps = set(pl.DataFrame(smoothed["datasets"]["rlmon_smoothed"])["step"].to_list())
+    assert rows.height <= 401 + 4 and rows["step"].max() == steps
+    assert set(rows["step"].to_list()) - line_steps <= set(range(699, 712))  # off the lines' x only at the break
+    assert rows.filter(pl.col("step").is_between(700, 710), pl.col("low").is_null()).height >= 1
+
+
+def test_a_name_set_in_two_tracks_draws_and_exports_two_groups(tmp_path: Path) -> None:
+    """``group = "X"`` on two GRPO runs of track A and two DAPO runs of track B: two bands of two runs each in a
+    chart of both tracks (not one band of four), and the download's group columns per track."""
+    from rlmon.app.tables import download_frame
+
+    write_repeats_root(tmp_path, toml=TWO_TRACKS)
+    views = [view for view in repeat_views(tmp_path) if view.id in ("grpo_seed1", "grpo_seed2", "dapo_seed1",
+                                                                        "dapo_seed2")]  # fmt: skip
+    rows = _dataset(_pass_rate_spec(views), "rlmon_groups")
+    step1 = rows.filter(pl.col("step") == 1).sort("mean")
+    # step 1: GRPO seeds 1 and 2 at 1.1 and 2.1 -> 1.6; DAPO's at 11.1 and 12.1 -> 11.6
+    assert step1.select("label", "mean", "n").rows() == [
+        ("X (2 runs) ·", pytest.approx(1.6), 2),
+        ("X (2 runs)", pytest.approx(11.6), 2),
+    ]
+    frame = download_frame(views, ["pass_rate"], Smoothing("none")).filter(pl.col("step") == 1).sort("experiment")
+    assert frame.select("experiment", "group", "pass_rate (group mean)", "pass_rate (group n)").rows() == [
+        ("dapo_seed1", "X", pytest.approx(11.6), 2),
+        ("dapo_seed2", "X", pytest.approx(11.6), 2),
+        ("grpo_seed1", "X", pytest.approx(1.6), 2),
+        ("grpo_seed2", "X", pytest.approx(1.6), 2),
+    ]
+
+
+def test_a_running_member_keeps_its_group_current(tmp_path: Path) -> None:
+    """DAPO's seeds 2 and 3 are running (their logs grew 30 s ago) at steps 8 and 6 of 10: the group's row says so,
+    and when seed 2 logs steps 9 and 10 the next read draws DAPO's band on to step 10 with seed 2's new values."""
+    write_repeats_root(tmp_path)
+    views = repeat_views(tmp_path)
+    assert {view.id: view.status for view in views if view.id.startswith("dapo")} == {
+        "dapo_seed1": "finished", "dapo_seed2": "running", "dapo_seed3": "running",
+    }  # fmt: skip
+    numbers = {view.id: report.report_numbers(view) for view in views}
+    frame, _opens = tables.grouped_experiments_frame(views, numbers, slugs={}, lang="en")
+    assert frame.row(0, named=True)["status"] == "n = 3 · ✓ 1 finished · ▶ 2 running"
+    before = _dataset(_pass_rate_spec(views), "rlmon_groups").filter(pl.col("label") == "DAPO (3 runs)")
+    assert before.filter(pl.col("low").is_not_null())["step"].max() == 8
+    append_steps(tmp_path, "dapo", 2, range(9, 11))
+    after = _dataset(_pass_rate_spec(repeat_views(tmp_path, now=NOW + 60)), "rlmon_groups")
+    dapo = after.filter(pl.col("label") == "DAPO (3 runs)").sort("step")
+    # step 10: seed 1 at 11 + 0.1 * 10 = 12.0, seed 2 at 12 + 1.0 = 13.0 -> mean 12.5, band 12.0-13.0, n 2
+    assert dapo.filter(pl.col("step") == 10).select("mean", "low", "high", "n").row(0) == (
+        pytest.approx(12.5), pytest.approx(12.0), pytest.approx(13.0), 2,
+    )  # fmt: skip
+    assert dapo.filter(pl.col("low").is_not_null())["step"].to_list() == list(range(1, 11))
