@@ -96,10 +96,11 @@ def test_summary_speaks_of_groups(tmp_path: Path) -> None:
     paragraphs = write_summary(experiments, [], lang="en")
     text = "\n".join(paragraphs)
     # the statuses per group, members named only where they differ: GRPO's three seeds all finished 10/10; RLOO's
-    # seed 3 crashed after step 5; DAPO's seeds ran 10, 8 and 6 steps (the two short ones quiet for hours: stalled)
+    # seed 3 crashed after step 5; DAPO's seeds ran 10, 8 and 6 steps (the two short ones still running: their
+    # last lines 30 s before the root's "now")
     assert paragraphs[0] == (
         "Qwen3-4B, 9 runs:\n"
-        "- DAPO (3 seeds): dapo_seed1 finished 10/10, dapo_seed2 stalled 8/10, dapo_seed3 stalled 6/10\n"
+        "- DAPO (3 seeds): dapo_seed1 finished 10/10, dapo_seed2 running 8/10, dapo_seed3 running 6/10\n"
         "- GRPO (3 seeds) finished 10/10\n"
         "- RLOO (3 seeds) finished 10/10, except rloo_seed3 crashed 5/10"
     )
@@ -119,7 +120,7 @@ def test_summary_speaks_of_groups(tmp_path: Path) -> None:
     assert "What sets each run apart" not in text
     zh = write_summary(experiments, [], lang="zh")
     assert zh[0].splitlines()[1:] == [
-        "- DAPO (3 个种子)：dapo_seed1 已完成 10/10，dapo_seed2 停滞 8/10，dapo_seed3 停滞 6/10",
+        "- DAPO (3 个种子)：dapo_seed1 已完成 10/10，dapo_seed2 运行中 8/10，dapo_seed3 运行中 6/10",
         "- GRPO (3 个种子) 已完成 10/10",
         "- RLOO (3 个种子) 已完成 10/10，但 rloo_seed3 崩溃 5/10",
     ]
@@ -138,7 +139,7 @@ def test_summary_speaks_of_groups(tmp_path: Path) -> None:
     text = "\n".join(paragraphs)
     assert paragraphs[0].splitlines()[1:] == [
         "- B (2 runs) finished 10/10",
-        "- DAPO (2 seeds): dapo_seed2 stalled 8/10, dapo_seed3 stalled 6/10",
+        "- DAPO (2 seeds): dapo_seed2 running 8/10, dapo_seed3 running 6/10",
         "- A (2 runs) finished 10/10",
         "- RLOO (3 seeds) finished 10/10, except rloo_seed3 crashed 5/10",
     ]

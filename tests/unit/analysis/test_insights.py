@@ -1344,8 +1344,8 @@ def test_real_summary_words_agree_with_the_signals(real_experiments: list[Experi
     tracks: dict[str, list[Experiment]] = {}
     for experiment in real_experiments:
         tracks.setdefault(experiment.track, []).append(experiment)
-    quiet = 0
-    for members in tracks.values():
+    quiet = []
+    for track, members in tracks.items():
         ids = {experiment.id for experiment in members}
         own = [signal for signal in signals if signal.experiment in ids]
         for lang in LANGUAGES:
@@ -1354,8 +1354,11 @@ def test_real_summary_words_agree_with_the_signals(real_experiments: list[Experi
             for signal in own:
                 words = signal.text(lang) if signal.kind != "spike" else signal.metric.rsplit("/", 1)[-1]
                 assert f"{signal.experiment} " in summary and words in summary, (signal.experiment, signal.kind)
-        quiet += not own
-    assert quiet == 0  # every real track has a signal: a crash, a stall, a spike or an entropy collapse
+        if not own:
+            quiet.append(track)
+    # every real track has a signal (a crash, a stall, a spike or an entropy collapse) but one: the rlinsight log,
+    # of a model it does not name (a track of its own), logs its one step and its end of run, nothing to flag
+    assert quiet == ["unknown model · rlinsight-npu-opd-grpo-end-of-run-2026-03"]
     maze = next(experiment for experiment in real_experiments if experiment.id.startswith("maze"))
     assert write_summary([maze], signals, lang="en") == [
         "No experiment with training steps yet.",

@@ -288,8 +288,9 @@ def test_chinese_report(demo_root: Path, tmp_path: Path) -> None:
     )
     lines = [spec for spec in page.data_block()["charts"] if spec.get("layer") and "x" in spec["layer"][0]["encoding"]]
     fields = [spec["layer"][0]["encoding"]["x"]["field"] for spec in lines]
-    # every chart over steps is on GPU-hours; the total-hours bars ("projected") have no step axis
-    assert fields.count("gpu_hours") >= 5 and set(fields) == {"gpu_hours", "projected"}
+    # every chart over steps is on GPU-hours; the total-hours bars (their first layer the projection,
+    # "projected_drawn") have no step axis
+    assert fields.count("gpu_hours") >= 5 and set(fields) == {"gpu_hours", "projected_drawn"}
     assert page.data_block()["labels"]["SVG_ACTION"] == "保存为 SVG"
     assert "grad_norm 是裁剪前的值：clip_grad_norm_ 返回的总范数（verl dp_actor.py）。" in page.all_text
 
