@@ -884,12 +884,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "rlmon: {factor}× the median step time before the last {recent} steps",
         "zh": "rlmon：最近 {recent} 步之前的步耗时中位数 × {factor}",
     },
+    "rule_step_time_tag": {"en": "rlmon: slower at {factor}× median", "zh": "rlmon：中位数 {factor} 倍即变慢"},
+    "rule_collapse_tag": {"en": "rlmon: collapse signature", "zh": "rlmon：崩溃征兆"},
     "rule_collapse_span": {
         "en": "collapse signature from step {step} (rlmon's rule, not verl's)",
         "zh": "自第 {step} 步起的崩溃征兆（rlmon 自己的规则，不是 verl 的）",
     },
-    "rule_far_above": {"en": "{lines}: far above these values, not drawn", "zh": "{lines}：远高于这些值，未画出"},
-    "rule_far_below": {"en": "{lines}: far below these values, not drawn", "zh": "{lines}：远低于这些值，未画出"},
+    # two lines under a chart's title (a subtitle does not wrap)
+    "rule_far_above": {"en": "{lines}:\nfar above these values, not drawn", "zh": "{lines}：\n远高于这些值，未画出"},
+    "rule_far_below": {"en": "{lines}:\nfar below these values, not drawn", "zh": "{lines}：\n远低于这些值，未画出"},
     "insight_probs_diff_high": {
         "en": "rollout↔training probability difference is {end} over the last {window} steps, above verl's 0.01 "
         "(a precision problem in the inference engine; below 0.005 is normal); {symptom}",

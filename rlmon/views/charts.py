@@ -216,13 +216,17 @@ class ChartOptions:
     (:func:`rlmon.analysis.health.threshold_lines`); the y scale reaches them. One further than
     :data:`THRESHOLD_REACH` spans from the values is not drawn: the note under the title names it
     (``threshold_above`` / ``threshold_below``)."""
-    threshold_above: str = "{lines}: far above these values, not drawn"
-    """Line charts: the note naming the thresholds left out above the values (``{lines}``: their labels)."""
-    threshold_below: str = "{lines}: far below these values, not drawn"
+    threshold_above: str = "{lines}:\nfar above these values, not drawn"
+    """Line charts: the note naming the thresholds left out above the values (``{lines}``: their labels); a
+    ``\n`` starts a line of its own (a subtitle does not wrap: on a phone's column one line would run under the
+    chart's corner button)."""
+    threshold_below: str = "{lines}:\nfar below these values, not drawn"
     """Line charts: the note naming the thresholds left out below the values."""
     threshold_spans: tuple[tuple[float, float, str], ...] = ()
     """Line charts: x ranges (from, to, label) where a rule found a problem, shaded in the threshold colour with
     the label as their tooltip (rlmon's collapse signature); the x scale reaches them."""
+    threshold_span_tag: str = ""
+    """Line charts: a short text written inside each span's top right corner (what the shade is)."""
     max_points: int = 2000
     """Points per experiment line (steps of a stacked area) sent to the browser: the downsampling bound."""
     plot_width: int = PLOT_WIDTH
@@ -472,7 +476,7 @@ def stacked_area_chart_spec(
     *,
     phase_labels: Mapping[str, str] | None = None,
     phase_colors: Mapping[str, str] | None = None,
-    limit: tuple[pl.DataFrame, str] | None = None,
+    limit: tuple[pl.DataFrame, str, str] | None = None,
 ) -> dict[str, Any]:
     """Per-step time of one experiment, stacked by phase (``timing_s/gen``, ``timing_s/update_actor``, …).
 
@@ -493,9 +497,10 @@ def stacked_area_chart_spec(
     phase_colors
         Metric key -> hex colour; the others take :data:`DEFAULT_PALETTE` in order.
     limit
-        A rule's limit per step (a frame of ``step``, the ``x`` column and ``value``) and its label: drawn as a
-        dashed line in :data:`THRESHOLD_COLOR` over the areas, the label as its tooltip; the y scale reaches it
-        (rlmon's slower-steps rule, :func:`rlmon.analysis.signals.step_time_limits`).
+        A rule's limit per step (a frame of ``step``, the ``x`` column and ``value``), its label and a short tag:
+        drawn as a dashed line in :data:`THRESHOLD_COLOR` over the areas, the label as its tooltip, the tag written
+        above its first point; the y scale reaches it (rlmon's slower-steps rule,
+        :func:`rlmon.analysis.signals.step_time_limits`).
 
     Returns
     -------
@@ -597,8 +602,8 @@ def stacked_area_chart_spec(
     rule = _hover_rule(datasets.add(tooltip_rows, "hover"), x=x, tooltip_expr=hover_tooltip)
     layers = [area, rule]
     if limit is not None and limit_rows is not None and not limit_rows.is_empty():
-        layers.append(_limit_line(limit_rows, limit[1], x=x, titles=(x_title or x, y_title), fmt=value_format,
-                                  datasets=datasets))  # fmt: skip
+        layers.extend(_limit_layers(limit_rows, limit[1:], x=x, titles=(x_title or x, y_title), fmt=value_format,
+                                    datasets=datasets))  # fmt: skip
     return _top_level(
         layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)],
         renderer="canvas",
@@ -974,9 +979,9 @@ def _line_spec(
             _reference_layers(value, label, y_title=y_title, fmt=fmt, datasets=datasets, color=THRESHOLD_COLOR)
         )
     if spans:
-        shade, strip = _span_layers(spans, x_enc(), datasets=datasets)
+        shade, *over = _span_layers(spans, x_enc(), datasets=datasets, tag=options.threshold_span_tag)
         layers.insert(0, shade)
-        layers.append(strip)
+        layers.extend(over)
     if marker_rows is not None:
         layers.append(
             {
@@ -1315,7 +1320,7 @@ def _with_far_thresholds(
     for template, side in ((options.threshold_above, True), (options.threshold_below, False)):
         labels = [label for value, label in left_out if (value > top) == side]
         if labels:
-            lines.append(template.format(lines=", ".join(labels)))
+            lines.extend(template.format(lines=", ".join(labels)).split("\n"))
     return None if not lines else lines[0] if len(lines) == 1 else lines
 
 
@@ -1325,10 +1330,11 @@ beneath the lines leaves the hover read-out to the rest of the plot)."""
 
 
 def _span_layers(
-    spans: Sequence[tuple[float, float, str]], x_encoding: dict[str, Any], *, datasets: _Datasets
-) -> tuple[dict[str, Any], dict[str, Any]]:
+    spans: Sequence[tuple[float, float, str]], x_encoding: dict[str, Any], *, datasets: _Datasets, tag: str
+) -> list[dict[str, Any]]:
     """The x ranges a rule found a problem over: a faint shade across the plot in the threshold colour, under every
-    other layer, and a strip of :data:`SPAN_STRIP_PX` at its top, over them, whose tooltip is the rule's label."""
+    other layer, and a strip of :data:`SPAN_STRIP_PX` at its top, over them, whose tooltip is the rule's label; with
+    a ``tag``, that text under the strip, ending at the span's right edge (so it stays inside the plot)."""
     frame = pl.DataFrame(
         {"_from": [float(low) for low, _, _ in spans], "_to": [float(high) for _, high, _ in spans],
          "_rule": [label for _, _, label in spans]},
@@ -1343,7 +1349,7 @@ def _span_layers(
     }
     strip = {
         "data": data,
-        "mark": {"type": "rect", "color": THRESHOLD_COLOR, "opacity": 0.8},
+        "mark": {"type": "rect", "color": THRESHOLD_COLOR, "opacity": 0.55},
         "encoding": {
             "tooltip": [{"field": "_rule", "title": " ", "type": "nominal"}],
             "x": x,
@@ -1352,16 +1358,40 @@ def _span_layers(
             "y2": {"value": SPAN_STRIP_PX},
         },
     }
-    return shade, strip
+    if not tag:
+        return [shade, strip]
+    text = {
+        "data": data,
+        "mark": {"type": "text", "align": "right", "baseline": "top", "color": THRESHOLD_COLOR, "dx": -3,
+                 "fontSize": 10, "text": tag},
+        "encoding": {"x": {**x_encoding, "field": "_to"}, "y": {"value": SPAN_STRIP_PX + 2}},
+    }  # fmt: skip
+    return [shade, strip, text]
 
 
-def _limit_line(
-    rows: pl.DataFrame, label: str, *, x: str, titles: tuple[str, str], fmt: str, datasets: _Datasets
-) -> dict[str, Any]:
-    """A rule's limit per step as a dashed line in the threshold colour, ``label`` and the limit as its tooltip."""
+def _limit_layers(
+    rows: pl.DataFrame, texts: tuple[str, str], *, x: str, titles: tuple[str, str], fmt: str, datasets: _Datasets
+) -> list[dict[str, Any]]:
+    """A rule's limit per step as a dashed line in the threshold colour, its label (``texts[0]``) and the limit as
+    its tooltip, and its tag (``texts[1]``) written above its first point."""
+    label, tag = texts
     frame = rows.select(pl.col(x).cast(pl.Float64), pl.col(VALUE).cast(pl.Float64)).with_columns(
         pl.lit(label, dtype=pl.String).alias("_rule")
     )
+    first = frame.head(1).select(x, VALUE).with_columns(pl.lit(tag, dtype=pl.String).alias("_tag"))
+    text = {
+        "data": datasets.add(first, "threshold_limit_tag"),
+        "mark": {"type": "text", "align": "left", "baseline": "bottom", "color": THRESHOLD_COLOR, "dx": 2, "dy": -3,
+                 "fontSize": 11},
+        "encoding": {"text": {"field": "_tag", "type": "nominal"}, "x": {"field": x, "type": "quantitative"},
+                     "y": {"field": VALUE, "type": "quantitative"}},
+    }  # fmt: skip
+    return [_limit_line(frame, x=x, titles=titles, fmt=fmt, datasets=datasets), text]
+
+
+def _limit_line(
+    frame: pl.DataFrame, *, x: str, titles: tuple[str, str], fmt: str, datasets: _Datasets
+) -> dict[str, Any]:
     return {
         "data": datasets.add(frame, "threshold_limit"),
         "mark": {

@@ -312,9 +312,11 @@ def _phases_spec(
     )
 
 
-def _step_time_limit(view: ExperimentView, *, x: str, settings: Settings, lang: str) -> tuple[pl.DataFrame, str] | None:
+def _step_time_limit(
+    view: ExperimentView, *, x: str, settings: Settings, lang: str
+) -> tuple[pl.DataFrame, str, str] | None:
     """The slower-steps rule's limit at each step (:func:`rlmon.analysis.signals.step_time_limits` over the step
-    times the signal reads) with its label; None without step times or before the rule has a base."""
+    times the signal reads) with its label and tag; None without step times or before the rule has a base."""
     key = step_time_column(list(view.columns))
     if key is None:
         return None
@@ -331,8 +333,9 @@ def _step_time_limit(view: ExperimentView, *, x: str, settings: Settings, lang: 
     frame = frame.filter(pl.col(VALUE).is_not_null())
     if frame.is_empty():
         return None
-    label = t("rule_step_time_line", lang, factor=format_value(settings.step_time_factor, "en"), recent=RECENT_STEPS)
-    return frame, label
+    factor = format_value(settings.step_time_factor, "en")
+    label = t("rule_step_time_line", lang, factor=factor, recent=RECENT_STEPS)
+    return frame, label, t("rule_step_time_tag", lang, factor=factor)
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,7 @@ def line_builder(
             threshold_above=t("rule_far_above", lang),
             threshold_below=t("rule_far_below", lang),
             threshold_spans=collapse_spans(signals, key, long, x=options.x, lang=lang, named=len(views) > 1),
+            threshold_span_tag=t("rule_collapse_tag", lang),
         )
         return charts.metric_chart_spec(long, metric_options, markers=markers)
 

@@ -110,8 +110,13 @@ def test_slower_steps_limit_drawn_on_the_step_time_chart_each_side(tmp_path: Pat
     view = _view(DATA / "health_step_time_slower.log", tmp_path / "zh")
     (row, *_) = _limit(_plans(view, lang="zh")["phases"].build())
     assert row["_rule"] == "rlmon：最近 5 步之前的步耗时中位数 × 3"
-    (row, *_) = _limit(_plans(view)["phases"].build())
+    spec = _plans(view)["phases"].build()
+    (row, *_) = _limit(spec)
     assert row["_rule"] == "rlmon: 3× the median step time before the last 5 steps"
+    # and a tag over the line's first point (step 10, 24 s), so the dashed line says what it is without a hover
+    (tag,) = [layer for layer in _layers(spec) if isinstance(layer.get("mark"), dict)
+              and layer["mark"].get("type") == "text" and layer["mark"].get("color") == THRESHOLD_COLOR]  # fmt: skip
+    assert _rows(spec, tag) == [{"step": 10.0, "value": 24.0, "_tag": "rlmon: slower at 3× median"}]
 
 
 def test_slower_steps_limit_follows_the_settings(tmp_path: Path) -> None:
@@ -136,6 +141,10 @@ def test_collapse_signature_shaded_on_the_grad_norm_and_score_charts_each_side(t
     label = "collapse signature from step 21 (rlmon's rule, not verl's)"
     assert _spans(plans["actor/grad_norm"].build()) == [(21.0, 30.0, label)]
     assert _spans(plans[score_chart].build()) == [(21.0, 30.0, label)]
+    # the shade says what it is without a hover: a tag at the span's right edge
+    (tag,) = [layer for layer in _layers(plans["actor/grad_norm"].build()) if isinstance(layer.get("mark"), dict)
+              and layer["mark"].get("type") == "text" and layer["mark"].get("color") == THRESHOLD_COLOR]  # fmt: skip
+    assert tag["mark"]["text"] == "rlmon: collapse signature" and tag["encoding"]["x"]["field"] == "_to"
     assert _spans(plans["phases"].build() if "phases" in plans else {}) == []
     zh = _plans(view, lang="zh")
     assert _spans(zh["actor/grad_norm"].build()) == [
@@ -177,9 +186,9 @@ def test_a_threshold_too_far_to_draw_is_named_under_the_title(tmp_path: Path) ->
     (ref,) = discover_experiments([tmp_path / "far"]).experiments
     view = model.view_of(ref, load_experiment(ref, LogCache(None), now=time.time(), settings=SETTINGS))
     spec = _plans(view)["response_clip_pct"].build()
-    assert _subtitle(spec) == ["verl 10% (docs/perf/best_practices.rst): far above these values, not drawn"]
+    assert _subtitle(spec) == ["verl 10% (docs/perf/best_practices.rst):", "far above these values, not drawn"]
     spec = _plans(view, lang="zh")["response_clip_pct"].build()
-    assert _subtitle(spec) == ["verl 10%（docs/perf/best_practices.rst）：远高于这些值，未画出"]
+    assert _subtitle(spec) == ["verl 10%（docs/perf/best_practices.rst）：", "远高于这些值，未画出"]
 
 
 def test_a_threshold_drawn_is_not_named_again(tmp_path: Path) -> None:
