@@ -979,7 +979,11 @@ def _line_spec(
             _reference_layers(value, label, y_title=y_title, fmt=fmt, datasets=datasets, color=THRESHOLD_COLOR)
         )
     if spans:
-        shade, *over = _span_layers(spans, x_enc(), datasets=datasets, tag=options.threshold_span_tag)
+        tag_at = [
+            height - SPAN_TAG_PX if _ends_high(points, x=x, span=(low, top), y_domain=y_domain) else SPAN_STRIP_PX + 2
+            for low, top, _ in spans
+        ]
+        shade, *over = _span_layers(spans, x_enc(), datasets=datasets, tag=options.threshold_span_tag, tag_at=tag_at)
         layers.insert(0, shade)
         layers.extend(over)
     if marker_rows is not None:
@@ -1329,16 +1333,39 @@ SPAN_STRIP_PX = 8
 beneath the lines leaves the hover read-out to the rest of the plot)."""
 
 
+SPAN_TAG_PX = 14
+"""A span's tag written at the bottom of the plot: its top this far above the plot's bottom edge."""
+
+
+def _ends_high(points: pl.DataFrame, *, x: str, span: tuple[float, float], y_domain: Sequence[float] | None) -> bool:
+    """Whether the values in the right quarter of ``span`` lie mostly in the upper half of the y range (a span's tag,
+    written at its right edge, then goes to the bottom of the plot, clear of the curve)."""
+    if y_domain is None:
+        return False
+    low, high = span
+    start = high - (high - low) / 4
+    values = points.filter(pl.col(x).cast(pl.Float64).is_between(start, high)).get_column(VALUE).cast(pl.Float64)
+    values = values.filter(values.is_finite())
+    middle = (y_domain[0] + y_domain[-1]) / 2
+    return bool(values.len()) and float(values.median()) > middle  # type: ignore[arg-type]
+
+
 def _span_layers(
-    spans: Sequence[tuple[float, float, str]], x_encoding: dict[str, Any], *, datasets: _Datasets, tag: str
+    spans: Sequence[tuple[float, float, str]],
+    x_encoding: dict[str, Any],
+    *,
+    datasets: _Datasets,
+    tag: str,
+    tag_at: Sequence[float],
 ) -> list[dict[str, Any]]:
     """The x ranges a rule found a problem over: a faint shade across the plot in the threshold colour, under every
     other layer, and a strip of :data:`SPAN_STRIP_PX` at its top, over them, whose tooltip is the rule's label; with
-    a ``tag``, that text under the strip, ending at the span's right edge (so it stays inside the plot)."""
+    a ``tag``, that text ending at the span's right edge (so it stays inside the plot), its top ``tag_at`` pixels
+    below the plot's top (under the strip, or at the bottom where the curve ends high)."""
     frame = pl.DataFrame(
         {"_from": [float(low) for low, _, _ in spans], "_to": [float(high) for _, high, _ in spans],
-         "_rule": [label for _, _, label in spans]},
-        schema={"_from": pl.Float64, "_to": pl.Float64, "_rule": pl.String},
+         "_rule": [label for _, _, label in spans], "_tag_y": [float(at) for at in tag_at]},
+        schema={"_from": pl.Float64, "_to": pl.Float64, "_rule": pl.String, "_tag_y": pl.Float64},
     )  # fmt: skip
     data = datasets.add(frame, "threshold_spans")
     x = {**x_encoding, "field": "_from"}
@@ -1364,7 +1391,8 @@ def _span_layers(
         "data": data,
         "mark": {"type": "text", "align": "right", "baseline": "top", "color": THRESHOLD_COLOR, "dx": -3,
                  "fontSize": 10, "text": tag},
-        "encoding": {"x": {**x_encoding, "field": "_to"}, "y": {"value": SPAN_STRIP_PX + 2}},
+        "encoding": {"x": {**x_encoding, "field": "_to"}, "y": {"field": "_tag_y", "scale": None,
+                                                                   "type": "quantitative"}},
     }  # fmt: skip
     return [shade, strip, text]
 

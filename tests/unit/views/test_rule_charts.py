@@ -66,6 +66,17 @@ def _limit(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return _rows(spec, found[0]) if found else []
 
 
+def _amber_texts(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The text layers in the threshold colour (the tags of rlmon's rules)."""
+    return [
+        layer
+        for layer in _layers(spec)
+        if isinstance(layer.get("mark"), dict)
+        and layer["mark"].get("type") == "text"
+        and layer["mark"].get("color") == THRESHOLD_COLOR
+    ]
+
+
 def _spans(spec: dict[str, Any]) -> list[tuple[float, float, str]]:
     """The shaded spans with a tooltip (the strip over the lines) of a chart spec."""
     return [
@@ -114,8 +125,7 @@ def test_slower_steps_limit_drawn_on_the_step_time_chart_each_side(tmp_path: Pat
     (row, *_) = _limit(spec)
     assert row["_rule"] == "rlmon: 3× the median step time before the last 5 steps"
     # and a tag over the line's first point (step 10, 24 s), so the dashed line says what it is without a hover
-    (tag,) = [layer for layer in _layers(spec) if isinstance(layer.get("mark"), dict)
-              and layer["mark"].get("type") == "text" and layer["mark"].get("color") == THRESHOLD_COLOR]  # fmt: skip
+    (tag,) = _amber_texts(spec)
     assert _rows(spec, tag) == [{"step": 10.0, "value": 24.0, "_tag": "rlmon: slower at 3× median"}]
 
 
@@ -142,9 +152,14 @@ def test_collapse_signature_shaded_on_the_grad_norm_and_score_charts_each_side(t
     assert _spans(plans["actor/grad_norm"].build()) == [(21.0, 30.0, label)]
     assert _spans(plans[score_chart].build()) == [(21.0, 30.0, label)]
     # the shade says what it is without a hover: a tag at the span's right edge
-    (tag,) = [layer for layer in _layers(plans["actor/grad_norm"].build()) if isinstance(layer.get("mark"), dict)
-              and layer["mark"].get("type") == "text" and layer["mark"].get("color") == THRESHOLD_COLOR]  # fmt: skip
+    (tag,) = _amber_texts(plans["actor/grad_norm"].build())
     assert tag["mark"]["text"] == "rlmon: collapse signature" and tag["encoding"]["x"]["field"] == "_to"
+    # clear of the curve: grad_norm ends high (0.4, the top of its range), so the tag sits at the plot's bottom
+    # (14 px above it on the page's plots of DETAIL_HEIGHT); the score ends low (0.3), so its tag sits under the strip
+    grad_spec, score_spec = plans["actor/grad_norm"].build(), plans[score_chart].build()
+    assert [row["_tag_y"] for row in _rows(grad_spec, tag)] == [detail.DETAIL_HEIGHT - 14]
+    (score_tag,) = _amber_texts(score_spec)
+    assert [row["_tag_y"] for row in _rows(score_spec, score_tag)] == [10.0]
     assert _spans(plans["phases"].build() if "phases" in plans else {}) == []
     zh = _plans(view, lang="zh")
     assert _spans(zh["actor/grad_norm"].build()) == [
