@@ -603,7 +603,7 @@ def stacked_area_chart_spec(
     layers = [area, rule]
     if limit is not None and limit_rows is not None and not limit_rows.is_empty():
         layers.extend(_limit_layers(limit_rows, limit[1:], x=x, titles=(x_title or x, y_title), fmt=value_format,
-                                    datasets=datasets))  # fmt: skip
+                                    datasets=datasets, x_range=_extent([wide[x]])))  # fmt: skip
     return _top_level(
         layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)],
         renderer="canvas",
@@ -1398,19 +1398,29 @@ def _span_layers(
 
 
 def _limit_layers(
-    rows: pl.DataFrame, texts: tuple[str, str], *, x: str, titles: tuple[str, str], fmt: str, datasets: _Datasets
+    rows: pl.DataFrame,
+    texts: tuple[str, str],
+    *,
+    x: str,
+    titles: tuple[str, str],
+    fmt: str,
+    datasets: _Datasets,
+    x_range: Sequence[float] | None,
 ) -> list[dict[str, Any]]:
     """A rule's limit per step as a dashed line in the threshold colour, its label (``texts[0]``) and the limit as
-    its tooltip, and its tag (``texts[1]``) written above its first point."""
+    its tooltip, and its tag (``texts[1]``) written above its first point: starting there, or, when that point is
+    in the right half of ``x_range`` (a short run), ending there, so the text stays inside the plot."""
     label, tag = texts
     frame = rows.select(pl.col(x).cast(pl.Float64), pl.col(VALUE).cast(pl.Float64)).with_columns(
         pl.lit(label, dtype=pl.String).alias("_rule")
     )
     first = frame.head(1).select(x, VALUE).with_columns(pl.lit(tag, dtype=pl.String).alias("_tag"))
+    start = float(first[x][0])
+    left = x_range is None or start <= (x_range[0] + x_range[-1]) / 2
     text = {
         "data": datasets.add(first, "threshold_limit_tag"),
-        "mark": {"type": "text", "align": "left", "baseline": "bottom", "color": THRESHOLD_COLOR, "dx": 2, "dy": -3,
-                 "fontSize": 11},
+        "mark": {"type": "text", "align": "left" if left else "right", "baseline": "bottom", "color": THRESHOLD_COLOR,
+                 "dx": 2 if left else -2, "dy": -3, "fontSize": 11},
         "encoding": {"text": {"field": "_tag", "type": "nominal"}, "x": {"field": x, "type": "quantitative"},
                      "y": {"field": VALUE, "type": "quantitative"}},
     }  # fmt: skip

@@ -223,3 +223,22 @@ def test_clip_ratio_note_only_on_runs_of_verls_v1_trainer(tmp_path: Path, realda
     # a log of 2025-06 (verl before the V1 trainer) that logs the clip ratio: no note
     real = _view(realdata_dir / "gpg-qwen2-7b-fsdp-gsm8k-math-2025-06.log", tmp_path / "gpg")
     assert _plans(real)["response_clip_pct"].note is None
+
+
+def test_slower_steps_tag_stays_inside_a_short_runs_plot(tmp_path: Path) -> None:
+    # 12 steps of 10 s: the limit starts at step 10 (3 x the median of steps 1-5: 30 s), right of the middle of
+    # steps 1-12, so its tag ends at that point instead of starting there (it would run past the plot's right edge)
+    log = tmp_path / "short.log"
+    log.write_text(
+        "".join(f"(TaskRunner pid=7) step:{step} - timing_s/gen:6.0 - timing_s/update_actor:4.0 - timing_s/step:10.0\n"
+                for step in range(1, 13)),
+        encoding="utf-8",
+    )  # fmt: skip
+    spec = _plans(_view(log, tmp_path))["phases"].build()
+    assert [(row["step"], row["value"]) for row in _limit(spec)] == [(10, 30.0), (11, 30.0), (12, 30.0)]
+    (tag,) = _amber_texts(spec)
+    assert (tag["mark"]["align"], tag["mark"]["dx"]) == ("right", -2)
+    # the 30-step logs' limit starts at step 10 of 1-30, left of the middle: the tag starts there
+    spec = _plans(_view(DATA / "health_step_time_steady.log", tmp_path / "long"))["phases"].build()
+    (tag,) = _amber_texts(spec)
+    assert (tag["mark"]["align"], tag["mark"]["dx"]) == ("left", 2)
