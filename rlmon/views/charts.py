@@ -499,8 +499,8 @@ def stacked_area_chart_spec(
     limit
         A rule's limit per step (a frame of ``step``, the ``x`` column and ``value``), its label and a short tag:
         drawn as a dashed line in :data:`THRESHOLD_COLOR` over the areas, the label as its tooltip, the tag written
-        above its first point; the y scale reaches it (rlmon's slower-steps rule,
-        :func:`rlmon.analysis.signals.step_time_limits`).
+        under its first point; the y scale reaches its median and its last value (higher stretches are cut at the
+        plot's top) (rlmon's slower-steps rule, :func:`rlmon.analysis.signals.step_time_limits`).
 
     Returns
     -------
@@ -580,7 +580,10 @@ def stacked_area_chart_spec(
     limit_rows = None if limit is None else limit[0].filter(pl.col(VALUE).is_finite())
     top = float(wide["_total"].max() or 0.0)  # type: ignore[arg-type]
     if limit_rows is not None and not limit_rows.is_empty():
-        top = max(top, float(limit_rows[VALUE].max()))  # type: ignore[arg-type]
+        # the scale reaches the limit's median and its last value (what the signal compares the last steps with):
+        # where the limit rises further for a while (slow steps in its base) the line is cut at the plot's top
+        # rather than squeezing the areas under it
+        top = max(top, float(limit_rows[VALUE].median()), float(limit_rows[VALUE][-1]))  # type: ignore[arg-type]
     if (total_ticks := ticks.value_ticks(0.0, top)) is not None:
         stack_y["axis"] = _with_ticks(stack_y["axis"], total_ticks)
         stack_y["scale"] = {"domain": total_ticks.domain}
@@ -1408,19 +1411,23 @@ def _limit_layers(
     x_range: Sequence[float] | None,
 ) -> list[dict[str, Any]]:
     """A rule's limit per step as a dashed line in the threshold colour, its label (``texts[0]``) and the limit as
-    its tooltip, and its tag (``texts[1]``) written above its first point: starting there, or, when that point is
-    in the right half of ``x_range`` (a short run), ending there, so the text stays inside the plot."""
+    its tooltip, and its tag (``texts[1]``) written under the line at its first point: starting there, or, when that
+    point is in the right half of ``x_range`` (a short run), ending there, so the text stays inside the plot."""
     label, tag = texts
     frame = rows.select(pl.col(x).cast(pl.Float64), pl.col(VALUE).cast(pl.Float64)).with_columns(
         pl.lit(label, dtype=pl.String).alias("_rule")
     )
-    first = frame.head(1).select(x, VALUE).with_columns(pl.lit(tag, dtype=pl.String).alias("_tag"))
-    start = float(first[x][0])
+    start = float(frame[x][0])
     left = x_range is None or start <= (x_range[0] + x_range[-1]) / 2
+    # under the line, at its lowest where the text runs (the first 40% of the run from its start), so the line never
+    # crosses it; the areas lie well below a limit of several times their median
+    reach = start + (0.4 * (x_range[-1] - x_range[0]) if left and x_range is not None else 0.0)
+    under = frame.filter(pl.col(x).is_between(start, reach))[VALUE].min()
+    first = pl.DataFrame({x: [start], VALUE: [float(under)], "_tag": [tag]})  # type: ignore[arg-type]
     text = {
         "data": datasets.add(first, "threshold_limit_tag"),
-        "mark": {"type": "text", "align": "left" if left else "right", "baseline": "bottom", "color": THRESHOLD_COLOR,
-                 "dx": 2 if left else -2, "dy": -3, "fontSize": 11},
+        "mark": {"type": "text", "align": "left" if left else "right", "baseline": "top", "color": THRESHOLD_COLOR,
+                 "dx": 2 if left else -2, "dy": 4, "fontSize": 11},
         "encoding": {"text": {"field": "_tag", "type": "nominal"}, "x": {"field": x, "type": "quantitative"},
                      "y": {"field": VALUE, "type": "quantitative"}},
     }  # fmt: skip
@@ -1438,6 +1445,7 @@ def _limit_line(
             "strokeDash": list(_REFERENCE_DASH),
             "strokeWidth": 1.5,
             "interpolate": "step-after" if x == STEP else "linear",
+            "clip": True,
         },
         "encoding": {
             "tooltip": [

@@ -113,7 +113,8 @@ def test_slower_steps_limit_drawn_on_the_step_time_chart_each_side(tmp_path: Pat
         assert ("step_time_regression" in kinds) is fires, (name, kinds)
         spec = _plans(view)["phases"].build()
         assert [(row["step"], row["value"]) for row in _limit(spec)] == HAND_LIMITS
-        # the y scale reaches the limit (30) on the steady run too, whose steps reach 25 s
+        # the y scale reaches the last step's limit (30 s, what the signal compares with) on the steady run too,
+        # whose steps reach 25 s
         (area,) = [layer for layer in _layers(spec) if isinstance(layer.get("mark"), dict)
                    and layer["mark"].get("type") == "area"]  # fmt: skip
         assert area["encoding"]["y"]["scale"]["domain"][1] >= 30.0
@@ -124,9 +125,11 @@ def test_slower_steps_limit_drawn_on_the_step_time_chart_each_side(tmp_path: Pat
     spec = _plans(view)["phases"].build()
     (row, *_) = _limit(spec)
     assert row["_rule"] == "rlmon: 3× the median step time before the last 5 steps"
-    # and a tag over the line's first point (step 10, 24 s), so the dashed line says what it is without a hover
+    # and a tag under the line from its first point (step 10), at the line's lowest over the 40% of steps 1-30 the
+    # text runs across (steps 10-21.6: 24 s), so the dashed line says what it is without a hover
     (tag,) = _amber_texts(spec)
     assert _rows(spec, tag) == [{"step": 10.0, "value": 24.0, "_tag": "rlmon: slower at 3× median"}]
+    assert (tag["mark"]["baseline"], tag["mark"]["dy"]) == ("top", 4)
 
 
 def test_slower_steps_limit_follows_the_settings(tmp_path: Path) -> None:
