@@ -226,7 +226,8 @@ class ChartOptions:
     """Line charts: x ranges (from, to, label) where a rule found a problem, shaded in the threshold colour with
     the label as their tooltip (rlmon's collapse signature); the x scale reaches them."""
     threshold_span_tag: str = ""
-    """Line charts: a short text written inside each span's top right corner (what the shade is)."""
+    """Line charts: a short text written inside each span at its right edge (what the shade is), under its strip or,
+    where the curve ends high there, at the bottom of the plot."""
     max_points: int = 2000
     """Points per experiment line (steps of a stacked area) sent to the browser: the downsampling bound."""
     plot_width: int = PLOT_WIDTH
