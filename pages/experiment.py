@@ -108,8 +108,9 @@ def curves(view: model.ExperimentView, smoothing: Smoothing, x: str, signals: Se
     # a link from a signal: ?focus=<key>&at=<step>
     focus = detail.focus_of(view, st.query_params.get("focus"), st.query_params.get("at", ""))
     plans = detail.detail_charts(
-        view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus
-    )
+        view, smoothing=smoothing, x=x, signals=signals, lang=lang, max_points=settings.max_points, focus=focus,
+        settings=settings,
+    )  # fmt: skip
     # The header, numbers, summary and settings fill a laptop's first screen: the curves below are drawn as they
     # near the view, not while that screen is being built; a link to one chart (a signal's) draws it at once.
     eager = model.EAGER_CHARTS if focus is not None else 0

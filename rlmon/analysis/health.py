@@ -13,6 +13,12 @@ verl's repository (github.com/volcengine/verl) it is read from.
 
 The detectors of :mod:`rlmon.analysis.signals` judge a rule on the mean of a run's last window; the charts draw
 each threshold as a dashed rule (:func:`threshold_lines`).
+
+Two signals are rlmon's own rules, for which verl's docs give no number: slower steps
+(:func:`rlmon.analysis.signals.step_time_limits`, drawn as a dashed limit on the step-time chart) and the collapse
+signature (grad_norm rising while the score falls, shaded on its charts); the FAQ above names grad_norm rising
+continuously as the symptom of a rollout precision problem (``docs/faq/faq.rst``), which the collapse signature's
+rule text cites.
 """
 
 from __future__ import annotations

@@ -97,6 +97,7 @@ from rlmon.text.numbers import (
 __all__ = [
     "KINDS",
     "NUMBERS_LANG",
+    "RECENT_STEPS",
     "SEVERITIES",
     "Kind",
     "Severity",
@@ -108,6 +109,7 @@ __all__ = [
     "detect_step_signals",
     "short_frame",
     "short_metric",
+    "step_time_limits",
 ]
 
 Severity = Literal["info", "warning", "critical"]
@@ -729,8 +731,9 @@ def _rule_text(rule: HealthRule, threshold: float, setting: str) -> dict[str, st
     return _own_rule(setting)
 
 
-def _own_rule(*settings: str) -> dict[str, str]:
-    return {lang: t("rule_own", lang, settings=", ".join(settings)) for lang in LANGUAGES}
+def _own_rule(*settings: str, message: str = "rule_own") -> dict[str, str]:
+    """rlmon's own rule naming its settings, in every language (``message``: its words in the catalog)."""
+    return {lang: t(message, lang, settings=", ".join(settings)) for lang in LANGUAGES}
 
 
 def _window_means(values: Sequence[float], window: int) -> tuple[float, float]:
@@ -812,42 +815,63 @@ def _detect_rollout_corr(context: _Context) -> None:
         )
 
 
-_RECENT_STEPS = 5
+RECENT_STEPS = 5
 """Step-time regression: the recent median is over this many steps, so one validation or checkpoint step (slower
 by design) is not a regression."""
 
 
+def step_time_limits(values: Sequence[float], *, factor: float, window: int) -> list[float | None]:
+    """The step-time rule's limit as of each step: ``factor`` x the median of the ``window`` step times before the
+    last :data:`RECENT_STEPS` steps up to it; None at a step with fewer than :data:`RECENT_STEPS` step times
+    before those. The slower-steps signal fires when the median of the last :data:`RECENT_STEPS` step times
+    reaches the last step's limit; the step-time chart draws the limits as a dashed line.
+
+    Examples
+    --------
+    >>> step_time_limits([10.0] * 9 + [20.0], factor=3.0, window=20)[-2:]
+    [None, 30.0]
+    """
+    limits: list[float | None] = []
+    for end in range(1, len(values) + 1):
+        base = values[max(0, end - RECENT_STEPS - window) : max(0, end - RECENT_STEPS)]
+        limits.append(factor * _median(base) if len(base) >= RECENT_STEPS else None)
+    return limits
+
+
 def _detect_step_time(context: _Context) -> None:
-    """The median step time of the last :data:`_RECENT_STEPS` steps at ``step_time_factor`` x or more the median
-    of the ``spike_window`` steps before them."""
+    """The median step time of the last :data:`RECENT_STEPS` steps at ``step_time_factor`` x or more the median
+    of the ``spike_window`` steps before them (:func:`step_time_limits`)."""
     thresholds = context.thresholds
     key = step_time_column(context.frame.columns)
     if key is None:
         return
     steps, values = context.series(key)
-    base_values = values[-_RECENT_STEPS - thresholds.spike_window : -_RECENT_STEPS]
-    if len(values) < thresholds.min_steps or len(base_values) < _RECENT_STEPS:
+    if len(values) < thresholds.min_steps:
         return
-    recent = _median(values[-_RECENT_STEPS:])
+    limit = step_time_limits(values, factor=thresholds.step_time_factor, window=thresholds.spike_window)[-1]
+    if limit is None:
+        return
+    base_values = values[-RECENT_STEPS - thresholds.spike_window : -RECENT_STEPS]
+    recent = _median(values[-RECENT_STEPS:])
     base = _median(base_values)
-    if base <= 0 or recent < thresholds.step_time_factor * base:
+    if base <= 0 or recent < limit:
         return
     context.add(
         "step_time_regression",
         "warning",
         metric=key,
-        step=steps[-_RECENT_STEPS],
+        step=steps[-RECENT_STEPS],
         step_end=steps[-1],
         values={"recent": recent, "base": base, "ratio": recent / base},
         message=_message(
             "step_time_regression",
             recent=format_value(recent, NUMBERS_LANG),
-            recent_steps=str(_RECENT_STEPS),
+            recent_steps=str(RECENT_STEPS),
             ratio=format_value(recent / base, NUMBERS_LANG),
             base=format_value(base, NUMBERS_LANG),
             base_steps=str(len(base_values)),
         ),
-        rule=_own_rule("step_time_factor", "spike_window"),
+        rule=_own_rule("step_time_factor", "spike_window", message="rule_own_step_time"),
     )
 
 
@@ -894,7 +918,7 @@ def _detect_collapse_signature(context: _Context) -> None:
             score_after=format_score(score_after, NUMBERS_LANG),
             window=str(window),
         ),
-        rule=_own_rule("collapse_grad_factor", "collapse_score_drop", "drift_window"),
+        rule=_own_rule("collapse_grad_factor", "collapse_score_drop", "drift_window", message="rule_own_collapse"),
     )
 
 

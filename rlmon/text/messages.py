@@ -487,9 +487,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "记录为 actor/entropy_loss：它就是熵，不是损失（verl dp_actor.py）。",
     },
     "note_clip_ratio": {
-        "en": "Wrong on verl's V1 trainer (v0.9+): measured against the batch's longest response, so never 0 "
+        "en": "This run used verl's V1 trainer (trainer.use_v1), whose clip ratio is measured against the batch's "
+        "longest response, not the configured cap: it is never 0, even when no response reached the cap "
         "(verl issue #7817).",
-        "zh": "verl V1 训练器（v0.9+）上此值有误：按批内最长响应计算，因此永不为 0（verl 问题 #7817）。",
+        "zh": "此运行使用 verl V1 训练器（trainer.use_v1）：其截断率按批内最长响应而非配置的上限计算，"
+        "因此即使没有响应达到上限也永不为 0（verl 问题 #7817）。",
     },
     "axis_tokens": {"en": "tokens", "zh": "词元数"},
     "axis_score": {"en": "score", "zh": "分数"},
@@ -888,6 +890,29 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "rlmon's rule (settings: {settings})",
         "zh": "rlmon 自己的规则（设置：{settings}）",
     },
+    "rule_own_step_time": {
+        "en": "rlmon's rule, not verl's: verl publishes no number for slower steps (settings: {settings})",
+        "zh": "rlmon 自己的规则，不是 verl 的：verl 没有给出步耗时变慢的数值（设置：{settings}）",
+    },
+    "rule_own_collapse": {
+        "en": "rlmon's rule, not verl's: verl publishes no number for it; verl's FAQ names grad_norm rising "
+        "continuously as a symptom of a rollout precision problem (docs/faq/faq.rst) (settings: {settings})",
+        "zh": "rlmon 自己的规则，不是 verl 的：verl 没有给出它的数值；verl 常见问题把 grad_norm 持续上升列为"
+        "推理精度问题的征兆（docs/faq/faq.rst）（设置：{settings}）",
+    },
+    "rule_step_time_line": {
+        "en": "rlmon: {factor}× the median step time before the last {recent} steps",
+        "zh": "rlmon：最近 {recent} 步之前的步耗时中位数 × {factor}",
+    },
+    "rule_step_time_tag": {"en": "rlmon: slower at {factor}× median", "zh": "rlmon：中位数 {factor} 倍即变慢"},
+    "rule_collapse_tag": {"en": "rlmon: collapse signature", "zh": "rlmon：崩溃征兆"},
+    "rule_collapse_span": {
+        "en": "collapse signature from step {step} (rlmon's rule, not verl's)",
+        "zh": "自第 {step} 步起的崩溃征兆（rlmon 自己的规则，不是 verl 的）",
+    },
+    # two lines under a chart's title (a subtitle does not wrap)
+    "rule_far_above": {"en": "{lines}:\nfar above these values, not drawn", "zh": "{lines}：\n远高于这些值，未画出"},
+    "rule_far_below": {"en": "{lines}:\nfar below these values, not drawn", "zh": "{lines}：\n远低于这些值，未画出"},
     "insight_probs_diff_high": {
         "en": "rollout↔training probability difference is {end} over the last {window} steps, above verl's 0.01 "
         "(a precision problem in the inference engine; below 0.005 is normal); {symptom}",

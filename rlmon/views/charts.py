@@ -213,7 +213,21 @@ class ChartOptions:
     """The reference rule's label."""
     thresholds: tuple[tuple[float, str], ...] = ()
     """Line charts: health thresholds (y value, label) drawn as dashed rules in the threshold colour, e.g. verl's
-    (:func:`rlmon.analysis.health.threshold_lines`); the y scale reaches them."""
+    (:func:`rlmon.analysis.health.threshold_lines`); the y scale reaches them. One further than
+    :data:`THRESHOLD_REACH` spans from the values is not drawn: the note under the title names it
+    (``threshold_above`` / ``threshold_below``)."""
+    threshold_above: str = "{lines}:\nfar above these values, not drawn"
+    """Line charts: the note naming the thresholds left out above the values (``{lines}``: their labels); a
+    ``\n`` starts a line of its own (a subtitle does not wrap: on a phone's column one line would run under the
+    chart's corner button)."""
+    threshold_below: str = "{lines}:\nfar below these values, not drawn"
+    """Line charts: the note naming the thresholds left out below the values."""
+    threshold_spans: tuple[tuple[float, float, str], ...] = ()
+    """Line charts: x ranges (from, to, label) where a rule found a problem, shaded in the threshold colour with
+    the label as their tooltip (rlmon's collapse signature); the x scale reaches them."""
+    threshold_span_tag: str = ""
+    """Line charts: a short text written inside each span at its right edge (what the shade is), under its strip or,
+    where the curve ends high there, at the bottom of the plot."""
     max_points: int = 2000
     """Points per experiment line (steps of a stacked area) sent to the browser: the downsampling bound."""
     plot_width: int = PLOT_WIDTH
@@ -478,6 +492,7 @@ def stacked_area_chart_spec(
     *,
     phase_labels: Mapping[str, str] | None = None,
     phase_colors: Mapping[str, str] | None = None,
+    limit: tuple[pl.DataFrame, str, str] | None = None,
 ) -> dict[str, Any]:
     """Per-step time of one experiment, stacked by phase (``timing_s/gen``, ``timing_s/update_actor``, …).
 
@@ -497,6 +512,11 @@ def stacked_area_chart_spec(
         are labelled without their ``timing_s/`` prefix and stacked after, largest mean first.
     phase_colors
         Metric key -> hex colour; the others take :data:`DEFAULT_PALETTE` in order.
+    limit
+        A rule's limit per step (a frame of ``step``, the ``x`` column and ``value``), its label and a short tag:
+        drawn as a dashed line in :data:`THRESHOLD_COLOR` over the areas, the label as its tooltip, the tag written
+        under its first point; the y scale reaches its median and its last value (higher stretches are cut at the
+        plot's top) (rlmon's slower-steps rule, :func:`rlmon.analysis.signals.step_time_limits`).
 
     Returns
     -------
@@ -573,7 +593,14 @@ def stacked_area_chart_spec(
         "title": y_title,
         "type": "quantitative",
     }
-    if (total_ticks := ticks.value_ticks(0.0, float(wide["_total"].max() or 0.0))) is not None:  # type: ignore[arg-type]
+    limit_rows = None if limit is None else limit[0].filter(pl.col(VALUE).is_finite())
+    top = float(wide["_total"].max() or 0.0)  # type: ignore[arg-type]
+    if limit_rows is not None and not limit_rows.is_empty():
+        # the scale reaches the limit's median and its last value (what the signal compares the last steps with):
+        # where the limit rises further for a while (slow steps in its base) the line is cut at the plot's top
+        # rather than squeezing the areas under it
+        top = max(top, float(limit_rows[VALUE].median()), float(limit_rows[VALUE][-1]))  # type: ignore[arg-type]
+    if (total_ticks := ticks.value_ticks(0.0, top)) is not None:
         stack_y["axis"] = _with_ticks(stack_y["axis"], total_ticks)
         stack_y["scale"] = {"domain": total_ticks.domain}
     area = {
@@ -592,8 +619,12 @@ def stacked_area_chart_spec(
         },
     }
     rule = _hover_rule(datasets.add(tooltip_rows, "hover"), x=x, tooltip_expr=hover_tooltip)
+    layers = [area, rule]
+    if limit is not None and limit_rows is not None and not limit_rows.is_empty():
+        layers.extend(_limit_layers(limit_rows, limit[1:], x=x, titles=(x_title or x, y_title), fmt=value_format,
+                                    datasets=datasets, x_range=_extent([wide[x]])))  # fmt: skip
     return _top_level(
-        [area, rule], data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)],
+        layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)],
         renderer="canvas",
     )  # fmt: skip
 
@@ -817,6 +848,9 @@ def _line_spec(
         y_values.append(pl.Series([float(reference)]))
     thresholds = _thresholds_in_reach(options.thresholds, points[VALUE], log_scale=log_scale)
     y_values.extend(pl.Series([float(value)]) for value, _ in thresholds)
+    notes = _with_far_thresholds(note, options, shown=thresholds, values=points[VALUE], log_scale=log_scale)
+    spans = [(low, high, label) for low, high, label in options.threshold_spans if math.isfinite(low + high)]
+    x_values.extend(pl.Series([float(low), float(high)]) for low, high, _ in spans)
     x_domain, y_domain = _extent(x_values), _extent(y_values)
 
     def x_enc() -> dict[str, Any]:
@@ -976,6 +1010,14 @@ def _line_spec(
         layers.extend(
             _reference_layers(value, label, y_title=y_title, fmt=fmt, datasets=datasets, color=THRESHOLD_COLOR)
         )
+    if spans:
+        tag_at = [
+            height - SPAN_TAG_PX if _ends_high(points, x=x, span=(low, top), y_domain=y_domain) else SPAN_STRIP_PX + 2
+            for low, top, _ in spans
+        ]
+        shade, *over = _span_layers(spans, x_enc(), datasets=datasets, tag=options.threshold_span_tag, tag_at=tag_at)
+        layers.insert(0, shade)
+        layers.extend(over)
     if marker_rows is not None:
         layers.append(
             {
@@ -1009,7 +1051,7 @@ def _line_spec(
             }
         )
     return _top_level(
-        layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)], note=note,
+        layers, data=main, title=title, height=height, datasets=datasets, params=[_hover_param(x)], note=notes,
         renderer="canvas",
     )  # fmt: skip
 
@@ -1324,6 +1366,162 @@ def _thresholds_in_reach(
     ]
 
 
+def _with_far_thresholds(
+    note: str | None,
+    options: ChartOptions,
+    *,
+    shown: Sequence[tuple[float, str]],
+    values: pl.Series,
+    log_scale: bool,
+) -> str | list[str] | None:
+    """``note`` and, on a line of its own, the thresholds too far from the values to be drawn (above, then below
+    them): a rule left out still says it exists."""
+    numbers = values.cast(pl.Float64)
+    finite = numbers.filter(numbers.is_finite())
+    if finite.is_empty():
+        return note
+    top = float(finite.max())  # type: ignore[arg-type]
+    left_out = [
+        (value, label)
+        for value, label in options.thresholds
+        if (value, label) not in shown and math.isfinite(value) and not (log_scale and value <= 0)
+    ]
+    lines = [note] if note else []
+    for template, side in ((options.threshold_above, True), (options.threshold_below, False)):
+        labels = [label for value, label in left_out if (value > top) == side]
+        if labels:
+            lines.extend(template.format(lines=", ".join(labels)).split("\n"))
+    return None if not lines else lines[0] if len(lines) == 1 else lines
+
+
+SPAN_STRIP_PX = 8
+"""Height of the strip at the top of a shaded span that answers the pointer with the rule's label (the shade
+beneath the lines leaves the hover read-out to the rest of the plot)."""
+
+
+SPAN_TAG_PX = 14
+"""A span's tag written at the bottom of the plot: its top this far above the plot's bottom edge."""
+
+
+def _ends_high(points: pl.DataFrame, *, x: str, span: tuple[float, float], y_domain: Sequence[float] | None) -> bool:
+    """Whether the values in the right quarter of ``span`` lie mostly in the upper half of the y range (a span's tag,
+    written at its right edge, then goes to the bottom of the plot, clear of the curve)."""
+    if y_domain is None:
+        return False
+    low, high = span
+    start = high - (high - low) / 4
+    values = points.filter(pl.col(x).cast(pl.Float64).is_between(start, high)).get_column(VALUE).cast(pl.Float64)
+    values = values.filter(values.is_finite())
+    middle = (y_domain[0] + y_domain[-1]) / 2
+    return bool(values.len()) and float(values.median()) > middle  # type: ignore[arg-type]
+
+
+def _span_layers(
+    spans: Sequence[tuple[float, float, str]],
+    x_encoding: dict[str, Any],
+    *,
+    datasets: _Datasets,
+    tag: str,
+    tag_at: Sequence[float],
+) -> list[dict[str, Any]]:
+    """The x ranges a rule found a problem over: a faint shade across the plot in the threshold colour, under every
+    other layer, and a strip of :data:`SPAN_STRIP_PX` at its top, over them, whose tooltip is the rule's label; with
+    a ``tag``, that text ending at the span's right edge (so it stays inside the plot), its top ``tag_at`` pixels
+    below the plot's top (under the strip, or at the bottom where the curve ends high)."""
+    frame = pl.DataFrame(
+        {"_from": [float(low) for low, _, _ in spans], "_to": [float(high) for _, high, _ in spans],
+         "_rule": [label for _, _, label in spans], "_tag_y": [float(at) for at in tag_at]},
+        schema={"_from": pl.Float64, "_to": pl.Float64, "_rule": pl.String, "_tag_y": pl.Float64},
+    )  # fmt: skip
+    data = datasets.add(frame, "threshold_spans")
+    x = {**x_encoding, "field": "_from"}
+    shade = {
+        "data": data,
+        "mark": {"type": "rect", "color": THRESHOLD_COLOR, "opacity": 0.1},
+        "encoding": {"x": x, "x2": {"field": "_to"}},
+    }
+    strip = {
+        "data": data,
+        "mark": {"type": "rect", "color": THRESHOLD_COLOR, "opacity": 0.55},
+        "encoding": {
+            "tooltip": [{"field": "_rule", "title": " ", "type": "nominal"}],
+            "x": x,
+            "x2": {"field": "_to"},
+            "y": {"value": 0},
+            "y2": {"value": SPAN_STRIP_PX},
+        },
+    }
+    if not tag:
+        return [shade, strip]
+    text = {
+        "data": data,
+        "mark": {"type": "text", "align": "right", "baseline": "top", "color": THRESHOLD_COLOR, "dx": -3,
+                 "fontSize": 10, "text": tag},
+        "encoding": {"x": {**x_encoding, "field": "_to"}, "y": {"field": "_tag_y", "scale": None,
+                                                                   "type": "quantitative"}},
+    }  # fmt: skip
+    return [shade, strip, text]
+
+
+def _limit_layers(
+    rows: pl.DataFrame,
+    texts: tuple[str, str],
+    *,
+    x: str,
+    titles: tuple[str, str],
+    fmt: str,
+    datasets: _Datasets,
+    x_range: Sequence[float] | None,
+) -> list[dict[str, Any]]:
+    """A rule's limit per step as a dashed line in the threshold colour, its label (``texts[0]``) and the limit as
+    its tooltip, and its tag (``texts[1]``) written under the line at its first point: starting there, or, when that
+    point is in the right half of ``x_range`` (a short run), ending there, so the text stays inside the plot."""
+    label, tag = texts
+    frame = rows.select(pl.col(x).cast(pl.Float64), pl.col(VALUE).cast(pl.Float64)).with_columns(
+        pl.lit(label, dtype=pl.String).alias("_rule")
+    )
+    start = float(frame[x][0])
+    left = x_range is None or start <= (x_range[0] + x_range[-1]) / 2
+    # under the line, at its lowest where the text runs (the first 40% of the run from its start), so the line never
+    # crosses it; the areas lie well below a limit of several times their median
+    reach = start + (0.4 * (x_range[-1] - x_range[0]) if left and x_range is not None else 0.0)
+    under = frame.filter(pl.col(x).is_between(start, reach))[VALUE].min()
+    first = pl.DataFrame({x: [start], VALUE: [float(under)], "_tag": [tag]})  # type: ignore[arg-type]
+    text = {
+        "data": datasets.add(first, "threshold_limit_tag"),
+        "mark": {"type": "text", "align": "left" if left else "right", "baseline": "top", "color": THRESHOLD_COLOR,
+                 "dx": 2 if left else -2, "dy": 4, "fontSize": 11},
+        "encoding": {"text": {"field": "_tag", "type": "nominal"}, "x": {"field": x, "type": "quantitative"},
+                     "y": {"field": VALUE, "type": "quantitative"}},
+    }  # fmt: skip
+    return [_limit_line(frame, x=x, titles=titles, fmt=fmt, datasets=datasets), text]
+
+
+def _limit_line(
+    frame: pl.DataFrame, *, x: str, titles: tuple[str, str], fmt: str, datasets: _Datasets
+) -> dict[str, Any]:
+    return {
+        "data": datasets.add(frame, "threshold_limit"),
+        "mark": {
+            "type": "line",
+            "color": THRESHOLD_COLOR,
+            "strokeDash": list(_REFERENCE_DASH),
+            "strokeWidth": 1.5,
+            "interpolate": "step-after" if x == STEP else "linear",
+            "clip": True,
+        },
+        "encoding": {
+            "tooltip": [
+                {"field": "_rule", "title": " ", "type": "nominal"},
+                {"field": x, "title": titles[0], "type": "quantitative"},
+                {"field": VALUE, "format": fmt, "title": titles[1], "type": "quantitative"},
+            ],
+            "x": {"field": x, "type": "quantitative"},
+            "y": {"field": VALUE, "type": "quantitative"},
+        },
+    }
+
+
 def _reference_layers(
     reference: float,
     label: str | None,
@@ -1459,7 +1657,7 @@ def _top_level(
     height: int,
     datasets: _Datasets,
     params: list[dict[str, Any]] | None = None,
-    note: str | None = None,
+    note: str | Sequence[str] | None = None,
     renderer: Renderer = "svg",
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {
@@ -1481,7 +1679,14 @@ def _top_level(
     if params:
         spec["params"] = params
     spec["title"] = (
-        {"text": title, "subtitle": note, "subtitleFontSize": 10, "subtitleColor": "#6b7280"} if note else title
+        {
+            "text": title,
+            "subtitle": note if isinstance(note, str) else list(note),
+            "subtitleFontSize": 10,
+            "subtitleColor": "#6b7280",
+        }
+        if note
+        else title
     )
     spec["$schema"] = SCHEMA_URL
     spec["datasets"] = datasets.named

@@ -10,14 +10,16 @@ from typing import Any
 import polars as pl
 
 from rlmon.analysis.health import PROBS_DIFF_RULE, ROLLOUT_CORR_GRID
-from rlmon.analysis.signals import Signal
+from rlmon.analysis.signals import RECENT_STEPS, Signal, step_time_limits
 from rlmon.analysis.smoothing import Smoothing
-from rlmon.runs.experiment import SETTING_GROUPS, Setting
+from rlmon.runs.experiment import SETTING_GROUPS, Setting, step_time_column
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key, validation_keys
 from rlmon.schema import EXPERIMENT, HOURS, LONG_SCHEMA, METRIC, STEP, VALUE
+from rlmon.settings import Settings
 from rlmon.text import UNKNOWN, format_duration, format_percent, format_progress, format_score, t
 from rlmon.text.display import NAME_LIMIT, description_text, display_text
 from rlmon.text.markdown import safe_markdown
+from rlmon.text.numbers import format_value
 from rlmon.views import charts
 from rlmon.views.charts import ChartOptions
 from rlmon.views.lines import axis_title, is_fraction, line_builder, metric_note
@@ -127,15 +129,18 @@ def detail_charts(
     lang: str,
     max_points: int,
     focus: Focus | None = None,
+    settings: Settings | None = None,
 ) -> list[ChartPlan]:
     """An experiment page's training curves, in reading order: pass rate, response length (with the cap),
     clipped responses, entropy, grad norm, clip fractions, KL loss, rollout↔training mismatch (noted when the
-    log has 3 decimals), the critic's curves (PPO with a value model), step time by phase, throughput.
+    log has 3 decimals), the critic's curves (PPO with a value model), step time by phase (with the slower-steps
+    rule's limit, from ``settings``: the defaults when None), throughput.
 
     A chart whose metric was not logged is left out. With ``focus`` (a link from a signal), the focused
     metric's chart comes first with the signal's step marked, even when it is none of the above.
     """
     columns = view.columns
+    rules = settings if settings is not None else Settings()
     base = _base_options(view, smoothing=smoothing, x=x, lang=lang, max_points=max_points)
     signal_marks = tuple(
         (signal.experiment, signal.step, signal.metric) for signal in signals if signal.experiment == view.id
@@ -225,7 +230,9 @@ def detail_charts(
         )
         if has("critic/vpred_mean") or has("critic/values/mean")
         else None,
-        _Detail("phases", None, lambda: _phases_spec(view, phase_keys, base, lang=lang)) if phase_keys else None,
+        _Detail("phases", None, lambda: _phases_spec(view, phase_keys, base, lang=lang, settings=rules))
+        if phase_keys
+        else None,
         single("perf/throughput", t("chart_throughput", lang)) if has("perf/throughput") else None,
     ]
     drawn = [detail for detail in details if detail is not None]
@@ -233,7 +240,8 @@ def detail_charts(
         drawn = [detail for detail in drawn if detail.key is None or alias_of(detail.key) != alias_of(focus.key)]
         title = t("chart_focus", lang, metric=metric_name(focus.key, lang))
         drawn.insert(0, single(focus.key, title, focus_step=focus.step))
-    identity = (view.id, view.serial, smoothing, x, lang, max_points, signal_marks)
+    identity = (view.id, view.serial, smoothing, x, lang, max_points, signal_marks,
+                (rules.step_time_factor, rules.spike_window))  # fmt: skip
     return [
         ChartPlan(
             detail.name,
@@ -294,11 +302,40 @@ def rollout_corr_charts(
     ]
 
 
-def _phases_spec(view: ExperimentView, phase_keys: Sequence[str], base: ChartOptions, *, lang: str) -> dict[str, Any]:
+def _phases_spec(
+    view: ExperimentView, phase_keys: Sequence[str], base: ChartOptions, *, lang: str, settings: Settings
+) -> dict[str, Any]:
     return charts.stacked_area_chart_spec(
         _series_frame(view, dict.fromkeys(phase_keys, ""), x=base.x).with_columns(pl.lit(view.id).alias(EXPERIMENT)),
         replace(base, title=t("chart_step_time", lang), y_title=t("axis_seconds", lang)),
+        limit=_step_time_limit(view, x=base.x, settings=settings, lang=lang),
     )
+
+
+def _step_time_limit(
+    view: ExperimentView, *, x: str, settings: Settings, lang: str
+) -> tuple[pl.DataFrame, str, str] | None:
+    """The slower-steps rule's limit at each step (:func:`rlmon.analysis.signals.step_time_limits` over the step
+    times the signal reads) with its label and tag; None without step times or before the rule has a base."""
+    key = step_time_column(list(view.columns))
+    if key is None:
+        return None
+    columns = [key] if x == STEP else [key, x]
+    if x != STEP and x not in view.columns:
+        return None
+    rows = view.read_steps(columns).filter(pl.col(key).is_not_null() & pl.col(key).cast(pl.Float64).is_finite())
+    limits = step_time_limits(
+        rows[key].cast(pl.Float64).to_list(), factor=settings.step_time_factor, window=settings.spike_window
+    )
+    frame = rows.select(STEP, *([pl.col(x)] if x != STEP else [])).with_columns(
+        pl.Series(VALUE, limits, dtype=pl.Float64)
+    )
+    frame = frame.filter(pl.col(VALUE).is_not_null())
+    if frame.is_empty():
+        return None
+    factor = format_value(settings.step_time_factor, "en")
+    label = t("rule_step_time_line", lang, factor=factor, recent=RECENT_STEPS)
+    return frame, label, t("rule_step_time_tag", lang, factor=factor)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ response cap) and validation scores at their test steps, with the axis titles an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -11,6 +11,7 @@ import polars as pl
 
 from rlmon.analysis.health import threshold_lines
 from rlmon.analysis.signals import Signal
+from rlmon.runs.experiment import config_get
 from rlmon.runs.metrics import VALIDATION_PREFIX, alias_of, resolve_key
 from rlmon.schema import EXPERIMENT, STEP, VALUE
 from rlmon.text import MESSAGES, setting_display, t
@@ -20,12 +21,15 @@ from rlmon.views.model import ExperimentView, long_frame, metric_name
 
 __all__ = [
     "CAPPED_KEYS",
+    "COLLAPSE_KEYS",
     "Build",
     "axis_title",
+    "collapse_spans",
     "is_fraction",
     "line_builder",
     "metric_note",
     "signal_markers",
+    "v1_trainer",
     "validation_builder",
 ]
 
@@ -79,7 +83,8 @@ _NOTE_OF = {
 """Charts of a verl metric that is easy to misread, and the note under their title. Sources: grad_norm is what
 ``clip_grad_norm_`` returns in verl's ``verl/workers/actor/dp_actor.py`` (the total norm before clipping, as
 PyTorch documents it); the clip ratio of verl's V1 trainer is measured against the batch's longest response
-(verl issue #7817, fix proposed in PR #7821)."""
+(verl issue #7817, fix proposed in PR #7821; the V0 trainer pads to the configured length and is unaffected), so
+its note is shown only for runs of that trainer (:func:`v1_trainer`)."""
 
 
 def metric_note(key: str, views: Sequence[ExperimentView], lang: str) -> str | None:
@@ -90,7 +95,16 @@ def metric_note(key: str, views: Sequence[ExperimentView], lang: str) -> str | N
         old = any(resolve_key("actor/entropy", view.columns) == "actor/entropy_loss" for view in views)
         return t("note_entropy_loss", lang) if old else None
     message = _NOTE_OF.get(key)
+    if message == "note_clip_ratio" and not any(v1_trainer(view.experiment.config) for view in views):
+        return None  # the V0 trainer pads to the configured length: its clip ratio is right
     return None if message is None else t(message, lang)
+
+
+def v1_trainer(config: Mapping[str, Any] | None) -> bool:
+    """The run's config says it ran verl's V1 trainer (``trainer.use_v1``: true, the default since v0.9.0), whose
+    ``response_length/clip_ratio`` is measured against the batch's longest response (verl issue #7817). A log with
+    neither a config dump nor that override does not say."""
+    return config_get(config, "trainer.use_v1") is True
 
 
 def signal_markers(
@@ -171,6 +185,43 @@ def line_builder(
             thresholds=threshold_lines(key, lang),
             axis_format=_axis_format(key),
         )
-        return charts.metric_chart_spec(long_frame(views, key, x=options.x), metric_options, markers=markers)
+        long = long_frame(views, key, x=options.x)
+        metric_options = replace(
+            metric_options,
+            threshold_above=t("rule_far_above", lang),
+            threshold_below=t("rule_far_below", lang),
+            threshold_spans=collapse_spans(signals, key, long, x=options.x, lang=lang, named=len(views) > 1),
+            threshold_span_tag=t("rule_collapse_tag", lang),
+        )
+        return charts.metric_chart_spec(long, metric_options, markers=markers)
 
     return build
+
+
+COLLAPSE_KEYS = ("actor/grad_norm", "pass_rate", "critic/score/mean", "critic/rewards/mean")
+"""Charts that shade the steps of a collapse signature (grad_norm rising while the score falls): the grad norm's
+and the score's (the pass rate is read from the score)."""
+
+
+def collapse_spans(
+    signals: Sequence[Signal], key: str, long: pl.DataFrame, *, x: str, lang: str, named: bool
+) -> tuple[tuple[float, float, str], ...]:
+    """The x ranges (from, to, label) of the collapse signatures among ``signals`` on ``key``'s chart (drawn from
+    ``long``, which has the ``x`` column): from the first step of the signal's last window to its last step, on
+    that run's x values; the label names the rule (and the run when ``named``)."""
+    if alias_of(key) not in COLLAPSE_KEYS:
+        return ()
+    spans: list[tuple[float, float, str]] = []
+    for signal in signals:
+        if signal.kind != "collapse_signature" or signal.step is None:
+            continue
+        end = signal.step if signal.step_end is None else signal.step_end
+        rows = long.filter((pl.col(EXPERIMENT) == signal.experiment) & pl.col(STEP).is_between(signal.step, end))
+        values = (
+            rows.get_column(x).drop_nulls().cast(pl.Float64) if x in rows.columns else pl.Series([], dtype=pl.Float64)
+        )
+        if values.is_empty():
+            continue
+        label = t("rule_collapse_span", lang, step=signal.step)
+        spans.append((float(values.min()), float(values.max()), f"{signal.label}: {label}" if named else label))  # type: ignore[arg-type]
+    return tuple(spans)
