@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlmon.alerts.state import ALERTS_FOLDER
-from rlmon.logs.cache import write_text_atomically
+from rlmon.logs.cache import ALERT_NOTES_FOLDER, write_text_atomically
 
 __all__ = ["NOTES_FOLDER", "ProcessNote", "note_path", "read_notes", "remove_note", "write_note"]
 
-NOTES_FOLDER = "processes"
+NOTES_FOLDER = ALERT_NOTES_FOLDER.rsplit("/", 1)[-1]
 _FORGOTTEN_S = 24 * 3600.0
 """Notes older than this (a process killed on another host) are removed by the next writer."""
 
@@ -48,7 +47,7 @@ class ProcessNote:
 
 
 def _folder(cache_dir: Path) -> Path:
-    return cache_dir / ALERTS_FOLDER / NOTES_FOLDER
+    return cache_dir / ALERT_NOTES_FOLDER
 
 
 def note_path(cache_dir: Path, *, pid: int | None = None, host: str | None = None) -> Path:

@@ -110,6 +110,7 @@ from rlmon.schema import MAX_KEYS, STEP, RunMeta, empty_steps
 
 __all__ = [
     "ALERTS_FOLDER",
+    "ALERT_NOTES_FOLDER",
     "CACHE_FOLDERS",
     "DIGESTS_FOLDER",
     "LOCKS_FOLDER",
@@ -150,6 +151,8 @@ SAMPLES_FOLDER = "samples"
 DIGESTS_FOLDER = "experiments"
 """One digest per experiment, what a restart shows before the logs are read again (:mod:`rlmon.app.digests`)."""
 ALERTS_FOLDER = "alerts"
+ALERT_NOTES_FOLDER = "alerts/processes"
+"""Each watcher's note of itself (:mod:`rlmon.alerts.peers`)."""
 """The alert watcher's state and its sender's lease (:mod:`rlmon.alerts.state`, :mod:`rlmon.alerts.lease`)."""
 CACHE_FOLDERS: dict[str, bool] = {
     "": False,
@@ -158,6 +161,7 @@ CACHE_FOLDERS: dict[str, bool] = {
     SAMPLES_FOLDER: True,
     DIGESTS_FOLDER: False,
     ALERTS_FOLDER: False,
+    ALERT_NOTES_FOLDER: False,
 }
 """Every folder of the cache folder that rlmon writes through temporary files, the cache folder itself (``""``:
 the colour book) included, and whether it holds one such folder per entry (True) or the files themselves: the

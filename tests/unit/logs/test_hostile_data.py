@@ -911,6 +911,7 @@ WRITERS = {
     "rlmon/app/digests.py": "the experiments' digests",
     "rlmon/alerts/state.py": "the alert state",
     "rlmon/alerts/lease.py": "the alert sender's lease",
+    "rlmon/alerts/peers.py": "each watcher's note of itself",
 }
 """Every module of rlmon that writes in the cache folder through temporary files, and what it writes: the test
 below drives each of them."""
@@ -926,8 +927,9 @@ _MAKES_TEMPORARIES = re.compile(
 
 def _run_every_writer(root: Path, cache_dir: Path) -> None:
     """What rlmon writes in a cache folder, each writer once: a log read, its samples, the colour book, an
-    experiment's digest, the alert state and the sender's lease."""
+    experiment's digest, the alert state, the sender's lease and a watcher's note."""
     from rlmon.alerts.lease import Lease
+    from rlmon.alerts.peers import write_note
     from rlmon.alerts.state import AlertState, write_state
     from rlmon.app import digests
     from rlmon.runs.loading import COLOR_BOOK_NAME, ColorBook, load_experiment
@@ -944,6 +946,7 @@ def _run_every_writer(root: Path, cache_dir: Path) -> None:
     assert digests.write_digest(cache_dir, view, settings, key="k", read_at=time.time())
     write_state(cache_dir, AlertState())
     assert Lease(cache_dir, stale_s=60).hold()
+    write_note(cache_dir, sending=True, targets=(), problems=(), stale_s=60)
 
 
 def test_the_sweep_covers_every_folder_a_writer_puts_temporaries_in(
@@ -974,9 +977,13 @@ def test_the_sweep_covers_every_folder_a_writer_puts_temporaries_in(
     monkeypatch.setattr(os, "link", link)
     _run_every_writer(root, cache_dir)
     monkeypatch.undo()
-    tops = {folder.relative_to(cache_dir).parts[:1] for folder in written}
-    assert tops == {(), ("locks",), ("logs",), ("samples",), ("experiments",), ("alerts",)}
-    assert {"".join(top) for top in tops} == set(rlmon.logs.cache.CACHE_FOLDERS)
+    # each log's own folder under logs/ and samples/ counts as that folder (one entry per log)
+    folders = {
+        "/".join(parts[:1] if parts[:1] in (("logs",), ("samples",)) else parts)
+        for parts in (folder.relative_to(cache_dir).parts for folder in written)
+    }
+    assert folders == {"", "locks", "logs", "samples", "experiments", "alerts", "alerts/processes"}
+    assert folders == set(rlmon.logs.cache.CACHE_FOLDERS)
     # an old temporary (1,000 s) and a young one in each folder written; the log root is never touched
     old, young = time.time() - 1000, time.time() - 10
     stale, fresh = [], []
