@@ -2,6 +2,7 @@
 
     python -m benchmarks.bench_live                                  # 8 pages, 2 s refresh, 2 lines/s, 330 s
     python -m benchmarks.bench_live --pages 2 --duration-s 60        # a quick look
+    python -m benchmarks.bench_live --refresh-cpu 8                  # the server's CPU time per refresh, no browser
 
 A server (``streamlit run streamlit_app.py``, a free loopback port, a cache folder of its own) serves the demo
 root written into a temporary folder, plus one experiment of its own (``4b/e9_live``, 100,000 steps planned)
@@ -18,6 +19,13 @@ Measured:
   the ``--every-s`` asked for;
 - server RSS (``VmRSS`` of the server and its children): after the first page rendered, the peak with the
   pages open, right after they closed and ``--after-s`` seconds later; server CPU (cores) while they were open.
+
+``--refresh-cpu N`` measures instead, in this process and without a browser, what a refresh costs the server in CPU
+time (``time.process_time``, every thread: the same on a busy machine as on a quiet one): N sessions (Streamlit's
+AppTest) on the same overview; for each of ``--rounds`` rounds 6 step lines are appended, and once the loaders
+look at the log again each session runs the page once: the first builds the new version's charts, numbers and
+summary, the others find what can be shared. Reported: the median CPU time of the first session's run and of the
+others' runs.
 """
 
 from __future__ import annotations
@@ -113,6 +121,47 @@ def quantiles(values: Sequence[float]) -> dict[str, float]:
     return {"median": statistics.median(ordered), "p90": at(0.9), "p99": at(0.99), "max": ordered[-1]}
 
 
+def refresh_cpu(sessions: int, rounds: int) -> None:
+    """See ``--refresh-cpu`` in the module's docstring."""
+    import os
+
+    from streamlit.testing.v1 import AppTest  # noqa: TID251  (the app run as a session runs it, without a browser)
+
+    from rlmon.app.loaders import CATALOG_TTL_S
+    from tests.helpers.paths import APP
+
+    with tempfile.TemporaryDirectory(prefix="rlmon-bench-live-") as scratch:
+        folder = Path(scratch)
+        log = write_root(folder / "logs")
+        os.environ.update(RLMON_LOG_ROOT=str(folder / "logs"), RLMON_CACHE_DIR=str(folder / "cache"))
+        os.environ.update(RLMON_REFRESH_S="2")
+        pages = [AppTest.from_file(str(APP), default_timeout=300) for _ in range(sessions)]
+        for page in pages:
+            page.query_params.update({"track": "Qwen3.5-4B", "every": "2", "live": "1"})
+            page.run()
+        if pages[0].exception:
+            raise SystemExit(f"the overview failed: {pages[0].exception}")
+        time.sleep(CATALOG_TTL_S + 1)
+        firsts: list[float] = []
+        others: list[float] = []
+        step = 11
+        for _ in range(rounds):
+            with log.open("a", encoding="utf-8") as handle:
+                for _line in range(6):
+                    handle.write(_step_line(step))
+                    step += 1
+            time.sleep(CATALOG_TTL_S + 0.2)  # the loaders look at the log again
+            for index, page in enumerate(pages):
+                before = time.process_time()
+                page.run()
+                (firsts if index == 0 else others).append(time.process_time() - before)
+            time.sleep(1.5)  # the scans and builds ahead that follow a run, outside the next round's figures
+    print(
+        f"{sessions} sessions, {rounds} rounds of 6 step lines: CPU time per refresh, first session median "
+        f"{statistics.median(firsts):.3f} s, the others median {statistics.median(others or [0.0]):.3f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=8)
@@ -120,7 +169,12 @@ def main() -> None:
     parser.add_argument("--lines-per-s", type=float, default=2.0)
     parser.add_argument("--duration-s", type=float, default=330)
     parser.add_argument("--after-s", type=float, default=120)
+    parser.add_argument("--refresh-cpu", type=int, default=0, metavar="SESSIONS")
+    parser.add_argument("--rounds", type=int, default=6)
     options = parser.parse_args()
+    if options.refresh_cpu:
+        refresh_cpu(options.refresh_cpu, options.rounds)
+        return
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="rlmon-bench-live-") as scratch:

@@ -60,6 +60,7 @@ class _Memo:
         self.per_experiment = per_experiment
         self._lock = threading.Lock()
         self._entries: dict[Any, Any] = {}
+        self._building: dict[Any, threading.Event] = {}
 
     def get(self, key: Any) -> Any | None:
         with self._lock:
@@ -76,12 +77,27 @@ class _Memo:
             self._entries[key] = value
 
     def get_or_build(self, key: Any, build: Callable[[], Any]) -> Any:
-        """The value kept for ``key``, else ``build()`` (run outside the lock), kept."""
-        known = self.get(key)
-        if known is None:
+        """The value kept for ``key``, else ``build()`` (run outside the lock), kept. While one thread builds it,
+        the others asking for the same key wait for that build instead of doing the same work: when a live log
+        grows, every session's next refresh asks for the new version's summary and numbers at about the same time.
+        A build that fails leaves nothing kept, and a waiting thread then builds it itself."""
+        while True:
+            with self._lock:
+                if key in self._entries:
+                    return self._entries[key]
+                building = self._building.get(key)
+                if building is None:
+                    building = self._building[key] = threading.Event()
+                    break
+            building.wait()
+        try:
             known = build()
             self.put(key, known)
-        return known
+            return known
+        finally:
+            with self._lock:
+                del self._building[key]
+            building.set()
 
 
 _HEADLINES = _Memo(limit=4096)

@@ -5,6 +5,7 @@ What the samples page makes of them is :mod:`rlmon.views.samples` (pure)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -87,10 +88,25 @@ def _scan_samples(view: ExperimentView, settings: Settings) -> None:
             _SAMPLE_SCANS_PENDING.discard(view.id)
 
 
+LATEST_KEPT_S = 3.0
+"""Seconds the latest step with samples found for a view is kept for every session (as long as the loaders keep a
+log's size and times before looking at them again): each refresh of each session asked for it, reading the run's
+dump folder each time."""
+_LATEST: dict[str, tuple[int, float, int | None]] = {}
+"""Experiment id -> (view serial, when it was found, the latest step with samples)."""
+_LATEST_LOCK = threading.Lock()
+
+
 def latest_sample_step(view: ExperimentView, settings: Settings) -> int | None:
     """The latest step with samples, when the experiment's logs have been scanned for samples and have not
     changed since; otherwise None, and the scan is started in the background (the overview never waits for
-    it: the link shows at the next refresh)."""
+    it: the link shows at the next refresh). What was found is kept for :data:`LATEST_KEPT_S` for the view,
+    shared by every session."""
+    now = time.monotonic()
+    with _LATEST_LOCK:
+        known = _LATEST.get(view.id)
+    if known is not None and known[0] == view.serial and now - known[1] < LATEST_KEPT_S:
+        return known[2]
     cache = sample_cache(settings.cache_dir)
     paths = [item.path for item in view.ref.files if not str(item.path).lower().endswith((".jsonl", ".ndjson"))]
     if not all(cache.is_current(path) for path in paths):
@@ -99,12 +115,17 @@ def latest_sample_step(view: ExperimentView, settings: Settings) -> int | None:
                 return None
             _SAMPLE_SCANS_PENDING.add(view.id)
         _SAMPLE_SCANS.submit(_scan_samples, view, settings)
-        return None
+        return None  # not kept: the scan's result shows at the next refresh
     try:
         steps = experiment_samples(view, settings).frame.get_column(STEP).drop_nulls()
     except RlmonError:
         return None
-    return int(steps.max()) if steps.len() else None  # type: ignore[arg-type]
+    step = int(steps.max()) if steps.len() else None  # type: ignore[arg-type]
+    with _LATEST_LOCK:
+        if len(_LATEST) >= 4096:
+            _LATEST.clear()
+        _LATEST[view.id] = (view.serial, now, step)
+    return step
 
 
 def latest_samples_links(views: Sequence[ExperimentView], settings: Settings, lang: str) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,13 +48,34 @@ def _flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+_FINGERPRINTS: dict[tuple[int, str], tuple[Mapping[str, Any], str]] = {}
+"""(id of a config, track) -> (that config, its fingerprint): see :func:`setting_fingerprint`."""
+_FINGERPRINTS_KEPT = 1024
+_FINGERPRINTS_LOCK = threading.Lock()
+
+
 def setting_fingerprint(experiment: Experiment) -> str | None:
     """The experiment's track and config without the keys repeats may differ in (:func:`is_repeat_key`), as one
-    string; None when its logs hold no config (it is then grouped only by ``rlmon.toml``)."""
-    if not experiment.config:
+    string; None when its logs hold no config (it is then grouped only by ``rlmon.toml``).
+
+    Computed once per config object and track: a config is read once per version of an experiment and never
+    changed, and the overview asks for the groups several times in each run of each session (tables, charts,
+    summary) - flattening a verl config each time was a quarter of a live refresh's own work."""
+    config = experiment.config
+    if not config:
         return None
-    kept = {path: value for path, value in _flatten(experiment.config).items() if not is_repeat_key(path)}
-    return json.dumps([experiment.track, kept], sort_keys=True, default=repr)
+    key = (id(config), experiment.track)
+    with _FINGERPRINTS_LOCK:
+        known = _FINGERPRINTS.get(key)
+    if known is not None and known[0] is config:  # the config itself is kept with it, so its id is not reused
+        return known[1]
+    kept = {path: value for path, value in _flatten(config).items() if not is_repeat_key(path)}
+    fingerprint = json.dumps([experiment.track, kept], sort_keys=True, default=repr)
+    with _FINGERPRINTS_LOCK:
+        if len(_FINGERPRINTS) >= _FINGERPRINTS_KEPT:
+            _FINGERPRINTS.clear()
+        _FINGERPRINTS[key] = (config, fingerprint)
+    return fingerprint
 
 
 @dataclass(frozen=True)

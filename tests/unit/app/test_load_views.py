@@ -573,3 +573,79 @@ def test_the_read_at_start_writes_the_cache_once_the_server_is_quiet(
     for path in logs:
         restarted.read(path)
     assert restarted.parses == 0
+
+
+def test_sessions_asking_for_a_new_version_at_once_compute_its_summary_once(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A live log grew: every session's next refresh asks for the written summary of the new version at about the
+    # same moment. One computes it, the others wait for it and show the same.
+    from rlmon.analysis import summary as analysis_summary
+
+    settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
+    views = _read(demo_root, tmp_path / "cache").views[:5]
+    monkeypatch.setattr(digests, "_insight_memo", lambda: memo)
+    memo = digests._Memo(limit=256, per_experiment=256)
+    written: list[int] = []
+    real = analysis_summary.write_summary
+    all_asked = threading.Barrier(4, timeout=20)
+
+    def slow_summary(*args: Any, **kwargs: Any) -> Any:
+        written.append(1)
+        time.sleep(0.3)  # the others ask meanwhile
+        return real(*args, **kwargs)
+
+    def session() -> Any:
+        all_asked.wait()
+        return digests.insights_for(views, settings, "en")
+
+    monkeypatch.setattr(analysis_summary, "write_summary", slow_summary)
+    with ThreadPoolExecutor(max_workers=4) as sessions:
+        shown = list(sessions.map(lambda _: session(), range(4)))
+    assert len(written) == 1
+    assert all(insights is shown[0] for insights in shown)
+    assert shown[0].summary == tuple(real([digests._as_shown(view) for view in views], list(shown[0].signals),
+                                          lang="en", settings=settings))  # fmt: skip
+
+
+def test_a_failed_shared_build_is_done_again_by_the_next_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    memo = digests._Memo(limit=8)
+    calls: list[str] = []
+
+    def failing() -> str:
+        calls.append("fail")
+        raise RuntimeError("a log vanished")
+
+    with pytest.raises(RuntimeError):
+        memo.get_or_build(("e1", 1), failing)
+    assert memo.get_or_build(("e1", 1), lambda: calls.append("ok") or "numbers") == "numbers"
+    assert memo.get_or_build(("e1", 1), failing) == "numbers"
+    assert calls == ["fail", "ok"]
+
+
+def test_the_latest_step_with_samples_is_looked_up_once_for_every_session(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every refresh of every session on the overview asks for each experiment's latest step with samples (its link
+    # to the samples page): the run's samples are read once for all of them, again only after LATEST_KEPT_S.
+    monkeypatch.setattr(server, "WORK", server.QuietGate(quiet_s=0.0, limit_s=1.0))
+    view = next(view for view in _read(demo_root, tmp_path / "cache").views if view.id == "4b/e1_grpo_4b")
+    settings = load_settings([], {"RLMON_CACHE_DIR": str(tmp_path / "cache")})
+    assert samples.latest_sample_step(view, settings) is None  # not scanned yet: the scan starts
+    deadline = time.monotonic() + 60
+    while view.id in samples._SAMPLE_SCANS_PENDING and time.monotonic() < deadline:
+        time.sleep(0.05)
+    reads: list[str] = []
+    real = samples.experiment_samples
+
+    def counted(*args: Any) -> Any:
+        reads.append(args[0].id)
+        return real(*args)
+
+    monkeypatch.setattr(samples, "experiment_samples", counted)
+    shown = [samples.latest_sample_step(view, settings) for _ in range(8)]
+    assert shown == [150] * 8  # the demo's E1 dumps samples up to its last step, 150
+    assert reads == [view.id]
+    monkeypatch.setattr(samples, "LATEST_KEPT_S", 0.0)
+    assert samples.latest_sample_step(view, settings) == 150
+    assert reads == [view.id, view.id]

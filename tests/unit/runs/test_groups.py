@@ -4,6 +4,9 @@ in rlmon.toml, and none in a root without repeats (the demo)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from rlmon.logs.cache import LogCache
 from rlmon.runs.experiment import Experiment
@@ -56,3 +59,39 @@ def test_one_name_in_two_tracks_is_two_groups(tmp_path: Path) -> None:
         ("X", ("grpo_seed1", "grpo_seed2")),
     ]
     assert [group.key for group in named] == ["toml:B:X", "toml:A:X"]
+
+
+def test_a_config_is_flattened_once_however_often_its_groups_are_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The overview asks for the groups several times in every run of every session: each config is flattened
+    once (while it is the same object), and a config read again (a new version of the log) once more."""
+    import dataclasses
+
+    from rlmon.runs import groups as groups_module
+
+    write_repeats_root(tmp_path)
+    experiments = _experiments(tmp_path)
+    flattened: list[int] = []
+    real_flatten = groups_module._flatten
+
+    def counting_flatten(config: Any, prefix: str = "") -> dict[str, Any]:
+        if not prefix:
+            flattened.append(id(config))
+        return real_flatten(config, prefix)
+
+    monkeypatch.setattr(groups_module, "_flatten", counting_flatten)
+    monkeypatch.setattr(groups_module, "_FINGERPRINTS", {})
+    first = find_groups(experiments)
+    for _ in range(5):
+        assert find_groups(experiments) == first
+    assert len(flattened) == 9  # 3 algorithms x 3 seeds, each once
+    # the same settings read again (a new object): flattened again, the same groups
+    again = [dataclasses.replace(item, config=dict(item.config or {})) for item in experiments]
+    assert find_groups(again) == first
+    assert len(flattened) == 18
+    # a config whose learning rate differs is no longer a repeat of the others
+    changed = dict(again[0].config or {})
+    changed["actor_rollout_ref"] = {**changed["actor_rollout_ref"], "actor": {"optim": {"lr": 0.5}}}
+    regrouped = find_groups([dataclasses.replace(again[0], config=changed), *again[1:]])
+    assert regrouped[0].members == (again[1].id, again[2].id)
