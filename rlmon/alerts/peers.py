@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rlmon.logs.cache import ALERT_NOTES_FOLDER, write_text_atomically
+from rlmon.logs.locks import pid_runs
 
 __all__ = ["NOTES_FOLDER", "ProcessNote", "note_path", "read_notes", "remove_note", "write_note"]
 
@@ -100,16 +101,6 @@ def remove_note(cache_dir: Path) -> None:
         return
 
 
-def _pid_runs(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return True
-    return True
-
-
 def _note(raw: Any) -> ProcessNote | None:
     if not isinstance(raw, dict):
         return None
@@ -143,7 +134,7 @@ def read_notes(cache_dir: Path, *, now: float | None = None) -> list[ProcessNote
             continue
         if note is None or now - note.time > note.stale_s:
             continue
-        if note.host == here and not _pid_runs(note.pid):
+        if note.host == here and not pid_runs(note.pid):
             continue
         notes.append(note)
     return notes

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STALE_S", "WAIT_S", "HeldLock", "acquire", "is_stale", "read_holder", "renew"]
+__all__ = ["STALE_S", "WAIT_S", "HeldLock", "acquire", "is_stale", "pid_runs", "read_holder", "renew"]
 
 STALE_S = 300.0
 """Seconds after which a lock is taken as left behind (longer than the longest parse of one log)."""
@@ -87,7 +87,8 @@ def read_holder(path: Path) -> dict[str, Any] | None:
     return holder if isinstance(holder, dict) else None
 
 
-def _pid_runs(pid: int) -> bool:
+def pid_runs(pid: int) -> bool:
+    """Whether a process of this host has ``pid`` (one of another user counts as running)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -117,7 +118,7 @@ def is_stale(path: Path, *, stale_s: float = STALE_S, now: float | None = None) 
         return True
     pid = holder.get("pid")
     if holder.get("host") == _HOST and isinstance(pid, int) and not isinstance(pid, bool):
-        return not _pid_runs(pid)
+        return not pid_runs(pid)
     return False
 
 
@@ -142,7 +143,7 @@ def _break(path: Path, *, stale_s: float, now: float) -> bool:
     with contextlib.suppress(OSError):
         aside.unlink()
     pid = (judged or {}).get("pid")
-    if (judged or {}).get("host") == _HOST and isinstance(pid, int) and not _pid_runs(pid):
+    if (judged or {}).get("host") == _HOST and isinstance(pid, int) and not pid_runs(pid):
         # the file of its own a killed holder had not removed yet (see _create)
         for left in path.parent.glob(f".{path.name}.{pid}.*.tmp"):
             with contextlib.suppress(OSError):
