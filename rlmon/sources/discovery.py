@@ -15,6 +15,7 @@ exist or cannot be listed raises :class:`~rlmon.errors.CatalogError`.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 import stat
@@ -110,7 +111,7 @@ class ExperimentRef:
         code = experiment_code(self.path.name)
         return int(re.sub(r"\D", "", code)) if code else 10_000
 
-    @property
+    @functools.cached_property
     def order_key(self) -> tuple[str, int, str]:
         """Experiments sort by parent folder (a track, typically), then :attr:`order`, then id."""
         parent = self.id.rsplit("/", 1)[0] if "/" in self.id else ""
@@ -329,6 +330,12 @@ class _RootMemo:
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     listings: dict[str, _Listing] = field(default_factory=dict)
+    logs: dict[str, tuple[tuple[int, int, int], LogFile]] = field(default_factory=dict)
+    """The log files of the last discovery by path, with the ``(st_ino, st_size, st_mtime_ns)`` they were found
+    with: a file found as it was is the same :class:`LogFile` again (no sniff, no name parsed)."""
+    refs: dict[str, ExperimentRef] = field(default_factory=dict)
+    """The experiments of the last discovery by folder path: one found with the same files (the same
+    :class:`LogFile` objects) and settings is the same :class:`ExperimentRef` again."""
     full_walk_at: float | None = None
     """``time.monotonic()`` of the last discovery that listed every folder."""
 
@@ -356,9 +363,14 @@ class _Walk:
     """Listings from the previous discovery, by folder path; reused while the folder's signature holds."""
     listings: dict[str, _Listing] = field(default_factory=dict)
     """Listings of this discovery (the folders reached), for the next one."""
+    known_logs: dict[str, tuple[tuple[int, int, int], LogFile]] = field(default_factory=dict)
+    """The log files of the previous discovery (:attr:`_RootMemo.logs`)."""
+    logs: dict[str, tuple[tuple[int, int, int], LogFile]] = field(default_factory=dict)
+    """The log files of this discovery, for the next one."""
     problems: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    folders: dict[Path, list[LogFile]] = field(default_factory=dict)
+    folders: dict[str, list[LogFile]] = field(default_factory=dict)
+    """The log files of each folder that has some, by folder path."""
     visited: set[tuple[int, int]] = field(default_factory=set)
 
 
@@ -451,7 +463,7 @@ def _walk(walk: _Walk, folder: str, depth: int, *, recurse: bool = True) -> None
             if log is not None:
                 logs.append(log)
     if logs:
-        walk.folders[Path(folder)] = sorted(logs, key=lambda item: item.sort_key)
+        walk.folders[folder] = sorted(logs, key=lambda item: item.sort_key)
 
 
 def _log_file(walk: _Walk, path: str, name: str) -> LogFile | None:
@@ -469,6 +481,11 @@ def _log_file(walk: _Walk, path: str, name: str) -> LogFile | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
+    version = (info.st_ino, info.st_size, info.st_mtime_ns)
+    known = walk.known_logs.get(path)
+    if known is not None and known[0] == version:
+        walk.logs[path] = known
+        return known[1]
     try:
         kind = _SNIFF.kind(Path(path), info)
     except FileNotFoundError:
@@ -482,21 +499,25 @@ def _log_file(walk: _Walk, path: str, name: str) -> LogFile | None:
         if kind == "sft":
             walk.problems.append(f"{path}: a verl SFT trainer log, not an RL run; ignored")
         return None
-    return LogFile(path=Path(path), name=name, size=info.st_size, mtime=info.st_mtime, named_time=name_timestamp(name))
+    log = LogFile(path=Path(path), name=name, size=info.st_size, mtime=info.st_mtime, named_time=name_timestamp(name))
+    walk.logs[path] = (version, log)
+    return log
 
 
-def _walk_root(root: Path, real_root: str, *, full_walk_s: float) -> _Walk:
-    """Walk one root, reusing the listings of unchanged folders from its previous walk (see :data:`FULL_WALK_S`)."""
+def _walk_root(root: Path, real_root: str, *, full_walk_s: float) -> tuple[_Walk, _RootMemo]:
+    """Walk one root, reusing the listings of unchanged folders from its previous walk (see :data:`FULL_WALK_S`);
+    the walk and the root's memo."""
     memo = _root_memo(root, real_root)
     with memo.lock:
         now = time.monotonic()
         full = memo.full_walk_at is None or now - memo.full_walk_at >= full_walk_s
-        walk = _Walk(root=root, real_root=real_root, known={} if full else memo.listings)
+        walk = _Walk(root=root, real_root=real_root, known={} if full else memo.listings, known_logs=memo.logs)
         _walk(walk, str(root), 0)
         memo.listings = walk.listings  # folders no longer reached are forgotten
+        memo.logs = walk.logs  # and files no longer found
         if full:
             memo.full_walk_at = now
-    return walk
+    return walk, memo
 
 
 def _root_labels(roots: Sequence[Path]) -> list[str]:
@@ -550,7 +571,9 @@ def discover_experiments(roots: Sequence[Path], *, full_walk_s: float = FULL_WAL
             raise CatalogError("log root is not a folder", path=root)
         if not os.access(root, os.R_OK | os.X_OK):
             raise CatalogError("log root cannot be listed (permission denied)", path=root)
-        walk = _walk_root(root, os.path.realpath(root), full_walk_s=full_walk_s)
+        walk, memo = _walk_root(root, os.path.realpath(root), full_walk_s=full_walk_s)
+        known_refs = memo.refs
+        refs: dict[str, ExperimentRef] = {}
         config = read_root_config(root)
         configs[str(root)] = config
         problems.extend(config.problems)
@@ -558,7 +581,9 @@ def discover_experiments(roots: Sequence[Path], *, full_walk_s: float = FULL_WAL
         ignored.extend(walk.ignored)
         known: set[str] = set()
         for folder, files in walk.folders.items():
-            relative = folder.relative_to(root).as_posix()
+            before = known_refs.get(folder)
+            path = before.path if before is not None else Path(folder)
+            relative = before.relative if before is not None else path.relative_to(root).as_posix()
             known.add(relative)
             if relative == ".":
                 experiment_id = label
@@ -566,16 +591,23 @@ def discover_experiments(roots: Sequence[Path], *, full_walk_s: float = FULL_WAL
                 experiment_id = f"{label}/{relative}"
             else:
                 experiment_id = relative
-            experiments.append(
-                ExperimentRef(
-                    id=experiment_id,
-                    root=root,
-                    path=folder,
-                    relative=relative,
-                    files=tuple(files),
-                    overrides=config.for_experiment(relative),
+            overrides = config.for_experiment(relative)
+            if (
+                before is not None
+                and before.id == experiment_id
+                and before.root == root
+                and before.overrides == overrides
+                and len(before.files) == len(files)
+                and all(old is new for old, new in zip(before.files, files, strict=True))
+            ):
+                ref = before  # found as it was: the same object (its order worked out once)
+            else:
+                ref = ExperimentRef(
+                    id=experiment_id, root=root, path=path, relative=relative, files=tuple(files), overrides=overrides
                 )
-            )
+            refs[folder] = ref
+            experiments.append(ref)
+        memo.refs = refs
         for name in config.experiments:
             if name not in known:
                 problems.append(f"{config.path}: [experiments.{name}] matches no experiment folder under {root}")
@@ -601,6 +633,6 @@ def list_log_files(folder: Path) -> tuple[Path, ...]:
         raise CatalogError("not a folder", path=folder)
     walk = _Walk(root=folder, real_root=os.path.realpath(folder))
     _walk(walk, str(folder), 0, recurse=False)
-    if folder not in walk.folders and walk.problems and walk.problems[0].startswith(f"{folder}: cannot"):
+    if str(folder) not in walk.folders and walk.problems and walk.problems[0].startswith(f"{folder}: cannot"):
         raise CatalogError(walk.problems[0].removeprefix(f"{folder}: "), path=folder)
-    return tuple(item.path for item in walk.folders.get(folder, []))
+    return tuple(item.path for item in walk.folders.get(str(folder), []))

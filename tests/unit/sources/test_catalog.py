@@ -472,6 +472,40 @@ def test_a_file_turning_into_a_verl_log_is_seen_on_the_next_discovery(tmp_path: 
     assert discover_experiments([tmp_path]).ids == ("e1",)
 
 
+def test_a_listing_again_reuses_what_did_not_change_and_sees_what_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    grown = write(tmp_path / "t" / "e1" / "train.log", verl_log(steps=[1, 2]), mtime=NOW - 60)
+    write(tmp_path / "t" / "e2" / "train.log", verl_log(steps=[1]), mtime=NOW - 60)
+    before = discover_experiments([tmp_path])
+    sniffed: list[str] = []
+    real_kind = catalog_module._SNIFF.kind
+    monkeypatch.setattr(
+        catalog_module._SNIFF, "kind", lambda path, info: sniffed.append(path.name) or real_kind(path, info)
+    )
+    # nothing changed: the same experiments, files not looked into again
+    again = discover_experiments([tmp_path])
+    assert sniffed == []
+    assert [ref is old for ref, old in zip(again.experiments, before.experiments, strict=True)] == [True, True]
+    # one log grows: its experiment is listed with the new size, the other one is as it was
+    with grown.open("a", encoding="utf-8") as handle:
+        handle.write(verl_log(steps=[3]))
+    os.utime(grown, (NOW, NOW))
+    after = discover_experiments([tmp_path])
+    e1, e2 = after.experiments
+    assert e1 is not before.experiments[0] and e2 is before.experiments[1]
+    assert e1.files[0].size == grown.stat().st_size and e1.files[0].mtime == NOW
+    assert e1.last_modified == NOW
+    # a file replaced by another of the same size and time is a new file (another inode): looked into again
+    replacement = grown.with_name("train.log.new")
+    replacement.write_bytes(grown.read_bytes())
+    os.utime(replacement, (NOW, NOW))
+    replacement.replace(grown)
+    sniffed.clear()
+    discover_experiments([tmp_path])
+    assert sniffed == ["train.log"]
+
+
 def test_summary_dict_is_json_ready_and_hidden_can_be_left_out(tmp_path: Path) -> None:
     write(tmp_path / "e1_grpo" / "train.log", verl_log(cfg=config(), total=4, steps=[1, 2]), mtime=NOW - 5)
     write(tmp_path / "e2_grpo" / "train.log", verl_log(cfg=config(), total=4, steps=[1]), mtime=NOW - 5)
