@@ -90,9 +90,12 @@ def test_the_first_charts_below_the_first_screen_are_built_before_they_are_asked
     assert titles(at) == []
 
     def by_views() -> dict[Any, list[str]]:
+        # the charts of all tracks' 9 experiments: those the app's first run on the default track (4B) builds
+        # ahead under other smoothing methods may land here too, once the server is quiet
         names: dict[Any, list[str]] = {}
         for key in list(built):
-            names.setdefault(key[2], []).append(key[1])
+            if len(key[2][0]) == 9:
+                names.setdefault(key[2], []).append(key[1])
         return names
 
     first_four = ["pass_rate", "response_length/mean", "actor/entropy", "actor/grad_norm"]
