@@ -30,6 +30,7 @@ ICON = "data:image/png;base64," + base64.b64encode((Path(rlmon.__file__).parent 
 if __name__ != "__main__":
     navigation.serve_without_the_pages_folder_mode()
     loaders.read_at_start(sys.argv, os.environ)  # the logs are read while the server starts, not at the first visit
+    server.check_first_element_ahead()  # a once-per-process cost of Streamlit's, paid before the first visit
     signin.check_at_start()
     alerts.start_watcher(sys.argv, os.environ)  # with an alert target set: alerts go out with no browser open
     gate = signin.DownloadGate.middleware(settings=lambda: server.app_settings(sys.argv, os.environ))
@@ -74,3 +75,4 @@ if __name__ == "__main__":
     finally:
         # Server time of this run, for the benchmark (benchmarks/bench_app.py) and the server log.
         st.session_state["_rlmon_run_s"] = time.perf_counter() - _started
+        server.page_sent()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rlmon.alerts.panel import AlertsPanel, alerts_panel, sent_table, targets_table
-from rlmon.app import alerts, guards, live, state
+from rlmon.app import alerts, guards, live, state, tables
 from rlmon.text import t
 
 app = state.app_state()
@@ -28,7 +28,7 @@ def targets(panel: AlertsPanel) -> None:
     if not panel.targets:
         st.caption(t("alerts_no_targets", lang))
         return
-    st.dataframe(
+    tables.show_table(
         targets_table(panel), hide_index=True, width="stretch", key="alerts_targets",
         column_config={
             "target": st.column_config.TextColumn(t("col_alert_target", lang)),
@@ -45,7 +45,7 @@ def sent(panel: AlertsPanel) -> None:
     if not panel.sent:
         st.caption(t("alerts_none_sent", lang))
         return
-    st.dataframe(
+    tables.show_table(
         sent_table(panel), hide_index=True, width="stretch", key="alerts_sent",
         column_config={
             "at": st.column_config.TextColumn(t("col_alert_time", lang), width="small"),

@@ -79,7 +79,7 @@ def settings_block(view: model.ExperimentView) -> None:
         for column, group in zip(st.columns(3), groups[start : start + 3], strict=False):
             with column:
                 st.caption(group.title)
-                st.dataframe(
+                tables.show_table(
                     tables.settings_frame(group.settings, lang),
                     hide_index=True,
                     width="stretch",
@@ -89,7 +89,7 @@ def settings_block(view: model.ExperimentView) -> None:
 
 def sources_block(view: model.ExperimentView) -> None:
     st.markdown(f"#### {t('exp_sources', lang)}")
-    st.dataframe(
+    tables.show_table(
         view_tables.sources_frame(view, lang, paths=app.paths),
         hide_index=True,
         width="stretch",
@@ -161,7 +161,7 @@ def validation_block(view: model.ExperimentView, x: str) -> None:
     for index, item in enumerate(found):
         source = guards.escape_markdown(item.source, limit=display.NAME_LIMIT)
         with st.expander(t("exp_validation_table", lang, source=source)):
-            st.dataframe(item.table, hide_index=True, width="stretch", key=f"experiment_validation_{index}")
+            tables.show_table(item.table, hide_index=True, width="stretch", key=f"experiment_validation_{index}")
 
 
 def explorer(view: model.ExperimentView, smoothing: Smoothing, x: str) -> None:

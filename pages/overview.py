@@ -133,7 +133,7 @@ def what_changed(views: Sequence[model.ExperimentView]) -> None:
     elif table.is_empty():
         st.caption(t("diff_none", lang))
     else:
-        st.dataframe(table, hide_index=True, width="stretch", key="overview_diff")
+        tables.show_table(table, hide_index=True, width="stretch", key="overview_diff")
 
 
 def downloads(views: Sequence[model.ExperimentView], metrics: Sequence[str], smoothing: Smoothing) -> None:

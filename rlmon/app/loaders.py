@@ -528,10 +528,13 @@ def _finish(start: _StartRead) -> None:
         _START_READS.pop(folder, None)
 
 
-def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, start: _StartRead) -> None:
+def _first_screen_first(
+    catalog: Catalog, settings: Settings, cache: LogCache, start: _StartRead
+) -> threading.Thread | None:
     """Take what the cache folder keeps of each experiment, then read the others: those of the track the first
     screen will show (:func:`_likely_first_track`) first, newest first, setting ``start.first_screen`` once they
-    are read; then the rest, newest first."""
+    are read; then the rest, newest first. When the cache folder keeps every experiment (a restart), the frames of
+    the first screen's are read on a thread of their own once the first page is sent (the thread returned)."""
     memo = _view_memo(settings.cache_dir)
     now = time.time()
     refs = list(catalog.experiments)
@@ -544,9 +547,13 @@ def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, s
         known = [view for view in kept if view is not None]
         first = _likely_first_track(known, [], [])
         start.first_screen.set()
-        warm_table_modules()  # the first screen needs them before the frames of its charts
-        _warm_frames([view for view in known if first is None or view.experiment.track == first], cache)
-        return
+        warm_table_modules()  # the first screen needs them, before any visitor connects
+        ahead = [view for view in known if first is None or view.experiment.track == first]
+        reader = threading.Thread(
+            target=_warm_frames_after_first_page, args=(ahead, cache), name="rlmon-start-frames", daemon=True
+        )
+        reader.start()
+        return reader
     tracks = on_readers(_guessed_track, missing)
     first = _likely_first_track([view for view in kept if view is not None], missing, tracks)
     ahead = [ref for ref, track in zip(missing, tracks, strict=True) if first is None or track == first]
@@ -563,6 +570,17 @@ def _first_screen_first(catalog: Catalog, settings: Settings, cache: LogCache, s
     for index in range(0, len(rest), REST_BATCH):
         # a few at a time: what the visits ask of the reader pool meanwhile waits for a batch, not for all of them
         on_readers(read, rest[index : index + REST_BATCH])
+    return None
+
+
+def _warm_frames_after_first_page(
+    views: Sequence[ExperimentView], cache: LogCache, *, sent: threading.Event | None = None
+) -> None:
+    """:func:`_warm_frames` once the first visit has its page (``sent``, :data:`server.PAGE_SENT` by default), or
+    after :data:`server.PAGE_SENT_LIMIT_S` with no visit: the first screen of a root this size is its table, which
+    needs no frame, and reading 20 frames while its run builds it put 0.3-1.0 s on a restart's first screen."""
+    (server.PAGE_SENT if sent is None else sent).wait(server.PAGE_SENT_LIMIT_S)
+    _warm_frames(views, cache)
 
 
 def _warm_frames(views: Sequence[ExperimentView], cache: LogCache) -> None:

@@ -27,10 +27,20 @@ __all__ = [
     "settings_frame",
     "show_experiments_table",
     "show_signals_table",
+    "show_table",
     "text_column_px",
     "whole_names_help",
     "wrapped_row_px",
 ]
+
+
+def show_table(frame: pl.DataFrame, **options: Any) -> Any:
+    """``st.dataframe`` of ``frame`` (``options`` as it takes them), sent whole as an Arrow table: Streamlit turns
+    any other frame into a pandas one first, and looks for a lazy source unless told not to (importing pandas
+    either way, 0.4 s of one core here, on a fresh server's first screen). Sent with Arrow's long-standing types
+    (``large_string``, not polars's string views) for the browser's reader. Returns what ``st.dataframe`` returns
+    (its selection, with ``on_select``)."""
+    return st.dataframe(frame.to_arrow(compat_level=pl.CompatLevel.oldest()), lazy=False, **options)
 
 
 def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int | None:
@@ -86,7 +96,7 @@ def show_experiments_table(frame: pl.DataFrame, *, key: str, lang: str) -> int |
         "whole": None,
     }
     lines = name_lines(names)
-    event = st.dataframe(
+    event = show_table(
         frame,
         hide_index=True,
         width="stretch",
@@ -192,7 +202,7 @@ def show_signals_table(frame: pl.DataFrame, *, key: str, lang: str) -> None:
     table."""
     names = frame.get_column("experiment").to_list() if "experiment" in frame.columns else []
     lines = name_lines(names)
-    st.dataframe(
+    show_table(
         frame,
         hide_index=True,
         width="stretch",

@@ -101,6 +101,31 @@ def test_overview_renders_through_the_navigation(app_env: Path) -> None:
     assert "4b-e2-dapo-4b" in paths and "2b-e4-rloo-2b" in paths
 
 
+_FRESH_OVERVIEW = """
+import sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(sys.argv[1], default_timeout=120)
+at.run()
+assert not at.exception, [item.value for item in at.exception]
+assert len(at.dataframe) >= 2  # the experiments and signals tables were sent
+print("pandas" in sys.modules)
+"""
+
+
+def test_a_fresh_server_draws_its_overview_without_importing_pandas(app_env: Path) -> None:
+    # Streamlit turns any table that is not an Arrow one into a pandas frame, and importing pandas took 0.4 s of
+    # a restarted server's first screen; rlmon sends its tables as Arrow (a process of its own: this one may have
+    # imported pandas long ago).
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _FRESH_OVERVIEW, str(APP)], capture_output=True, text=True, timeout=240, check=True,
+        cwd=REPO_ROOT, env=os.environ.copy(),
+    )  # fmt: skip
+    assert result.stdout.strip().splitlines()[-1] == "False"
+
+
 def test_experiments_table(app_env: Path) -> None:
     at = run_app()
     table = next(item for item in at.dataframe if "first5" in item.value.columns).value

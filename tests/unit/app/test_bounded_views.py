@@ -341,16 +341,26 @@ def test_what_a_visit_asks_of_the_readers_does_not_wait_for_the_rest_of_the_root
     assert len([event for event in events if event.startswith("read")]) == 3
 
 
-def test_a_restart_reads_the_first_screens_frames_ahead_and_no_other(generated: GeneratedRoot, tmp_path: Path) -> None:
+def test_a_restart_reads_the_first_screens_frames_once_the_first_page_is_sent_and_no_other(
+    generated: GeneratedRoot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _restart()
     settings = _settings(generated.root, tmp_path / "cache", RLMON_FRAME_MEMORY_MB="128")
     catalog = discover_experiments([generated.root])
     loaders.load_views(catalog, settings)
     _restart()
+    sent = threading.Event()
+    monkeypatch.setattr(server, "PAGE_SENT", sent)
     cache = server.log_cache(settings)
     start = loaders._StartRead()
-    loaders._first_screen_first(catalog, settings, cache, start)
-    assert start.first_screen.is_set()
+    reader = loaders._first_screen_first(catalog, settings, cache, start)
+    assert start.first_screen.is_set() and reader is not None
+    # the first visit's run builds its page from what is kept; no frame is read meanwhile
+    reader.join(0.5)
+    assert reader.is_alive() and cache._held == {} and cache.read_backs == 0
+    sent.set()
+    reader.join(60)
+    assert not reader.is_alive()
     held = {Path(path).parent.name for path in cache._held}
     # the generated root's newest track is Qwen3-8B (written last): its 12 experiments' frames, from the folder
     newest = {path.name for path in (generated.root / "qwen3-8b").iterdir() if path.is_dir()}

@@ -382,7 +382,7 @@ def test_an_experiment_whose_signals_fail_is_still_read_and_the_page_meets_the_f
 _TABLE_MODULES_SCRIPT = """
 import sys
 from rlmon.app.loaders import read_at_start
-modules = ("pandas", "pyarrow", "streamlit.emojis")
+modules = ("pyarrow.compute", "streamlit.emojis", "streamlit.material_icon_names", "rlmon.views.overview")
 before = [name for name in modules if name in sys.modules]
 env = {"RLMON_LOG_ROOT": sys.argv[2], "RLMON_CACHE_DIR": sys.argv[3]}
 if sys.argv[1] in ("start", "restart"):
@@ -407,18 +407,19 @@ print(",".join(before) + "|" + ",".join(after))
 @pytest.mark.parametrize(
     ("how", "expected"),
     [
-        ("start", "|pandas,pyarrow,streamlit.emojis"),
-        ("restart", "|pandas,pyarrow,streamlit.emojis"),
+        ("start", "|pyarrow.compute,streamlit.emojis,streamlit.material_icon_names,rlmon.views.overview"),
+        ("restart", "|pyarrow.compute,streamlit.emojis,streamlit.material_icon_names,rlmon.views.overview"),
         ("import", "|"),
     ],
 )
 def test_the_start_read_imports_what_the_first_screen_needs(
     how: str, expected: str, demo_root: Path, tmp_path: Path
 ) -> None:
-    # Streamlit imports pandas and pyarrow at its first table and its emoji table at the first segmented control
-    # (the language picker); the read at start does that beforehand (in a process of its own: this one has
-    # imported them long ago), and a restart, finding every experiment kept, before it reads their frames.
-    # Importing rlmon.app alone imports none of them.
+    # Streamlit imports pyarrow's compute functions at its first table, its emoji table at the first segmented
+    # control (the language picker) and its icon names at the first icon; the overview imports its own modules at
+    # its first run. The read at start does that beforehand (in a process of its own: this one has imported them
+    # long ago), and a restart, finding every experiment kept, as soon as they are listed. Importing rlmon.app
+    # alone imports none of them.
     import subprocess
     import sys
 
@@ -649,3 +650,41 @@ def test_the_latest_step_with_samples_is_looked_up_once_for_every_session(
     monkeypatch.setattr(samples, "LATEST_KEPT_S", 0.0)
     assert samples.latest_sample_step(view, settings) == 150
     assert reads == [view.id, view.id]
+
+
+_FIRST_ELEMENT_SCRIPT = """
+import sys, time
+from streamlit import delta_generator, runtime
+from rlmon.app import server
+with_runtime = sys.argv[1] == "runtime"
+if with_runtime:  # a runtime made as `streamlit run` makes it, not started (nothing served)
+    from streamlit.runtime import Runtime, RuntimeConfig
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    Runtime(RuntimeConfig(script_path=sys.argv[2],
+        media_file_storage=MemoryMediaFileStorage("/media"), uploaded_file_manager=MemoryUploadedFileManager("/up")))
+started = time.monotonic()
+server.check_first_element_ahead(limit_s=0.5).join(30)
+print(runtime.exists(), delta_generator._use_warning_has_been_displayed, round(time.monotonic() - started) <= 1)
+"""
+
+
+@pytest.mark.parametrize(("how", "expected"), [("runtime", "True True True"), ("none", "False False True")])
+def test_streamlits_first_element_check_is_made_ahead_once_its_runtime_exists(
+    how: str, expected: str, tmp_path: Path
+) -> None:
+    # Streamlit walks the calling stack (inspect.stack(), reading every frame's source) when a process sends its
+    # first element, to warn a REPL user: 0.16 s of a restarted server's first run. The server makes that check
+    # ahead, once the runtime exists; without one (not served) it gives up within its limit and leaves it alone,
+    # for the check would then warn that the app is not run with `streamlit run`.
+    import subprocess
+    import sys
+
+    script = tmp_path / "app.py"
+    script.write_text("import streamlit as st\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", _FIRST_ELEMENT_SCRIPT, how, str(script)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert result.stdout.strip().splitlines()[-1] == expected
+    assert "streamlit run" not in result.stderr
