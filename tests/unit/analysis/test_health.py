@@ -193,3 +193,16 @@ def test_threshold_lines_in_each_charts_units() -> None:
         "docs/faq/faq.rst",
         "docs/algo/rollout_corr.md",
     }
+
+
+def test_the_step_time_limit_of_one_step_is_that_of_the_limits_of_every_step() -> None:
+    from rlmon.analysis.signals import RECENT_STEPS, step_time_limit, step_time_limits
+
+    times = [60.0, 61.0, 59.0, 300.0, 62.0, 58.0, 60.5, 63.0, 190.0, 190.0, 191.0, 57.0, 60.0, 64.0]
+    limits = step_time_limits(times, factor=3.0, window=6)
+    assert [step_time_limit(times, factor=3.0, window=6, end=end) for end in range(1, len(times) + 1)] == limits
+    assert step_time_limit(times, factor=3.0, window=6) == limits[-1]
+    # by hand: the last step (14th) looks at the 6 step times before the last 5, steps 4-9 (300, 62, 58, 60.5,
+    # 63, 190): median 62.5; the first with a limit is the 10th (5 times before the last 5: 60, 61, 59, 300, 62)
+    assert limits[-1] == 3.0 * 62.5
+    assert limits[: 2 * RECENT_STEPS - 1] == [None] * 9 and limits[9] == 3.0 * 61.0
