@@ -367,7 +367,12 @@ def add_derived_metrics(steps: pl.DataFrame, *, pass_rate_mode: str | None = Non
         ``val_score/<ds>``), and the names of the entries skipped because their keys are missing.
     """
     if STEP in steps.columns:
-        steps = steps.sort(STEP)
+        # a log's frame comes sorted: checking one column is a fraction of sorting a long run's every column
+        # (45 ms for 100,000 steps x 164 keys), which its every load and refresh did
+        if steps.get_column(STEP).is_sorted():
+            steps = steps.with_columns(pl.col(STEP).set_sorted())
+        else:
+            steps = steps.sort(STEP)
     mode = pass_rate_mode_of(steps, pass_rate_mode)
     expressions = derived_columns(steps.columns, pass_rate_mode=mode)
     skipped = [entry.name for entry in DERIVED_METRICS if entry.name not in expressions]

@@ -209,3 +209,18 @@ def test_v01_step_time_is_the_sum_of_its_phases() -> None:
     assert "step_time_min" not in skipped
     close(values(out, "step_time_min"), [15 / 60, None, 30 / 60])
     close(values(out, "elapsed_h"), [15 / 3600, 15 / 3600, 45 / 3600])
+
+
+def test_derived_metrics_of_a_frame_in_step_order_and_of_the_same_frame_shuffled_are_the_same() -> None:
+    # a log's frame comes in step order and is not sorted again (only checked); either way the result is in
+    # step order and known to be, for what needs a sorted step column
+    ordered = pl.DataFrame(
+        {"step": [1, 2, 3, 4], "critic/score/mean": [0.0, 0.5, -0.5, 1.0]}, schema_overrides={"step": pl.Int64}
+    )
+    shuffled = ordered[[2, 0, 3, 1]]
+    from_ordered, _ = add_derived_metrics(ordered)
+    from_shuffled, _ = add_derived_metrics(shuffled)
+    assert from_ordered.equals(from_shuffled)
+    assert from_ordered.get_column("step").to_list() == [1, 2, 3, 4]
+    assert from_ordered.get_column("step").flags["SORTED_ASC"]
+    assert from_shuffled.get_column("step").flags["SORTED_ASC"]
