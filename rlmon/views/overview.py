@@ -76,12 +76,15 @@ COMPARISON_HEIGHT = 230
 """Plot-area height of the overview's comparison charts (px)."""
 
 
-CHART_POINTS = 6_000
+CHART_POINTS = 4_000
 """Points one comparison chart ships at most, over all its lines: with many experiments each line gets fewer
-points (never more than the ``max_points`` setting, never fewer than :data:`MIN_LINE_POINTS`)."""
+points (never more than the ``max_points`` setting, never fewer than :data:`MIN_LINE_POINTS`). What a browser
+takes to draw a chart follows its points: 4 charts of 40 runs at 100 points a line were drawn 0.4-0.5 s sooner
+than at 200 (benchmarks/README.md, "Chart floor"), and looked the same (each bucket keeps its lowest, highest and
+last value, so spikes stay)."""
 
 
-MIN_LINE_POINTS = 200
+MIN_LINE_POINTS = 100
 
 
 TALL_TABLE = 6
