@@ -346,6 +346,10 @@ class ColorBook:
         self._colors: dict[str, str] = {}
         self._lock = threading.Lock()
         self._stamp: tuple[int, int, int] | None = None
+        self._changes = 0
+        """Bumped whenever ``_colors`` changes (read from the file, or handed out)."""
+        self._last: tuple[Any, int, dict[str, str]] | None = None
+        """The last :meth:`assign`: what it was asked, ``_changes`` then, and its answer."""
 
     @staticmethod
     def _key(experiment: Experiment) -> str:
@@ -364,8 +368,10 @@ class ColorBook:
         self._stamp = stamp
         if isinstance(entries, dict):
             for key, value in entries.items():
-                if isinstance(key, str) and isinstance(value, str) and _HEX_COLOR.match(value):
-                    self._colors.setdefault(key, value)
+                valid = isinstance(key, str) and isinstance(value, str) and _HEX_COLOR.match(value)
+                if valid and key not in self._colors:
+                    self._colors[key] = value
+                    self._changes += 1
 
     def _write(self) -> None:
         if self.path is None:
@@ -380,6 +386,14 @@ class ColorBook:
         recorded in the book."""
         with self._lock:
             self._read()
+            # the same experiments (in what orders them) and the same book as last time: the same colours, without
+            # working them out again (every refresh of every page asks, over every experiment of the roots)
+            asked = (
+                tuple((self._key(item), item.id, item.hidden, item.track, item.order) for item in experiments),
+                tuple(sorted(fixed.items())),
+            )
+            if self._last is not None and self._last[0] == asked and self._last[1] == self._changes:
+                return dict(self._last[2])
             previous = {
                 item.id: self._colors[self._key(item)] for item in experiments if self._key(item) in self._colors
             }
@@ -387,7 +401,9 @@ class ColorBook:
             handed = {self._key(item): colors[item.id] for item in experiments if item.id not in fixed}
             if any(self._colors.get(key) != value for key, value in handed.items()):
                 self._colors.update(handed)
+                self._changes += 1
                 self._write()
+            self._last = (asked, self._changes, dict(colors))
             return colors
 
 

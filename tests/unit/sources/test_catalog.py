@@ -709,6 +709,41 @@ def test_colours_stay_put_when_an_experiment_starts_and_across_a_restart(tmp_pat
     assert catalog_colors(catalog, [load(catalog, key) for key in after])["4b/e1_grpo"] != first["4b/e1_grpo"]
 
 
+def test_a_colour_book_asked_again_for_the_same_experiments_answers_without_working_them_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "logs"
+    for name in ("e1_grpo", "e2_dapo"):
+        write(root / "4b" / name / "train.log", verl_log(cfg=config(), steps=[1]))
+    catalog = discover_experiments([root])
+    experiments = [load(catalog, key) for key in catalog.ids]
+    worked_out: list[int] = []
+    real = loading_module.assign_colors
+    monkeypatch.setattr(
+        loading_module,
+        "assign_colors",
+        lambda items, **options: worked_out.append(len(items)) or real(items, **options),
+    )
+    book = ColorBook(tmp_path / "cache" / COLOR_BOOK_NAME)
+    first = catalog_colors(catalog, experiments, book=book)
+    assert first == {"4b/e1_grpo": PALETTE[0], "4b/e2_dapo": PALETTE[1]}
+    assert catalog_colors(catalog, experiments, book=book) == first and worked_out == [2]
+    # a new experiment is worked out again, keeping the others' colours
+    write(root / "4b" / "e3_rloo" / "train.log", verl_log(cfg=config(), steps=[1]))
+    catalog = discover_experiments([root])
+    more = [load(catalog, key) for key in catalog.ids]
+    assert catalog_colors(catalog, more, book=book) == {**first, "4b/e3_rloo": PALETTE[2]}
+    assert worked_out == [2, 3]
+    # the book changed by another server on the same cache folder (a colour it handed out): worked out again
+    other = ColorBook(tmp_path / "cache" / COLOR_BOOK_NAME)
+    write(root / "4b" / "e4_ppo" / "train.log", verl_log(cfg=config(), steps=[1]))
+    catalog = discover_experiments([root])
+    four = [load(catalog, key) for key in catalog.ids]
+    assert catalog_colors(catalog, four, book=other)["4b/e4_ppo"] == PALETTE[3]
+    assert catalog_colors(catalog, more, book=book) == {**first, "4b/e3_rloo": PALETTE[2]}
+    assert worked_out == [2, 3, 4, 3]
+
+
 def test_colour_book_survives_a_damaged_file_and_names_no_colour_that_is_not_hex(tmp_path: Path) -> None:
     write(tmp_path / "logs" / "e1_grpo" / "train.log", verl_log(cfg=config(), steps=[1]))
     write(tmp_path / "logs" / "e2_grpo" / "train.log", verl_log(cfg=config(), steps=[1]))
