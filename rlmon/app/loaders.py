@@ -220,20 +220,11 @@ class _ViewMemo:
         if found is not None:
             return found
         key, files, files_at, identity, minute = pending
-        with self._lock:
-            known = self._views.get(key)
         built: ExperimentView | Unreadable
-        if known is not None and known.identity == identity and isinstance(known.view, ExperimentView):
-            # the files are as they were: only the clock moved (a running run may have stalled)
-            experiment = retimed(
-                known.view.experiment, now=now, stall_factor=settings.stall_factor, stall_min_s=settings.stall_min_s
-            )
-            built = dataclasses.replace(known.view, experiment=experiment, serial=next(_SERIALS))
-        else:
-            try:
-                built = _build_view(ref, cache, settings, now, files)
-            except Exception as error:  # one experiment never takes the others (or the app) down
-                built = _unreadable(ref, error)
+        try:
+            built = _build_view(ref, cache, settings, now, files)
+        except Exception as error:  # one experiment never takes the others (or the app) down
+            built = _unreadable(ref, error)
         with self._lock:
             self._views[key] = _Memoised(ref, files, files_at, identity, minute, built)
         return built
@@ -285,6 +276,16 @@ class _ViewMemo:
                     with self._lock:
                         self._views[key] = dataclasses.replace(known, ref=ref, files=files, files_at=files_at)
                 return view, pending
+            # the files are as they were: only the clock moved (a running run may have stalled), and nothing is
+            # read to say so - a visit while the read at start reads a large root finds the runs read in an
+            # earlier minute as read, not as waiting for the read
+            experiment = retimed(
+                view.experiment, now=now, stall_factor=settings.stall_factor, stall_min_s=settings.stall_min_s
+            )
+            moved = dataclasses.replace(view, experiment=experiment, serial=next(_SERIALS))
+            with self._lock:
+                self._views[key] = _Memoised(ref, files, files_at, identity, minute, moved)
+            return moved, pending
         return None, pending
 
     def recolored(self, view: ExperimentView, color: str) -> ExperimentView:
