@@ -163,3 +163,42 @@ def test_charts_below_the_first_screen_are_drawn_near_the_view_and_stay_drawn(
     no_exceptions(page)
     full_page_screenshot(page, "lazy-experiment-drawn", WIDE)
     context.close()
+
+
+# Until each lazy batch of the overview's grid shows a canvas: batch index -> performance.now() when it first did.
+WATCH_BATCHES = """() => {
+  const drawn = (window.__rlmonDrawnAt = {});
+  const look = () => {
+    document.querySelectorAll('[class*="st-key-overview_grid-batch-"]').forEach((batch) => {
+      const index = Number(batch.className.match(/st-key-overview_grid-batch-(\\d+)/)[1]);
+      if (!(index in drawn) && batch.querySelector('canvas')) drawn[index] = performance.now();
+    });
+    if (Object.keys(drawn).length < 3) requestAnimationFrame(look);
+  };
+  look();
+  const slot = document.querySelector('[class*="st-key-rlmon_pending_overview_grid_0_0"]');
+  slot.scrollIntoView({block: 'start'});
+}"""
+
+
+def test_the_rows_a_scroll_brings_near_are_drawn_from_the_top_down(browser: Any, default_server: str) -> None:
+    """All tracks' overview (9 experiments): its six charts wait below the table and summary, three rows of two at
+    1440 px. Scrolled to the first at once, all three rows come near together; they are drawn from the top row down
+    (the one in view first), each once."""
+    context = browser.new_context(viewport=WIDE, locale="en-US")
+    page = context.new_page()
+    page.goto(overview_url(default_server, all_tracks=True, lang="en"))
+    page.locator(PENDING).first.wait_for(timeout=60_000)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    assert page.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').count() == 0
+    assert page.locator(PENDING).count() == 6
+    page.evaluate(WATCH_BATCHES)
+    page.wait_for_function("() => Object.keys(window.__rlmonDrawnAt).length === 3", timeout=60_000)
+    drawn_at = page.evaluate("() => window.__rlmonDrawnAt")
+    times = [drawn_at[str(index)] for index in range(3)]
+    assert times == sorted(times), drawn_at
+    page.wait_for_timeout(4000)  # past the sentinels' 3 s retry: nothing is asked for twice
+    assert page.locator(PENDING).count() == 0
+    assert page.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').count() == 6
+    no_exceptions(page)
+    context.close()

@@ -24,16 +24,17 @@ def run_app(query: dict[str, Any] | None = None) -> AppTest:
     return at
 
 
-def record_chart_builds(monkeypatch: Any) -> list[tuple[Any, ...]]:
-    """The keys of the overview's chart specs built from now on (by any thread, in order), until the test ends:
-    ``rlmon.app.charts._SpecMemo.get`` patched to note each key it does not hold yet."""
+def record_chart_builds(monkeypatch: Any, page: str = "overview") -> list[tuple[Any, ...]]:
+    """The keys of the chart specs of ``page`` (``overview`` or ``experiment``) built from now on (by any thread, in
+    order), until the test ends: ``rlmon.app.charts._SpecMemo.get`` patched to note each key it does not hold
+    yet."""
     from rlmon.app import charts as app_charts
 
     built: list[tuple[Any, ...]] = []
     real_get = app_charts._SpecMemo.get
 
     def recording_get(memo: Any, key: tuple[Any, ...], build: Any) -> Any:
-        if key[0] == "overview" and not memo.has(key):
+        if key[0] == page and not memo.has(key):
             built.append(key)
         return real_get(memo, key, build)
 
