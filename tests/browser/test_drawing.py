@@ -165,13 +165,15 @@ def test_charts_below_the_first_screen_are_drawn_near_the_view_and_stay_drawn(
     context.close()
 
 
-# Until each lazy batch of the overview's grid shows a canvas: batch index -> performance.now() when it first did.
+# Until each lazy batch of the overview's grid holds its charts: batch index -> performance.now() when it first did.
+# The chart elements, not their canvases: the server sends the batches in the order they were asked for, and when
+# several arrive in one message (a rerun that took them all) the browser's drawing of them finishes in any order.
 WATCH_BATCHES = """() => {
   const drawn = (window.__rlmonDrawnAt = {});
   const look = () => {
     document.querySelectorAll('[class*="st-key-overview_grid-batch-"]').forEach((batch) => {
       const index = Number(batch.className.match(/st-key-overview_grid-batch-(\\d+)/)[1]);
-      if (!(index in drawn) && batch.querySelector('canvas')) drawn[index] = performance.now();
+      if (!(index in drawn) && batch.querySelector('[data-testid="stVegaLiteChart"]')) drawn[index] = performance.now();
     });
     if (Object.keys(drawn).length < 3) requestAnimationFrame(look);
   };
@@ -183,8 +185,8 @@ WATCH_BATCHES = """() => {
 
 def test_the_rows_a_scroll_brings_near_are_drawn_from_the_top_down(browser: Any, default_server: str) -> None:
     """All tracks' overview (9 experiments): its six charts wait below the table and summary, three rows of two at
-    1440 px. Scrolled to the first at once, all three rows come near together; they are drawn from the top row down
-    (the one in view first), each once."""
+    1440 px. Scrolled to the first at once, all three rows come near together; their charts arrive from the top row
+    down (the one in view first), each once, and are drawn."""
     context = browser.new_context(viewport=WIDE, locale="en-US")
     page = context.new_page()
     page.goto(overview_url(default_server, all_tracks=True, lang="en"))
@@ -200,5 +202,11 @@ def test_the_rows_a_scroll_brings_near_are_drawn_from_the_top_down(browser: Any,
     page.wait_for_timeout(4000)  # past the sentinels' 3 s retry: nothing is asked for twice
     assert page.locator(PENDING).count() == 0
     assert page.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').count() == 6
+    # and each is drawn: a line chart's canvas, a bar chart's marks
+    page.wait_for_function(
+        '() => [...document.querySelectorAll(\'[data-testid="stMain"] [data-testid="stVegaLiteChart"]\')]'
+        ".every((chart) => chart.querySelector('canvas, svg.marks'))",
+        timeout=60_000,
+    )
     no_exceptions(page)
     context.close()
