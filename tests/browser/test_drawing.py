@@ -25,6 +25,7 @@ from tests.helpers.browser_pages import (
     overview_url,
     scroll_through,
     wait_for_app,
+    wait_for_charts,
 )
 from tests.helpers.server import serve
 
@@ -202,11 +203,7 @@ def test_the_rows_a_scroll_brings_near_are_drawn_from_the_top_down(browser: Any,
     page.wait_for_timeout(4000)  # past the sentinels' 3 s retry: nothing is asked for twice
     assert page.locator(PENDING).count() == 0
     assert page.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').count() == 6
-    # and each is drawn: a line chart's canvas, a bar chart's marks
-    page.wait_for_function(
-        '() => [...document.querySelectorAll(\'[data-testid="stMain"] [data-testid="stVegaLiteChart"]\')]'
-        ".every((chart) => chart.querySelector('canvas, svg.marks'))",
-        timeout=60_000,
-    )
+    charts = wait_for_charts(page, at_least=6)  # and each is drawn
+    assert [chart.renderer != "none" for chart in charts] == [True] * 6, [chart.renderer for chart in charts]
     no_exceptions(page)
     context.close()
