@@ -67,7 +67,7 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replicas]:
             found.urls.append(stack.enter_context(serve(home, env, f"server-alert-replica-{index}.log")))
             found.server_logs.append(home / "server.log")
         yield found
-    webhook.stop()
+    webhook.close()
     smtp.stop()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import email
 import email.policy
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -33,10 +34,18 @@ def wait_until(check: Callable[[], bool], *, timeout_s: float, every_s: float = 
 
 class WebhookReceiver:
     """An HTTP server on 127.0.0.1 that records every JSON POST: ``(path, body)`` in :attr:`posts`, with the
-    monotonic time it arrived in :attr:`times`. :attr:`status` is the answer (set 500 to refuse)."""
+    monotonic time it arrived in :attr:`times`. :attr:`status` is the answer (set 500 to refuse).
+
+    While it is not started (made, or stopped) it holds its port with a bound socket that does not listen, so a
+    sender's connection is refused, as by a service that is down, and no other test's server (pytest-xdist runs
+    several) can take the port meanwhile and answer in its place."""
 
     def __init__(self, port: int | None = None) -> None:
-        self.port = port or free_port()
+        self._held: socket.socket | None = None
+        if port is None:
+            self._held = _bound(0)
+            port = int(self._held.getsockname()[1])
+        self.port = port
         self.posts: list[tuple[str, dict[str, Any]]] = []
         self.times: list[float] = []
         self.status = 200
@@ -65,22 +74,43 @@ class WebhookReceiver:
             def log_message(self, *_args: Any) -> None:
                 return
 
-        for _ in range(50):  # a port just closed may take a moment to be free again
-            try:
-                self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-                break
-            except OSError:
-                time.sleep(0.1)
+        if self._held is not None:  # the port it holds: listened on, with no moment another server could take it
+            served = ThreadingHTTPServer(("127.0.0.1", self.port), Handler, bind_and_activate=False)
+            served.socket.close()
+            served.socket, self._held = self._held, None
+            served.server_address = served.socket.getsockname()
+            served.server_name, served.server_port = "127.0.0.1", self.port
+            served.server_activate()
+            self._server = served
         else:
-            raise OSError(f"port {self.port} stays taken")
+            for _ in range(50):  # a port just closed may take a moment to be free again
+                try:
+                    self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                raise OSError(f"port {self.port} stays taken")
         threading.Thread(target=self._server.serve_forever, name="webhook-receiver", daemon=True).start()
         return self
 
     def stop(self) -> None:
+        """Stop serving and hold the port again (refused connections until the next :meth:`start`)."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            try:
+                self._held = _bound(self.port)
+            except OSError:  # taken in the instant between: start() waits for it as before
+                self._held = None
+
+    def close(self) -> None:
+        """Stop, and let the port go."""
+        self.stop()
+        if self._held is not None:
+            self._held.close()
+            self._held = None
 
     def titles(self) -> list[str]:
         with self._lock:
@@ -89,6 +119,18 @@ class WebhookReceiver:
     def messages(self) -> list[dict[str, Any]]:
         with self._lock:
             return [body for _, body in self.posts]
+
+
+def _bound(port: int) -> socket.socket:
+    """A TCP socket bound to 127.0.0.1:``port`` (0: any free one) and not listening: connections to it are refused."""
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as ThreadingHTTPServer binds
+    try:
+        held.bind(("127.0.0.1", port))
+    except OSError:
+        held.close()
+        raise
+    return held
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ def receivers() -> Iterator[tuple[WebhookReceiver, SmtpReceiver]]:
     webhook = WebhookReceiver().start()
     smtp = SmtpReceiver().start()
     yield webhook, smtp
-    webhook.stop()
+    webhook.close()
     smtp.stop()
 
 

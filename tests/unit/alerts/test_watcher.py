@@ -36,7 +36,7 @@ from tests.helpers.watch_process import WatchProcess
 def webhook() -> Iterator[WebhookReceiver]:
     receiver = WebhookReceiver().start()
     yield receiver
-    receiver.stop()
+    receiver.close()
 
 
 def settings(**env: str) -> Settings:
@@ -130,8 +130,27 @@ def test_a_roots_rlmon_toml_adds_targets_and_keeps_to_its_kinds(tmp_path: Path) 
         ]
         assert "T0KEN" not in state_path(tmp_path / "cache").read_text()
     finally:
-        team.stop()
-        other.stop()
+        team.close()
+        other.close()
+
+
+def test_a_receiver_that_is_down_refuses_and_keeps_its_port_from_other_servers() -> None:
+    # the retry tests below need "down" to mean refused: with pytest-xdist another test's server could take a port
+    # left free, answer, and the failing target would deliver (CI at 9cac760: delivered=1, failed=0)
+    receiver = WebhookReceiver()
+    try:
+        for _ in range(2):  # made, then stopped after it served
+            with socket.socket() as other, pytest.raises(OSError):
+                other.bind(("127.0.0.1", receiver.port))
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection(("127.0.0.1", receiver.port), timeout=5).close()
+            receiver.start()
+            socket.create_connection(("127.0.0.1", receiver.port), timeout=5).close()
+            receiver.stop()
+    finally:
+        receiver.close()
+    with socket.socket() as other:  # closed: the port is free again
+        other.bind(("127.0.0.1", receiver.port))
 
 
 def test_a_failing_target_is_retried_with_a_doubling_wait_and_keeps_its_messages(tmp_path: Path) -> None:
@@ -164,7 +183,7 @@ def test_a_failing_target_is_retried_with_a_doubling_wait_and_keeps_its_messages
         assert down.titles() == ["[rlmon] grpo_run · GRPO crashed after step 20"]
         assert health.failing_since is None and health.failures == 0
     finally:
-        down.stop()
+        down.close()
 
 
 def test_a_refusing_target_is_retried_too(tmp_path: Path, webhook: WebhookReceiver) -> None:
@@ -422,5 +441,5 @@ def test_a_process_whose_targets_are_not_the_senders_says_they_get_nothing(tmp_p
             assert other.stop() == 0
         here.close()
     finally:
-        first.stop()
-        second.stop()
+        first.close()
+        second.close()
