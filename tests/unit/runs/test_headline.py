@@ -11,14 +11,17 @@ import math
 import shutil
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from rlmon.runs.experiment import Experiment
 from rlmon.runs.headline import (
     Headline,
+    finite_series,
     headline_numbers,
     percentile,
 )
+from rlmon.schema import STEP
 from tests.helpers.experiments import make_experiment
 
 
@@ -28,6 +31,28 @@ def test_percentile_linear() -> None:
     assert percentile(values, 0.95) == pytest.approx(20.0)
     assert percentile([3.0, 1.0], 0.5) == pytest.approx(2.0)
     assert percentile([], 0.5) is None
+
+
+def test_finite_series_leaves_out_null_steps_and_null_or_non_finite_values() -> None:
+    frame = pl.DataFrame(
+        {
+            STEP: [1, 2, None, 4, 5, 6, 7],
+            "x": [0.5, math.nan, 3.0, None, math.inf, -0.0, -math.inf],
+        },
+        schema={STEP: pl.Int64, "x": pl.Float64},
+    )
+    steps, values = finite_series(frame, "x")
+    assert steps == [1, 6]  # step 2 NaN, step None, step 4 null, step 5 +inf, step 7 -inf: out
+    assert values == [0.5, -0.0]
+    assert all(type(step) is int for step in steps)
+
+
+def test_finite_series_reads_whole_numbers_and_columns_of_nulls() -> None:
+    frame = pl.DataFrame({STEP: [3, 4], "n": [7, 8], "none": [None, None]})
+    assert finite_series(frame, "n") == ([3, 4], [7.0, 8.0])
+    assert finite_series(frame, "none") == ([], [])
+    assert finite_series(frame, "absent") == ([], [])
+    assert finite_series(frame.clear(), "n") == ([], [])
 
 
 # -------------------------------------------------------------------------------------------- headline
