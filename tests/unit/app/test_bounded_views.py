@@ -274,6 +274,31 @@ def test_a_start_read_reads_the_first_screen_first_and_a_visit_waits_for_it_only
     assert complete.pending == 0 and len(complete.views) == 6
 
 
+def test_the_server_is_not_quiet_while_the_read_at_start_reads_the_rest_of_the_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What waits for a quiet moment (the samples scan, the charts built ahead, the cache folder's put-off writes)
+    waits for the whole read, not only for the first screen's part: on 2 cores it took the read's time."""
+    _restart()
+    ids = _two_tracks(tmp_path / "logs")
+    settings = _settings(tmp_path / "logs", tmp_path / "cache")
+    catalog = discover_experiments([tmp_path / "logs"])
+    start = loaders._StartRead()
+    quiet_while_read: dict[str, bool] = {}
+    real = loaders._build_view
+
+    def build(ref: Any, *args: Any) -> Any:
+        quiet_while_read[ref.id] = server.WORK.quiet(0.0)
+        return real(ref, *args)
+
+    monkeypatch.setattr(loaders, "_build_view", build)
+    loaders._first_screen_first(catalog, settings, server.log_cache(settings), start)
+    assert start.first_screen.is_set()
+    assert sorted(quiet_while_read) == sorted(ids["A"] + ids["B"])
+    assert not any(quiet_while_read.values())
+    assert server.WORK.quiet(0.0)  # and quiet once it has read them
+
+
 def test_the_first_screen_is_guessed_from_what_is_kept_and_the_start_of_the_others(tmp_path: Path) -> None:
     _restart()
     ids = _two_tracks(tmp_path / "logs")
