@@ -38,7 +38,8 @@ class WebhookReceiver:
 
     While it is not started (made, or stopped) it holds its port with a bound socket that does not listen, so a
     sender's connection is refused, as by a service that is down, and no other test's server (pytest-xdist runs
-    several) can take the port meanwhile and answer in its place."""
+    several) that asks for a free port is given it meanwhile and answers in its place (a bind to port 0 passes over
+    a bound port; one that names the port with SO_REUSEADDR could still take it, and no test does)."""
 
     def __init__(self, port: int | None = None) -> None:
         self._held: socket.socket | None = None
