@@ -277,8 +277,8 @@ def test_a_start_read_reads_the_first_screen_first_and_a_visit_waits_for_it_only
 def test_the_server_is_not_quiet_while_the_read_at_start_reads_the_rest_of_the_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What waits for a quiet moment (the samples scan, the charts built ahead, the cache folder's put-off writes)
-    waits for the whole read, not only for the first screen's part: on 2 cores it took the read's time."""
+    """What waits for a quiet moment (the samples scan, the charts built ahead of a scroll) waits for the whole read,
+    not only for the first screen's part: on 2 cores it took the read's time."""
     _restart()
     ids = _two_tracks(tmp_path / "logs")
     settings = _settings(tmp_path / "logs", tmp_path / "cache")
